@@ -1,0 +1,126 @@
+/**
+ * The events of a run. A run's state is a fold over these (see DESIGN.md); a store that
+ * keeps every event except the deltas can rebuild the run, its messages and its result.
+ * All events are plain JSON.
+ */
+import type { ErrorInfo } from './errors.js';
+import type { AssistantMessage, Message, ToolResultMessage, Usage, UserMessage } from './model/types.js';
+
+/** States of the loop's state machine. */
+export type LoopState = 'idle' | 'planning' | 'tool_calling' | 'observing' | 'paused' | 'done' | 'failed' | 'aborted';
+
+/** Why a run ended. */
+export type StopReasonCode =
+  | 'final_answer'
+  | 'terminate'
+  | 'done_signal'
+  | 'max_steps'
+  | 'timeout'
+  | 'aborted'
+  | 'no_progress'
+  | 'budget'
+  | 'tool_errors'
+  | 'fatal_error'
+  | 'awaiting_approval'
+  | 'hook';
+
+/** Final status of a run: `done` (its goal reached), `stopped` (a limit), `failed`, `aborted`, `paused`. */
+export type RunStatus = 'done' | 'stopped' | 'failed' | 'aborted' | 'paused';
+
+/** The limits a run was started with (all optional; defaults applied by the loop). */
+export interface RunLimits {
+  maxSteps: number;
+  timeoutMs?: number;
+  maxTokens?: number;
+  noProgressRepeats: number;
+  maxConsecutiveToolErrors: number;
+}
+
+/** Totals of a run. */
+export interface RunTotals {
+  steps: number;
+  toolCalls: number;
+  usage: Usage;
+  durationMs: number;
+}
+
+/** What a run produced: always returned, also when a limit or an error stopped it. */
+export interface RunResult {
+  runId: string;
+  traceId: string;
+  status: RunStatus;
+  reason: StopReasonCode;
+  /** Text of the last assistant message ('' when there was none). */
+  text: string;
+  /** The validated output, when the run finished through the final-answer tool. */
+  output?: unknown;
+  /** The full history, valid to send to a model again (no dangling tool call). */
+  messages: Message[];
+  totals: RunTotals;
+  /** Set for `fatal_error` (and for other reasons when an error caused them). */
+  error?: ErrorInfo;
+  /** The hook's own words when a `shouldStopAfterTurn` hook stopped the run. */
+  detail?: string;
+}
+
+/** Fields every event carries. `seq` counts from 0 within a run; `at` is epoch ms. */
+export interface EventBase {
+  runId: string;
+  seq: number;
+  at: number;
+}
+
+/** Distributes `EventBase` over each member so narrowing on `type` keeps working. */
+type WithBase<T> = T extends unknown ? T & EventBase : never;
+
+/** The body of an event, before the loop stamps `runId`, `seq` and `at` on it. */
+export type RunEventBody =
+  | {
+      type: 'run_started';
+      traceId: string;
+      input: UserMessage;
+      /** History the run continued from (e.g. a chat session's earlier turns). */
+      history: Message[];
+      model: { provider: string; id: string; api: string; baseUrl: string };
+      system?: string;
+      tools: string[];
+      limits: RunLimits;
+    }
+  | { type: 'state_changed'; from: LoopState; to: LoopState; step: number }
+  | { type: 'model_request'; step: number; attempt: number; messages: number }
+  | { type: 'text_delta'; step: number; delta: string }
+  | { type: 'thinking_delta'; step: number; delta: string }
+  | { type: 'tool_call_delta'; step: number; index: number; id?: string; name?: string; delta: string }
+  | { type: 'assistant_message'; step: number; message: AssistantMessage }
+  | {
+      type: 'tool_started';
+      step: number;
+      toolCallId: string;
+      name: string;
+      arguments: Record<string, unknown>;
+      idempotencyKey: string;
+    }
+  | {
+      type: 'tool_finished';
+      step: number;
+      toolCallId: string;
+      name: string;
+      result: ToolResultMessage;
+      durationMs: number;
+      errorCode?: string;
+      terminate?: boolean;
+    }
+  | { type: 'approval_requested'; step: number; toolCallId: string; name: string; arguments: Record<string, unknown> }
+  | { type: 'approval_decided'; step: number; toolCallId: string; approved: boolean; reason?: string }
+  | { type: 'retry_scheduled'; step: number; attempt: number; delayMs: number; error: ErrorInfo }
+  | { type: 'message_injected'; step: number; kind: 'steer' | 'follow_up'; message: UserMessage }
+  | { type: 'run_finished'; status: RunStatus; reason: StopReasonCode; result: Omit<RunResult, 'messages'> };
+
+/** Every event of a run, as streamed to listeners and stored. */
+export type RunEvent = WithBase<RunEventBody>;
+
+/** The `type` of each event. */
+export type RunEventType = RunEvent['type'];
+
+/** Events that are streamed to listeners but need not be stored to rebuild a run. */
+export const DELTA_EVENT_TYPES: ReadonlySet<RunEventType> = new Set(['text_delta', 'thinking_delta', 'tool_call_delta']);
