@@ -1,0 +1,65 @@
+// One measured implementation in its own process: warm-up, a sequential phase (CPU and
+// latency) and a concurrent phase (wall time and peak RSS). Prints one JSON line.
+// Usage: node bench/client.mjs <rein|fetch|http> <baseUrl> <turns> [sequential] [concurrent]
+import { fetchFloor, httpFloor } from './floors.mjs';
+
+const [impl, url, turnsArg, seqArg = '30', concArg = '100'] = process.argv.slice(2);
+const turns = Number(turnsArg);
+const model = `bench-${turns}`;
+const task = `Add the numbers, ${turns} times.`;
+
+async function makeRunner() {
+  if (impl === 'fetch') return () => fetchFloor(url, model, task);
+  if (impl === 'http') return () => httpFloor(url, model, task);
+  const { Agent, defineTool } = await import('../dist/index.js');
+  const add = defineTool({
+    name: 'add',
+    description: 'Add two numbers.',
+    parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+    risk: 'read',
+    execute: ({ a, b }) => String(a + b),
+  });
+  const agent = new Agent({
+    model: { provider: 'scripted', id: model, api: 'openai-chat', baseUrl: url },
+    tools: [add],
+    limits: { maxSteps: turns + 5 },
+  });
+  return async () => {
+    const result = await agent.run(task);
+    if (result.reason !== 'final_answer') throw new Error(`rein run ended with ${result.reason}: ${result.error?.message ?? ''}`);
+    return { requests: result.totals.steps, text: result.text };
+  };
+}
+
+const run = await makeRunner();
+for (let i = 0; i < 3; i++) await run();
+
+const sequential = Number(seqArg);
+const durations = [];
+let requests = 0;
+const cpu0 = process.cpuUsage();
+for (let i = 0; i < sequential; i++) {
+  const t0 = performance.now();
+  const r = await run();
+  durations.push(performance.now() - t0);
+  requests += r.requests;
+}
+const cpu = process.cpuUsage(cpu0);
+if (requests !== sequential * (turns + 1)) throw new Error(`expected ${sequential * (turns + 1)} requests, saw ${requests}`);
+
+const concurrent = Number(concArg);
+const w0 = performance.now();
+await Promise.all(Array.from({ length: concurrent }, () => run()));
+const concurrentWallMs = performance.now() - w0;
+
+durations.sort((a, b) => a - b);
+console.log(
+  JSON.stringify({
+    impl,
+    turns,
+    cpuUsPerRequest: (cpu.user + cpu.system) / requests,
+    medianMsPerRun: durations[Math.floor(durations.length / 2)],
+    concurrentWallMs,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+  }),
+);

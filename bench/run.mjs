@@ -1,0 +1,83 @@
+// `npm run bench`: rein against two hand-written floors on the same workload, in one run.
+// The scripted model server runs in its own process so its CPU is not counted.
+import { spawn, execFileSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const node = process.execPath;
+
+function startServer() {
+  const child = spawn(node, ['dist/model/scripted/cli.js', '--script-module', 'bench/server-script.mjs'], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', (line) => resolve({ child, url: JSON.parse(line).url }));
+    child.once('exit', (code) => reject(new Error(`scripted server exited with ${code}`)));
+  });
+}
+
+function client(impl, url, turns) {
+  const out = execFileSync(node, ['bench/client.mjs', impl, url, String(turns)], { cwd: root, encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+function importMs() {
+  const samples = [];
+  for (let i = 0; i < 5; i++) {
+    const code = "const t=performance.now(); await import('./dist/index.js'); console.log(performance.now()-t)";
+    samples.push(Number(execFileSync(node, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' }).trim()));
+  }
+  samples.sort((a, b) => a - b);
+  return samples[2];
+}
+
+const { child, url } = await startServer();
+const results = {};
+try {
+  for (const turns of [8, 32]) {
+    for (const impl of ['fetch', 'http', 'rein']) {
+      results[`${impl}-${turns}`] = client(impl, url, turns);
+      process.stderr.write(`measured ${impl} at ${turns} tool turns\n`);
+    }
+  }
+} finally {
+  child.kill('SIGTERM');
+}
+const importTime = importMs();
+
+const f = (n, d = 0) => n.toFixed(d);
+const rows = [];
+for (const turns of [8, 32]) {
+  for (const impl of ['fetch', 'http', 'rein']) {
+    const r = results[`${impl}-${turns}`];
+    rows.push(`| ${impl} | ${turns} | ${f(r.cpuUsPerRequest)} | ${f(r.medianMsPerRun, 1)} | ${f(r.concurrentWallMs)} | ${f(r.peakRssMb, 1)} |`);
+  }
+}
+const ratio = (turns, floor) => results[`rein-${turns}`].cpuUsPerRequest / results[`${floor}-${turns}`].cpuUsPerRequest;
+const r8f = ratio(8, 'fetch');
+const r8h = ratio(8, 'http');
+const r32f = ratio(32, 'fetch');
+const r32h = ratio(32, 'http');
+const growth = r32h / r8h;
+const verdict = (ok) => (ok ? 'ok' : 'OVER TARGET');
+console.log(`
+## rein benchmark (${new Date().toISOString()}, node ${process.version})
+
+Workload: one tool \`add(a, b)\`; each run is N tool-call turns plus a final answer,
+streaming, against the scripted model server in its own process. 3 warm-up runs, then
+30 sequential runs (CPU, latency), then 100 concurrent runs (wall, peak RSS).
+
+| impl | tool turns | CPU µs / model request | median ms / run | 100-concurrent wall ms | peak RSS MB |
+|---|---|---|---|---|---|
+${rows.join('\n')}
+
+| check | value | target | |
+|---|---|---|---|
+| rein / fetch floor, 8 turns | ${f(r8f, 2)}× | ≤ 1.0× | ${verdict(r8f <= 1)} |
+| rein / node:http floor, 8 turns | ${f(r8h, 2)}× | ≤ 1.3× | ${verdict(r8h <= 1.3)} |
+| rein / fetch floor, 32 turns | ${f(r32f, 2)}× | ≤ 1.0× | ${verdict(r32f <= 1)} |
+| rein / node:http floor, 32 turns | ${f(r32h, 2)}× | ≤ 1.3× | ${verdict(r32h <= 1.3)} |
+| growth of the http ratio, 32 vs 8 turns | ${f(growth, 2)} | within ±10% | ${verdict(Math.abs(growth - 1) <= 0.1)} |
+| peak RSS, rein 100 concurrent (8 turns) | ${f(results['rein-8'].peakRssMb, 1)} MB | ≤ 130 MB | ${verdict(results['rein-8'].peakRssMb <= 130)} |
+| core import (median of 5 fresh processes) | ${f(importTime, 1)} ms | ≤ 50 ms | ${verdict(importTime <= 50)} |
+`);

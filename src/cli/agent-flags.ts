@@ -1,0 +1,76 @@
+/** Flags shared by `rein run` and `rein chat`, and building an Agent from them. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ReinError } from '../errors.js';
+import { Agent } from '../loop/agent.js';
+import { seedTools } from '../tools/builtin/index.js';
+
+/** The flags every agent command takes. */
+export const AGENT_FLAGS = {
+  model: { type: 'string', short: 'm' },
+  'base-url': { type: 'string' },
+  'max-steps': { type: 'string' },
+  timeout: { type: 'string' },
+  system: { type: 'string' },
+  json: { type: 'boolean' },
+  'no-tools': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Help text of the shared flags. */
+export const AGENT_FLAGS_HELP = `  -m, --model <provider/model>  e.g. openai/gpt-4o-mini, ollama/llama3.1, vllm/<id>
+                                 (default: $REIN_MODEL, else openai/gpt-4o-mini)
+      --base-url <url>           an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1
+      --max-steps <n>            model calls before the run stops (default 15)
+      --timeout <seconds>        whole-run time limit
+      --system <text>            system prompt
+      --json                     one JSON event per line on stdout, nothing else
+      --no-tools                 offer the model no tools
+  -h, --help                     this help`;
+
+export type AgentFlagValues = {
+  model?: string;
+  'base-url'?: string;
+  'max-steps'?: string;
+  timeout?: string;
+  system?: string;
+  json?: boolean;
+  'no-tools'?: boolean;
+  help?: boolean;
+};
+
+/** Parses argv with the shared flags; a bad flag is a `config` error that says what to fix. */
+export function parseAgentArgs(argv: string[]): { values: AgentFlagValues; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options: AGENT_FLAGS, allowPositionals: true, strict: true });
+    return { values: values as AgentFlagValues, positionals };
+  } catch (error) {
+    throw new ReinError('config', 'fatal', `${(error as Error).message}. See --help.`);
+  }
+}
+
+function positiveNumber(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new ReinError('config', 'fatal', `--${flag} expects a positive number, got "${value}"`);
+  return n;
+}
+
+/** Builds the agent a command runs. Throws `config` errors with what to set. */
+export function agentFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): Agent {
+  const maxSteps = positiveNumber('max-steps', values['max-steps']);
+  if (maxSteps !== undefined && !Number.isInteger(maxSteps)) {
+    throw new ReinError('config', 'fatal', `--max-steps expects a whole number, got "${values['max-steps']}"`);
+  }
+  const timeoutS = positiveNumber('timeout', values.timeout);
+  const baseUrl = values['base-url'];
+  return new Agent({
+    model: values.model ?? env.REIN_MODEL ?? 'openai/gpt-4o-mini',
+    ...(baseUrl === undefined ? {} : { modelConfig: { baseUrl } }),
+    ...(values.system === undefined ? {} : { system: values.system }),
+    tools: values['no-tools'] ? [] : seedTools(),
+    limits: {
+      ...(maxSteps === undefined ? {} : { maxSteps }),
+      ...(timeoutS === undefined ? {} : { timeoutMs: Math.round(timeoutS * 1000) }),
+    },
+  });
+}

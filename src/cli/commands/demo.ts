@@ -1,0 +1,99 @@
+/**
+ * `rein demo`: the two example tasks of the seed, run offline against the scripted model
+ * server started in-process. The model's answers are scripted; the tools are real, and
+ * the whole trace is shown.
+ */
+import { Agent } from '../../loop/agent.js';
+import { startScriptedServer } from '../../model/scripted/index.js';
+import type { ChatMessage, ChatRequest, ScriptTurn } from '../../model/scripted/index.js';
+import { seedTools } from '../../tools/builtin/index.js';
+import { EXIT, type Command } from '../io.js';
+import { runTask, exitCodeOf } from './run.js';
+
+const TASKS = ['What time is it?', 'Roll two six-sided dice, then add the two results.'];
+
+const usage = `rein demo [--json]
+
+Runs two example tasks against rein's scripted model server, started in-process: an
+offline stand-in for a real model (no key, no network). The model's answers are scripted;
+the tools (get_current_time, roll_dice, calculate) are real, and the whole trace is shown.`;
+
+function textOf(message: ChatMessage | undefined): string {
+  const content = message?.content;
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((p) => (typeof p === 'object' && p && 'text' in p ? String(p.text) : '')).join('');
+  return '';
+}
+
+/** The scripted model's side of both tasks: it reads the tool results it was sent. */
+export function demoScript(request: ChatRequest): ScriptTurn {
+  const messages = request.messages;
+  let lastUser = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]?.role === 'user') {
+      lastUser = i;
+      break;
+    }
+  }
+  const task = textOf(messages[lastUser]).toLowerCase();
+  const results = messages.slice(lastUser + 1).filter((m) => m.role === 'tool').map(textOf);
+  if (task.includes('time')) {
+    if (results.length === 0) return { text: 'Let me check the clock.', toolCalls: [{ name: 'get_current_time', arguments: {} }] };
+    return { text: `The current time is ${results[0]}.` };
+  }
+  if (task.includes('dice')) {
+    if (results.length === 0) {
+      return {
+        text: 'Rolling both dice at once.',
+        toolCalls: [
+          { name: 'roll_dice', arguments: { sides: 6 } },
+          { name: 'roll_dice', arguments: { sides: 6 } },
+        ],
+      };
+    }
+    const [a, b] = results.map(firstRoll);
+    if (results.length === 2) return { toolCalls: [{ name: 'calculate', arguments: { expression: `${a} + ${b}` } }] };
+    return { text: `You rolled ${a} and ${b}; together that makes ${results[2]}.` };
+  }
+  return { text: 'This scripted model only knows the two demo tasks. Run `rein run` with a real model for anything else.' };
+}
+
+/** The first roll in a `roll_dice` result (its JSON `rolls`, or the first number). */
+function firstRoll(result: string): number {
+  try {
+    const parsed = JSON.parse(result) as { rolls?: number[] };
+    if (Array.isArray(parsed.rolls) && typeof parsed.rolls[0] === 'number') return parsed.rolls[0];
+  } catch {
+    // not JSON: fall through to the first number in the text
+  }
+  return Number(/\d+/.exec(result)?.[0] ?? NaN);
+}
+
+export const command: Command = {
+  description: 'two example tasks against a scripted offline model',
+  usage,
+  async run(argv, io) {
+    if (argv.includes('--help') || argv.includes('-h')) {
+      io.stdout.write(`${usage}\n`);
+      return EXIT.ok;
+    }
+    const json = argv.includes('--json');
+    const server = await startScriptedServer({ script: demoScript, tokenDelayMs: json ? 0 : 15, chunkSize: 6 });
+    try {
+      const agent = new Agent({ model: server.model('scripted-demo'), tools: seedTools() });
+      if (!json) {
+        io.stderr.write('rein demo — the model is a SCRIPTED OFFLINE MODEL (no key, no network): its answers are scripted, the tools are real.\n');
+      }
+      let code: number = EXIT.ok;
+      for (const task of TASKS) {
+        if (!json) io.stderr.write(`\n▶ task: ${task}\n`);
+        const result = await runTask(agent, task, io, json, { verbose: true });
+        if (code === EXIT.ok) code = exitCodeOf(result);
+        if (result.status === 'aborted') break;
+      }
+      return code;
+    } finally {
+      await server.close();
+    }
+  },
+};

@@ -1,0 +1,60 @@
+/**
+ * The `rein` command. The only module that touches `process.argv`, `process.exit` and the
+ * real standard streams (STYLE 12); commands are plain data, loaded lazily.
+ */
+import type { CliIO, Command } from './io.js';
+import { EXIT } from './io.js';
+
+const COMMANDS: Record<string, { description: string; load: () => Promise<{ command: Command }> }> = {
+  run: { description: 'run one task and exit', load: () => import('./commands/run.js') },
+  chat: { description: 'an interactive session (type while it works to steer)', load: () => import('./commands/chat.js') },
+  demo: { description: 'two example tasks against a scripted offline model (no key needed)', load: () => import('./commands/demo.js') },
+};
+
+function help(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(6)} ${c.description}`);
+  return `rein — an agent harness
+
+Usage: rein <command> [options]
+
+Commands:
+${lines.join('\n')}
+
+Run \`rein <command> --help\` for a command's options.
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, REIN_MODEL (provider/model).
+`;
+}
+
+/** Runs the CLI with `argv` (without node and script) and sets the exit code. */
+export async function main(argv: string[]): Promise<void> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = (): void => {
+    interrupts++;
+    // First Ctrl-C aborts the run cleanly (it still prints its result); a second one quits.
+    if (interrupts > 1) process.exit(EXIT.aborted);
+    controller.abort('interrupted');
+  };
+  const io: CliIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, signal: controller.signal };
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(help());
+    process.exitCode = EXIT.ok;
+    return;
+  }
+  if (name === '--version' || name === '-v') {
+    const { createRequire } = await import('node:module');
+    const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
+    process.stdout.write(`${pkg.version}\n`);
+    return;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    process.stderr.write(`rein: unknown command "${name}". Commands: ${Object.keys(COMMANDS).join(', ')}. See rein --help.\n`);
+    process.exitCode = EXIT.usage;
+    return;
+  }
+  if (name !== 'chat') process.on('SIGINT', onSigint);
+  const { command } = await entry.load();
+  process.exitCode = await command.run(rest, name === 'chat' ? { ...io, signal: new AbortController().signal } : io);
+}

@@ -1,0 +1,124 @@
+/**
+ * The handle of a running run: an async iterable of its events and a promise of its
+ * result, with controls to steer, queue follow-ups and abort.
+ */
+import type { RunEvent, RunResult } from '../events.js';
+import type { UserMessage } from '../model/types.js';
+
+/** Queues shared between a handle and its loop. */
+export interface RunControls {
+  readonly steering: UserMessage[];
+  readonly followUps: UserMessage[];
+  readonly abortController: AbortController;
+}
+
+type Listener = (event: RunEvent) => void;
+
+/**
+ * Returned by `Agent.run`. Iterate it for events, await it for the {@link RunResult}.
+ *
+ * Events are buffered from the start for iterators, so `for await (const e of agent.run(x))`
+ * sees every event. Awaiting the handle before any iterator is attached stops the
+ * buffering (nobody will read it), so a run that is only awaited keeps no event list.
+ *
+ * @example
+ * const run = agent.run('roll two dice and add them');
+ * for await (const event of run) if (event.type === 'text_delta') process.stdout.write(event.delta);
+ * const result = await run;
+ */
+export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult> {
+  readonly runId: string;
+  private readonly controls: RunControls;
+  private readonly resultPromise: Promise<RunResult>;
+  private buffer: RunEvent[] | undefined = [];
+  private readonly listeners = new Set<Listener>();
+  private finished = false;
+  private readonly wakeups = new Set<() => void>();
+
+  constructor(runId: string, controls: RunControls, result: Promise<RunResult>) {
+    this.runId = runId;
+    this.controls = controls;
+    this.resultPromise = result;
+  }
+
+  /** Called by the loop for every event. */
+  deliver(event: RunEvent): void {
+    this.buffer?.push(event);
+    for (const listener of this.listeners) listener(event);
+    if (this.wakeups.size > 0) for (const wake of this.wakeups) wake();
+  }
+
+  /** Called by the loop after the terminal event. */
+  finish(): void {
+    this.finished = true;
+    for (const wake of this.wakeups) wake();
+  }
+
+  /** Adds a live listener (no replay of earlier events). Returns the unsubscribe function. */
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Queues a steering message: it enters after the current tool batch (its results are
+   * kept), before the next model call.
+   */
+  steer(message: string | UserMessage): void {
+    this.controls.steering.push(toUser(message));
+  }
+
+  /** Queues a follow-up: it runs when the agent would otherwise stop with a final answer. */
+  followUp(message: string | UserMessage): void {
+    this.controls.followUps.push(toUser(message));
+  }
+
+  /** Aborts the run; the result still arrives, with reason `aborted` and a valid history. */
+  abort(reason?: string): void {
+    this.controls.abortController.abort(reason ?? 'aborted');
+  }
+
+  /** The run's result; never rejects for a run that started. */
+  get result(): Promise<RunResult> {
+    return this.resultPromise;
+  }
+
+  then<A = RunResult, B = never>(
+    onFulfilled?: ((value: RunResult) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    if (this.iterators === 0) this.buffer = undefined;
+    return this.resultPromise.then(onFulfilled, onRejected);
+  }
+
+  private iterators = 0;
+
+  [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
+    const buffer = this.buffer;
+    if (!buffer) {
+      throw new Error('RunHandle: iterate the run before awaiting it (events are not kept once the run was awaited)');
+    }
+    this.iterators++;
+    let position = 0;
+    return {
+      next: async (): Promise<IteratorResult<RunEvent>> => {
+        for (;;) {
+          if (position < buffer.length) return { value: buffer[position++] as RunEvent, done: false };
+          if (this.finished) return { value: undefined, done: true };
+          await new Promise<void>((resolve) => {
+            const wake = (): void => {
+              this.wakeups.delete(wake);
+              resolve();
+            };
+            this.wakeups.add(wake);
+          });
+        }
+      },
+      return: async (): Promise<IteratorResult<RunEvent>> => ({ value: undefined, done: true }),
+    };
+  }
+}
+
+function toUser(message: string | UserMessage): UserMessage {
+  return typeof message === 'string' ? { role: 'user', content: message } : message;
+}

@@ -1,0 +1,85 @@
+/**
+ * What an agent and a run are configured with. Everything optional has a default here,
+ * in one place, so the loop never guesses.
+ */
+import type { RunLimits, RunTotals, StopReasonCode } from '../events.js';
+import type { AssistantMessage, Message, ModelRef, StreamFunction, StreamOptions, ToolResultMessage, ToolCall } from '../model/types.js';
+import type { RetryPolicy } from '../model/retry.js';
+import type { DispatcherOptions, Tool } from '../tools/types.js';
+
+/** What `shouldStopAfterTurn` sees after each turn. */
+export interface TurnInfo {
+  step: number;
+  assistant: AssistantMessage;
+  toolResults: ToolResultMessage[];
+  messages: readonly Message[];
+  totals: RunTotals;
+}
+
+/** Hooks into the loop. Each may be async; each gets the run's abort signal where it waits. */
+export interface AgentHooks {
+  /** Rewrites the messages sent to the model on each turn (the history itself is untouched). */
+  transformContext?: (messages: Message[], info: { step: number; signal: AbortSignal }) => Message[] | Promise<Message[]>;
+  /** Blocks or patches a validated call before the permission check. */
+  beforeToolCall?: DispatcherOptions['beforeToolCall'];
+  /** Observes or replaces a tool result before it is written back. */
+  afterToolCall?: DispatcherOptions['afterToolCall'];
+  /**
+   * Permission: `true` runs the call, `false` (or `{allow:false, reason}`) answers the model
+   * with a denial. Each decision is recorded as `approval_requested` / `approval_decided`.
+   */
+  onConfirm?: (call: ToolCall, args: Record<string, unknown>, tool: Tool) => boolean | { allow: boolean; reason?: string } | Promise<boolean | { allow: boolean; reason?: string }>;
+  /** Ends the run after a turn: `true`, or a string / `{ stop: true, reason }` that is kept as `detail`. */
+  shouldStopAfterTurn?: (info: TurnInfo) => boolean | string | { stop: boolean; reason?: string } | Promise<boolean | string | { stop: boolean; reason?: string }>;
+}
+
+/** Configuration of an {@link Agent}. */
+export interface AgentOptions {
+  /** `provider/model` (e.g. `openai/gpt-4o`, `ollama/llama3.1`) or a resolved {@link ModelRef}. */
+  model: string | ModelRef;
+  /** Base URL / key / headers used when `model` is a string (overrides the environment). */
+  modelConfig?: { baseUrl?: string; apiKey?: string; headers?: Record<string, string> };
+  system?: string;
+  tools?: Tool[];
+  /**
+   * A JSON Schema (or zod / TypeBox schema) for the run's output: the model finishes by
+   * calling the `final_answer` tool with arguments valid against it (`done_signal`).
+   */
+  outputSchema?: unknown;
+  limits?: Partial<RunLimits>;
+  /** Run a turn's tool calls concurrently (default) or one after another. */
+  toolExecution?: 'parallel' | 'sequential';
+  /** Stop the run on the first failing tool result (reason `tool_errors`). */
+  stopOnToolError?: boolean;
+  /** Per-tool default timeout in ms (30 000). */
+  toolTimeoutMs?: number;
+  /** Tool output longer than this is cut with a marker (16 000 characters). */
+  maxToolOutputChars?: number;
+  retry?: Partial<RetryPolicy>;
+  hooks?: AgentHooks;
+  /** Per-request model options (max tokens, temperature, streaming). */
+  modelOptions?: Omit<StreamOptions, 'signal'>;
+  /** Replaces the provider call (custom providers, tests). Retry still wraps it. */
+  streamFn?: StreamFunction;
+  /** Log sink for tools' `ctx.log`. */
+  log?: (message: string, data?: Record<string, unknown>) => void;
+}
+
+/** Options of one run. */
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Earlier messages this run continues (a chat session). */
+  history?: Message[];
+  /** Use this id instead of generating one. */
+  runId?: string;
+}
+
+/** The limits every run gets unless configured. */
+export const DEFAULT_LIMITS: RunLimits = {
+  maxSteps: 15,
+  noProgressRepeats: 3,
+  maxConsecutiveToolErrors: 5,
+};
+
+/** Stop reasons for which the run reached its goal (CLI exit code 0). */
+export const SUCCESS_REASONS: ReadonlySet<StopReasonCode> = new Set(['final_answer', 'terminate', 'done_signal']);

@@ -1,0 +1,361 @@
+/**
+ * The agent loop as one function over injected dependencies (STYLE 5). It owns every
+ * state transition; the model only produces content while the loop is `planning`.
+ *
+ * Per turn: check limits → assemble context → stream the model → no tool calls: final
+ * answer (unless a follow-up or steering message is queued) → else dispatch every call,
+ * write results back in call order → inject steering → stop rules → next turn.
+ */
+import { ReinError, toReinError, type ErrorInfo } from '../errors.js';
+import type { LoopState, RunEventBody, RunLimits, RunResult, RunStatus, RunTotals, StopReasonCode } from '../events.js';
+import type { AssistantMessage, Message, ModelRef, StreamFunction, StreamOptions, ToolCall, ToolSpec, UserMessage } from '../model/types.js';
+import type { DispatchOutcome } from '../tools/types.js';
+import type { AgentHooks, TurnInfo } from './options.js';
+import type { RunControls } from './handle.js';
+import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
+
+/** Everything the loop needs, injected so tests and other front-ends can swap any part. */
+export interface LoopDeps {
+  runId: string;
+  traceId: string;
+  model: ModelRef;
+  /** The model call, already wrapped in retry. */
+  stream: StreamFunction;
+  modelOptions: Omit<StreamOptions, 'signal'>;
+  system?: string;
+  toolSpecs: ToolSpec[];
+  dispatch: (call: ToolCall, ctx: { signal: AbortSignal; runId: string; idempotencyKey: string; step: number }) => Promise<DispatchOutcome>;
+  /** Name of the final-answer tool when the run has an output schema. */
+  finalAnswerTool?: string;
+  limits: RunLimits;
+  toolExecution: 'parallel' | 'sequential';
+  stopOnToolError: boolean;
+  hooks: AgentHooks;
+  controls: RunControls;
+  /** Receives every event body; returns the `seq` it was stamped with. */
+  emit: (body: RunEventBody) => number;
+}
+
+interface Stop {
+  reason: StopReasonCode;
+  error?: ReinError;
+  detail?: string;
+  output?: unknown;
+}
+
+/** Runs one agent run to its end. Never rejects: every ending is a {@link RunResult}. */
+export async function runLoop(deps: LoopDeps, input: UserMessage, history: Message[]): Promise<RunResult> {
+  const started = Date.now();
+  const { controls, limits, emit } = deps;
+  const signal = controls.abortController.signal;
+  const messages: Message[] = [...history, input];
+  const totals: RunTotals = {
+    steps: 0,
+    toolCalls: 0,
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 },
+    durationMs: 0,
+  };
+  const repeats = new RepeatTracker(limits.noProgressRepeats);
+  const breaker = new ToolErrorBreaker(limits.maxConsecutiveToolErrors);
+  let state: LoopState = 'idle';
+  let timedOut = false;
+
+  const setState = (to: LoopState): void => {
+    if (to === state) return;
+    emit({ type: 'state_changed', from: state, to, step: totals.steps });
+    state = to;
+  };
+
+  emit({
+    type: 'run_started',
+    traceId: deps.traceId,
+    input,
+    history,
+    model: { provider: deps.model.provider, id: deps.model.id, api: deps.model.api, baseUrl: deps.model.baseUrl },
+    ...(deps.system === undefined ? {} : { system: deps.system }),
+    tools: deps.toolSpecs.map((t) => t.name),
+    limits,
+  });
+
+  const timer =
+    limits.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          controls.abortController.abort('timeout');
+        }, limits.timeoutMs);
+  // The run's timer must never keep a process alive on its own.
+  timer?.unref();
+
+  const abortStop = (): Stop => (timedOut ? { reason: 'timeout' } : { reason: 'aborted' });
+
+  let stop: Stop | undefined;
+  let lastOutput: unknown;
+  try {
+    setState('planning');
+    for (;;) {
+      if (signal.aborted) {
+        stop = abortStop();
+        break;
+      }
+      if (totals.steps >= limits.maxSteps) {
+        stop = { reason: 'max_steps' };
+        break;
+      }
+      totals.steps++;
+      const step = totals.steps;
+
+      const { message: assistant, seq: assistantSeq } = await callModel(deps, messages, step);
+      addUsage(totals, assistant);
+      if (assistant.stopReason === 'aborted' || (assistant.stopReason === 'error' && signal.aborted)) {
+        // The partial answer is in the log (assistant_message) but never in the history:
+        // a half-streamed tool call must not be sent to a model again.
+        stop = abortStop();
+        break;
+      }
+      if (assistant.stopReason === 'error') {
+        stop = { reason: 'fatal_error', error: errorFromMessage(assistant) };
+        break;
+      }
+      messages.push(assistant);
+      const calls = assistant.content.filter((c): c is ToolCall => c.type === 'tool_call');
+
+      if (calls.length === 0) {
+        if (injectQueued(deps, messages, step, true)) continue;
+        stop = { reason: 'final_answer' };
+        break;
+      }
+
+      setState('tool_calling');
+      const outcomes = await runTools(deps, calls, step, assistantSeq);
+      setState('observing');
+      const results = outcomes.map((o) => o.result);
+      messages.push(...results);
+      totals.toolCalls += calls.length;
+
+      if (signal.aborted) {
+        stop = abortStop();
+        break;
+      }
+      injectQueued(deps, messages, step, false);
+      stop = await checkStopRules(deps, { calls, outcomes, assistant, step, messages, totals, repeats, breaker });
+      if (stop) {
+        if (stop.output !== undefined) lastOutput = stop.output;
+        break;
+      }
+      if (budgetReached(limits, totals)) {
+        stop = { reason: 'budget' };
+        break;
+      }
+      setState('planning');
+    }
+  } catch (error) {
+    // A bug in a hook or in rein itself still ends as a typed result with the work so far.
+    stop = signal.aborted ? abortStop() : { reason: 'fatal_error', error: toReinError(error) };
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+  return finish(deps, stop, messages, totals, started, lastOutput, setState);
+
+  // --- helpers bound to this run -------------------------------------------------------
+
+  async function callModel(d: LoopDeps, history: Message[], step: number): Promise<{ message: AssistantMessage; seq: number }> {
+    let context = history;
+    if (d.hooks.transformContext) context = await d.hooks.transformContext([...history], { step, signal });
+    let attempt = 1;
+    emit({ type: 'model_request', step, attempt, messages: context.length });
+    const stream = d.stream(d.model, { ...(d.system === undefined ? {} : { system: d.system }), messages: context, tools: d.toolSpecs }, { ...d.modelOptions, signal });
+    for await (const event of stream) {
+      switch (event.type) {
+        case 'text_delta':
+          emit({ type: 'text_delta', step, delta: event.delta });
+          break;
+        case 'thinking_delta':
+          emit({ type: 'thinking_delta', step, delta: event.delta });
+          break;
+        case 'tool_call_start':
+          emit({ type: 'tool_call_delta', step, index: event.index, id: event.id, name: event.name, delta: '' });
+          break;
+        case 'tool_call_delta':
+          emit({ type: 'tool_call_delta', step, index: event.index, delta: event.delta });
+          break;
+        case 'retry':
+          emit({ type: 'retry_scheduled', step, attempt: event.attempt, delayMs: event.delayMs, error: event.error.toJSON() });
+          attempt = event.attempt + 1;
+          emit({ type: 'model_request', step, attempt, messages: context.length });
+          break;
+        default:
+          break;
+      }
+    }
+    const message = await stream.result();
+    // The seq of this event anchors the idempotency keys of the calls it contains.
+    const seq = emit({ type: 'assistant_message', step, message });
+    return { message, seq };
+  }
+}
+
+async function runTools(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): Promise<DispatchOutcome[]> {
+  const signal = deps.controls.abortController.signal;
+  const one = async (call: ToolCall, index: number): Promise<DispatchOutcome> => {
+    const idempotencyKey = `${deps.runId}:${assistantSeq}:${index}`;
+    deps.emit({ type: 'tool_started', step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey });
+    const outcome = await deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey, step });
+    deps.emit({
+      type: 'tool_finished',
+      step,
+      toolCallId: call.id,
+      name: call.name,
+      result: outcome.result,
+      durationMs: outcome.durationMs,
+      ...(outcome.errorCode === undefined ? {} : { errorCode: outcome.errorCode }),
+      ...(outcome.terminate ? { terminate: true } : {}),
+    });
+    return outcome;
+  };
+  if (deps.toolExecution === 'sequential') {
+    const outcomes: DispatchOutcome[] = [];
+    for (let i = 0; i < calls.length; i++) outcomes.push(await one(calls[i] as ToolCall, i));
+    return outcomes;
+  }
+  // Results are returned in call order whatever order they finish in.
+  return Promise.all(calls.map(one));
+}
+
+/** Moves queued steering (and, when the agent would stop, follow-up) messages into the history. */
+function injectQueued(deps: LoopDeps, messages: Message[], step: number, wouldStop: boolean): boolean {
+  const { steering, followUps } = deps.controls;
+  let injected = false;
+  while (steering.length > 0) {
+    const message = steering.shift() as UserMessage;
+    messages.push(message);
+    deps.emit({ type: 'message_injected', step, kind: 'steer', message });
+    injected = true;
+  }
+  if (wouldStop && !injected && followUps.length > 0) {
+    const message = followUps.shift() as UserMessage;
+    messages.push(message);
+    deps.emit({ type: 'message_injected', step, kind: 'follow_up', message });
+    injected = true;
+  }
+  return injected;
+}
+
+interface TurnFacts {
+  calls: ToolCall[];
+  outcomes: DispatchOutcome[];
+  assistant: AssistantMessage;
+  step: number;
+  messages: Message[];
+  totals: RunTotals;
+  repeats: RepeatTracker;
+  breaker: ToolErrorBreaker;
+}
+
+async function checkStopRules(deps: LoopDeps, t: TurnFacts): Promise<Stop | undefined> {
+  const results = t.outcomes.map((o) => o.result);
+  if (deps.finalAnswerTool) {
+    const done = t.outcomes.find((o) => o.result.toolName === deps.finalAnswerTool && !o.result.isError);
+    if (done) return { reason: 'done_signal', output: done.arguments };
+  }
+  if (t.outcomes.every((o) => o.terminate && !o.result.isError)) return { reason: 'terminate' };
+  if (deps.stopOnToolError && results.some((r) => r.isError)) return { reason: 'tool_errors' };
+  if (t.breaker.record(results)) return { reason: 'tool_errors' };
+  let stuck = false;
+  for (let i = 0; i < t.calls.length; i++) {
+    const call = t.calls[i] as ToolCall;
+    if (t.repeats.record(call.name, t.outcomes[i]?.arguments ?? call.arguments)) stuck = true;
+  }
+  if (stuck) return { reason: 'no_progress', detail: `the same call was made ${t.repeats.repeats} times in a row` };
+  if (deps.hooks.shouldStopAfterTurn) {
+    const info: TurnInfo = { step: t.step, assistant: t.assistant, toolResults: results, messages: t.messages, totals: t.totals };
+    const answer = await deps.hooks.shouldStopAfterTurn(info);
+    if (answer === true) return { reason: 'hook' };
+    if (typeof answer === 'string') return { reason: 'hook', detail: answer };
+    if (answer && typeof answer === 'object' && answer.stop) {
+      return answer.reason === undefined ? { reason: 'hook' } : { reason: 'hook', detail: answer.reason };
+    }
+  }
+  return undefined;
+}
+
+function budgetReached(limits: RunLimits, totals: RunTotals): boolean {
+  return limits.maxTokens !== undefined && totals.usage.total >= limits.maxTokens;
+}
+
+function addUsage(totals: RunTotals, message: AssistantMessage): void {
+  const u = message.usage;
+  const t = totals.usage;
+  t.input += u.input;
+  t.output += u.output;
+  t.cacheRead += u.cacheRead;
+  t.cacheWrite += u.cacheWrite;
+  t.reasoning += u.reasoning;
+  t.total += u.total;
+}
+
+function errorFromMessage(message: AssistantMessage): ReinError {
+  const info: ErrorInfo | undefined = message.error;
+  if (!info) return new ReinError('internal', 'fatal', 'the model call failed without an error');
+  return new ReinError(info.code, info.kind, info.message, {
+    ...(info.status === undefined ? {} : { status: info.status }),
+    ...(info.details === undefined ? {} : { details: info.details }),
+  });
+}
+
+const STATUS_OF: Record<StopReasonCode, RunStatus> = {
+  final_answer: 'done',
+  terminate: 'done',
+  done_signal: 'done',
+  max_steps: 'stopped',
+  timeout: 'stopped',
+  no_progress: 'stopped',
+  budget: 'stopped',
+  tool_errors: 'stopped',
+  hook: 'stopped',
+  aborted: 'aborted',
+  fatal_error: 'failed',
+  awaiting_approval: 'paused',
+};
+
+function finish(
+  deps: LoopDeps,
+  stop: Stop | undefined,
+  messages: Message[],
+  totals: RunTotals,
+  started: number,
+  output: unknown,
+  setState: (s: LoopState) => void,
+): RunResult {
+  const final = stop ?? { reason: 'fatal_error', error: new ReinError('internal', 'fatal', 'the loop ended without a stop reason') };
+  const status = STATUS_OF[final.reason];
+  totals.durationMs = Date.now() - started;
+  setState(status === 'failed' ? 'failed' : status === 'aborted' ? 'aborted' : status === 'paused' ? 'paused' : 'done');
+  const result: RunResult = {
+    runId: deps.runId,
+    traceId: deps.traceId,
+    status,
+    reason: final.reason,
+    text: lastText(messages),
+    messages,
+    totals,
+    ...(output === undefined ? {} : { output }),
+    ...(final.error === undefined ? {} : { error: final.error.toJSON() }),
+    ...(final.detail === undefined ? {} : { detail: final.detail }),
+  };
+  const { messages: _omit, ...summary } = result;
+  deps.emit({ type: 'run_finished', status, reason: final.reason, result: summary });
+  return result;
+}
+
+function lastText(messages: Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as Message;
+    if (m.role !== 'assistant') continue;
+    let text = '';
+    for (const part of m.content) if (part.type === 'text') text += part.text;
+    if (text) return text;
+    if (m.refusal) return m.refusal;
+  }
+  return '';
+}

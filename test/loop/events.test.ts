@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { DELTA_EVENT_TYPES } from '../../src/events.js';
+import { messagesFromEvents } from '../../src/loop/fold.js';
+import { addTool, collect, gateTool, setup } from './helpers.js';
+
+describe('the event log of a run', () => {
+  it('is numbered from 0 without gaps, stamped with the run id, JSON-serializable, and ends with run_finished', async () => {
+    const turn = { toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }, { name: 'add', arguments: { a: 3, b: 4 } }] };
+    const { agent } = await setup([turn, { text: 'Sums: 3 and 7.' }], { tools: [addTool] });
+    const handle = agent.run('add both');
+    const { events, result } = await collect(handle);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    expect(new Set(events.map((e) => e.runId))).toEqual(new Set([handle.runId]));
+    expect(JSON.parse(JSON.stringify(events))).toEqual(events);
+    expect(events[0]).toMatchObject({ type: 'run_started', traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', reason: 'final_answer', status: 'done' });
+    expect(result.traceId).toBe((events[0] as { traceId: string }).traceId);
+  });
+
+  it('walks the state machine: planning → tool_calling → observing → planning → done', async () => {
+    const { agent } = await setup([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: 'ok' }], { tools: [addTool] });
+    const { events } = await collect(agent.run('go'));
+    const states = events.flatMap((e) => (e.type === 'state_changed' ? [e.to] : []));
+    expect(states).toEqual(['planning', 'tool_calling', 'observing', 'planning', 'done']);
+  });
+
+  it('rebuilds the run: the fold of the stored (non-delta) events equals the result history', async () => {
+    const gate = gateTool();
+    const turn = { toolCalls: [{ name: 'wait', arguments: {} }, { name: 'add', arguments: { a: 5, b: 6 } }] };
+    const { agent } = await setup([turn, { text: 'all done' }], { tools: [gate.tool, addTool] });
+    const handle = agent.run('go', { history: [{ role: 'user', content: 'earlier' }] });
+    await gate.started;
+    handle.steer('also this');
+    gate.release();
+    const { events, result } = await collect(handle);
+    const stored = events.filter((e) => !DELTA_EVENT_TYPES.has(e.type));
+    expect(messagesFromEvents(stored)).toEqual(result.messages);
+  });
+
+  it('a tool call carries an idempotency key stable for its turn and index', async () => {
+    const { agent } = await setup([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }, { name: 'add', arguments: { a: 2, b: 2 } }] }, { text: 'ok' }], {
+      tools: [addTool],
+    });
+    const handle = agent.run('go');
+    const { events } = await collect(handle);
+    const assistantSeq = events.find((e) => e.type === 'assistant_message')!.seq;
+    const keys = events.flatMap((e) => (e.type === 'tool_started' ? [e.idempotencyKey] : []));
+    expect(keys.sort()).toEqual([`${handle.runId}:${assistantSeq}:0`, `${handle.runId}:${assistantSeq}:1`]);
+  });
+
+  it('streams text deltas that add up to the final text', async () => {
+    const text = 'The quick brown fox jumps over the lazy dog, twice over.';
+    const { agent } = await setup([{ text }]);
+    const { events, result } = await collect(agent.run('fox'));
+    const deltas = events.flatMap((e) => (e.type === 'text_delta' ? [e.delta] : []));
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe(text);
+    expect(result.text).toBe(text);
+  });
+
+  it('a run that is only awaited keeps no event buffer, and listeners still see events live', async () => {
+    const { agent } = await setup([{ text: 'ok' }]);
+    const handle = agent.run('x');
+    const seen: string[] = [];
+    handle.subscribe((e) => seen.push(e.type));
+    const result = await handle;
+    expect(result.reason).toBe('final_answer');
+    expect(seen.at(-1)).toBe('run_finished');
+    expect(() => handle[Symbol.asyncIterator]()).toThrow(/iterate the run before awaiting/);
+  });
+});
