@@ -59,6 +59,8 @@ export const command: Command = {
       });
       rl.on('close', () => {
         closed = true;
+        // readline only pauses its input; a piped stdin would keep the process alive.
+        io.stdin.destroy();
         // Let a run that is still going end cleanly before leaving.
         void (active ?? Promise.resolve()).then(() => resolve(EXIT.ok));
       });

@@ -58,15 +58,9 @@ export function demoScript(request: ChatRequest): ScriptTurn {
   return { text: 'This scripted model only knows the two demo tasks. Run `rein run` with a real model for anything else.' };
 }
 
-/** The first roll in a `roll_dice` result (its JSON `rolls`, or the first number). */
+/** The first roll in a `roll_dice` result text, e.g. "Rolled a d6: 4" → 4. */
 function firstRoll(result: string): number {
-  try {
-    const parsed = JSON.parse(result) as { rolls?: number[] };
-    if (Array.isArray(parsed.rolls) && typeof parsed.rolls[0] === 'number') return parsed.rolls[0];
-  } catch {
-    // not JSON: fall through to the first number in the text
-  }
-  return Number(/\d+/.exec(result)?.[0] ?? NaN);
+  return Number(/:\s*(\d+)/.exec(result)?.[1] ?? NaN);
 }
 
 export const command: Command = {

@@ -1,0 +1,207 @@
+/**
+ * Turning what a provider sent back (an HTTP status with headers and a body, a network
+ * failure, an error object inside a stream) into one typed {@link ReinError} whose `kind`
+ * decides what happens next and whose message says what to fix, quoting the provider.
+ */
+import { ReinError } from '../errors.js';
+import type { ErrorCode, ErrorKind } from '../errors.js';
+import { apiKeyEnvName } from './resolve.js';
+
+/** Which request failed, for messages. */
+export interface ErrorContext {
+  provider: string;
+  /** The model id as sent. */
+  model: string;
+  /** The URL requested. */
+  url: string;
+}
+
+/** Header values as Node gives them (`IncomingHttpHeaders`) or as plain records. */
+export type HeaderBag = Record<string, string | string[] | undefined>;
+
+/** What a provider said about its error, from whichever body shape it used. */
+interface ProviderError {
+  message: string;
+  code?: string;
+  type?: string;
+  param?: string;
+  /** A status carried inside the body (OpenRouter `code: 429`, Groq `status_code`). */
+  status?: number;
+}
+
+// OpenAI `context_length_exceeded`, DeepSeek (same message, other code), Anthropic
+// "prompt is too long", and the usual wording of other servers (llama.cpp, vLLM).
+const CONTEXT_LENGTH = /context[_ ]length|maximum context|context window|prompt is too long|too many tokens in (?:the )?prompt/i;
+const OVERLOADED = /overloaded/i;
+const TRY_AGAIN = /try again in ((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)/i;
+const MAX_QUOTED = 500;
+
+/**
+ * Classifies a non-2xx response. `body` is the response text (JSON or not).
+ *
+ * @example
+ * errorFromResponse(429, { 'retry-after': '1' }, '{"error":{"message":"Rate limit reached"}}', ctx);
+ * // ReinError { code: 'rate_limited', kind: 'transient', retryAfterMs: 1000, status: 429 }
+ */
+export function errorFromResponse(status: number, headers: HeaderBag, body: string, ctx: ErrorContext): ReinError {
+  const info = readProviderError(parseJson(body)) ?? { message: quote(body.trim()) || `HTTP ${status} with an empty body` };
+  return classify(info, status, headers, ctx);
+}
+
+/**
+ * Classifies an error object that arrived inside a 200 stream: OpenRouter's top-level
+ * `error` in a chunk, Groq's `event: error` frame, a Responses/Anthropic `error` event.
+ * Pass the object found (the `error` member or the whole frame).
+ */
+export function errorFromStreamPayload(payload: unknown, ctx: ErrorContext): ReinError {
+  const info = readProviderError(payload) ?? readProviderError({ error: payload }) ?? { message: quote(JSON.stringify(payload) ?? '') };
+  return classify(info, info.status, {}, ctx);
+}
+
+/** Classifies a failure to reach the server or to read its answer (no HTTP status). */
+export function errorFromNetwork(error: unknown, ctx: ErrorContext): ReinError {
+  if (error instanceof ReinError) return error;
+  const err = error instanceof Error ? error : new Error(String(error));
+  if (err.name === 'AbortError') return new ReinError('aborted', 'fatal', 'The model request was aborted', { cause: err });
+  const code = (err as NodeJS.ErrnoException).code ?? '';
+  const where = `${ctx.url} (${ctx.provider}/${ctx.model})`;
+  if (/CERT|TLS|SSL|SELF_SIGNED/.test(code)) {
+    return new ReinError('network', 'fatal', `TLS error connecting to ${where}: ${err.message} [${code}]. Check the server's certificate, or trust its CA with NODE_EXTRA_CA_CERTS`, { cause: err, details: { code } });
+  }
+  let hint: string;
+  if (code === 'ECONNREFUSED') hint = 'connection refused: is the server running and listening there? Start it or fix the base URL';
+  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') hint = `host not found [${code}]: check the base URL and your network / DNS`;
+  else hint = `${err.message}${code ? ` [${code}]` : ''}`;
+  return new ReinError('network', 'transient', `Network error talking to ${where}: ${hint}`, { cause: err, details: code ? { code } : undefined });
+}
+
+/** The error for a stream that ended before the response was complete. */
+export function streamCutError(ctx: ErrorContext, cause?: unknown): ReinError {
+  const why = cause instanceof Error ? `: ${cause.message}` : '';
+  return new ReinError(
+    'stream_cut',
+    'transient',
+    `The response stream from ${ctx.url} (${ctx.provider}/${ctx.model}) ended before it was complete (no finish_reason and no [DONE])${why}; the request can be retried`,
+    cause === undefined ? {} : { cause },
+  );
+}
+
+/**
+ * How long the server asked us to wait, in milliseconds: `retry-after-ms`, then
+ * `retry-after` (seconds or an HTTP date), then OpenAI's "Please try again in 1.5s" hint
+ * in `message`. `undefined` when there is no usable hint.
+ */
+export function parseRetryAfter(headers: HeaderBag, message?: string, now: number = Date.now()): number | undefined {
+  const ms = header(headers, 'retry-after-ms');
+  if (ms !== undefined && /^\d+(?:\.\d+)?$/.test(ms.trim())) return Math.ceil(Number(ms));
+  const after = header(headers, 'retry-after')?.trim();
+  if (after !== undefined && after !== '') {
+    if (/^\d+(?:\.\d+)?$/.test(after)) return Math.ceil(Number(after) * 1000);
+    const date = Date.parse(after);
+    if (!Number.isNaN(date)) return Math.max(0, date - now);
+  }
+  const hint = message === undefined ? null : TRY_AGAIN.exec(message);
+  if (hint?.[1] === undefined) return undefined;
+  let total = 0;
+  for (const part of hint[1].matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) {
+    const unit = part[2] === 'ms' ? 1 : part[2] === 's' ? 1000 : part[2] === 'm' ? 60_000 : 3_600_000;
+    total += Number(part[1]) * unit;
+  }
+  return Math.ceil(total);
+}
+
+function classify(info: ProviderError, status: number | undefined, headers: HeaderBag, ctx: ErrorContext): ReinError {
+  const { message, code = '', type = '' } = info;
+  const said = `: ${message}`;
+  const at = `${ctx.provider} (${ctx.url})`;
+  const statusText = status === undefined ? 'in the stream' : `HTTP ${status}`;
+  const details: Record<string, unknown> = {};
+  if (info.code !== undefined) details.code = info.code;
+  if (info.type !== undefined) details.type = info.type;
+  if (info.param !== undefined) details.param = info.param;
+  const make = (c: ErrorCode, kind: ErrorKind, text: string): ReinError =>
+    new ReinError(c, kind, text, {
+      status,
+      details: Object.keys(details).length > 0 ? details : undefined,
+      retryAfterMs: kind === 'transient' ? parseRetryAfter(headers, message) : undefined,
+    });
+
+  if ((status === undefined || status === 400 || status === 413 || status === 422) && (code === 'context_length_exceeded' || CONTEXT_LENGTH.test(message))) {
+    return make('context_length', 'fatal', `The request does not fit the context window of ${ctx.model} (${statusText})${said}. Shorten the conversation (compact the history, trim long tool results) or lower max tokens`);
+  }
+  if (code === 'insufficient_quota') {
+    return make('rate_limited', 'fatal', `${at} reports the quota of this API key is used up (${statusText})${said}. Add credit or check the plan of the key; retrying will not help`);
+  }
+  if (status === 529 || type === 'overloaded_error' || ((status === undefined || status >= 500) && OVERLOADED.test(message))) {
+    return make('overloaded', 'transient', `${at} is overloaded (${statusText})${said}. This is on the provider's side; retry later`);
+  }
+  if (code === 'tool_use_failed') {
+    // Groq: the model wrote a tool call the server could not parse. Another sample usually
+    // gets it right, so this is retried rather than stopping the run.
+    return make('invalid_response', 'transient', `The model ${ctx.model} produced a tool call ${ctx.provider} could not parse (${statusText})${said}. It is retried; if it keeps failing, simplify the tool schemas or lower the temperature`);
+  }
+  if (status === 401 || status === 403 || code === 'invalid_api_key' || type === 'authentication_error') {
+    return make('auth', 'fatal', `${at} refused the credentials (${statusText})${said}. Set ${apiKeyEnvName(ctx.provider)} (or the provider's apiKey) to a valid key with access to ${ctx.model}`);
+  }
+  if (status === 404 || code === 'model_not_found') {
+    if (code === 'model_not_found' || /model/i.test(message)) {
+      return make('model_not_found', 'fatal', `Model "${ctx.model}" is not available at ${at} (${statusText})${said}. Check the model id ("${ctx.provider}/${ctx.model}") and that your key has access to it`);
+    }
+    return make('not_found', 'fatal', `${ctx.url} was not found (${statusText})${said}. Check the base URL: it must end with the API version (e.g. /v1) so that /chat/completions exists`);
+  }
+  if (status === 429 || code === 'rate_limit_exceeded' || type === 'rate_limit_error' || type === 'tokens') {
+    return make('rate_limited', 'transient', `Rate limited by ${at} (${statusText})${said}. Retried with backoff; lower the concurrency or raise the rate limit if it persists`);
+  }
+  if (status === 408) {
+    return make('timeout', 'transient', `${at} timed out waiting for the request (${statusText})${said}`);
+  }
+  if (status === 409 || status === undefined || status >= 500) {
+    return make('server_error', 'transient', `${at} failed to answer (${statusText})${said}. This is on the provider's side; retry later`);
+  }
+  const param = info.param ? ` (parameter "${info.param}")` : '';
+  return make('bad_request', 'fatal', `${at} rejected the request for ${ctx.model} (${statusText})${said}. Fix the request${param}: remove the option or message kind this model or server does not support`);
+}
+
+/** Reads the error description out of any of the body shapes providers use. */
+function readProviderError(body: unknown): ProviderError | undefined {
+  if (!isRecord(body)) return undefined;
+  const error = body.error;
+  if (typeof error === 'string') return { message: quote(error) };
+  const source = isRecord(error) ? error : typeof body.message === 'string' ? body : undefined;
+  if (source === undefined) return undefined;
+  const info: ProviderError = { message: quote(typeof source.message === 'string' ? source.message : JSON.stringify(source)) };
+  // OpenRouter puts the upstream provider's own words in metadata.raw.
+  const raw = isRecord(source.metadata) ? source.metadata.raw : undefined;
+  if (typeof raw === 'string' && raw !== '') info.message += ` (${quote(raw)})`;
+  if (typeof source.code === 'string') info.code = source.code;
+  else if (typeof source.code === 'number' && source.code >= 400 && source.code < 600) info.status = source.code;
+  if (typeof source.type === 'string') info.type = source.type;
+  if (typeof source.param === 'string') info.param = source.param;
+  if (typeof source.status_code === 'number') info.status = source.status_code;
+  return info;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function header(headers: HeaderBag, name: string): string | undefined {
+  // Node lowercases header names; plain records from tests or other clients may not.
+  let value = headers[name];
+  if (value === undefined) {
+    for (const key of Object.keys(headers)) if (key.toLowerCase() === name) value = headers[key];
+  }
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function quote(text: string): string {
+  return text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,298 @@
+/**
+ * Decoding Chat Completions chunks (streamed, or one non-streaming body) into rein's
+ * {@link AssistantStreamEvent}s and the final {@link AssistantMessage}.
+ *
+ * Quirks handled here, each seen in real recordings (see test/model/openai-chat.*.test.ts):
+ * `content: null` / `""`; empty `choices` (Azure's first chunk, the usage chunk); usage in
+ * any chunk (DeepSeek: the finish chunk); reasoning as `delta.reasoning_content` (DeepSeek)
+ * or `delta.reasoning` (OpenRouter, Groq, Ollama); a whole tool call in one chunk (Ollama);
+ * a tool header without `arguments` (vLLM); tool indices starting at 1 (Anthropic-compat);
+ * missing, numeric or repeated tool ids (OpenRouter sends "0"); an `error` object inside a
+ * 200 stream (OpenRouter) or an `event: error` frame (Groq); no `finish_reason` at all.
+ */
+import { randomUUID } from 'node:crypto';
+import { ReinError } from '../../errors.js';
+import type { EventStream } from '../event-stream.js';
+import { errorFromStreamPayload, streamCutError } from '../http-errors.js';
+import type { ErrorContext } from '../http-errors.js';
+import { PartialJsonParser } from '../partial-json.js';
+import { emptyUsage } from '../types.js';
+import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, TextContent, ThinkingContent, ToolCall, Usage } from '../types.js';
+
+type Json = Record<string, unknown>;
+
+interface ToolSlot {
+  call: ToolCall;
+  index: number;
+  parser: PartialJsonParser;
+  ended: boolean;
+  /** Arguments arrived after `tool_call_end` (interleaved deltas): re-parse at the finish. */
+  stale: boolean;
+}
+
+/** Turns chunks into events on `out`; ends `out` with exactly one `done` or `error`. */
+export class ChatDecoder {
+  readonly message: AssistantMessage;
+  /** True once the terminal event was pushed. */
+  finished = false;
+  /** The last `finish_reason` seen (`undefined` when the server never sent one). */
+  finishReason: string | undefined;
+  /** Set while flushing the SSE parser at the end of the body: a truncated last frame is a cut, not bad JSON. */
+  flushing = false;
+  private open: 'text' | 'thinking' | 'tools' | undefined;
+  private text: TextContent | undefined;
+  private thinking: ThinkingContent | undefined;
+  private blockIndex = 0;
+  private readonly slots: ToolSlot[] = [];
+  private readonly slotsByIndex = new Map<number, ToolSlot>();
+  private openSlots: ToolSlot[] = [];
+  private readonly ids = new Set<string>();
+
+  constructor(
+    private readonly out: EventStream<AssistantStreamEvent, AssistantMessage>,
+    model: ModelRef,
+    private readonly ctx: ErrorContext,
+  ) {
+    this.message = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id };
+  }
+
+  /** Emits `start`: the server accepted the request. */
+  start(): void {
+    this.out.push({ type: 'start', provider: this.message.provider, model: this.message.model });
+  }
+
+  /** Handles one server-sent event. */
+  sse(event: string | undefined, data: string): void {
+    if (this.finished) return;
+    if (data === '[DONE]') {
+      this.finish();
+      return;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      if (event === 'error') this.fail(errorFromStreamPayload(data, this.ctx));
+      else if (!this.flushing) {
+        this.fail(new ReinError('invalid_response', 'transient', `${this.ctx.url} sent a stream event that is not JSON: ${data.slice(0, 200)}`));
+      }
+      return;
+    }
+    if (event === 'error') this.fail(errorFromStreamPayload(json, this.ctx));
+    else if (isRecord(json)) this.chunk(json);
+  }
+
+  /** Handles one `chat.completion.chunk`. */
+  chunk(chunk: Json): void {
+    if (this.finished) return;
+    if (this.message.responseId === undefined && typeof chunk.id === 'string' && chunk.id !== '') this.message.responseId = chunk.id;
+    if (isRecord(chunk.usage)) this.message.usage = mapUsage(chunk.usage);
+    if (chunk.error !== undefined && chunk.error !== null) {
+      this.fail(errorFromStreamPayload(chunk.error, this.ctx));
+      return;
+    }
+    const choices = chunk.choices;
+    if (!Array.isArray(choices) || choices.length === 0) return;
+    // One completion per request (n = 1): take choice 0.
+    const choice: unknown = choices.find((c) => isRecord(c) && c.index === 0) ?? choices[0];
+    if (!isRecord(choice)) return;
+    const delta = choice.delta ?? choice.message;
+    if (isRecord(delta)) this.delta(delta);
+    const reason = choice.finish_reason;
+    if (typeof reason === 'string' && reason !== '') {
+      if (reason === 'error') this.fail(errorFromStreamPayload({ message: 'the provider ended the response with finish_reason "error"' }, this.ctx));
+      else this.finishReason = reason;
+    }
+  }
+
+  /** Handles a whole non-streaming `chat.completion` body, then finishes. */
+  completion(body: Json): void {
+    if (body.error !== undefined && body.error !== null) {
+      this.fail(errorFromStreamPayload(body.error, this.ctx));
+      return;
+    }
+    const choices = Array.isArray(body.choices) ? body.choices : [];
+    const first: unknown = choices[0];
+    if (isRecord(first) && isRecord(first.message) && Array.isArray(first.message.tool_calls)) {
+      // Non-streaming tool calls have no `index`; their position is it.
+      first.message.tool_calls = first.message.tool_calls.map((call: unknown, index) => (isRecord(call) ? { ...call, index } : call));
+    }
+    this.chunk(body);
+    this.finish();
+  }
+
+  /** The body ended (cleanly, or cut when `cause` is given) without `[DONE]`. */
+  streamEnded(cause?: unknown): void {
+    if (this.finished) return;
+    // A finish_reason means the content is complete, even if the usage chunk was lost.
+    if (this.finishReason !== undefined) this.finish();
+    else this.fail(streamCutError(this.ctx, cause));
+  }
+
+  /** Ends the stream with `done`. */
+  finish(): void {
+    if (this.finished) return;
+    this.closeOpen();
+    for (const slot of this.slots) if (slot.stale) slot.call.arguments = parseArguments(slot);
+    this.message.stopReason = this.stopReason();
+    this.finished = true;
+    this.out.push({ type: 'done', message: this.message });
+    this.out.end(this.message);
+  }
+
+  /** Ends the stream with `error`, carrying the partial message. */
+  fail(error: ReinError): void {
+    if (this.finished) return;
+    for (const slot of this.slots) slot.call.arguments = parseArguments(slot);
+    this.message.stopReason = error.code === 'aborted' ? 'aborted' : 'error';
+    this.message.error = error.toJSON();
+    this.finished = true;
+    this.out.push({ type: 'error', error, message: this.message });
+    this.out.end(this.message);
+  }
+
+  private delta(delta: Json): void {
+    // Some servers send both fields with the same text; read one.
+    const reasoning = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : delta.reasoning;
+    if (typeof reasoning === 'string' && reasoning !== '') this.appendThinking(reasoning);
+    if (typeof delta.content === 'string' && delta.content !== '') this.appendText(delta.content);
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') this.message.refusal = (this.message.refusal ?? '') + delta.refusal;
+    if (Array.isArray(delta.tool_calls)) {
+      for (const call of delta.tool_calls) if (isRecord(call)) this.toolDelta(call);
+    } else if (isRecord(delta.function_call)) {
+      this.toolDelta({ index: 0, function: delta.function_call }); // the legacy single-function form
+    }
+  }
+
+  private appendText(delta: string): void {
+    let block = this.text;
+    if (this.open !== 'text' || block === undefined) {
+      this.closeOpen();
+      block = { type: 'text', text: '' };
+      this.text = block;
+      this.blockIndex = this.message.content.push(block) - 1;
+      this.open = 'text';
+      this.out.push({ type: 'text_start', index: this.blockIndex });
+    }
+    block.text += delta;
+    this.out.push({ type: 'text_delta', index: this.blockIndex, delta });
+  }
+
+  private appendThinking(delta: string): void {
+    let block = this.thinking;
+    if (this.open !== 'thinking' || block === undefined) {
+      this.closeOpen();
+      block = { type: 'thinking', thinking: '' };
+      this.thinking = block;
+      this.blockIndex = this.message.content.push(block) - 1;
+      this.open = 'thinking';
+      this.out.push({ type: 'thinking_start', index: this.blockIndex });
+    }
+    block.thinking += delta;
+    this.out.push({ type: 'thinking_delta', index: this.blockIndex, delta });
+  }
+
+  private toolDelta(call: Json): void {
+    const fn = isRecord(call.function) ? call.function : {};
+    const name = typeof fn.name === 'string' ? fn.name : '';
+    let slot: ToolSlot | undefined;
+    if (typeof call.index === 'number') slot = this.slotsByIndex.get(call.index);
+    // Without an index, a name starts a new call and anything else continues the last one.
+    else if (name === '') slot = this.slots[this.slots.length - 1];
+    if (slot === undefined) slot = this.startTool(call, name);
+    else if (slot.call.name === '' && name !== '') slot.call.name = name;
+    const args = typeof fn.arguments === 'string' ? fn.arguments : isRecord(fn.arguments) ? JSON.stringify(fn.arguments) : '';
+    if (args === '') return;
+    slot.call.rawArguments += args;
+    slot.parser.push(args);
+    if (slot.ended) slot.stale = true;
+    else this.out.push({ type: 'tool_call_delta', index: slot.index, delta: args, partialArguments: slot.parser.value });
+  }
+
+  private startTool(call: Json, name: string): ToolSlot {
+    // Tool calls stay open together (parallel calls may interleave); text or thinking closes them.
+    if (this.open !== 'tools') this.closeOpen();
+    const toolCall: ToolCall = { type: 'tool_call', id: this.uniqueId(call.id), name, arguments: {}, rawArguments: '' };
+    const slot: ToolSlot = { call: toolCall, index: this.message.content.push(toolCall) - 1, parser: new PartialJsonParser(), ended: false, stale: false };
+    this.slots.push(slot);
+    if (typeof call.index === 'number') this.slotsByIndex.set(call.index, slot);
+    this.openSlots.push(slot);
+    this.open = 'tools';
+    this.out.push({ type: 'tool_call_start', index: slot.index, id: toolCall.id, name });
+    return slot;
+  }
+
+  /** The server's id, unless it is missing, a bare number (OpenRouter "0") or already used. */
+  private uniqueId(id: unknown): string {
+    let unique = typeof id === 'string' && id !== '' && !/^\d+$/.test(id) && !this.ids.has(id) ? id : undefined;
+    unique ??= `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    this.ids.add(unique);
+    return unique;
+  }
+
+  private closeOpen(): void {
+    if (this.open === 'text' && this.text !== undefined) {
+      this.out.push({ type: 'text_end', index: this.blockIndex, text: this.text.text });
+    } else if (this.open === 'thinking' && this.thinking !== undefined) {
+      this.out.push({ type: 'thinking_end', index: this.blockIndex, thinking: this.thinking.thinking });
+    } else if (this.open === 'tools') {
+      for (const slot of this.openSlots) {
+        slot.parser.end();
+        slot.call.arguments = parseArguments(slot);
+        slot.ended = true;
+        this.out.push({ type: 'tool_call_end', index: slot.index, toolCall: slot.call });
+      }
+      this.openSlots = [];
+    }
+    this.open = undefined;
+  }
+
+  private stopReason(): StopReason {
+    const reason = this.finishReason;
+    if (reason === 'length' || reason === 'max_tokens') return 'length';
+    if (reason === 'content_filter') return 'content_filter';
+    // Forced tool_choice answers `stop` with tool calls; the calls are what matters.
+    if (this.slots.length > 0 || reason === 'tool_calls' || reason === 'function_call') return 'tool_use';
+    const refused = this.message.refusal !== undefined && this.message.refusal !== '';
+    if (refused && !this.message.content.some((block) => block.type === 'text')) return 'refusal';
+    return 'stop';
+  }
+}
+
+/** The final arguments: the parsed object, or `{}` when the text is not a JSON object. */
+function parseArguments(slot: ToolSlot): Record<string, unknown> {
+  const { parser } = slot;
+  if (!slot.stale && parser.done && !parser.failed) return isRecord(parser.value) ? parser.value : {};
+  try {
+    const value: unknown = JSON.parse(slot.call.rawArguments);
+    return isRecord(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Chat Completions usage → rein's {@link Usage} (`input` excludes cached prompt tokens). */
+export function mapUsage(raw: Json): Usage {
+  const prompt = count(raw.prompt_tokens);
+  const output = count(raw.completion_tokens);
+  const promptDetails = isRecord(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
+  const completionDetails = isRecord(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
+  // DeepSeek reports cache hits as prompt_cache_hit_tokens (newer versions also as cached_tokens).
+  const cacheRead = count(promptDetails.cached_tokens) || count(raw.prompt_cache_hit_tokens);
+  return {
+    input: Math.max(0, prompt - cacheRead),
+    output,
+    cacheRead,
+    cacheWrite: 0,
+    reasoning: count(completionDetails.reasoning_tokens),
+    total: count(raw.total_tokens) || prompt + output,
+  };
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,141 @@
+/**
+ * Building an OpenAI Chat Completions request (`POST {baseUrl}/chat/completions`) from
+ * rein's provider-neutral {@link Context}.
+ */
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { AssistantMessage, Context, ImageContent, ModelRef, StreamOptions, TextContent, ToolResultMessage, UserMessage } from '../types.js';
+
+type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
+/** One message of the `messages` array, as Chat Completions takes it. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string | ContentPart[] }
+  | {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+    }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** The JSON body of a Chat Completions request. */
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: Array<{ type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
+  stream?: boolean;
+  stream_options?: { include_usage: boolean };
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  temperature?: number;
+}
+
+/**
+ * The request body. `maxTokens` goes out as `max_tokens`, which Ollama, vLLM, LM Studio,
+ * OpenRouter, Groq and DeepSeek all read, except against api.openai.com, whose reasoning
+ * models (o-series, gpt-5) reject `max_tokens` and require `max_completion_tokens`.
+ */
+export function buildChatRequest(model: ModelRef, context: Context, options: StreamOptions = {}): ChatRequest {
+  const messages: ChatMessage[] = [];
+  if (context.system !== undefined && context.system !== '') messages.push({ role: 'system', content: context.system });
+  for (const message of context.messages) {
+    if (message.role === 'user') messages.push(userMessage(message));
+    else if (message.role === 'tool') messages.push(toolMessage(message));
+    else {
+      const converted = assistantMessage(message);
+      if (converted !== undefined) messages.push(converted);
+    }
+  }
+  const request: ChatRequest = { model: model.id, messages };
+  if (context.tools !== undefined && context.tools.length > 0) {
+    request.tools = context.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }));
+  }
+  if (options.stream !== false) {
+    request.stream = true;
+    request.stream_options = { include_usage: true };
+  }
+  if (options.maxTokens !== undefined) {
+    if (isOpenAIHost(model.baseUrl)) request.max_completion_tokens = options.maxTokens;
+    else request.max_tokens = options.maxTokens;
+  }
+  if (options.temperature !== undefined) request.temperature = options.temperature;
+  return request;
+}
+
+/** The request headers: JSON, the bearer key when there is one, then the model's own headers. */
+export function chatHeaders(model: ModelRef, stream: boolean): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+  };
+  if (model.apiKey !== undefined && model.apiKey !== '') headers.authorization = `Bearer ${model.apiKey}`;
+  if (model.headers !== undefined) Object.assign(headers, model.headers);
+  return headers;
+}
+
+const urls = new Map<string, URL>();
+
+/** `{baseUrl}/chat/completions`, parsed once per base URL (this is on every request). */
+export function chatUrl(baseUrl: string): URL {
+  let url = urls.get(baseUrl);
+  if (url === undefined) {
+    url = new URL(`${baseUrl.replace(/\/+$/, '')}/chat/completions`);
+    if (urls.size > 64) urls.clear();
+    urls.set(baseUrl, url);
+  }
+  return url;
+}
+
+function isOpenAIHost(baseUrl: string): boolean {
+  return /^https:\/\/api\.openai\.com(?:\/|$)/.test(baseUrl);
+}
+
+function userMessage(message: UserMessage): ChatMessage {
+  if (typeof message.content === 'string') return { role: 'user', content: message.content };
+  // Text-only content goes as a plain string: every OpenAI-compatible server accepts that,
+  // while some older local servers reject the array form.
+  if (message.content.every((part) => part.type === 'text')) {
+    return { role: 'user', content: (message.content as TextContent[]).map((part) => part.text).join('\n') };
+  }
+  return {
+    role: 'user',
+    content: message.content.map((part): ContentPart =>
+      part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: dataUrl(part) } },
+    ),
+  };
+}
+
+function assistantMessage(message: AssistantMessage): ChatMessage | undefined {
+  let text = '';
+  const toolCalls: NonNullable<Extract<ChatMessage, { role: 'assistant' }>['tool_calls']> = [];
+  for (const block of message.content) {
+    // Thinking is dropped: Chat Completions has no slot to send it back in.
+    if (block.type === 'text') text += block.text;
+    else if (block.type === 'tool_call') {
+      toolCalls.push({
+        id: block.id,
+        type: 'function',
+        // The model's own text, not a re-serialization; `{}` when it wrote nothing, since
+        // several servers reject an empty arguments string.
+        function: { name: block.name, arguments: block.rawArguments === '' ? '{}' : block.rawArguments },
+      });
+    }
+  }
+  // An empty assistant turn (e.g. aborted before any output) is rejected by most servers.
+  if (text === '' && toolCalls.length === 0) return undefined;
+  if (toolCalls.length === 0) return { role: 'assistant', content: text };
+  return { role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls };
+}
+
+function toolMessage(message: ToolResultMessage): ChatMessage {
+  // Tool messages carry text only in Chat Completions; an image is marked where it was.
+  const content = message.content.map((part: TextContent | ImageContent) => (part.type === 'text' ? part.text : '[image]')).join('\n');
+  return { role: 'tool', tool_call_id: message.toolCallId, content };
+}
+
+function dataUrl(image: ImageContent): string {
+  return `data:${image.mimeType};base64,${image.data}`;
+}

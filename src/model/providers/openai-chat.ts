@@ -1,0 +1,100 @@
+/**
+ * The OpenAI Chat Completions adapter (`POST {baseUrl}/chat/completions`). It also serves
+ * every OpenAI-compatible server: Ollama, vLLM, LM Studio, OpenRouter, Groq, DeepSeek, ….
+ */
+import { createParser } from 'eventsource-parser';
+import { ReinError } from '../../errors.js';
+import { EventStream } from '../event-stream.js';
+import { httpPost } from '../http.js';
+import type { HttpResponse } from '../http.js';
+import { errorFromNetwork, errorFromResponse } from '../http-errors.js';
+import type { ErrorContext } from '../http-errors.js';
+import type { AssistantMessage, AssistantStreamEvent, Context, ModelRef, StreamFunction, StreamOptions } from '../types.js';
+import { ChatDecoder } from './openai-chat-decode.js';
+import { buildChatRequest, chatHeaders, chatUrl } from './openai-chat-request.js';
+
+/**
+ * Streams one Chat Completions response as rein events. Never throws: every failure (an
+ * HTTP error status, the network, an abort, a malformed body) ends the stream with one
+ * `error` event whose message is the partial {@link AssistantMessage}.
+ *
+ * With `options.stream === false` the server answers with one JSON body, which is decoded
+ * into the same events (`start`, blocks, `done`), so consumers see one shape.
+ *
+ * @example
+ * const stream = streamOpenAIChat(resolveModel('ollama/llama3.1'), { messages: [{ role: 'user', content: 'Hi' }] });
+ * for await (const event of stream) if (event.type === 'text_delta') process.stdout.write(event.delta);
+ * const message = await stream.result();
+ */
+export const streamOpenAIChat: StreamFunction = (model, context, options = {}) => {
+  const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
+  void run(out, model, context, options);
+  return out;
+};
+
+async function run(
+  out: EventStream<AssistantStreamEvent, AssistantMessage>,
+  model: ModelRef,
+  context: Context,
+  options: StreamOptions,
+): Promise<void> {
+  const { signal } = options;
+  const stream = options.stream !== false;
+  const ctx: ErrorContext = { provider: model.provider, model: model.id, url: `${model.baseUrl}/chat/completions` };
+  const decoder = new ChatDecoder(out, model, ctx);
+  let started = false;
+  try {
+    const url = chatUrl(model.baseUrl);
+    ctx.url = url.href;
+    const body = JSON.stringify(buildChatRequest(model, context, options));
+    const res = await httpPost(url, chatHeaders(model, stream), body, signal);
+    if (res.status < 200 || res.status >= 300) {
+      decoder.fail(errorFromResponse(res.status, res.headers, await res.text(), ctx));
+      return;
+    }
+    decoder.start();
+    started = true;
+    // Some servers ignore `stream: true` and answer with one JSON body; read what came.
+    const contentType = res.headers['content-type'] ?? '';
+    if (!stream || contentType.includes('json')) await decodeBody(res, decoder, ctx);
+    else await decodeStream(res, decoder);
+  } catch (error) {
+    if (decoder.finished) return;
+    if (signal?.aborted) decoder.fail(new ReinError('aborted', 'fatal', 'The model request was aborted', { cause: signal.reason }));
+    else if (started && stream) decoder.streamEnded(error);
+    else decoder.fail(errorFromNetwork(error, ctx));
+  }
+}
+
+async function decodeStream(res: HttpResponse, decoder: ChatDecoder): Promise<void> {
+  const parser = createParser({ onEvent: (event) => decoder.sse(event.event, event.data) });
+  await res.consume((chunk) => {
+    if (decoder.finished) return; // after [DONE] or an error: let the rest drain so the socket is reused
+    try {
+      parser.feed(chunk);
+    } catch (error) {
+      // Runs inside a stream 'data' listener: an exception here would be uncaught.
+      decoder.fail(new ReinError('internal', 'fatal', `Failed to decode the stream: ${String(error)}`, { cause: error }));
+    }
+  });
+  if (decoder.finished) return;
+  // A last event may lack its blank line; dispatch it (a truncated one is ignored).
+  decoder.flushing = true;
+  parser.feed('\n\n');
+  decoder.streamEnded();
+}
+
+async function decodeBody(res: HttpResponse, decoder: ChatDecoder, ctx: ErrorContext): Promise<void> {
+  const text = await res.text(Number.POSITIVE_INFINITY);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    decoder.fail(new ReinError('invalid_response', 'transient', `${ctx.url} answered 200 with a body that is not a JSON object: ${text.slice(0, 200)}`));
+    return;
+  }
+  decoder.completion(body as Record<string, unknown>);
+}

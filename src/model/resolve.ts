@@ -1,0 +1,161 @@
+/**
+ * Turning a `provider/model` string into a {@link ModelRef}: base URL, API key, headers.
+ * Every known provider speaks OpenAI Chat Completions; other servers are added through
+ * `config.providers` (no code needed).
+ */
+import { ReinError } from '../errors.js';
+import type { ModelRef } from './types.js';
+
+/** An OpenAI-compatible server configured by the user. */
+export interface ProviderConfig {
+  /** Base URL up to and including the version path, e.g. `https://api.example.com/v1`. */
+  baseUrl: string;
+  apiKey?: string;
+  /** The environment variable holding the key; when set, the key is required. */
+  apiKeyEnv?: string;
+  headers?: Record<string, string>;
+}
+
+/** Overrides and extra providers for {@link resolveModel}. */
+export interface ResolveConfig {
+  /** Overrides the provider's base URL (and makes its key optional: a custom server may need none). */
+  baseUrl?: string;
+  /** Overrides the key read from the environment. */
+  apiKey?: string;
+  headers?: Record<string, string>;
+  /** Extra providers by prefix, or replacements of the built-in ones. */
+  providers?: Record<string, ProviderConfig>;
+}
+
+interface KnownProvider {
+  baseUrl: string;
+  baseUrlEnv: string;
+  apiKeyEnv?: string;
+  /** The key is required when the default (hosted) base URL is used. */
+  keyRequired: boolean;
+}
+
+const KNOWN: Record<string, KnownProvider> = {
+  openai: { baseUrl: 'https://api.openai.com/v1', baseUrlEnv: 'OPENAI_BASE_URL', apiKeyEnv: 'OPENAI_API_KEY', keyRequired: true },
+  ollama: { baseUrl: 'http://127.0.0.1:11434/v1', baseUrlEnv: 'OLLAMA_BASE_URL', keyRequired: false },
+  // vLLM runs without a key unless started with --api-key; read one when it is there.
+  vllm: { baseUrl: 'http://127.0.0.1:8000/v1', baseUrlEnv: 'VLLM_BASE_URL', apiKeyEnv: 'VLLM_API_KEY', keyRequired: false },
+  lmstudio: { baseUrl: 'http://127.0.0.1:1234/v1', baseUrlEnv: 'LMSTUDIO_BASE_URL', keyRequired: false },
+  openrouter: {
+    baseUrl: 'https://openrouter.ai/api/v1',
+    baseUrlEnv: 'OPENROUTER_BASE_URL',
+    apiKeyEnv: 'OPENROUTER_API_KEY',
+    keyRequired: true,
+  },
+};
+
+/** The names of the built-in providers, in the order error messages list them. */
+export const KNOWN_PROVIDERS: readonly string[] = Object.keys(KNOWN);
+
+/**
+ * The environment variable that holds `provider`'s API key: the built-in name for known
+ * providers (`OPENAI_API_KEY`, `OPENROUTER_API_KEY`), else `<PROVIDER>_API_KEY`.
+ */
+export function apiKeyEnvName(provider: string): string {
+  return KNOWN[provider]?.apiKeyEnv ?? `${provider.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY`;
+}
+
+/**
+ * Resolves `provider/model` (or a bare model id, meaning `openai/<id>`) to a {@link ModelRef}.
+ * Only the first slash separates the provider: `openrouter/anthropic/claude-sonnet-4.5` is
+ * provider `openrouter`, model `anthropic/claude-sonnet-4.5`.
+ *
+ * @throws ReinError `config` (fatal) for an unknown provider, a missing required key or an
+ *   invalid base URL; the message says how to fix it.
+ * @example
+ * resolveModel('ollama/llama3.1'); // { provider: 'ollama', id: 'llama3.1', baseUrl: 'http://127.0.0.1:11434/v1', … }
+ */
+export function resolveModel(
+  spec: string,
+  config: ResolveConfig = {},
+  env: Record<string, string | undefined> = process.env,
+): ModelRef {
+  const trimmed = spec.trim();
+  const slash = trimmed.indexOf('/');
+  const provider = slash === -1 ? 'openai' : trimmed.slice(0, slash);
+  const id = slash === -1 ? trimmed : trimmed.slice(slash + 1);
+  if (provider === '' || id === '') {
+    throw new ReinError(
+      'config',
+      'fatal',
+      `Invalid model "${spec}": write "provider/model" (e.g. "openai/gpt-4o", "ollama/llama3.1") or a bare OpenAI model id`,
+    );
+  }
+  const custom = config.providers?.[provider];
+  if (custom !== undefined) return fromCustom(provider, id, custom, config, env);
+  const known = KNOWN[provider];
+  if (known === undefined) {
+    throw new ReinError(
+      'config',
+      'fatal',
+      `Unknown model provider "${provider}" in "${spec}". Known providers: ${KNOWN_PROVIDERS.join(', ')}. ` +
+        `To add an OpenAI-compatible server, configure it: providers: { "${provider}": { baseUrl: "https://host/v1", apiKeyEnv: "${apiKeyEnvName(provider)}" } }, ` +
+        `or use "openai/<model>" with OPENAI_BASE_URL pointing at the server.`,
+    );
+  }
+  const envBaseUrl = nonEmpty(env[known.baseUrlEnv]);
+  const baseUrl = checkBaseUrl(config.baseUrl ?? envBaseUrl ?? known.baseUrl, config.baseUrl ? 'config.baseUrl' : envBaseUrl ? known.baseUrlEnv : provider);
+  const apiKey = nonEmpty(config.apiKey) ?? (known.apiKeyEnv ? nonEmpty(env[known.apiKeyEnv]) : undefined);
+  if (apiKey === undefined && known.keyRequired && baseUrl === known.baseUrl) {
+    throw new ReinError(
+      'config',
+      'fatal',
+      `${known.apiKeyEnv} is not set: export it, or point ${known.baseUrlEnv} at a server that needs no key`,
+    );
+  }
+  return build(provider, id, baseUrl, apiKey, config.headers);
+}
+
+function fromCustom(
+  provider: string,
+  id: string,
+  custom: ProviderConfig,
+  config: ResolveConfig,
+  env: Record<string, string | undefined>,
+): ModelRef {
+  const baseUrl = checkBaseUrl(config.baseUrl ?? custom.baseUrl, `providers.${provider}.baseUrl`);
+  const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(custom.apiKey) ?? (custom.apiKeyEnv ? nonEmpty(env[custom.apiKeyEnv]) : undefined);
+  if (apiKey === undefined && custom.apiKeyEnv !== undefined) {
+    throw new ReinError(
+      'config',
+      'fatal',
+      `${custom.apiKeyEnv} is not set: provider "${provider}" reads its API key from it. Export it, or drop apiKeyEnv if the server needs no key`,
+    );
+  }
+  const headers = custom.headers || config.headers ? { ...custom.headers, ...config.headers } : undefined;
+  return build(provider, id, baseUrl, apiKey, headers);
+}
+
+function build(provider: string, id: string, baseUrl: string, apiKey: string | undefined, headers: Record<string, string> | undefined): ModelRef {
+  const model: ModelRef = { provider, id, api: 'openai-chat', baseUrl };
+  if (apiKey !== undefined) model.apiKey = apiKey;
+  if (headers !== undefined) model.headers = headers;
+  return model;
+}
+
+/** Validates a base URL and drops trailing slashes (the adapter appends `/chat/completions`). */
+function checkBaseUrl(value: string, origin: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ReinError(
+      'config',
+      'fatal',
+      `Invalid base URL "${value}" (from ${origin}): expected an http(s) URL up to the API version, e.g. "http://127.0.0.1:11434/v1"`,
+    );
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}

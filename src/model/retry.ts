@@ -1,0 +1,157 @@
+/**
+ * Re-running a model request when it failed with a transient error (network, 429, 5xx,
+ * overloaded, a cut stream), with exponential backoff that honours the server's
+ * `retry-after`.
+ */
+import { ReinError, toReinError } from '../errors.js';
+import { EventStream } from './event-stream.js';
+import { emptyUsage } from './types.js';
+import type { AssistantMessage, AssistantStream, AssistantStreamEvent, Context, ModelRef, StreamFunction, StreamOptions } from './types.js';
+
+/** How {@link streamWithRetry} retries. */
+export interface RetryPolicy {
+  /** Retries after the first attempt (default 3: at most 4 requests). */
+  maxRetries: number;
+  /** The delay before the first retry, doubled for each further one (default 1000 ms). */
+  baseDelayMs: number;
+  /** No delay exceeds this; a server asking for more is not retried (default 60 000 ms). */
+  maxDelayMs: number;
+  /** Randomize the backoff ("equal jitter", see {@link backoffDelay}); default true. */
+  jitter: boolean;
+  /** Waits `ms`, rejecting when `signal` aborts. Injected by tests to run without waiting. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** The defaults: 3 retries, 1 s doubling, capped at 60 s, with jitter. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 1000, maxDelayMs: 60_000, jitter: true };
+
+/**
+ * The delay before retry number `attempt` (1-based), or `undefined` when the server asked
+ * for a longer wait than `maxDelayMs` allows (then the error is final).
+ *
+ * Exponential backoff `baseDelayMs · 2^(attempt-1)`, capped at `maxDelayMs`, with *equal
+ * jitter*: a uniformly random value between half the backoff and the whole of it. Unlike
+ * full jitter (0 … backoff) it never retries at once, which matters when the server is
+ * overloaded; the random half still spreads out clients that failed together.
+ * A server-requested delay (`retryAfterMs`) wins when it is longer.
+ */
+export function backoffDelay(attempt: number, retryAfterMs: number | undefined, policy: RetryPolicy, random: () => number = Math.random): number | undefined {
+  if (retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs) return undefined;
+  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  const backoff = policy.jitter ? exponential / 2 + random() * (exponential / 2) : exponential;
+  return Math.round(Math.max(backoff, retryAfterMs ?? 0));
+}
+
+/**
+ * Calls `fn` and, when its stream ends with a transient error, calls it again after a
+ * backoff. Events of every attempt are forwarded as they arrive; before waiting, a
+ * `{ type: 'retry', attempt, delayMs, error }` event says that everything the failed
+ * attempt streamed is void (the final message never contains it). `attempt` is the number
+ * of the attempt that failed (1 = the first request), so also the number of the retry. Non-transient errors,
+ * the last attempt's error and aborts end the stream as they are. Never throws.
+ *
+ * @example
+ * const stream = streamWithRetry(streamOpenAIChat, model, context, { signal });
+ * for await (const event of stream) if (event.type === 'retry') console.warn(`retrying in ${event.delayMs} ms`);
+ */
+export function streamWithRetry(
+  fn: StreamFunction,
+  model: ModelRef,
+  context: Context,
+  options: StreamOptions = {},
+  policy: Partial<RetryPolicy> = {},
+): AssistantStream {
+  const full: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...policy };
+  const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
+  void run(out, fn, model, context, options, full);
+  return out;
+}
+
+async function run(
+  out: EventStream<AssistantStreamEvent, AssistantMessage>,
+  fn: StreamFunction,
+  model: ModelRef,
+  context: Context,
+  options: StreamOptions,
+  policy: RetryPolicy,
+): Promise<void> {
+  const sleep = policy.sleep ?? defaultSleep;
+  for (let attempt = 1; ; attempt++) {
+    const failure = await forwardAttempt(out, fn, model, context, options);
+    if (failure === undefined) return; // done was forwarded
+    const { error } = failure;
+    const delayMs = error.kind === 'transient' && attempt <= policy.maxRetries && !options.signal?.aborted
+      ? backoffDelay(attempt, error.retryAfterMs, policy)
+      : undefined;
+    if (delayMs === undefined) {
+      out.push(failure);
+      out.end(failure.message);
+      return;
+    }
+    out.push({ type: 'retry', attempt, delayMs, error });
+    try {
+      await sleep(delayMs, options.signal);
+    } catch {
+      // Only an abort interrupts the wait: end now rather than after the delay.
+      const aborted = new ReinError('aborted', 'fatal', 'The model request was aborted while waiting to retry', { cause: error });
+      const message: AssistantMessage = { ...failure.message, content: [], stopReason: 'aborted', error: aborted.toJSON() };
+      out.push({ type: 'error', error: aborted, message });
+      out.end(message);
+      return;
+    }
+  }
+}
+
+type Failure = Extract<AssistantStreamEvent, { type: 'error' }>;
+
+/** Forwards one attempt's events; returns its error event (not forwarded) if it failed. */
+async function forwardAttempt(
+  out: EventStream<AssistantStreamEvent, AssistantMessage>,
+  fn: StreamFunction,
+  model: ModelRef,
+  context: Context,
+  options: StreamOptions,
+): Promise<Failure | undefined> {
+  try {
+    for await (const event of fn(model, context, options)) {
+      if (event.type === 'error') return event;
+      out.push(event);
+      if (event.type === 'done') {
+        out.end(event.message);
+        return undefined;
+      }
+    }
+    throw new ReinError('internal', 'fatal', `The ${model.provider} adapter ended its stream without a done or error event`);
+  } catch (thrown) {
+    // Adapters must not throw; a custom StreamFunction might.
+    const error = toReinError(thrown);
+    const message: AssistantMessage = {
+      role: 'assistant',
+      content: [],
+      stopReason: error.code === 'aborted' ? 'aborted' : 'error',
+      usage: emptyUsage(),
+      provider: model.provider,
+      model: model.id,
+      error: error.toJSON(),
+    };
+    return { type: 'error', error, message };
+  }
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * `defineTool`: the one way to declare a tool. Parameters may be written as plain JSON
+ * Schema, TypeBox or zod 4; all three end up as plain JSON Schema on the {@link Tool},
+ * converted once, here, at definition time — rein never imports zod or TypeBox.
+ */
+import { ReinError } from '../errors.js';
+import type { JsonSchema } from '../model/types.js';
+import type { Tool, ToolContext, ToolOutput, ToolRisk } from './types.js';
+
+/**
+ * The argument type `execute` receives: TypeBox's `Static`, zod's output type, or a plain
+ * record for a JSON Schema. Structural, so rein needs neither library's types.
+ */
+export type InferArgs<P> = P extends { static: infer S } // TypeBox: TSchema['static'] is Static<T>
+  ? S
+  : P extends { _zod: { output: infer O } } // zod 4: every schema carries its types in `_zod`
+    ? O
+    : Record<string, unknown>;
+
+/** What {@link defineTool} takes. `P` is the parameters schema: JSON Schema, TypeBox or zod 4. */
+export interface ToolDefinition<P extends object = JsonSchema> {
+  /** Letters, digits, `_` and `-`, at most 64 characters (the rule OpenAI enforces). */
+  name: string;
+  /** What the tool does and when to use it: the model decides from this alone. */
+  description: string;
+  /** An object schema: the model always passes arguments as one JSON object. */
+  parameters: P;
+  /** Runs the tool with validated arguments (coerced, defaults filled). May throw. */
+  execute: (args: InferArgs<P>, ctx: ToolContext) => ToolOutput | Promise<ToolOutput>;
+  /** Per-call timeout in ms (default: the dispatcher's, 30 s). `Infinity` disables it. */
+  timeoutMs?: number;
+  risk?: ToolRisk;
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const RISKS: readonly ToolRisk[] = ['read', 'write', 'execute'];
+
+/**
+ * Declares a tool. Checks the definition and converts `parameters` to plain JSON Schema;
+ * throws a `config` {@link ReinError} naming the tool and what to fix.
+ *
+ * zod schemas are converted with zod's own exporter (the schema's Standard JSON Schema
+ * `~standard.jsonSchema.input`, else its `toJSONSchema({ io: 'input' })` method), as the
+ * *input* shape so fields with defaults stay optional for the model. Only the shape
+ * travels: zod refinements and transforms do not run on the arguments. `zod/mini` schemas
+ * have no exporter on the instance: pass `z.toJSONSchema(schema, { io: 'input' })`.
+ *
+ * @example
+ * import { Type } from '@sinclair/typebox';
+ *
+ * const roll = defineTool({
+ *   name: 'roll',
+ *   description: 'Roll one die. Use it whenever the user asks for a random number from 1 to `sides`.',
+ *   parameters: Type.Object({ sides: Type.Integer({ minimum: 1, default: 6 }) }),
+ *   execute: ({ sides }) => String(1 + Math.floor(Math.random() * sides)), // sides: number
+ * });
+ */
+export function defineTool<P extends object>(definition: ToolDefinition<P>): Tool {
+  const label = typeof definition.name === 'string' ? `tool "${definition.name}"` : 'a tool';
+  const tool: Tool = {
+    name: definition.name,
+    description: definition.description,
+    parameters: toJsonSchema(definition.parameters, label),
+    // The dispatcher validates against `parameters` before calling, which is what makes
+    // the narrower argument type true at run time.
+    execute: definition.execute as unknown as Tool['execute'],
+  };
+  if (definition.timeoutMs !== undefined) tool.timeoutMs = definition.timeoutMs;
+  if (definition.risk !== undefined) tool.risk = definition.risk;
+  assertValidTool(tool);
+  return tool;
+}
+
+/**
+ * Checks a {@link Tool} however it was made (by {@link defineTool}, by hand, from an MCP
+ * server): name, description, an object parameters schema, an `execute` function, and a
+ * sane timeout and risk. Throws a `config` {@link ReinError} saying what to fix.
+ */
+export function assertValidTool(tool: Tool): void {
+  const label = typeof tool.name === 'string' ? `tool "${tool.name}"` : 'a tool';
+  const fail = (problem: string): never => {
+    throw new ReinError('config', 'fatal', `${label}: ${problem}`);
+  };
+  if (typeof tool.name !== 'string' || !NAME.test(tool.name)) {
+    fail(`name must be 1 to 64 letters, digits, "_" or "-" (^[a-zA-Z0-9_-]{1,64}$); got ${JSON.stringify(tool.name)}`);
+  }
+  if (typeof tool.description !== 'string' || tool.description.trim() === '') {
+    fail('description must be a non-empty string saying what the tool does and when to use it');
+  }
+  const params: unknown = tool.parameters;
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) {
+    fail('parameters must be a JSON Schema object');
+  }
+  const type = (params as JsonSchema).type;
+  if (type !== 'object') {
+    fail(
+      `parameters must be a schema of type "object" (models pass arguments as one JSON object); got ${
+        type === undefined ? 'no "type"' : `type ${JSON.stringify(type)}`
+      }. Wrap the value in an object property`,
+    );
+  }
+  if (typeof tool.execute !== 'function') fail('execute must be a function');
+  if (tool.timeoutMs !== undefined && !(typeof tool.timeoutMs === 'number' && tool.timeoutMs > 0)) {
+    fail(`timeoutMs must be a positive number of milliseconds; got ${String(tool.timeoutMs)}`);
+  }
+  if (tool.risk !== undefined && !RISKS.includes(tool.risk)) {
+    fail(`risk must be one of ${RISKS.join(', ')}; got ${JSON.stringify(tool.risk)}`);
+  }
+}
+
+interface StandardJsonSchema {
+  '~standard': { jsonSchema: { input: (options: { target: string }) => Record<string, unknown> } };
+}
+
+/**
+ * Converts a parameters schema written as JSON Schema, TypeBox, zod 4 or any Standard JSON
+ * Schema library to a fresh plain JSON Schema object (no symbols, no `$schema`).
+ * `label` names the owner in the error thrown when the input is none of those.
+ */
+export function toJsonSchema(schema: unknown, label: string): JsonSchema {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+    throw new ReinError('config', 'fatal', `${label}: parameters must be a JSON Schema, zod or TypeBox object schema`);
+  }
+  // TypeBox schemas (marked by `Symbol.for('TypeBox.Kind')`) are JSON Schema plus symbol-keyed metadata:
+  // the plain copy below drops the symbols, so they need no conversion of their own.
+  const converted = hasStandardJsonSchema(schema) || '_zod' in schema;
+  const json = converted ? convertWithLibrary(schema, label) : schema;
+  const fromZod = '_zod' in schema;
+  const plain = toPlainJson(json, fromZod) as JsonSchema;
+  // Providers differ on `$schema` (some reject it); the validator picks the dialect itself.
+  delete plain.$schema;
+  return plain;
+}
+
+function hasStandardJsonSchema(schema: object): schema is StandardJsonSchema {
+  const standard = (schema as { '~standard'?: { jsonSchema?: { input?: unknown } } })['~standard'];
+  return typeof standard?.jsonSchema?.input === 'function';
+}
+
+function convertWithLibrary(schema: object, label: string): unknown {
+  try {
+    if (hasStandardJsonSchema(schema)) return schema['~standard'].jsonSchema.input({ target: 'draft-2020-12' });
+    const method = (schema as { toJSONSchema?: unknown }).toJSONSchema;
+    if (typeof method === 'function') return (method as (p: object) => unknown).call(schema, { io: 'input' });
+  } catch (error) {
+    throw new ReinError(
+      'config',
+      'fatal',
+      `${label}: parameters cannot be converted to JSON Schema: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  throw new ReinError(
+    'config',
+    'fatal',
+    `${label}: this zod schema has no JSON Schema export (zod/mini?); pass z.toJSONSchema(schema, { io: 'input' }) as parameters`,
+  );
+}
+
+/**
+ * A JSON-only deep copy: string keys only (drops TypeBox's symbols), no `undefined`, no
+ * functions. For zod output it also drops the ±2^53 bounds zod adds to every integer,
+ * which only cost tokens.
+ */
+function toPlainJson(value: unknown, fromZod: boolean): unknown {
+  if (Array.isArray(value)) return value.map((item) => toPlainJson(item, fromZod));
+  if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined || typeof item === 'function') continue;
+    out[key] = toPlainJson(item, fromZod);
+  }
+  if (fromZod && out.type === 'integer') {
+    if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
+    if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum;
+  }
+  return out;
+}

@@ -1,0 +1,335 @@
+/**
+ * The dispatcher: one tool call in, one tool result out, in DESIGN.md's fixed order —
+ * known tool? → repair + parse → validate → beforeToolCall → permission → execute with
+ * timeout → normalize + truncate → afterToolCall → wrap. Every failure is an error result
+ * written for the model ("which tool, what was wrong, what to send instead"); nothing here
+ * throws to the caller.
+ */
+import type { ErrorCode } from '../errors.js';
+import type { ToolCall, ToolResultMessage } from '../model/types.js';
+import { normalizeOutput } from './output.js';
+import { repairArguments, type RepairResult } from './repair.js';
+import { closestName } from './suggest.js';
+import { DEFAULT_MAX_OUTPUT_CHARS, truncateContent } from './truncate.js';
+import type {
+  BeforeToolCallResult,
+  DispatchContext,
+  DispatchOutcome,
+  DispatcherOptions,
+  Tool,
+  ToolContext,
+  ToolOutput,
+} from './types.js';
+import { compileValidator } from './validate.js';
+
+/** Default per-call timeout of a tool, in ms. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+
+/** Where the dispatcher finds tools; a {@link ToolRegistry} is one. Read on every call. */
+export interface ToolLookup {
+  get(name: string): Tool | undefined;
+  names(): string[];
+}
+
+/** Runs tool calls. Created by {@link createDispatcher}. */
+export interface Dispatcher {
+  /** Never rejects: every failure is an error result in the outcome. */
+  dispatch(call: ToolCall, ctx: DispatchContext): Promise<DispatchOutcome>;
+}
+
+type Outcome = Omit<DispatchOutcome, 'durationMs'>;
+type Checked = { ok: true; value: Record<string, unknown> } | { ok: false; code: ErrorCode; text: string };
+type Settled =
+  | { kind: 'ok'; output: ToolOutput }
+  | { kind: 'threw'; error: unknown }
+  | { kind: 'timeout' }
+  | { kind: 'aborted' };
+
+const MAX_LISTED_TOOLS = 40;
+
+/**
+ * Creates a dispatcher over a registry. Hooks that throw become error results (a throwing
+ * permission check denies). `afterToolCall` sees every call that reached execution
+ * (succeeded, failed, timed out or aborted), not calls refused before it. The timeout is
+ * `tool.timeoutMs ?? options.defaultTimeoutMs ?? 30 000`; `Infinity` or `0` means none.
+ * The first call of a tool loads ajv and compiles its schema; to pay that up front, call
+ * `compileValidator(tool.parameters)` (from `validate.ts`) for each tool at start-up.
+ *
+ * @example
+ * const dispatcher = createDispatcher(new ToolRegistry(seedTools()), { defaultTimeoutMs: 10_000 });
+ * const { result, errorCode } = await dispatcher.dispatch(call, { signal, runId, idempotencyKey });
+ */
+export function createDispatcher(registry: ToolLookup, options: DispatcherOptions = {}): Dispatcher {
+  const maxChars = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+
+  async function run(call: ToolCall, ctx: DispatchContext): Promise<Outcome> {
+    if (ctx.signal.aborted) return failure(call, 'aborted', `tool "${call.name}" was not run: the run was aborted`);
+
+    // (1) Known tool?
+    const tool = registry.get(call.name);
+    if (!tool) return failure(call, 'unknown_tool', unknownToolMessage(call.name, registry.names()));
+
+    // (2) Repair and parse; (3) validate: coerce types, fill defaults.
+    const parsed = parseArguments(call);
+    if (!parsed.ok) {
+      const text = `invalid arguments for tool "${tool.name}": ${parsed.error}. Send the arguments as one JSON object.`;
+      return failure(call, 'invalid_arguments', text);
+    }
+    const checked = await validate(tool, parsed.value);
+    if (!checked.ok) return failure(call, checked.code, checked.text, parsed.value);
+    let args = checked.value;
+
+    // (4) beforeToolCall: block, or patch (validated again); (5) permission.
+    if (options.beforeToolCall) {
+      const before = await runBeforeHook(options.beforeToolCall, call, tool, args);
+      if (!before.ok) return before.outcome;
+      args = before.args;
+    }
+    if (options.onConfirm) {
+      const denied = await checkPermission(options.onConfirm, call, tool, args);
+      if (denied) return denied;
+    }
+
+    // (6) Execute with timeout; (7) normalize and truncate; (8) afterToolCall.
+    const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const settled = await execute(tool, args, call, ctx, timeoutMs);
+    const outcome = toOutcome(call, args, settled, timeoutMs, maxChars);
+    return options.afterToolCall ? runAfterHook(options.afterToolCall, call, args, outcome) : outcome;
+  }
+
+  /** Validates in place (`args` is always ours: a fresh parse or a clone). */
+  async function validate(tool: Tool, args: Record<string, unknown>): Promise<Checked> {
+    let validator;
+    try {
+      validator = await compileValidator(tool.parameters);
+    } catch (error) {
+      // Not the model's fault, but the model should learn it cannot use this tool.
+      const text = `tool "${tool.name}" cannot be used: its parameters schema is broken (${messageOf(error)})`;
+      return { ok: false, code: 'tool_failed', text };
+    }
+    const result = validator(args);
+    return result.ok ? result : { ok: false, code: 'invalid_arguments', text: invalidMessage(tool.name, result.errors) };
+  }
+
+  async function runBeforeHook(
+    hook: NonNullable<DispatcherOptions['beforeToolCall']>,
+    call: ToolCall,
+    tool: Tool,
+    args: Record<string, unknown>,
+  ): Promise<{ ok: true; args: Record<string, unknown> } | { ok: false; outcome: Outcome }> {
+    const label = `tool "${tool.name}"`;
+    const stop = (code: ErrorCode, text: string, used = args) => ({
+      ok: false as const,
+      outcome: failure(call, code, text, used),
+    });
+    let answer: BeforeToolCallResult;
+    try {
+      answer = await hook(call, args, tool);
+    } catch (error) {
+      return stop('tool_failed', `${label} was not run: the beforeToolCall hook failed: ${messageOf(error)}`);
+    }
+    if (answer && 'block' in answer && answer.block) {
+      return stop('tool_denied', `${label} was blocked: ${answer.reason || 'no reason given'}`);
+    }
+    if (!answer || !('arguments' in answer)) return { ok: true, args };
+    let patched: Record<string, unknown>;
+    try {
+      patched = structuredClone(answer.arguments);
+    } catch (error) {
+      const problem = `the beforeToolCall hook returned arguments that are not plain data: ${messageOf(error)}`;
+      return stop('tool_failed', `${label} was not run: ${problem}`);
+    }
+    const rechecked = await validate(tool, patched);
+    if (!rechecked.ok) {
+      return stop(rechecked.code, `${rechecked.text} (these arguments were changed by the beforeToolCall hook)`, patched);
+    }
+    return { ok: true, args: rechecked.value };
+  }
+
+  function execute(
+    tool: Tool,
+    args: Record<string, unknown>,
+    call: ToolCall,
+    ctx: DispatchContext,
+    timeoutMs: number,
+  ): Promise<Settled> {
+    const controller = new AbortController();
+    let interrupt!: (settled: Settled) => void;
+    const interrupted = new Promise<Settled>((resolve) => (interrupt = resolve));
+    // Settle before aborting: a tool that rejects synchronously on abort must not win the race.
+    const onAbort = (): void => {
+      interrupt({ kind: 'aborted' });
+      controller.abort(ctx.signal.reason);
+    };
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    const onTimeout = (): void => {
+      interrupt({ kind: 'timeout' });
+      controller.abort(new DOMException(`tool "${tool.name}" timed out after ${timeoutMs} ms`, 'TimeoutError'));
+    };
+    const timer = timeoutMs > 0 && Number.isFinite(timeoutMs) ? setTimeout(onTimeout, timeoutMs) : undefined;
+    const toolCtx: ToolContext = {
+      signal: controller.signal,
+      runId: ctx.runId,
+      toolCallId: call.id,
+      idempotencyKey: ctx.idempotencyKey,
+      log: (message, data) => options.log?.(message, { tool: tool.name, toolCallId: call.id, ...data }),
+    };
+    // A tool that ignores its signal keeps running in the background; we stop waiting for it.
+    const running = (async () => tool.execute(args, toolCtx))().then(
+      (output): Settled => ({ kind: 'ok', output }),
+      (error: unknown): Settled => ({ kind: 'threw', error }),
+    );
+    return Promise.race([running, interrupted]).finally(() => {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onAbort);
+    });
+  }
+
+  return {
+    async dispatch(call, ctx) {
+      const started = performance.now();
+      let outcome: Outcome;
+      try {
+        outcome = await run(call, ctx);
+      } catch (error) {
+        // Every stage above already turns its failures into results; this is the last net.
+        outcome = failure(call, 'internal', `tool "${call.name}" could not be run: ${messageOf(error)}`);
+      }
+      return { ...outcome, durationMs: performance.now() - started };
+    },
+  };
+}
+
+/** Fails closed: a permission check that throws denies. */
+async function checkPermission(
+  onConfirm: NonNullable<DispatcherOptions['onConfirm']>,
+  call: ToolCall,
+  tool: Tool,
+  args: Record<string, unknown>,
+): Promise<Outcome | undefined> {
+  let allowed: boolean;
+  let reason: string | undefined;
+  try {
+    const decision = await onConfirm(call, args, tool);
+    allowed = typeof decision === 'boolean' ? decision : decision.allow === true;
+    reason = typeof decision === 'object' ? decision.reason : undefined;
+  } catch (error) {
+    allowed = false;
+    reason = `the permission check failed (${messageOf(error)})`;
+  }
+  if (allowed) return undefined;
+  return failure(call, 'tool_denied', `permission denied for tool "${tool.name}": ${reason || 'not allowed'}`, args);
+}
+
+function toOutcome(
+  call: ToolCall,
+  args: Record<string, unknown>,
+  settled: Settled,
+  timeoutMs: number,
+  maxChars: number,
+): Outcome {
+  const label = `tool "${call.name}"`;
+  switch (settled.kind) {
+    case 'timeout':
+      return failure(call, 'tool_timeout', `${label} timed out after ${timeoutMs} ms`, args);
+    case 'aborted':
+      return failure(call, 'aborted', `${label} was aborted before it finished`, args);
+    case 'threw':
+      return failure(call, 'tool_failed', `${label} failed: ${messageOf(settled.error)}`, args);
+    case 'ok': {
+      const out = normalizeOutput(settled.output);
+      const outcome: Outcome = {
+        result: wrap(call, truncateContent(out.content, maxChars), out.isError, out.details),
+        terminate: out.terminate && !out.isError,
+        arguments: args,
+      };
+      if (out.isError) outcome.errorCode = 'tool_failed';
+      return outcome;
+    }
+  }
+}
+
+/** The hook may replace the result, but not its pairing with the call (step 9). */
+async function runAfterHook(
+  hook: NonNullable<DispatcherOptions['afterToolCall']>,
+  call: ToolCall,
+  args: Record<string, unknown>,
+  outcome: Outcome,
+): Promise<Outcome> {
+  const label = `tool "${call.name}"`;
+  let replaced: ToolResultMessage | void;
+  try {
+    replaced = await hook(call, outcome.result);
+  } catch (error) {
+    return failure(call, 'tool_failed', `${label} ran, but the afterToolCall hook failed: ${messageOf(error)}`, args);
+  }
+  if (replaced === undefined || replaced === outcome.result) return outcome;
+  if (!isResult(replaced)) {
+    const text = `${label} ran, but the afterToolCall hook returned something that is not a tool result`;
+    return failure(call, 'tool_failed', text, args);
+  }
+  const result: ToolResultMessage = { ...replaced, role: 'tool', toolCallId: call.id, toolName: call.name };
+  const next: Outcome = { result, terminate: outcome.terminate && !result.isError, arguments: args };
+  if (result.isError) next.errorCode = outcome.errorCode ?? 'tool_failed';
+  return next;
+}
+
+/** Step 2. The text is authoritative; `arguments` count only when no text came (replays, hand-made calls). */
+function parseArguments(call: ToolCall): RepairResult {
+  const raw = typeof call.rawArguments === 'string' ? call.rawArguments : '';
+  if (raw.trim() === '' && call.arguments && Object.keys(call.arguments).length > 0) {
+    // Validation coerces in place, and the call's object is not ours.
+    return { ok: true, value: structuredClone(call.arguments), repaired: false };
+  }
+  return repairArguments(raw);
+}
+
+function failure(call: ToolCall, errorCode: ErrorCode, text: string, args?: Record<string, unknown>): Outcome {
+  const outcome: Outcome = { result: wrap(call, [{ type: 'text', text }], true, undefined), terminate: false, errorCode };
+  if (args !== undefined) outcome.arguments = args;
+  return outcome;
+}
+
+function wrap(
+  call: ToolCall,
+  content: ToolResultMessage['content'],
+  isError: boolean,
+  details: unknown,
+): ToolResultMessage {
+  const result: ToolResultMessage = { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError };
+  if (details !== undefined) result.details = details;
+  return result;
+}
+
+function unknownToolMessage(name: string, available: string[]): string {
+  const sorted = [...available].sort();
+  const suggestion = closestName(name, sorted);
+  let text = `unknown tool "${name}".`;
+  if (suggestion) text += ` Did you mean "${suggestion}"?`;
+  if (sorted.length === 0) return `${text} No tools are available.`;
+  const listed = sorted.slice(0, MAX_LISTED_TOOLS).join(', ');
+  const more = sorted.length > MAX_LISTED_TOOLS ? ` and ${sorted.length - MAX_LISTED_TOOLS} more` : '';
+  return `${text} Available tools: ${listed}${more}`;
+}
+
+function invalidMessage(name: string, errors: string[]): string {
+  const head = `invalid arguments for tool "${name}"`;
+  if (errors.length === 1) return `${head}: ${errors[0]}. Fix it and call "${name}" again.`;
+  return `${head}:\n${errors.map((e) => `- ${e}`).join('\n')}\nFix these and call "${name}" again.`;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+function isResult(value: unknown): value is ToolResultMessage {
+  if (value === null || typeof value !== 'object') return false;
+  const v = value as Partial<ToolResultMessage>;
+  return Array.isArray(v.content) && typeof v.isError === 'boolean';
+}

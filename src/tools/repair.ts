@@ -1,0 +1,120 @@
+/**
+ * Argument repair: turns the argument text a model produced into a JSON object, fixing the
+ * slips models commonly make (code fences, chatter around the object, trailing commas)
+ * before giving up with a message the model can act on.
+ */
+
+/** Result of {@link repairArguments}. `repaired` says whether the text needed fixing. */
+export type RepairResult =
+  | { ok: true; value: Record<string, unknown>; repaired: boolean }
+  | { ok: false; error: string };
+
+/**
+ * Parses a model's argument text into a JSON object.
+ *
+ * Tries `JSON.parse` first (the common case costs one parse). On failure it strips
+ * Markdown code fences, anything before the first `{` and after the last `}`, and trailing
+ * commas before `}` / `]` (outside strings), then parses again. Empty text means `{}`
+ * (models send `""` for tools without parameters), and so does `null` for the same reason;
+ * a JSON string that itself holds an object (double-encoded arguments) is unwrapped.
+ * When even the repaired text does not parse, the error quotes the parser's message for
+ * the *original* text, so positions match what the model wrote.
+ *
+ * @example
+ * repairArguments('```json\n{"a": 1,}\n```'); // { ok: true, value: { a: 1 }, repaired: true }
+ * repairArguments('[1, 2]'); // { ok: false, error: 'arguments must be a JSON object, got an array' }
+ */
+export function repairArguments(text: string): RepairResult {
+  if (text.trim() === '') return { ok: true, value: {}, repaired: false };
+
+  let firstError: string;
+  try {
+    return asObject(JSON.parse(text), false);
+  } catch (error) {
+    firstError = (error as Error).message;
+  }
+
+  const candidate = repairText(text);
+  if (candidate !== text) {
+    try {
+      return asObject(JSON.parse(candidate), true);
+    } catch {
+      // Fall through: report the error against the text the model actually wrote.
+    }
+  }
+  return { ok: false, error: `arguments are not valid JSON: ${firstError}` };
+}
+
+function asObject(value: unknown, repaired: boolean): RepairResult {
+  if (value === null) return { ok: true, value: {}, repaired: true };
+  // Double-encoded arguments ("{\"a\":1}" as a JSON string) come from some models and proxies.
+  if (typeof value === 'string' && value.trimStart().startsWith('{')) {
+    try {
+      const inner: unknown = JSON.parse(value);
+      if (inner !== null && typeof inner === 'object' && !Array.isArray(inner)) {
+        return { ok: true, value: inner as Record<string, unknown>, repaired: true };
+      }
+    } catch {
+      // Not JSON inside: report it as the string it is.
+    }
+  }
+  if (typeof value === 'object' && !Array.isArray(value)) {
+    return { ok: true, value: value as Record<string, unknown>, repaired };
+  }
+  return { ok: false, error: `arguments must be a JSON object, got ${describeJsonKind(value)}` };
+}
+
+function describeJsonKind(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'number') return 'a number';
+  if (typeof value === 'boolean') return 'a boolean';
+  return typeof value;
+}
+
+/** The repairs, in order; each is a no-op when its slip is absent. */
+function repairText(text: string): string {
+  let out = stripCodeFence(text.trim());
+  const start = out.indexOf('{');
+  const end = out.lastIndexOf('}');
+  // Only cut when there is an object to keep: `[1,2]` must stay an array so the error says so.
+  if (start !== -1 && end > start) out = out.slice(start, end + 1);
+  return removeTrailingCommas(out);
+}
+
+const FENCE = /^```[a-zA-Z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?```\s*$/;
+
+function stripCodeFence(text: string): string {
+  // A fence may also follow some chatter ("Here are the arguments:\n```json ...").
+  const at = text.indexOf('```');
+  if (at === -1) return text;
+  const match = FENCE.exec(text.slice(at));
+  return match?.[1] ?? text.slice(at).replace(/^```[a-zA-Z0-9_-]*/, '').replace(/```\s*$/, '');
+}
+
+/** Drops a `,` whose next non-space character is `}` or `]`, ignoring commas inside strings. */
+function removeTrailingCommas(text: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (inString) {
+      out += ch;
+      if (ch === '\\') {
+        out += text[i + 1] ?? '';
+        i++;
+      } else if (ch === '"') {
+        inString = false;
+      }
+      continue;
+    }
+    if (ch === '"') inString = true;
+    if (ch === ',') {
+      let j = i + 1;
+      while (j < text.length && /\s/.test(text[j]!)) j++;
+      if (text[j] === '}' || text[j] === ']') continue;
+    }
+    out += ch;
+  }
+  return out;
+}

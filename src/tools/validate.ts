@@ -1,0 +1,275 @@
+/**
+ * JSON Schema validation of tool arguments with ajv: coercion ("3" → 3), defaults, and
+ * error messages a model can act on. ajv is loaded on the first validation (the core must
+ * import fast) and every schema is compiled once.
+ */
+import type { ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv';
+import { ReinError } from '../errors.js';
+import type { JsonSchema } from '../model/types.js';
+
+/** Outcome of a validation: the (coerced, defaulted) arguments, or one message per problem. */
+export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] };
+
+/**
+ * A compiled validator. It coerces and fills defaults **in place** on the object it is
+ * given, so hand it an object you own (the dispatcher hands it a fresh `JSON.parse` result).
+ */
+export type ArgsValidator = (args: Record<string, unknown>) => ValidationResult;
+
+interface AjvLike {
+  compile(schema: object): ValidateFunction;
+  removeSchema(schema: object): unknown;
+}
+
+const AJV_OPTIONS: AjvOptions = {
+  coerceTypes: true,
+  useDefaults: true,
+  allErrors: true,
+  // Real-world (MCP) schemas carry unknown keywords and formats; ignore them, never crash.
+  strict: false,
+  logger: false,
+  // Errors then carry `data` and `parentSchema`, which the messages quote. Costs nothing
+  // on the success path: ajv only fills them in when it builds an error.
+  verbose: true,
+  // Two tools may declare the same `$id`; keep compiled schemas out of ajv's shared registry.
+  addUsedSchema: false,
+};
+
+let engines: Promise<{ draft2020: AjvLike; draft07: AjvLike }> | undefined;
+
+function loadEngines(): Promise<{ draft2020: AjvLike; draft07: AjvLike }> {
+  engines ??= Promise.all([import('ajv'), import('ajv/dist/2020.js')]).then(([classic, modern]) => ({
+    // ajv is CommonJS: under Node's ESM interop the class is `module.exports.default`.
+    draft07: new classic.default.default(AJV_OPTIONS),
+    draft2020: new modern.default.default(AJV_OPTIONS),
+  }));
+  return engines;
+}
+
+const compiled = new WeakMap<object, Promise<ArgsValidator>>();
+
+/**
+ * Returns the validator of a schema, compiling it on first use (cached per schema object,
+ * so keep passing the same object: the dispatcher passes `tool.parameters`). Schemas that
+ * declare draft-04/06/07 in `$schema` are compiled as draft-07, all others as 2020-12 (what
+ * zod and MCP emit). Rejects with a `config` ReinError when the schema itself is invalid.
+ */
+export function compileValidator(schema: JsonSchema): Promise<ArgsValidator> {
+  let validator = compiled.get(schema);
+  if (!validator) {
+    validator = loadEngines().then((ajv) => build(schema, ajv));
+    compiled.set(schema, validator);
+  }
+  return validator;
+}
+
+function build(schema: JsonSchema, ajv: { draft2020: AjvLike; draft07: AjvLike }): ArgsValidator {
+  const { $schema, ...rest } = schema;
+  const engine = typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? ajv.draft07 : ajv.draft2020;
+  let validate: ValidateFunction;
+  try {
+    validate = engine.compile(rest);
+  } catch (error) {
+    throw new ReinError('config', 'fatal', `the parameters schema does not compile: ${(error as Error).message}`, {
+      cause: error,
+    });
+  } finally {
+    // The compiled function lives on in our WeakMap; ajv need not keep the schema forever.
+    engine.removeSchema(rest);
+  }
+  return (args) => (validate(args) ? { ok: true, value: args } : { ok: false, errors: formatErrors(validate.errors) });
+}
+
+/**
+ * Validates arguments against a JSON Schema, coercing types and filling defaults on a copy
+ * (or on `args` itself with `inPlace: true`, when the caller owns it). Rejects only when
+ * the schema itself cannot be compiled.
+ *
+ * @example
+ * await validateArguments({ type: 'object', properties: { n: { type: 'integer' } } }, { n: '3' });
+ * // { ok: true, value: { n: 3 } }
+ */
+export async function validateArguments(
+  schema: JsonSchema,
+  args: Record<string, unknown>,
+  options: { inPlace?: boolean } = {},
+): Promise<ValidationResult> {
+  const validator = await compileValidator(schema);
+  return validator(options.inPlace ? args : structuredClone(args));
+}
+
+const MAX_MESSAGES = 20;
+
+/** Turns ajv's errors into one model-readable line each. */
+export function formatErrors(errors: ErrorObject[] | null | undefined): string[] {
+  if (!errors || errors.length === 0) return ['arguments do not match the parameters schema'];
+  // Branch errors of anyOf / oneOf say "not a string", "not an integer", … one per branch;
+  // the combinator's own error summarizes them better. `if` errors duplicate their `then`.
+  const combinators = errors
+    .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
+    .map((e) => `${e.schemaPath}/`);
+  const lines: string[] = [];
+  for (const error of errors) {
+    if (error.keyword === 'if') continue;
+    if (combinators.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
+    const line = formatError(error);
+    if (!lines.includes(line)) lines.push(line);
+  }
+  if (lines.length > MAX_MESSAGES) {
+    const more = lines.length - MAX_MESSAGES;
+    return [...lines.slice(0, MAX_MESSAGES), `… and ${more} more problem${more === 1 ? '' : 's'}`];
+  }
+  return lines;
+}
+
+function formatError(e: ErrorObject): string {
+  const path = toPath(e.instancePath);
+  const subject = path === '' ? 'the arguments' : `parameter "${path}"`;
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return `missing required parameter "${join(path, String(p.missingProperty))}"`;
+    case 'type': {
+      const expected = String(p.type).split(',').map(typeName).join(' or ');
+      return `${subject} expects ${expected}, got ${describe(e.data)}`;
+    }
+    case 'enum':
+      return `${subject} must be one of ${listLiterals(p.allowedValues)}; got ${literal(e.data)}`;
+    case 'const':
+      return `${subject} must be ${literal(p.allowedValue)}; got ${literal(e.data)}`;
+    case 'additionalProperties': {
+      const name = join(path, String(p.additionalProperty));
+      const known = Object.keys(asRecord(asRecord(e.parentSchema).properties));
+      const where = path === '' ? 'this tool accepts' : `"${path}" accepts`;
+      const accepts = known.length > 0 ? `${where}: ${known.join(', ')}` : `${where} no other parameters`;
+      return `unexpected parameter "${name}" (${accepts})`;
+    }
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `${subject} must be ${String(p.comparison)} ${String(p.limit)}, got ${literal(e.data)}`;
+    case 'multipleOf':
+      return `${subject} must be a multiple of ${String(p.multipleOf)}, got ${literal(e.data)}`;
+    case 'minLength':
+      return `${subject} must have at least ${count(p.limit, 'character')}, got ${literal(e.data)}`;
+    case 'maxLength':
+      return `${subject} must have at most ${count(p.limit, 'character')}, got ${lengthOf(e.data)}`;
+    case 'minItems':
+      return `${subject} must have at least ${count(p.limit, 'item')}, got ${count(lengthOf(e.data), 'item')}`;
+    case 'maxItems':
+      return `${subject} must have at most ${count(p.limit, 'item')}, got ${count(lengthOf(e.data), 'item')}`;
+    case 'minProperties':
+    case 'maxProperties':
+      return `${subject} must have ${e.keyword === 'minProperties' ? 'at least' : 'at most'} ${count(p.limit, 'property')}`;
+    case 'pattern':
+      return `${subject} must match the pattern ${String(p.pattern)}, got ${literal(e.data)}`;
+    case 'format':
+      return `${subject} must be a valid ${String(p.format)}, got ${literal(e.data)}`;
+    case 'uniqueItems':
+      return `${subject} must not contain duplicates (items ${String(p.j)} and ${String(p.i)} are equal)`;
+    case 'anyOf':
+    case 'oneOf':
+      return formatCombinator(e, subject);
+    case 'dependentRequired':
+    case 'dependencies':
+      return `missing required parameter "${join(path, String(p.missingProperty))}" (required with "${join(path, String(p.property))}")`;
+    case 'false schema':
+      return `${subject} is not allowed`;
+    default:
+      return `${subject} ${e.message ?? 'is invalid'}, got ${literal(e.data)}`;
+  }
+}
+
+function formatCombinator(e: ErrorObject, subject: string): string {
+  const passing = (e.params as { passingSchemas?: unknown }).passingSchemas;
+  if (Array.isArray(passing)) return `${subject} matches more than one of the allowed shapes; it must match exactly one`;
+  const branches = Array.isArray(e.schema) ? (e.schema as unknown[]).map(asRecord) : [];
+  // TypeBox writes `Type.Union([Type.Literal('a'), …])` as anyOf of consts: say it as an enum.
+  if (branches.length > 0 && branches.every((b) => 'const' in b || Array.isArray(b.enum))) {
+    const values = branches.flatMap((b) => ('const' in b ? [b.const] : (b.enum as unknown[])));
+    return `${subject} must be one of ${listLiterals(values)}; got ${literal(e.data)}`;
+  }
+  const shapes = branches.map((b) => (typeof b.type === 'string' ? typeName(b.type) : 'a value of another shape'));
+  const unique = [...new Set(shapes)];
+  const expected = unique.length > 0 ? `one of: ${unique.join(', ')}` : 'one of the allowed shapes';
+  return `${subject} must match ${expected}; got ${describe(e.data)}`;
+}
+
+/** `/items/2/name` → `items[2].name`. */
+function toPath(pointer: string): string {
+  if (pointer === '') return '';
+  let out = '';
+  for (const raw of pointer.slice(1).split('/')) {
+    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(segment) ? `[${segment}]` : out === '' ? segment : `.${segment}`;
+  }
+  return out;
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function typeName(type: string): string {
+  switch (type) {
+    case 'integer':
+      return 'an integer';
+    case 'array':
+      return 'an array';
+    case 'object':
+      return 'an object';
+    case 'null':
+      return 'null';
+    case 'boolean':
+      return 'a boolean (true or false)';
+    default:
+      return `a ${type}`;
+  }
+}
+
+/** "the string \"30s\"", "the number 3.5", "an array", … — what arrived, for type errors. */
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'string':
+      return `the string ${literal(value)}`;
+    case 'number':
+      return `the number ${value}`;
+    case 'boolean':
+      return `the boolean ${value}`;
+    case 'object':
+      return 'an object';
+    default:
+      return typeof value;
+  }
+}
+
+/** A value as JSON, cut short so a 10 kB string does not flood the message. */
+function literal(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+}
+
+function listLiterals(values: unknown): string {
+  return Array.isArray(values) ? values.map(literal).join(', ') : literal(values);
+}
+
+function count(n: unknown, noun: string): string {
+  const plural = noun === 'property' ? 'properties' : `${noun}s`;
+  return `${String(n)} ${n === 1 ? noun : plural}`;
+}
+
+function lengthOf(value: unknown): number {
+  return typeof value === 'string' || Array.isArray(value) ? value.length : 0;
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+}

@@ -1,0 +1,156 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startScriptedServer, type Script, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { cleanEnv, isGone, rein, spawned, startRein } from './spawn.js';
+
+const servers: ScriptedServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function server(script: Script): Promise<ScriptedServer> {
+  const s = await startScriptedServer({ script });
+  servers.push(s);
+  return s;
+}
+
+describe('rein run', () => {
+  it('--json prints one JSON event per line and nothing else, ending with run_finished', async () => {
+    const s = await server([{ toolCalls: [{ name: 'calculate', arguments: { expression: '6 * 7' } }] }, { text: 'It is 42.' }]);
+    const out = await rein(['run', '--json', '--model', 'openai/scripted', 'what is 6*7?'], { env: cleanEnv({ OPENAI_BASE_URL: s.url }) });
+    expect(out.code).toBe(0);
+    const lines = out.stdout.trim().split('\n');
+    const events = lines.map((l) => JSON.parse(l) as { type: string; reason?: string; result?: { text: string } });
+    expect(events[0]!.type).toBe('run_started');
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', reason: 'final_answer', result: { text: 'It is 42.' } });
+    const finished = events.find((e) => e.type === 'tool_finished') as unknown as { result: { content: Array<{ text: string }> } };
+    expect(finished.result.content[0]!.text).toBe('42');
+  });
+
+  it('streams the answer to stdout and the trace and summary line to stderr', async () => {
+    const s = await server([{ toolCalls: [{ name: 'roll_dice', arguments: { sides: 6 } }] }, { text: 'You rolled a die.' }]);
+    const out = await rein(['run', '--base-url', s.url, 'roll a die'], { env: cleanEnv() });
+    expect(out.code).toBe(0);
+    expect(out.stdout.trim()).toBe('You rolled a die.');
+    expect(out.stderr).toMatch(/→ roll_dice \{"sides":6\}/);
+    expect(out.stderr).toMatch(/← .*\(\d+ ms\)/);
+    expect(out.stderr).toMatch(/final_answer · 2 steps · 1 tool call · \d+ tokens · /);
+  });
+
+  it('exits 3 when a limit stops the run', async () => {
+    let n = 0;
+    const s = await server(() => ({ toolCalls: [{ name: 'calculate', arguments: { expression: `${n++} + 1` } }] }));
+    const out = await rein(['run', '--max-steps', '2', '--base-url', s.url, 'loop'], { env: cleanEnv() });
+    expect(out.code).toBe(3);
+    expect(out.stderr).toMatch(/max_steps/);
+  });
+
+  it('exits 1 and says what to set when the key is rejected', async () => {
+    const s = await server([{ fault: { type: 'status', status: 401 } }]);
+    const out = await rein(['run', '--base-url', s.url, 'hi'], { env: cleanEnv() });
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/auth/);
+    expect(out.stderr).toMatch(/OPENAI_API_KEY/);
+  });
+
+  it('an unknown model says to check --model', async () => {
+    const body = { error: { message: 'The model `nope` does not exist or you do not have access to it.', type: 'invalid_request_error', param: null, code: 'model_not_found' } };
+    const s = await server([{ fault: { type: 'status', status: 404, body } }]);
+    const out = await rein(['run', '--base-url', s.url, '--model', 'openai/nope', 'hi'], { env: cleanEnv() });
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/model_not_found/);
+    expect(out.stderr).toMatch(/--model/);
+  });
+
+  it('a missing key ends with a message that says what to set (exit 2)', async () => {
+    const out = await rein(['run', 'hi'], { env: cleanEnv() });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/OPENAI_API_KEY/);
+  });
+
+  it('--json still ends with a run_finished line when the run cannot start', async () => {
+    const out = await rein(['run', '--json', 'hi'], { env: cleanEnv() });
+    expect(out.code).toBe(2);
+    const last = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { type: string; error: { code: string } };
+    expect(last).toMatchObject({ type: 'run_finished', reason: 'fatal_error', error: { code: 'config' } });
+  });
+
+  it('an unreachable base URL ends with a message naming it', async () => {
+    const s = await startScriptedServer({ script: [] });
+    const url = s.url;
+    await s.close(); // nothing listens on this port any more
+    const out = await rein(['run', '--base-url', url, 'hi'], { env: cleanEnv(), timeoutMs: 60_000 });
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain(url.replace(/\/v1$/, ''));
+    expect(out.stderr).toMatch(/OPENAI_BASE_URL|--base-url/);
+  }, 90_000);
+
+  it('a bad flag is a usage error that says what to fix', async () => {
+    const out = await rein(['run', '--max-steps', 'lots', 'hi'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/--max-steps expects a positive number, got "lots"/);
+  });
+});
+
+describe('rein demo', () => {
+  it('runs both example tasks offline and shows the whole trace', async () => {
+    const out = await rein(['demo'], { env: cleanEnv() });
+    expect(out.code).toBe(0);
+    expect(out.stderr).toMatch(/SCRIPTED OFFLINE MODEL/);
+    expect(out.stderr).toMatch(/→ get_current_time/);
+    expect(out.stderr.match(/→ roll_dice/g)).toHaveLength(2);
+    expect(out.stderr).toMatch(/→ calculate \{"expression":"\d \+ \d"\}/);
+    expect(out.stdout).toMatch(/The current time is /);
+    const sum = /You rolled (\d) and (\d); together that makes (\d+)\./.exec(out.stdout);
+    expect(sum).not.toBeNull();
+    expect(Number(sum![1]) + Number(sum![2])).toBe(Number(sum![3]));
+  });
+});
+
+describe('rein chat', () => {
+  it('keeps the conversation across prompts, takes a line typed during a run as steering, and ends on exit', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const s = await server(async (request) => {
+      const last = request.messages.at(-1)!;
+      if (last.content === 'hello') return { text: 'First answer.' };
+      if (last.content === 'what time is it?') return { toolCalls: [{ name: 'get_current_time', arguments: {} }] };
+      if (last.role === 'tool') {
+        await held; // the model "thinks" until the test has typed its steering line
+        return { text: 'Second answer.' };
+      }
+      return { text: `Steered: ${String(last.content)}` };
+    });
+    const chat = startRein(['chat', '--base-url', s.url], cleanEnv());
+    try {
+      await chat.waitFor(/> $/m);
+      chat.write('hello');
+      await chat.waitFor(/First answer\./);
+      chat.write('what time is it?');
+      await chat.waitFor(/→ get_current_time/);
+      chat.write('also say hi');
+      await chat.waitFor(/steering: also say hi/);
+      release();
+      await chat.waitFor(/Steered: also say hi/);
+      chat.write('exit');
+      const out = await chat.done;
+      expect(out.code).toBe(0);
+      // The second prompt's request carries the first exchange: the history is kept.
+      expect(s.requests[1]!.messages.map((m) => m.content)).toEqual(['hello', 'First answer.', 'what time is it?']);
+    } finally {
+      chat.kill();
+    }
+  });
+});
+
+describe('rein', () => {
+  it('an unknown command lists the commands (exit 2)', async () => {
+    const out = await rein(['frobnicate']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/unknown command "frobnicate".*run, chat, demo/);
+  });
+});
+
+afterAll(() => {
+  // Every child this file started has been reaped.
+  for (const child of spawned) expect(isGone(child.pid)).toBe(true);
+});

@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { ReinError } from '../../src/errors.js';
+import { errorFromNetwork, errorFromResponse, errorFromStreamPayload, parseRetryAfter, streamCutError } from '../../src/model/http-errors.js';
+import type { ErrorContext } from '../../src/model/http-errors.js';
+import { readFixture } from './fixture-server.js';
+
+const ctx: ErrorContext = { provider: 'openai', model: 'gpt-4o', url: 'https://api.openai.com/v1/chat/completions' };
+
+interface ObservedItem {
+  provider: string;
+  status: number | null;
+  scenario: string;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
+const observed = (JSON.parse(readFixture('errors/observed-in-issue-reports.json')) as { items: ObservedItem[] }).items;
+
+function classifyObserved(item: ObservedItem): ReinError {
+  if (item.status === null) return errorFromStreamPayload(item.body, ctx);
+  return errorFromResponse(item.status, item.headers ?? {}, item.body === null ? '' : JSON.stringify(item.body), ctx);
+}
+
+describe('error payloads observed in issue reports', () => {
+  // [scenario substring, code, kind, retryAfterMs]
+  const expected: Array<[string, string, string, number | undefined]> = [
+    ['older message format', 'rate_limited', 'transient', 6],
+    ['Limit/Used/Requested', 'rate_limited', 'transient', 26_604],
+    ['rate limit delivered INSIDE a Responses stream', 'rate_limited', 'transient', 1574],
+    ['server_error delivered as a Responses stream', 'server_error', 'transient', undefined],
+    ['context_length_exceeded (messages only)', 'context_length', 'fatal', undefined],
+    ['context_length_exceeded (messages + requested completion)', 'context_length', 'fatal', undefined],
+    ['context length exceeded on an OpenAI-compatible provider', 'context_length', 'fatal', undefined],
+    ['server_error', 'server_error', 'transient', undefined],
+    ['rate_limit_error body', 'rate_limited', 'transient', undefined],
+    ['429 response HEADERS', 'rate_limited', 'transient', undefined],
+    ['overloaded_error (HTTP 529)', 'overloaded', 'transient', undefined],
+    ['overloaded_error, newer shape', 'overloaded', 'transient', undefined],
+    ['api_error with message "Overloaded"', 'overloaded', 'transient', undefined],
+    ['prompt too long', 'context_length', 'fatal', undefined],
+  ];
+
+  it('has an expectation for every item', () => {
+    expect(observed).toHaveLength(expected.length);
+  });
+
+  for (const [index, [scenario, code, kind, retryAfterMs]] of expected.entries()) {
+    it(`${scenario} → ${code} (${kind})`, () => {
+      const item = observed[index] as ObservedItem;
+      expect(item.scenario).toContain(scenario);
+      const error = classifyObserved(item);
+      expect([error.code, error.kind, error.retryAfterMs]).toEqual([code, kind, retryAfterMs]);
+      const said = (item.body as { error?: { message?: string }; message?: string } | null)?.error?.message ?? (item.body as { message?: string } | null)?.message;
+      if (said !== undefined) expect(error.message).toContain(said);
+    });
+  }
+});
+
+describe('errorFromResponse', () => {
+  it('honours retry-after on a 429', () => {
+    const error = errorFromResponse(429, { 'retry-after': '1' }, '{"error":{"message":"slow down"}}', ctx);
+    expect([error.code, error.kind, error.retryAfterMs, error.status]).toEqual(['rate_limited', 'transient', 1000, 429]);
+  });
+
+  it('401 names the provider’s key variable', () => {
+    const error = errorFromResponse(401, {}, '{"error":{"message":"No auth credentials found","code":401}}', { ...ctx, provider: 'openrouter' });
+    expect([error.code, error.kind]).toEqual(['auth', 'fatal']);
+    expect(error.message).toContain('OPENROUTER_API_KEY');
+    expect(error.message).toContain('No auth credentials found');
+  });
+
+  it('403 is auth as well', () => {
+    expect(errorFromResponse(403, {}, '{"error":{"message":"forbidden"}}', ctx).code).toBe('auth');
+  });
+
+  it('404 without a model in the message is not_found, pointing at the base URL', () => {
+    const error = errorFromResponse(404, {}, '404 page not found', ctx);
+    expect([error.code, error.kind]).toEqual(['not_found', 'fatal']);
+    expect(error.message).toContain('base URL');
+    expect(error.message).toContain('404 page not found');
+  });
+
+  it('maps the other statuses', () => {
+    const cases: Array<[number, string, string]> = [
+      [408, 'timeout', 'transient'],
+      [409, 'server_error', 'transient'],
+      [422, 'bad_request', 'fatal'],
+      [500, 'server_error', 'transient'],
+      [502, 'server_error', 'transient'],
+      [529, 'overloaded', 'transient'],
+      [418, 'bad_request', 'fatal'],
+    ];
+    for (const [status, code, kind] of cases) {
+      const error = errorFromResponse(status, {}, '', ctx);
+      expect([status, error.code, error.kind]).toEqual([status, code, kind]);
+      expect(error.message).toContain(`HTTP ${status} with an empty body`);
+    }
+  });
+
+  it('an exhausted quota is a fatal 429: retrying cannot help', () => {
+    const error = errorFromResponse(429, { 'retry-after': '1' }, '{"error":{"message":"You exceeded your current quota","code":"insufficient_quota"}}', ctx);
+    expect([error.code, error.kind, error.retryAfterMs]).toEqual(['rate_limited', 'fatal', undefined]);
+    expect(error.message).toContain('You exceeded your current quota');
+  });
+
+  it('quotes a long non-JSON body only in part', () => {
+    const error = errorFromResponse(502, {}, `<html>${'x'.repeat(5000)}</html>`, ctx);
+    expect(error.message.length).toBeLessThan(1000);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2025-01-01T00:00:00Z');
+  it('reads seconds, fractions, HTTP dates and retry-after-ms (which wins)', () => {
+    expect(parseRetryAfter({ 'retry-after': '2' }, undefined, now)).toBe(2000);
+    expect(parseRetryAfter({ 'retry-after': '1.5' }, undefined, now)).toBe(1500);
+    expect(parseRetryAfter({ 'retry-after': 'Wed, 01 Jan 2025 00:00:30 GMT' }, undefined, now)).toBe(30_000);
+    expect(parseRetryAfter({ 'retry-after': 'Tue, 31 Dec 2024 23:00:00 GMT' }, undefined, now)).toBe(0);
+    expect(parseRetryAfter({ 'retry-after-ms': '250', 'retry-after': '9' }, undefined, now)).toBe(250);
+    expect(parseRetryAfter({ 'Retry-After': '3' }, undefined, now)).toBe(3000);
+  });
+
+  it('falls back to the "try again in" hint in the message', () => {
+    expect(parseRetryAfter({}, 'Please try again in 1.5s.')).toBe(1500);
+    expect(parseRetryAfter({}, 'Please try again in 20ms.')).toBe(20);
+    expect(parseRetryAfter({}, 'Please try again in 1m30s.')).toBe(90_000);
+    expect(parseRetryAfter({}, 'no hint here')).toBeUndefined();
+    expect(parseRetryAfter({ 'retry-after': 'soon' })).toBeUndefined();
+  });
+});
+
+describe('errorFromNetwork', () => {
+  const errno = (code: string, message: string): Error => Object.assign(new Error(message), { code });
+
+  it('connection refused, reset, DNS failures and hang-ups are transient and name the URL', () => {
+    for (const [code, message] of [
+      ['ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9'],
+      ['ECONNRESET', 'socket hang up'],
+      ['ENOTFOUND', 'getaddrinfo ENOTFOUND api.example'],
+      ['ETIMEDOUT', 'connect ETIMEDOUT'],
+    ] as const) {
+      const error = errorFromNetwork(errno(code, message), ctx);
+      expect([code, error.code, error.kind]).toEqual([code, 'network', 'transient']);
+      expect(error.message).toContain(ctx.url);
+    }
+  });
+
+  it('an abort is aborted; a TLS failure is fatal', () => {
+    const abort = Object.assign(new Error('aborted'), { name: 'AbortError' });
+    expect(errorFromNetwork(abort, ctx).code).toBe('aborted');
+    const tls = errorFromNetwork(errno('DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate'), ctx);
+    expect([tls.code, tls.kind]).toEqual(['network', 'fatal']);
+  });
+
+  it('streamCutError is transient', () => {
+    expect(streamCutError(ctx)).toMatchObject({ code: 'stream_cut', kind: 'transient' });
+  });
+});

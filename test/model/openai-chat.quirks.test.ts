@@ -1,0 +1,222 @@
+/**
+ * Server quirks and failure modes of the Chat Completions adapter that the recordings do
+ * not show (or show only once), on a real local HTTP server.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { streamOpenAIChat } from '../../src/model/providers/openai-chat.js';
+import type { AssistantStreamEvent } from '../../src/model/types.js';
+import { byteChunks, closedPortUrl, fixtureResponse, readFixture, sseBody, startServer } from './fixture-server.js';
+import type { ScriptedResponse, TestServer } from './fixture-server.js';
+import { collect, expectWellFormed, testModel, textOf, toolCallsOf } from './stream-helpers.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const SSE = { 'content-type': 'text/event-stream' };
+
+function chunk(delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id: 'chatcmpl-quirk', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra };
+}
+
+function tool(index: number | undefined, id: string | undefined, name: string | undefined, args: string | undefined): Record<string, unknown> {
+  const fn: Record<string, unknown> = {};
+  if (name !== undefined) fn.name = name;
+  if (args !== undefined) fn.arguments = args;
+  const call: Record<string, unknown> = { type: 'function', function: fn };
+  if (index !== undefined) call.index = index;
+  if (id !== undefined) call.id = id;
+  return call;
+}
+
+async function run(responses: ScriptedResponse[], options: { signal?: AbortSignal; stream?: boolean } = {}) {
+  server = await startServer(responses);
+  const result = await collect(streamOpenAIChat(testModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, options));
+  expectWellFormed(result.events, result.message);
+  return result;
+}
+
+function lastError(events: AssistantStreamEvent[]) {
+  const last = events[events.length - 1];
+  if (last?.type !== 'error') throw new Error(`expected an error event, got ${last?.type}`);
+  return last.error;
+}
+
+describe('openai-chat quirks', () => {
+  it('ignores an empty choices array (Azure first chunk) and content null', async () => {
+    const body = sseBody([
+      { id: 'x', choices: [], prompt_filter_results: [{ prompt_index: 0 }] },
+      chunk({ role: 'assistant', content: null }),
+      chunk({ content: 'Hello' }),
+      chunk({}, 'stop'),
+    ]);
+    const { message } = await run([{ headers: SSE, body }]);
+    expect(textOf(message)).toBe('Hello');
+    expect(message.content).toHaveLength(1);
+  });
+
+  it('generates unique ids when they are missing, numeric ("0") or repeated, and accepts indices from 1', async () => {
+    const body = sseBody([
+      chunk({ tool_calls: [tool(1, '0', 'a', '{"n":1}')] }),
+      chunk({ tool_calls: [tool(2, undefined, 'b', '{"n":2}')] }),
+      chunk({ tool_calls: [tool(3, 'call_same', 'c', '{"n":3}')] }),
+      chunk({ tool_calls: [tool(4, 'call_same', 'd', '{"n":4}')] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    const { message } = await run([{ headers: SSE, body }]);
+    const calls = toolCallsOf(message);
+    expect(calls.map((c) => [c.name, c.arguments])).toEqual([['a', { n: 1 }], ['b', { n: 2 }], ['c', { n: 3 }], ['d', { n: 4 }]]);
+    const ids = calls.map((c) => c.id);
+    expect(new Set(ids).size).toBe(4);
+    expect(ids[2]).toBe('call_same');
+    for (const id of ids) expect(id).toMatch(/^call_\w+$/);
+    expect(ids[0]).not.toBe('0');
+  });
+
+  it('tool calls without an index: a name starts a call, fragments continue the last one', async () => {
+    const body = sseBody([
+      chunk({ tool_calls: [tool(undefined, 'call_1', 'first', '{"a":')] }),
+      chunk({ tool_calls: [tool(undefined, undefined, undefined, '1}')] }),
+      chunk({ tool_calls: [tool(undefined, 'call_2', 'second', '{}')] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    const { message } = await run([{ headers: SSE, body }]);
+    expect(toolCallsOf(message).map((c) => [c.id, c.name, c.arguments])).toEqual([
+      ['call_1', 'first', { a: 1 }],
+      ['call_2', 'second', {}],
+    ]);
+  });
+
+  it('assembles interleaved parallel argument deltas by index', async () => {
+    const body = sseBody([
+      chunk({ tool_calls: [tool(0, 'call_a', 'read', '{"path":')] }),
+      chunk({ tool_calls: [tool(1, 'call_b', 'read', '{"path":')] }),
+      chunk({ tool_calls: [tool(0, undefined, undefined, '"a.txt"}')] }),
+      chunk({ tool_calls: [tool(1, undefined, undefined, '"b.txt"}')] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    const { message } = await run([{ headers: SSE, body }]);
+    expect(toolCallsOf(message).map((c) => c.arguments)).toEqual([{ path: 'a.txt' }, { path: 'b.txt' }]);
+  });
+
+  it('ends the text block when a tool call starts, keeping the order of first appearance', async () => {
+    const body = sseBody([chunk({ content: 'Let me look.' }), chunk({ tool_calls: [tool(0, 'call_x', 'ls', '{}')] }), chunk({}, 'tool_calls')]);
+    const { message, events } = await run([{ headers: SSE, body }]);
+    expect(message.content.map((b) => b.type)).toEqual(['text', 'tool_call']);
+    const types = events.map((e) => e.type);
+    expect(types).toEqual(['start', 'text_start', 'text_delta', 'text_end', 'tool_call_start', 'tool_call_delta', 'tool_call_end', 'done']);
+  });
+
+  it('keeps raw arguments that are not a JSON object and sets arguments to {}', async () => {
+    const body = sseBody([
+      chunk({ tool_calls: [tool(0, 'call_1', 'a', '[1, 2]')] }),
+      chunk({ tool_calls: [tool(1, 'call_2', 'b', '{"unterminated": "x')] }),
+      chunk({ tool_calls: [tool(2, 'call_3', 'c', '')] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    const { message } = await run([{ headers: SSE, body }]);
+    expect(toolCallsOf(message).map((c) => [c.rawArguments, c.arguments])).toEqual([
+      ['[1, 2]', {}],
+      ['{"unterminated": "x', {}],
+      ['', {}],
+    ]);
+  });
+
+  it('infers the stop reason when no finish_reason came before [DONE]', async () => {
+    const text = await run([{ headers: SSE, body: sseBody([chunk({ content: 'ok' })]) }]);
+    expect(text.message.stopReason).toBe('stop');
+    await server?.close();
+    const tools = await run([{ headers: SSE, body: sseBody([chunk({ tool_calls: [tool(0, 'call_1', 'a', '{}')] })]) }]);
+    expect(tools.message.stopReason).toBe('tool_use');
+  });
+
+  it('maps content_filter, and finish_reason "error" to an error event', async () => {
+    const filtered = await run([{ headers: SSE, body: sseBody([chunk({ content: 'partial' }), chunk({}, 'content_filter')]) }]);
+    expect(filtered.message.stopReason).toBe('content_filter');
+    await server?.close();
+    const failed = await run([{ headers: SSE, body: sseBody([chunk({ content: 'partial' }), chunk({}, 'error')]) }]);
+    expect(lastError(failed.events)).toMatchObject({ code: 'server_error', kind: 'transient' });
+  });
+
+  it('a body that ends with neither [DONE] nor a finish_reason is a transient stream_cut', async () => {
+    const { message, events } = await run([{ headers: SSE, body: sseBody([chunk({ content: 'Hal' }), chunk({ content: 'f' })], false) }]);
+    expect(lastError(events)).toMatchObject({ code: 'stream_cut', kind: 'transient' });
+    expect(message.stopReason).toBe('error');
+    expect(textOf(message)).toBe('Half');
+  });
+
+  it('a connection cut mid-stream is a transient stream_cut carrying the partial text', async () => {
+    const { message, events } = await run([{ headers: SSE, body: [sseBody([chunk({ content: 'before the cut' })], false)], cut: true }]);
+    const error = lastError(events);
+    expect([error.code, error.kind]).toEqual(['stream_cut', 'transient']);
+    expect(error.message).toContain(server?.baseUrl);
+    expect(textOf(message)).toBe('before the cut');
+  });
+
+  it('decodes a last event that lacks its blank line', async () => {
+    const body = sseBody([chunk({ content: 'x' })], false) + `data: ${JSON.stringify(chunk({}, 'stop'))}`;
+    const { message } = await run([{ headers: SSE, body }]);
+    expect(message.stopReason).toBe('stop');
+  });
+
+  it('a frame that is not JSON ends the stream with invalid_response', async () => {
+    const { events } = await run([{ headers: SSE, body: `${sseBody([chunk({ content: 'x' })], false)}data: {not json\n\n` }]);
+    expect(lastError(events)).toMatchObject({ code: 'invalid_response' });
+  });
+
+  it('decodes the same when the body arrives in tiny byte chunks that split UTF-8 characters', async () => {
+    const text = 'Grüße, 世界 😀 — done';
+    const body = sseBody([...text].map((ch) => chunk({ content: ch })).concat([chunk({}, 'stop')]));
+    const { message } = await run([{ headers: SSE, body: byteChunks(body, 5) }]);
+    expect(textOf(message)).toBe(text);
+    await server?.close();
+    const recorded = await run([{ ...fixtureResponse('openai-chat/stream-parallel-tool-calls.sse'), body: byteChunks(readFixture('openai-chat/stream-parallel-tool-calls.sse'), 3) }]);
+    expect(toolCallsOf(recorded.message).map((c) => c.arguments)).toEqual([{ password: 'mellon' }, { password: 'radiance' }]);
+  });
+
+  it('reads a JSON body when the server ignores stream: true', async () => {
+    const { message } = await run([fixtureResponse('openai-compatible/ollama-nonstream-text.json')]);
+    expect(textOf(message)).toBe('4200 + 42 = 4242\n');
+  });
+
+  it('reads prompt_cache_hit_tokens when there are no prompt_tokens_details', async () => {
+    const usage = { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 36 };
+    const { message } = await run([{ headers: SSE, body: sseBody([chunk({ content: 'x' }, 'stop', { usage })]) }]);
+    expect(message.usage).toEqual({ input: 36, output: 5, cacheRead: 64, cacheWrite: 0, reasoning: 0, total: 105 });
+  });
+
+  it('aborting mid-stream ends with stopReason aborted and the text so far', async () => {
+    const controller = new AbortController();
+    server = await startServer([{ headers: SSE, body: [sseBody([chunk({ content: 'streaming…' })], false)], hold: true }]);
+    const stream = streamOpenAIChat(testModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal });
+    const events: AssistantStreamEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === 'text_delta') controller.abort();
+    }
+    const message = await stream.result();
+    expectWellFormed(events, message);
+    expect(message.stopReason).toBe('aborted');
+    expect(message.error?.code).toBe('aborted');
+    expect(textOf(message)).toBe('streaming…');
+  });
+
+  it('an already aborted signal sends no request', async () => {
+    server = await startServer([]);
+    const { message } = await collect(streamOpenAIChat(testModel(server.baseUrl), { messages: [] }, { signal: AbortSignal.abort() }));
+    expect(message.stopReason).toBe('aborted');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('an unreachable server is a transient network error naming the URL', async () => {
+    const baseUrl = await closedPortUrl();
+    const { events, message } = await collect(streamOpenAIChat(testModel(baseUrl), { messages: [] }));
+    expectWellFormed(events, message);
+    const error = lastError(events);
+    expect([error.code, error.kind]).toEqual(['network', 'transient']);
+    expect(error.message).toContain(`${baseUrl}/chat/completions`);
+    expect(error.message).toContain('connection refused');
+  });
+});

@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { streamOpenAIChat } from '../../src/model/providers/openai-chat.js';
+import { buildChatRequest, chatHeaders } from '../../src/model/providers/openai-chat-request.js';
+import type { Context } from '../../src/model/types.js';
+import { emptyUsage } from '../../src/model/types.js';
+import { fixtureResponse, startServer } from './fixture-server.js';
+import type { TestServer } from './fixture-server.js';
+import { collect, testModel } from './stream-helpers.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const context: Context = {
+  system: 'You are terse.',
+  messages: [
+    { role: 'user', content: 'List the files.' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'I should call ls.', signature: 'sig' },
+        { type: 'text', text: 'Looking.' },
+        { type: 'tool_call', id: 'call_1', name: 'ls', arguments: { dir: '.' }, rawArguments: '{"dir": "."}' },
+        { type: 'tool_call', id: 'call_2', name: 'pwd', arguments: {}, rawArguments: '' },
+      ],
+      stopReason: 'tool_use',
+      usage: emptyUsage(),
+      provider: 'openai',
+      model: 'gpt-4o',
+    },
+    { role: 'tool', toolCallId: 'call_1', toolName: 'ls', content: [{ type: 'text', text: 'a.txt' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }], isError: false },
+    { role: 'tool', toolCallId: 'call_2', toolName: 'pwd', content: [{ type: 'text', text: '/tmp' }], isError: false },
+    { role: 'user', content: [{ type: 'text', text: 'What is in this?' }, { type: 'image', data: 'iVBOR', mimeType: 'image/png' }] },
+    { role: 'user', content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] },
+  ],
+  tools: [{ name: 'ls', description: 'List files', parameters: { type: 'object', properties: { dir: { type: 'string' } } } }],
+};
+
+describe('Chat Completions request', () => {
+  it('maps every message kind', () => {
+    const request = buildChatRequest(testModel('http://127.0.0.1:1/v1'), context, { maxTokens: 100, temperature: 0.2 });
+    expect(request.messages).toEqual([
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'List the files.' },
+      {
+        role: 'assistant',
+        content: 'Looking.',
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'ls', arguments: '{"dir": "."}' } },
+          { id: 'call_2', type: 'function', function: { name: 'pwd', arguments: '{}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: 'a.txt\n[image]' },
+      { role: 'tool', tool_call_id: 'call_2', content: '/tmp' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in this?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBOR' } },
+        ],
+      },
+      { role: 'user', content: 'one\ntwo' },
+    ]);
+    expect(request.tools).toEqual([{ type: 'function', function: { name: 'ls', description: 'List files', parameters: context.tools?.[0]?.parameters } }]);
+    expect(request).toMatchObject({ model: 'gpt-4o', stream: true, stream_options: { include_usage: true }, max_tokens: 100, temperature: 0.2 });
+  });
+
+  it('drops thinking, empty assistant turns and an empty tools list; content null beside tool calls', () => {
+    const request = buildChatRequest(testModel('http://127.0.0.1:1/v1'), {
+      messages: [
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm' }], stopReason: 'aborted', usage: emptyUsage(), provider: 'openai', model: 'm' },
+        { role: 'assistant', content: [{ type: 'tool_call', id: 'c', name: 'x', arguments: {}, rawArguments: '{}' }], stopReason: 'tool_use', usage: emptyUsage(), provider: 'openai', model: 'm' },
+      ],
+      tools: [],
+    }, { stream: false });
+    expect(request.messages).toEqual([{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'x', arguments: '{}' } }] }]);
+    expect(request).not.toHaveProperty('tools');
+    expect(request).not.toHaveProperty('stream');
+    expect(request).not.toHaveProperty('max_tokens');
+  });
+
+  it('sends max_completion_tokens to api.openai.com only', () => {
+    const hosted = buildChatRequest(testModel('https://api.openai.com/v1'), { messages: [] }, { maxTokens: 50 });
+    expect(hosted).toMatchObject({ max_completion_tokens: 50 });
+    expect(hosted).not.toHaveProperty('max_tokens');
+  });
+
+  it('headers: bearer key when there is one, model headers last', () => {
+    expect(chatHeaders(testModel('http://x/v1', { headers: { 'x-title': 'rein' } }), true)).toMatchObject({
+      authorization: 'Bearer sk-test',
+      'content-type': 'application/json',
+      'x-title': 'rein',
+    });
+    expect(chatHeaders(testModel('http://x/v1', { apiKey: undefined }), true)).not.toHaveProperty('authorization');
+  });
+
+  it('POSTs the body and headers to {baseUrl}/chat/completions', async () => {
+    server = await startServer([fixtureResponse('openai-chat/stream-text-usage.sse')]);
+    await collect(streamOpenAIChat(testModel(`${server.baseUrl}/`, { headers: { 'x-extra': '1' } }), context));
+    const [request] = server.requests;
+    expect(request?.method).toBe('POST');
+    expect(request?.url).toBe('/v1/chat/completions');
+    expect(request?.headers.authorization).toBe('Bearer sk-test');
+    expect(request?.headers['x-extra']).toBe('1');
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(request?.json).toEqual(JSON.parse(JSON.stringify(buildChatRequest(testModel(server.baseUrl), context))));
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { ReinError } from '../../src/errors.js';
+import { apiKeyEnvName, resolveModel } from '../../src/model/resolve.js';
+
+function configError(fn: () => unknown): ReinError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ReinError);
+    expect((error as ReinError).code).toBe('config');
+    expect((error as ReinError).kind).toBe('fatal');
+    return error as ReinError;
+  }
+  throw new Error('expected a config error');
+}
+
+describe('resolveModel', () => {
+  it('openai/<id> reads OPENAI_API_KEY and the default base URL', () => {
+    expect(resolveModel('openai/gpt-4o', {}, { OPENAI_API_KEY: 'sk-1' })).toEqual({
+      provider: 'openai',
+      id: 'gpt-4o',
+      api: 'openai-chat',
+      baseUrl: 'https://api.openai.com/v1',
+      apiKey: 'sk-1',
+    });
+  });
+
+  it('a bare id means openai/<id>', () => {
+    expect(resolveModel('gpt-4o-mini', {}, { OPENAI_API_KEY: 'sk-1' })).toMatchObject({ provider: 'openai', id: 'gpt-4o-mini' });
+  });
+
+  it('a missing OPENAI_API_KEY says how to fix it', () => {
+    const error = configError(() => resolveModel('openai/gpt-4o', {}, {}));
+    expect(error.message).toBe('OPENAI_API_KEY is not set: export it, or point OPENAI_BASE_URL at a server that needs no key');
+    configError(() => resolveModel('openai/gpt-4o', {}, { OPENAI_API_KEY: '  ' }));
+  });
+
+  it('OPENAI_BASE_URL pointing elsewhere makes the key optional (local servers)', () => {
+    const model = resolveModel('openai/qwen', {}, { OPENAI_BASE_URL: 'http://localhost:8080/v1/' });
+    expect(model).toEqual({ provider: 'openai', id: 'qwen', api: 'openai-chat', baseUrl: 'http://localhost:8080/v1' });
+  });
+
+  it('local providers need no key', () => {
+    expect(resolveModel('ollama/llama3.1', {}, {})).toMatchObject({ provider: 'ollama', id: 'llama3.1', baseUrl: 'http://127.0.0.1:11434/v1' });
+    expect(resolveModel('ollama/llama3.1', {}, { OLLAMA_BASE_URL: 'http://gpu-box:11434/v1' }).baseUrl).toBe('http://gpu-box:11434/v1');
+    expect(resolveModel('vllm/Qwen/Qwen2.5-7B-Instruct', {}, {})).toMatchObject({ id: 'Qwen/Qwen2.5-7B-Instruct', baseUrl: 'http://127.0.0.1:8000/v1' });
+    expect(resolveModel('vllm/m', {}, { VLLM_BASE_URL: 'http://h:9000/v1', VLLM_API_KEY: 'k' })).toMatchObject({ baseUrl: 'http://h:9000/v1', apiKey: 'k' });
+    expect(resolveModel('lmstudio/qwen3-8b', {}, {})).toMatchObject({ baseUrl: 'http://127.0.0.1:1234/v1' });
+    expect(resolveModel('ollama/llama3.1', {}, {})).not.toHaveProperty('apiKey');
+  });
+
+  it('openrouter keeps the slashes of the model id and needs OPENROUTER_API_KEY', () => {
+    expect(resolveModel('openrouter/anthropic/claude-sonnet-4.5', {}, { OPENROUTER_API_KEY: 'or-1' })).toEqual({
+      provider: 'openrouter',
+      id: 'anthropic/claude-sonnet-4.5',
+      api: 'openai-chat',
+      baseUrl: 'https://openrouter.ai/api/v1',
+      apiKey: 'or-1',
+    });
+    expect(configError(() => resolveModel('openrouter/x/y', {}, {})).message).toContain('OPENROUTER_API_KEY is not set');
+  });
+
+  it('config overrides base URL, key and headers', () => {
+    const model = resolveModel('openai/gpt-4o', { baseUrl: 'https://proxy.example/v1', apiKey: 'sk-cfg', headers: { 'x-a': '1' } }, { OPENAI_API_KEY: 'sk-env' });
+    expect(model).toMatchObject({ baseUrl: 'https://proxy.example/v1', apiKey: 'sk-cfg', headers: { 'x-a': '1' } });
+  });
+
+  it('an unknown prefix uses a configured provider', () => {
+    const providers = { together: { baseUrl: 'https://api.together.xyz/v1', apiKeyEnv: 'TOGETHER_API_KEY', headers: { 'x-p': 'p' } } };
+    expect(resolveModel('together/meta-llama/Llama-3-70b', { providers }, { TOGETHER_API_KEY: 't-1' })).toEqual({
+      provider: 'together',
+      id: 'meta-llama/Llama-3-70b',
+      api: 'openai-chat',
+      baseUrl: 'https://api.together.xyz/v1',
+      apiKey: 't-1',
+      headers: { 'x-p': 'p' },
+    });
+    expect(configError(() => resolveModel('together/x', { providers }, {})).message).toContain('TOGETHER_API_KEY is not set');
+    expect(resolveModel('local/x', { providers: { local: { baseUrl: 'http://127.0.0.1:5000/v1' } } }, {})).not.toHaveProperty('apiKey');
+  });
+
+  it('an unknown provider lists the known ones and says how to add one', () => {
+    const error = configError(() => resolveModel('acme/model-1', {}, {}));
+    expect(error.message).toContain('Unknown model provider "acme"');
+    expect(error.message).toContain('openai, ollama, vllm, lmstudio, openrouter');
+    expect(error.message).toContain('providers: { "acme": { baseUrl:');
+  });
+
+  it('an invalid base URL is a config error naming it and where it came from', () => {
+    const error = configError(() => resolveModel('openai/gpt-4o', {}, { OPENAI_BASE_URL: 'localhost:8080' }));
+    expect(error.message).toContain('"localhost:8080"');
+    expect(error.message).toContain('OPENAI_BASE_URL');
+    configError(() => resolveModel('x/y', { providers: { x: { baseUrl: 'not a url' } } }, {}));
+  });
+
+  it('rejects empty halves', () => {
+    configError(() => resolveModel('openai/', {}, {}));
+    configError(() => resolveModel('/gpt-4o', {}, {}));
+    configError(() => resolveModel('', {}, {}));
+  });
+
+  it('apiKeyEnvName derives the variable of any provider', () => {
+    expect(apiKeyEnvName('openai')).toBe('OPENAI_API_KEY');
+    expect(apiKeyEnvName('my-host')).toBe('MY_HOST_API_KEY');
+  });
+});
