@@ -58,6 +58,8 @@ console.log(
     impl,
     turns,
     cpuUsPerRequest: (cpu.user + cpu.system) / requests,
+    userUsPerRequest: cpu.user / requests,
+    systemUsPerRequest: cpu.system / requests,
     medianMsPerRun: durations[Math.floor(durations.length / 2)],
     concurrentWallMs,
     peakRssMb: process.resourceUsage().maxRSS / 1024,

@@ -152,30 +152,49 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
     call: ToolCall,
     ctx: DispatchContext,
     timeoutMs: number,
-  ): Promise<Settled> {
-    const controller = new AbortController();
-    let interrupt!: (settled: Settled) => void;
-    const interrupted = new Promise<Settled>((resolve) => (interrupt = resolve));
-    // Settle before aborting: a tool that rejects synchronously on abort must not win the race.
-    const onAbort = (): void => {
-      interrupt({ kind: 'aborted' });
-      controller.abort(ctx.signal.reason);
-    };
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    const onTimeout = (): void => {
-      interrupt({ kind: 'timeout' });
-      controller.abort(new DOMException(`tool "${tool.name}" timed out after ${timeoutMs} ms`, 'TimeoutError'));
-    };
-    const timer = timeoutMs > 0 && Number.isFinite(timeoutMs) ? setTimeout(onTimeout, timeoutMs) : undefined;
+  ): Settled | Promise<Settled> {
+    // The tool's own AbortController is made only when the tool reads `ctx.signal`: most
+    // tools never do, and an AbortSignal costs more than the rest of a dispatch.
+    let controller: AbortController | undefined;
+    let abortReason: unknown;
     const toolCtx: ToolContext = {
-      signal: controller.signal,
+      get signal(): AbortSignal {
+        if (!controller) {
+          controller = new AbortController();
+          if (abortReason !== undefined) controller.abort(abortReason);
+        }
+        return controller.signal;
+      },
       runId: ctx.runId,
       toolCallId: call.id,
       idempotencyKey: ctx.idempotencyKey,
       log: (message, data) => options.log?.(message, { tool: tool.name, toolCallId: call.id, ...data }),
     };
+    let returned: ToolOutput | Promise<ToolOutput>;
+    try {
+      returned = tool.execute(args, toolCtx);
+    } catch (error) {
+      return { kind: 'threw', error };
+    }
+    // A synchronous tool has finished already: there is nothing to time out or interrupt,
+    // so it pays for no timer and no abort listener.
+    if (!isPromiseLike(returned)) return { kind: 'ok', output: returned };
+
+    let interrupt!: (settled: Settled) => void;
+    const interrupted = new Promise<Settled>((resolve) => (interrupt = resolve));
+    // Settle before aborting: a tool that rejects synchronously on abort must not win the race.
+    const stop = (settled: Settled, reason: unknown): void => {
+      interrupt(settled);
+      abortReason = reason;
+      controller?.abort(reason);
+    };
+    const onAbort = (): void => stop({ kind: 'aborted' }, ctx.signal.reason);
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    const onTimeout = (): void =>
+      stop({ kind: 'timeout' }, new DOMException(`tool "${tool.name}" timed out after ${timeoutMs} ms`, 'TimeoutError'));
+    const timer = timeoutMs > 0 && Number.isFinite(timeoutMs) ? setTimeout(onTimeout, timeoutMs) : undefined;
     // A tool that ignores its signal keeps running in the background; we stop waiting for it.
-    const running = (async () => tool.execute(args, toolCtx))().then(
+    const running = Promise.resolve(returned).then(
       (output): Settled => ({ kind: 'ok', output }),
       (error: unknown): Settled => ({ kind: 'threw', error }),
     );
@@ -316,6 +335,10 @@ function invalidMessage(name: string, errors: string[]): string {
   const head = `invalid arguments for tool "${name}"`;
   if (errors.length === 1) return `${head}: ${errors[0]}. Fix it and call "${name}" again.`;
   return `${head}:\n${errors.map((e) => `- ${e}`).join('\n')}\nFix these and call "${name}" again.`;
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<ToolOutput> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function messageOf(error: unknown): string {

@@ -39,7 +39,9 @@ export function demoScript(request: ChatRequest): ScriptTurn {
   const results = messages.slice(lastUser + 1).filter((m) => m.role === 'tool').map(textOf);
   if (task.includes('time')) {
     if (results.length === 0) return { text: 'Let me check the clock.', toolCalls: [{ name: 'get_current_time', arguments: {} }] };
-    return { text: `The current time is ${results[0]}.` };
+    // The tool's first line reads "Current time in <zone>: <weekday, date time (offset)>".
+    const now = (results[0] ?? '').split('\n')[0]?.replace(/^Current time in [^:]+:\s*/, '');
+    return { text: `It is ${now}.` };
   }
   if (task.includes('dice')) {
     if (results.length === 0) {

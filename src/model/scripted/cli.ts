@@ -41,6 +41,8 @@ const server = await startScriptedServer({
   model: values.model,
   chunkSize: number(values['chunk-size']),
   tokenDelayMs: number(values['token-delay-ms']),
+  // Nobody can read `requests` from outside the process; keeping them would only grow memory.
+  recordRequests: false,
 });
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
 
@@ -49,7 +51,9 @@ const stop = (): void => {
 };
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
-// Only a pipe means "a parent is watching"; a TTY or /dev/null would close or never close.
-if (fstatSync(0).isFIFO()) {
+// Only a pipe (Node's spawn uses a socketpair) means "a parent is watching": /dev/null would
+// end at once and a TTY never.
+const stdin = fstatSync(0);
+if (stdin.isFIFO() || stdin.isSocket()) {
   process.stdin.once('end', stop).once('close', stop).resume();
 }

@@ -23,6 +23,11 @@ export interface ScriptedServerOptions {
   chunkSize?: number;
   /** The model id of {@link ScriptedServer.model} and `GET /v1/models`. Default `scripted`. */
   model?: string;
+  /**
+   * Keep every request body in {@link ScriptedServer.requests}. Default true; a long-running
+   * server (the benchmark's) turns it off so it does not hold every history it was sent.
+   */
+  recordRequests?: boolean;
 }
 
 /** A running scripted model server. */
@@ -30,7 +35,10 @@ export interface ScriptedServer {
   /** Base URL including `/v1`, e.g. `http://127.0.0.1:54321/v1`. */
   url: string;
   port: number;
-  /** Every chat request body received (parsed), in arrival order, including rejected ones. */
+  /**
+   * Every chat request body received (parsed), in arrival order, including those rejected
+   * with HTTP 400 (empty when `recordRequests` is false).
+   */
   requests: ChatRequest[];
   /** A model reference pointing at this server. */
   model(id?: string): ModelRef;
@@ -154,6 +162,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   const chunkSize = Math.max(1, options.chunkSize ?? 12);
   const tokenDelayMs = options.tokenDelayMs ?? 0;
   const requests: ChatRequest[] = [];
+  const record = options.recordRequests ?? true;
   let turns = 0;
   let calls = 0;
   let responses = 0;
@@ -168,7 +177,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       sendJson(res, 400, errorBody('We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.', 'invalid_request_error'));
       return;
     }
-    if (typeof body === 'object' && body !== null && !Array.isArray(body)) requests.push(body as ChatRequest);
+    if (record && typeof body === 'object' && body !== null && !Array.isArray(body)) requests.push(body as ChatRequest);
     const invalid = validateChatRequest(body);
     if (invalid) {
       sendJson(res, 400, invalid);
