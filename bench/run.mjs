@@ -31,17 +31,34 @@ function importMs() {
   return samples[2];
 }
 
+// Each implementation runs in a fresh process per round; rounds interleave the three so a
+// burst of load on this shared machine hits all of them alike. Each figure is the median
+// over the rounds.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const { child, url } = await startServer();
-const results = {};
+const samples = {};
 try {
-  for (const turns of [8, 32]) {
-    for (const impl of ['fetch', 'http', 'rein']) {
-      results[`${impl}-${turns}`] = client(impl, url, turns);
-      process.stderr.write(`measured ${impl} at ${turns} tool turns\n`);
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const turns of [8, 32]) {
+      for (const impl of ['fetch', 'http', 'rein']) {
+        (samples[`${impl}-${turns}`] ??= []).push(client(impl, url, turns));
+      }
     }
+    process.stderr.write(`round ${round} of ${ROUNDS} measured\n`);
   }
 } finally {
   child.kill('SIGTERM');
+}
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+const results = {};
+for (const [key, list] of Object.entries(samples)) {
+  results[key] = {};
+  for (const field of Object.keys(list[0])) {
+    results[key][field] = typeof list[0][field] === 'number' ? median(list.map((r) => r[field])) : list[0][field];
+  }
 }
 const importTime = importMs();
 
@@ -64,8 +81,9 @@ console.log(`
 ## rein benchmark (${new Date().toISOString()}, node ${process.version})
 
 Workload: one tool \`add(a, b)\`; each run is N tool-call turns plus a final answer,
-streaming, against the scripted model server in its own process. 3 warm-up runs, then
-30 sequential runs (CPU, latency), then 100 concurrent runs (wall, peak RSS).
+streaming, against the scripted model server in its own process. Per measurement, a fresh
+process does 3 warm-up runs, then 30 sequential runs (CPU, latency), then 100 concurrent
+runs (wall, peak RSS). Figures are medians over ${ROUNDS} interleaved rounds.
 
 | impl | tool turns | CPU µs / model request | median ms / run | 100-concurrent wall ms | peak RSS MB |
 |---|---|---|---|---|---|

@@ -8,7 +8,7 @@
  */
 import { ReinError, toReinError, type ErrorInfo } from '../errors.js';
 import type { LoopState, RunEventBody, RunLimits, RunResult, RunStatus, RunTotals, StopReasonCode } from '../events.js';
-import type { AssistantMessage, Message, ModelRef, StreamFunction, StreamOptions, ToolCall, ToolSpec, UserMessage } from '../model/types.js';
+import type { AssistantMessage, AssistantStreamEvent, Message, ModelRef, StreamFunction, StreamOptions, ToolCall, ToolSpec, UserMessage } from '../model/types.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { AgentHooks, TurnInfo } from './options.js';
 import type { RunControls } from './handle.js';
@@ -165,7 +165,7 @@ export async function runLoop(deps: LoopDeps, input: UserMessage, history: Messa
     let attempt = 1;
     emit({ type: 'model_request', step, attempt, messages: context.length });
     const stream = d.stream(d.model, { ...(d.system === undefined ? {} : { system: d.system }), messages: context, tools: d.toolSpecs }, { ...d.modelOptions, signal });
-    for await (const event of stream) {
+    const onEvent = (event: AssistantStreamEvent): void => {
       switch (event.type) {
         case 'text_delta':
           emit({ type: 'text_delta', step, delta: event.delta });
@@ -187,8 +187,13 @@ export async function runLoop(deps: LoopDeps, input: UserMessage, history: Messa
         default:
           break;
       }
+    };
+    let message: AssistantMessage;
+    if (stream.listen) message = await stream.listen(onEvent);
+    else {
+      for await (const event of stream) onEvent(event);
+      message = await stream.result();
     }
-    const message = await stream.result();
     // The seq of this event anchors the idempotency keys of the calls it contains.
     const seq = emit({ type: 'assistant_message', step, message });
     return { message, seq };

@@ -13,22 +13,47 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
 }
 
+/** Deep equality of JSON values, ignoring object key order (the canonical form's equality). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in x) {
+    if (x[key] === undefined) continue;
+    count++;
+    if (!jsonEqual(x[key], y[key])) return false;
+  }
+  for (const key in y) if (y[key] !== undefined) count--;
+  return count === 0;
+}
+
 /**
  * `no_progress`: the same tool with canonically equal arguments N times in a row (across
- * turns). Any different call resets the count.
+ * turns). Any different call resets the count. Compared structurally (key order ignored),
+ * which is what equality of {@link canonicalJson} forms means, without building strings on
+ * every call.
  */
 export class RepeatTracker {
-  private last = '';
+  private lastName: string | undefined;
+  private lastArgs: unknown;
   private count = 0;
 
   constructor(private readonly limit: number) {}
 
   /** Records one call; true when the limit is reached. */
   record(name: string, args: unknown): boolean {
-    const signature = `${name}\u0000${canonicalJson(args)}`;
-    if (signature === this.last) this.count++;
+    if (name === this.lastName && jsonEqual(args, this.lastArgs)) this.count++;
     else {
-      this.last = signature;
+      this.lastName = name;
+      this.lastArgs = args;
       this.count = 1;
     }
     return this.limit > 0 && this.count >= this.limit;

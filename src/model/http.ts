@@ -52,6 +52,7 @@ export function abortError(signal: AbortSignal): Error {
  */
 export function httpPost(
   url: URL,
+  /** Request headers; `content-length` is set on this object (pass a fresh one). */
   headers: OutgoingHttpHeaders,
   body: string,
   signal?: AbortSignal,
@@ -61,16 +62,17 @@ export function httpPost(
       reject(abortError(signal));
       return;
     }
-    const secure = url.protocol === 'https:';
+    const target = targetOf(url);
+    const secure = target.secure;
+    headers['content-length'] = Buffer.byteLength(body);
     const options: http.RequestOptions = {
       agent: secure ? httpsAgent : httpAgent,
-      protocol: url.protocol,
-      // URL keeps the brackets of IPv6 literals; the socket wants the bare address.
-      hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-      port: url.port === '' ? undefined : url.port,
-      path: url.pathname + url.search,
+      protocol: target.protocol,
+      hostname: target.hostname,
+      port: target.port,
+      path: target.path,
       method: 'POST',
-      headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+      headers,
     };
     let response: IncomingMessage | undefined;
     const req = (secure ? https : http).request(options, (res) => {
@@ -93,6 +95,33 @@ export function httpPost(
     req.on('error', reject);
     req.end(body);
   });
+}
+
+interface Target {
+  secure: boolean;
+  protocol: string;
+  hostname: string;
+  port: string | undefined;
+  path: string;
+}
+
+// URL getters are slow in Node 20 and a run posts to the same URL object every turn.
+const targets = new WeakMap<URL, Target>();
+
+function targetOf(url: URL): Target {
+  let target = targets.get(url);
+  if (!target) {
+    target = {
+      secure: url.protocol === 'https:',
+      protocol: url.protocol,
+      // URL keeps the brackets of IPv6 literals; the socket wants the bare address.
+      hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+      port: url.port === '' ? undefined : url.port,
+      path: url.pathname + url.search,
+    };
+    targets.set(url, target);
+  }
+  return target;
 }
 
 function wrap(res: IncomingMessage): HttpResponse {

@@ -113,12 +113,32 @@ async function forwardAttempt(
   options: StreamOptions,
 ): Promise<Failure | undefined> {
   try {
-    for await (const event of fn(model, context, options)) {
-      if (event.type === 'error') return event;
-      out.push(event);
-      if (event.type === 'done') {
-        out.end(event.message);
-        return undefined;
+    const stream = fn(model, context, options);
+    if (stream.listen) {
+      // Fast path: forward synchronously, no promise per event.
+      let failure: Failure | undefined;
+      let done = false;
+      await stream.listen((event) => {
+        if (event.type === 'error') {
+          failure = event;
+          return;
+        }
+        out.push(event);
+        if (event.type === 'done') {
+          done = true;
+          out.end(event.message);
+        }
+      });
+      if (failure) return failure;
+      if (done) return undefined;
+    } else {
+      for await (const event of stream) {
+        if (event.type === 'error') return event;
+        out.push(event);
+        if (event.type === 'done') {
+          out.end(event.message);
+          return undefined;
+        }
       }
     }
     throw new ReinError('internal', 'fatal', `The ${model.provider} adapter ended its stream without a done or error event`);

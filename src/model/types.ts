@@ -166,6 +166,12 @@ export type AssistantStreamEvent =
 export interface AssistantStream extends AsyncIterable<AssistantStreamEvent> {
   /** The final message (also when the stream ended in an error: `stopReason: 'error'`). */
   result(): Promise<AssistantMessage>;
+  /**
+   * Optional fast path: deliver events to a synchronous callback instead of iterating, and
+   * resolve with the final message. rein's own streams have it; the loop falls back to
+   * `for await` for streams that do not.
+   */
+  listen?(listener: (event: AssistantStreamEvent) => void): Promise<AssistantMessage>;
 }
 
 /**

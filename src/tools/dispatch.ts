@@ -20,7 +20,7 @@ import type {
   ToolContext,
   ToolOutput,
 } from './types.js';
-import { compileValidator } from './validate.js';
+import { compileValidator, readyValidator, type ArgsValidator } from './validate.js';
 
 /** Default per-call timeout of a tool, in ms. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -75,7 +75,9 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
       const text = `invalid arguments for tool "${tool.name}": ${parsed.error}. Send the arguments as one JSON object.`;
       return failure(call, 'invalid_arguments', text);
     }
-    const checked = await validate(tool, parsed.value);
+    // Once a tool's validator is compiled, validation is synchronous: no await per call.
+    const validator = readyValidator(tool.parameters);
+    const checked = validator ? checkWith(validator, tool, parsed.value) : await validate(tool, parsed.value);
     if (!checked.ok) return failure(call, checked.code, checked.text, parsed.value);
     let args = checked.value;
 
@@ -92,7 +94,8 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
 
     // (6) Execute with timeout; (7) normalize and truncate; (8) afterToolCall.
     const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    const settled = await execute(tool, args, call, ctx, timeoutMs);
+    const running = execute(tool, args, call, ctx, timeoutMs);
+    const settled = running instanceof Promise ? await running : running;
     const outcome = toOutcome(call, args, settled, timeoutMs, maxChars);
     return options.afterToolCall ? runAfterHook(options.afterToolCall, call, args, outcome) : outcome;
   }
@@ -107,6 +110,10 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
       const text = `tool "${tool.name}" cannot be used: its parameters schema is broken (${messageOf(error)})`;
       return { ok: false, code: 'tool_failed', text };
     }
+    return checkWith(validator, tool, args);
+  }
+
+  function checkWith(validator: ArgsValidator, tool: Tool, args: Record<string, unknown>): Checked {
     const result = validator(args);
     return result.ok ? result : { ok: false, code: 'invalid_arguments', text: invalidMessage(tool.name, result.errors) };
   }

@@ -47,6 +47,12 @@ function loadEngines(): Promise<{ draft2020: AjvLike; draft07: AjvLike }> {
 }
 
 const compiled = new WeakMap<object, Promise<ArgsValidator>>();
+const ready = new WeakMap<object, ArgsValidator>();
+
+/** The validator of a schema if it has been compiled already (the per-call fast path). */
+export function readyValidator(schema: JsonSchema): ArgsValidator | undefined {
+  return ready.get(schema);
+}
 
 /**
  * Returns the validator of a schema, compiling it on first use (cached per schema object,
@@ -57,7 +63,11 @@ const compiled = new WeakMap<object, Promise<ArgsValidator>>();
 export function compileValidator(schema: JsonSchema): Promise<ArgsValidator> {
   let validator = compiled.get(schema);
   if (!validator) {
-    validator = loadEngines().then((ajv) => build(schema, ajv));
+    validator = loadEngines().then((ajv) => {
+      const built = build(schema, ajv);
+      ready.set(schema, built);
+      return built;
+    });
     compiled.set(schema, validator);
   }
   return validator;

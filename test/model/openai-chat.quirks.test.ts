@@ -176,6 +176,14 @@ describe('openai-chat quirks', () => {
     expect(toolCallsOf(recorded.message).map((c) => c.arguments)).toEqual([{ password: 'mellon' }, { password: 'radiance' }]);
   });
 
+  it('an HTML page answered with 200 is a fatal invalid_response pointing at the base URL', async () => {
+    const { events } = await run([{ headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html>\n<html><title>Open WebUI</title></html>' }]);
+    const error = lastError(events);
+    expect([error.code, error.kind]).toEqual(['invalid_response', 'fatal']);
+    expect(error.message).toContain('check the base URL');
+    expect(error.message).toContain('<title>Open WebUI</title>');
+  });
+
   it('reads a JSON body when the server ignores stream: true', async () => {
     const { message } = await run([fixtureResponse('openai-compatible/ollama-nonstream-text.json')]);
     expect(textOf(message)).toBe('4200 + 42 = 4242\n');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamOpenAIChat } from '../../src/model/providers/openai-chat.js';
-import { buildChatRequest, chatHeaders } from '../../src/model/providers/openai-chat-request.js';
+import { buildChatBody, buildChatRequest, chatHeaders } from '../../src/model/providers/openai-chat-request.js';
 import type { Context } from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
 import { fixtureResponse, startServer } from './fixture-server.js';
@@ -39,6 +39,19 @@ const context: Context = {
 };
 
 describe('Chat Completions request', () => {
+  it('the body text built from cached per-message JSON is exactly the JSON of the request object', () => {
+    for (const model of [testModel('http://127.0.0.1:1/v1'), testModel('https://api.openai.com/v1')]) {
+      for (const options of [{}, { stream: false }, { maxTokens: 100, temperature: 0.2 }]) {
+        const expected = JSON.stringify(buildChatRequest(model, context, options));
+        expect(buildChatBody(model, context, options)).toBe(expected);
+        // Second time round every message comes from the cache: still the same text.
+        expect(buildChatBody(model, context, options)).toBe(expected);
+      }
+    }
+    const noSystem = { messages: context.messages };
+    expect(buildChatBody(testModel('http://127.0.0.1:1/v1'), noSystem)).toBe(JSON.stringify(buildChatRequest(testModel('http://127.0.0.1:1/v1'), noSystem)));
+  });
+
   it('maps every message kind', () => {
     const request = buildChatRequest(testModel('http://127.0.0.1:1/v1'), context, { maxTokens: 100, temperature: 0.2 });
     expect(request.messages).toEqual([

@@ -3,7 +3,7 @@
  * rein's provider-neutral {@link Context}.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { AssistantMessage, Context, ImageContent, ModelRef, StreamOptions, TextContent, ToolResultMessage, UserMessage } from '../types.js';
+import type { AssistantMessage, Context, ImageContent, Message, ModelRef, StreamOptions, TextContent, ToolResultMessage, UserMessage } from '../types.js';
 
 type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
@@ -39,20 +39,11 @@ export function buildChatRequest(model: ModelRef, context: Context, options: Str
   const messages: ChatMessage[] = [];
   if (context.system !== undefined && context.system !== '') messages.push({ role: 'system', content: context.system });
   for (const message of context.messages) {
-    if (message.role === 'user') messages.push(userMessage(message));
-    else if (message.role === 'tool') messages.push(toolMessage(message));
-    else {
-      const converted = assistantMessage(message);
-      if (converted !== undefined) messages.push(converted);
-    }
+    const converted = toChatMessage(message);
+    if (converted !== undefined) messages.push(converted);
   }
   const request: ChatRequest = { model: model.id, messages };
-  if (context.tools !== undefined && context.tools.length > 0) {
-    request.tools = context.tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-    }));
-  }
+  if (context.tools !== undefined && context.tools.length > 0) request.tools = toChatTools(context.tools);
   if (options.stream !== false) {
     request.stream = true;
     request.stream_options = { include_usage: true };
@@ -63,6 +54,59 @@ export function buildChatRequest(model: ModelRef, context: Context, options: Str
   }
   if (options.temperature !== undefined) request.temperature = options.temperature;
   return request;
+}
+
+// Messages in a history are never changed once written (the loop only appends), so each
+// one is serialized once, on the first request that carries it, instead of on every turn.
+const messageJson = new WeakMap<object, string | null>();
+const toolsJson = new WeakMap<object, string>();
+
+/**
+ * The request body as JSON text, equal to `JSON.stringify(buildChatRequest(…))`, built from
+ * per-message JSON cached across requests: the cost of a request no longer grows with the
+ * re-serialization of the whole history. Treat messages as immutable once sent.
+ */
+export function buildChatBody(model: ModelRef, context: Context, options: StreamOptions = {}): string {
+  let messages = '';
+  if (context.system !== undefined && context.system !== '') messages = JSON.stringify({ role: 'system', content: context.system });
+  for (const message of context.messages) {
+    let json = messageJson.get(message);
+    if (json === undefined) {
+      const converted = toChatMessage(message);
+      json = converted === undefined ? null : JSON.stringify(converted);
+      messageJson.set(message, json);
+    }
+    if (json !== null) messages = messages === '' ? json : `${messages},${json}`;
+  }
+  let body = `{"model":${JSON.stringify(model.id)},"messages":[${messages}]`;
+  const tools = context.tools;
+  if (tools !== undefined && tools.length > 0) {
+    let json = toolsJson.get(tools);
+    if (json === undefined) {
+      json = JSON.stringify(toChatTools(tools));
+      toolsJson.set(tools, json);
+    }
+    body += `,"tools":${json}`;
+  }
+  if (options.stream !== false) body += ',"stream":true,"stream_options":{"include_usage":true}';
+  if (options.maxTokens !== undefined) {
+    body += `,"${isOpenAIHost(model.baseUrl) ? 'max_completion_tokens' : 'max_tokens'}":${JSON.stringify(options.maxTokens)}`;
+  }
+  if (options.temperature !== undefined) body += `,"temperature":${JSON.stringify(options.temperature)}`;
+  return `${body}}`;
+}
+
+function toChatMessage(message: Message): ChatMessage | undefined {
+  if (message.role === 'user') return userMessage(message);
+  if (message.role === 'tool') return toolMessage(message);
+  return assistantMessage(message);
+}
+
+function toChatTools(tools: NonNullable<Context['tools']>): NonNullable<ChatRequest['tools']> {
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
 }
 
 /** The request headers: JSON, the bearer key when there is one, then the model's own headers. */

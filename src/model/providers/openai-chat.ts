@@ -9,9 +9,10 @@ import { httpPost } from '../http.js';
 import type { HttpResponse } from '../http.js';
 import { errorFromNetwork, errorFromResponse } from '../http-errors.js';
 import type { ErrorContext } from '../http-errors.js';
+import { emptyUsage } from '../types.js';
 import type { AssistantMessage, AssistantStreamEvent, Context, ModelRef, StreamFunction, StreamOptions } from '../types.js';
 import { ChatDecoder } from './openai-chat-decode.js';
-import { buildChatRequest, chatHeaders, chatUrl } from './openai-chat-request.js';
+import { buildChatBody, chatHeaders, chatUrl } from './openai-chat-request.js';
 
 /**
  * Streams one Chat Completions response as rein events. Never throws: every failure (an
@@ -28,7 +29,15 @@ import { buildChatRequest, chatHeaders, chatUrl } from './openai-chat-request.js
  */
 export const streamOpenAIChat: StreamFunction = (model, context, options = {}) => {
   const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
-  void run(out, model, context, options);
+  run(out, model, context, options).catch((error: unknown) => {
+    // `run` handles every expected failure itself; this only guarantees that a bug in
+    // rein still ends the stream instead of leaving the consumer waiting forever.
+    if (out.isEnded) return;
+    const failure = new ReinError('internal', 'fatal', `The openai-chat adapter failed: ${String(error)}`, { cause: error });
+    const message: AssistantMessage = { role: 'assistant', content: [], stopReason: 'error', usage: emptyUsage(), provider: model.provider, model: model.id, error: failure.toJSON() };
+    out.push({ type: 'error', error: failure, message });
+    out.end(message);
+  });
   return out;
 };
 
@@ -46,7 +55,7 @@ async function run(
   try {
     const url = chatUrl(model.baseUrl);
     ctx.url = url.href;
-    const body = JSON.stringify(buildChatRequest(model, context, options));
+    const body = buildChatBody(model, context, options);
     const res = await httpPost(url, chatHeaders(model, stream), body, signal);
     if (res.status < 200 || res.status >= 300) {
       decoder.fail(errorFromResponse(res.status, res.headers, await res.text(), ctx));
@@ -56,7 +65,11 @@ async function run(
     started = true;
     // Some servers ignore `stream: true` and answer with one JSON body; read what came.
     const contentType = res.headers['content-type'] ?? '';
-    if (!stream || contentType.includes('json')) await decodeBody(res, decoder, ctx);
+    if (contentType.includes('text/html')) {
+      // A web page at /chat/completions: the base URL points at a UI, not at the API.
+      const page = (await res.text(200)).replace(/\s+/g, ' ');
+      decoder.fail(new ReinError('invalid_response', 'fatal', `${ctx.url} answered with an HTML page, not the API: check the base URL (it usually ends with /v1). The page began: ${page}`));
+    } else if (!stream || contentType.includes('json')) await decodeBody(res, decoder, ctx);
     else await decodeStream(res, decoder);
   } catch (error) {
     if (decoder.finished) return;
