@@ -68,6 +68,9 @@ export function errorFromNetwork(error: unknown, ctx: ErrorContext): ReinError {
   if (/CERT|TLS|SSL|SELF_SIGNED/.test(code)) {
     return new ReinError('network', 'fatal', `TLS error connecting to ${where}: ${err.message} [${code}]. Check the server's certificate, or trust its CA with NODE_EXTRA_CA_CERTS`, { cause: err, details: { code } });
   }
+  if (code === 'ETIMEDOUT') {
+    return new ReinError('timeout', 'transient', `Timed out talking to ${where}: ${err.message}`, { cause: err, details: { code } });
+  }
   let hint: string;
   if (code === 'ECONNREFUSED') hint = 'connection refused: is the server running and listening there? Start it or fix the base URL';
   else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') hint = `host not found [${code}]: check the base URL and your network / DNS`;

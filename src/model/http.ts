@@ -56,6 +56,8 @@ export function httpPost(
   headers: OutgoingHttpHeaders,
   body: string,
   signal?: AbortSignal,
+  /** No byte for this long (before or during the response) fails the request with `ETIMEDOUT`. */
+  idleTimeoutMs?: number,
 ): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
     if (signal?.aborted) {
@@ -91,6 +93,14 @@ export function httpPost(
       // `close` of the request follows the end of the response body (or a failure), so a
       // signal shared by a whole run does not collect one listener per request.
       req.once('close', () => signal.removeEventListener('abort', onAbort));
+    }
+    if (idleTimeoutMs !== undefined && idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)) {
+      // The socket's idle timer restarts on every chunk, so a slow but live stream is fine.
+      req.setTimeout(idleTimeoutMs, () => {
+        const error = Object.assign(new Error(`no data from the server for ${idleTimeoutMs} ms`), { code: 'ETIMEDOUT' });
+        response?.destroy(error);
+        req.destroy(error);
+      });
     }
     req.on('error', reject);
     req.end(body);

@@ -134,7 +134,16 @@ export interface StreamOptions {
   stream?: boolean;
   maxTokens?: number;
   temperature?: number;
+  /**
+   * Give up on a response that sends nothing for this long (ms; default 300 000): a hung
+   * server ends in a transient `timeout` error, which is retried, instead of a run that
+   * never stops. Reasoning models can be silent for minutes before the first token.
+   */
+  idleTimeoutMs?: number;
 }
+
+/** Default of {@link StreamOptions.idleTimeoutMs}. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /**
  * The normalized events of one model response. `index` is the position of the block in

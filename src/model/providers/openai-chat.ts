@@ -11,6 +11,7 @@ import { errorFromNetwork, errorFromResponse } from '../http-errors.js';
 import type { ErrorContext } from '../http-errors.js';
 import { emptyUsage } from '../types.js';
 import type { AssistantMessage, AssistantStreamEvent, Context, ModelRef, StreamFunction, StreamOptions } from '../types.js';
+import { DEFAULT_IDLE_TIMEOUT_MS } from '../types.js';
 import { ChatDecoder } from './openai-chat-decode.js';
 import { buildChatBody, chatHeaders, chatUrl } from './openai-chat-request.js';
 
@@ -56,7 +57,7 @@ async function run(
     const url = chatUrl(model.baseUrl);
     ctx.url = url.href;
     const body = buildChatBody(model, context, options);
-    const res = await httpPost(url, chatHeaders(model, stream), body, signal);
+    const res = await httpPost(url, chatHeaders(model, stream), body, signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
     if (res.status < 200 || res.status >= 300) {
       decoder.fail(errorFromResponse(res.status, res.headers, await res.text(), ctx));
       return;
