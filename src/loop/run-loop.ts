@@ -6,13 +6,15 @@
  * answer (unless a follow-up or steering message is queued) → else dispatch every call,
  * write results back in call order → inject steering → stop rules → next turn.
  */
-import { ReinError, toReinError, type ErrorInfo } from '../errors.js';
-import type { LoopState, RunEventBody, RunLimits, RunResult, RunStatus, RunTotals, StopReasonCode } from '../events.js';
+import { toReinError } from '../errors.js';
+import type { LoopState, RunEventBody, RunLimits, RunResult, RunTotals } from '../events.js';
 import type { AssistantMessage, AssistantStreamEvent, Message, ModelRef, StreamFunction, StreamOptions, ToolCall, ToolSpec, UserMessage } from '../model/types.js';
 import type { DispatchOutcome } from '../tools/types.js';
-import type { AgentHooks, TurnInfo } from './options.js';
+import type { AgentHooks } from './options.js';
 import type { RunControls } from './handle.js';
 import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
+import { budgetReached, checkStopRules, type Stop } from './turn-stops.js';
+import { addUsage, errorFromMessage, finish } from './result.js';
 
 /** Everything the loop needs, injected so tests and other front-ends can swap any part. */
 export interface LoopDeps {
@@ -34,13 +36,6 @@ export interface LoopDeps {
   controls: RunControls;
   /** Receives every event body; returns the `seq` it was stamped with. */
   emit: (body: RunEventBody) => number;
-}
-
-interface Stop {
-  reason: StopReasonCode;
-  error?: ReinError;
-  detail?: string;
-  output?: unknown;
 }
 
 /** Runs one agent run to its end. Never rejects: every ending is a {@link RunResult}. */
@@ -244,123 +239,4 @@ function injectQueued(deps: LoopDeps, messages: Message[], step: number, wouldSt
     injected = true;
   }
   return injected;
-}
-
-interface TurnFacts {
-  calls: ToolCall[];
-  outcomes: DispatchOutcome[];
-  assistant: AssistantMessage;
-  step: number;
-  messages: Message[];
-  totals: RunTotals;
-  repeats: RepeatTracker;
-  breaker: ToolErrorBreaker;
-}
-
-async function checkStopRules(deps: LoopDeps, t: TurnFacts): Promise<Stop | undefined> {
-  const results = t.outcomes.map((o) => o.result);
-  if (deps.finalAnswerTool) {
-    const done = t.outcomes.find((o) => o.result.toolName === deps.finalAnswerTool && !o.result.isError);
-    if (done) return { reason: 'done_signal', output: done.arguments };
-  }
-  if (t.outcomes.every((o) => o.terminate && !o.result.isError)) return { reason: 'terminate' };
-  if (deps.stopOnToolError && results.some((r) => r.isError)) return { reason: 'tool_errors' };
-  if (t.breaker.record(results)) return { reason: 'tool_errors' };
-  let stuck = false;
-  for (let i = 0; i < t.calls.length; i++) {
-    const call = t.calls[i] as ToolCall;
-    if (t.repeats.record(call.name, t.outcomes[i]?.arguments ?? call.arguments)) stuck = true;
-  }
-  if (stuck) return { reason: 'no_progress', detail: `the same call was made ${t.repeats.repeats} times in a row` };
-  if (deps.hooks.shouldStopAfterTurn) {
-    const info: TurnInfo = { step: t.step, assistant: t.assistant, toolResults: results, messages: t.messages, totals: t.totals };
-    const answer = await deps.hooks.shouldStopAfterTurn(info);
-    if (answer === true) return { reason: 'hook' };
-    if (typeof answer === 'string') return { reason: 'hook', detail: answer };
-    if (answer && typeof answer === 'object' && answer.stop) {
-      return answer.reason === undefined ? { reason: 'hook' } : { reason: 'hook', detail: answer.reason };
-    }
-  }
-  return undefined;
-}
-
-function budgetReached(limits: RunLimits, totals: RunTotals): boolean {
-  return limits.maxTokens !== undefined && totals.usage.total >= limits.maxTokens;
-}
-
-function addUsage(totals: RunTotals, message: AssistantMessage): void {
-  const u = message.usage;
-  const t = totals.usage;
-  t.input += u.input;
-  t.output += u.output;
-  t.cacheRead += u.cacheRead;
-  t.cacheWrite += u.cacheWrite;
-  t.reasoning += u.reasoning;
-  t.total += u.total;
-}
-
-function errorFromMessage(message: AssistantMessage): ReinError {
-  const info: ErrorInfo | undefined = message.error;
-  if (!info) return new ReinError('internal', 'fatal', 'the model call failed without an error');
-  return new ReinError(info.code, info.kind, info.message, {
-    ...(info.status === undefined ? {} : { status: info.status }),
-    ...(info.details === undefined ? {} : { details: info.details }),
-  });
-}
-
-const STATUS_OF: Record<StopReasonCode, RunStatus> = {
-  final_answer: 'done',
-  terminate: 'done',
-  done_signal: 'done',
-  max_steps: 'stopped',
-  timeout: 'stopped',
-  no_progress: 'stopped',
-  budget: 'stopped',
-  tool_errors: 'stopped',
-  hook: 'stopped',
-  aborted: 'aborted',
-  fatal_error: 'failed',
-  awaiting_approval: 'paused',
-};
-
-function finish(
-  deps: LoopDeps,
-  stop: Stop | undefined,
-  messages: Message[],
-  totals: RunTotals,
-  started: number,
-  output: unknown,
-  setState: (s: LoopState) => void,
-): RunResult {
-  const final = stop ?? { reason: 'fatal_error', error: new ReinError('internal', 'fatal', 'the loop ended without a stop reason') };
-  const status = STATUS_OF[final.reason];
-  totals.durationMs = Date.now() - started;
-  setState(status === 'failed' ? 'failed' : status === 'aborted' ? 'aborted' : status === 'paused' ? 'paused' : 'done');
-  const result: RunResult = {
-    runId: deps.runId,
-    traceId: deps.traceId,
-    status,
-    reason: final.reason,
-    text: lastText(messages),
-    messages,
-    totals,
-    ...(output === undefined ? {} : { output }),
-    ...(final.error === undefined ? {} : { error: final.error.toJSON() }),
-    ...(final.detail === undefined ? {} : { detail: final.detail }),
-  };
-  const { messages: _omit, ...summary } = result;
-  deps.emit({ type: 'run_finished', status, reason: final.reason, result: summary });
-  return result;
-}
-
-function lastText(messages: Message[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as Message;
-    if (m.role !== 'assistant') continue;
-    let text = '';
-    for (const part of m.content) if (part.type === 'text') text += part.text;
-    if (text) return text;
-    if (m.refusal) return m.refusal;
-  }
-  return '';
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/tools/define.js';
-import { addTool, collect, gateTool, setup } from './helpers.js';
+import { addTool, gateTool, setup } from './helpers.js';
 
 const call = (name: string, args: Record<string, unknown> | string, id?: string) => ({ toolCalls: [{ name, arguments: args, ...(id ? { id } : {}) }] });
 

@@ -137,12 +137,14 @@ describe('errorFromNetwork', () => {
       ['ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9'],
       ['ECONNRESET', 'socket hang up'],
       ['ENOTFOUND', 'getaddrinfo ENOTFOUND api.example'],
-      ['ETIMEDOUT', 'connect ETIMEDOUT'],
     ] as const) {
       const error = errorFromNetwork(errno(code, message), ctx);
       expect([code, error.code, error.kind]).toEqual([code, 'network', 'transient']);
       expect(error.message).toContain(ctx.url);
     }
+    const timedOut = errorFromNetwork(errno('ETIMEDOUT', 'connect ETIMEDOUT'), ctx);
+    expect([timedOut.code, timedOut.kind]).toEqual(['timeout', 'transient']);
+    expect(timedOut.message).toContain(ctx.url);
   });
 
   it('an abort is aborted; a TLS failure is fatal', () => {

@@ -1,0 +1,89 @@
+/**
+ * Turning a stopped run into its {@link RunResult} and final event, and the small sums the
+ * loop keeps on the way.
+ */
+import { ReinError, type ErrorInfo } from '../errors.js';
+import type { LoopState, RunResult, RunStatus, RunTotals, StopReasonCode } from '../events.js';
+import type { AssistantMessage, Message } from '../model/types.js';
+import type { LoopDeps } from './run-loop.js';
+import type { Stop } from './turn-stops.js';
+
+/** Adds a response's usage to the run's totals. */
+export function addUsage(totals: RunTotals, message: AssistantMessage): void {
+  const u = message.usage;
+  const t = totals.usage;
+  t.input += u.input;
+  t.output += u.output;
+  t.cacheRead += u.cacheRead;
+  t.cacheWrite += u.cacheWrite;
+  t.reasoning += u.reasoning;
+  t.total += u.total;
+}
+
+/** The typed error a failed model response carried. */
+export function errorFromMessage(message: AssistantMessage): ReinError {
+  const info: ErrorInfo | undefined = message.error;
+  if (!info) return new ReinError('internal', 'fatal', 'the model call failed without an error');
+  return new ReinError(info.code, info.kind, info.message, {
+    ...(info.status === undefined ? {} : { status: info.status }),
+    ...(info.details === undefined ? {} : { details: info.details }),
+  });
+}
+
+const STATUS_OF: Record<StopReasonCode, RunStatus> = {
+  final_answer: 'done',
+  terminate: 'done',
+  done_signal: 'done',
+  max_steps: 'stopped',
+  timeout: 'stopped',
+  no_progress: 'stopped',
+  budget: 'stopped',
+  tool_errors: 'stopped',
+  hook: 'stopped',
+  aborted: 'aborted',
+  fatal_error: 'failed',
+  awaiting_approval: 'paused',
+};
+
+/** Ends the run: the final state, the result, and the `run_finished` event. */
+export function finish(
+  deps: LoopDeps,
+  stop: Stop | undefined,
+  messages: Message[],
+  totals: RunTotals,
+  started: number,
+  output: unknown,
+  setState: (s: LoopState) => void,
+): RunResult {
+  const final = stop ?? { reason: 'fatal_error', error: new ReinError('internal', 'fatal', 'the loop ended without a stop reason') };
+  const status = STATUS_OF[final.reason];
+  totals.durationMs = Date.now() - started;
+  setState(status === 'failed' ? 'failed' : status === 'aborted' ? 'aborted' : status === 'paused' ? 'paused' : 'done');
+  const result: RunResult = {
+    runId: deps.runId,
+    traceId: deps.traceId,
+    status,
+    reason: final.reason,
+    text: lastText(messages),
+    messages,
+    totals,
+    ...(output === undefined ? {} : { output }),
+    ...(final.error === undefined ? {} : { error: final.error.toJSON() }),
+    ...(final.detail === undefined ? {} : { detail: final.detail }),
+  };
+  const { messages: _omit, ...summary } = result;
+  deps.emit({ type: 'run_finished', status, reason: final.reason, result: summary });
+  return result;
+}
+
+function lastText(messages: Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as Message;
+    if (m.role !== 'assistant') continue;
+    let text = '';
+    for (const part of m.content) if (part.type === 'text') text += part.text;
+    if (text) return text;
+    if (m.refusal) return m.refusal;
+  }
+  return '';
+}

@@ -1,0 +1,65 @@
+/**
+ * The stop rules asked after each tool batch, in their fixed order: done signal, terminate,
+ * tool errors, no progress, the `shouldStopAfterTurn` hook. (Budget is asked last, by the
+ * loop, once the turn's results are in the history.)
+ */
+import type { ReinError } from '../errors.js';
+import type { RunLimits, RunTotals, StopReasonCode } from '../events.js';
+import type { AssistantMessage, Message, ToolCall } from '../model/types.js';
+import type { DispatchOutcome } from '../tools/types.js';
+import type { TurnInfo } from './options.js';
+import type { LoopDeps } from './run-loop.js';
+import type { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
+
+/** Why a run ends, with what it produced. */
+export interface Stop {
+  reason: StopReasonCode;
+  error?: ReinError;
+  detail?: string;
+  output?: unknown;
+}
+
+/** What one turn did, for the stop rules. */
+export interface TurnFacts {
+  calls: ToolCall[];
+  outcomes: DispatchOutcome[];
+  assistant: AssistantMessage;
+  step: number;
+  messages: Message[];
+  totals: RunTotals;
+  repeats: RepeatTracker;
+  breaker: ToolErrorBreaker;
+}
+
+/** The first stop rule that holds after a tool batch, or `undefined` to go on. */
+export async function checkStopRules(deps: LoopDeps, t: TurnFacts): Promise<Stop | undefined> {
+  const results = t.outcomes.map((o) => o.result);
+  if (deps.finalAnswerTool) {
+    const done = t.outcomes.find((o) => o.result.toolName === deps.finalAnswerTool && !o.result.isError);
+    if (done) return { reason: 'done_signal', output: done.arguments };
+  }
+  if (t.outcomes.every((o) => o.terminate && !o.result.isError)) return { reason: 'terminate' };
+  if (deps.stopOnToolError && results.some((r) => r.isError)) return { reason: 'tool_errors' };
+  if (t.breaker.record(results)) return { reason: 'tool_errors' };
+  let stuck = false;
+  for (let i = 0; i < t.calls.length; i++) {
+    const call = t.calls[i] as ToolCall;
+    if (t.repeats.record(call.name, t.outcomes[i]?.arguments ?? call.arguments)) stuck = true;
+  }
+  if (stuck) return { reason: 'no_progress', detail: `the same call was made ${t.repeats.repeats} times in a row` };
+  if (deps.hooks.shouldStopAfterTurn) {
+    const info: TurnInfo = { step: t.step, assistant: t.assistant, toolResults: results, messages: t.messages, totals: t.totals };
+    const answer = await deps.hooks.shouldStopAfterTurn(info);
+    if (answer === true) return { reason: 'hook' };
+    if (typeof answer === 'string') return { reason: 'hook', detail: answer };
+    if (answer && typeof answer === 'object' && answer.stop) {
+      return answer.reason === undefined ? { reason: 'hook' } : { reason: 'hook', detail: answer.reason };
+    }
+  }
+  return undefined;
+}
+
+/** `budget`: the run has used its token allowance. */
+export function budgetReached(limits: RunLimits, totals: RunTotals): boolean {
+  return limits.maxTokens !== undefined && totals.usage.total >= limits.maxTokens;
+}
