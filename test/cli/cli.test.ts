@@ -61,6 +61,19 @@ describe('rein run', () => {
     expect(out.stderr).toMatch(/--model/);
   });
 
+  it('a model without tool support: the hint says --no-tools, and --no-tools sends none', async () => {
+    const body = { error: { message: 'registry.ollama.ai/library/gemma:2b does not support tools', type: 'api_error', param: null, code: null } };
+    const s = await server([{ fault: { type: 'status', status: 400, body } }, { text: 'Plain answer.' }]);
+    const refused = await rein(['run', '--base-url', s.url, 'hi'], { env: cleanEnv() });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/does not support tools/);
+    expect(refused.stderr).toMatch(/--no-tools/);
+    const plain = await rein(['run', '--no-tools', '--base-url', s.url, 'hi'], { env: cleanEnv() });
+    expect(plain.code).toBe(0);
+    expect(s.requests[1]!.tools).toBeUndefined();
+    expect(s.requests[0]!.tools!.map((t) => t.function.name).sort()).toEqual(['calculate', 'get_current_time', 'roll_dice']);
+  });
+
   it('a missing key ends with a message that says what to set (exit 2)', async () => {
     const out = await rein(['run', 'hi'], { env: cleanEnv() });
     expect(out.code).toBe(2);
