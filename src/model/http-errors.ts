@@ -68,6 +68,14 @@ export function errorFromNetwork(error: unknown, ctx: ErrorContext): ReinError {
   if (/CERT|TLS|SSL|SELF_SIGNED/.test(code)) {
     return new ReinError('network', 'fatal', `TLS error connecting to ${where}: ${err.message} [${code}]. Check the server's certificate, or trust its CA with NODE_EXTRA_CA_CERTS`, { cause: err, details: { code } });
   }
+  if (code === '') {
+    // Not a socket error: a bug or a bad value on our side. Retrying would not help.
+    return new ReinError('internal', 'fatal', `rein could not make the request to ${where}: ${err.message}`, { cause: err });
+  }
+  if (code.startsWith('ERR_')) {
+    // Node refused the request before sending it (an invalid URL or header value).
+    return new ReinError('config', 'fatal', `invalid request to ${where}: ${err.message} [${code}]`, { cause: err, details: { code } });
+  }
   if (code === 'ETIMEDOUT') {
     return new ReinError('timeout', 'transient', `Timed out talking to ${where}: ${err.message}`, { cause: err, details: { code } });
   }

@@ -147,6 +147,14 @@ describe('errorFromNetwork', () => {
     expect(timedOut.message).toContain(ctx.url);
   });
 
+  it('an error that is not from the socket is not a network error, and is not retried', () => {
+    const bug = errorFromNetwork(new TypeError('x is not a function'), ctx);
+    expect([bug.code, bug.kind]).toEqual(['internal', 'fatal']);
+    const invalid = errorFromNetwork(errno('ERR_INVALID_CHAR', 'Invalid character in header content ["authorization"]'), ctx);
+    expect([invalid.code, invalid.kind]).toEqual(['config', 'fatal']);
+    expect(invalid.message).toContain(ctx.url);
+  });
+
   it('an abort is aborted; a TLS failure is fatal', () => {
     const abort = Object.assign(new Error('aborted'), { name: 'AbortError' });
     expect(errorFromNetwork(abort, ctx).code).toBe('aborted');
