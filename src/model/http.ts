@@ -9,6 +9,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { unwatchIdle, watchIdle, type IdleWatch } from './idle-watchdog.js';
 
 // One keep-alive agent per protocol for the whole process: a run makes many requests to
 // the same host, and reusing the TCP/TLS connection is most of the latency we can save.
@@ -77,29 +78,35 @@ export function httpPost(
       headers,
     };
     let response: IncomingMessage | undefined;
+    const watch =
+      idleTimeoutMs !== undefined && idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)
+        ? watchIdle(idleTimeoutMs, () => {
+            const error = Object.assign(new Error(`no data from the server for ${idleTimeoutMs} ms`), { code: 'ETIMEDOUT' });
+            response?.destroy(error);
+            req.destroy(error);
+          })
+        : undefined;
     const req = (secure ? https : http).request(options, (res) => {
       response = res;
+      if (watch) watch.last = Date.now();
       res.setEncoding('utf8');
-      resolve(wrap(res));
+      resolve(wrap(res, watch));
     });
-    if (signal) {
-      const onAbort = (): void => {
-        const error = abortError(signal);
-        // Destroy the response first so its readers see the AbortError, not a bare "aborted".
-        response?.destroy(error);
-        req.destroy(error);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
+    const onAbort = signal
+      ? (): void => {
+          const error = abortError(signal);
+          // Destroy the response first so its readers see the AbortError, not a bare "aborted".
+          response?.destroy(error);
+          req.destroy(error);
+        }
+      : undefined;
+    if (onAbort) signal?.addEventListener('abort', onAbort, { once: true });
+    if (onAbort || watch) {
       // `close` of the request follows the end of the response body (or a failure), so a
       // signal shared by a whole run does not collect one listener per request.
-      req.once('close', () => signal.removeEventListener('abort', onAbort));
-    }
-    if (idleTimeoutMs !== undefined && idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)) {
-      // The socket's idle timer restarts on every chunk, so a slow but live stream is fine.
-      req.setTimeout(idleTimeoutMs, () => {
-        const error = Object.assign(new Error(`no data from the server for ${idleTimeoutMs} ms`), { code: 'ETIMEDOUT' });
-        response?.destroy(error);
-        req.destroy(error);
+      req.once('close', () => {
+        if (onAbort) signal?.removeEventListener('abort', onAbort);
+        if (watch) unwatchIdle(watch);
       });
     }
     req.on('error', reject);
@@ -134,16 +141,24 @@ function targetOf(url: URL): Target {
   return target;
 }
 
-function wrap(res: IncomingMessage): HttpResponse {
+function wrap(res: IncomingMessage, watch: IdleWatch | undefined): HttpResponse {
   return {
     status: res.statusCode ?? 0,
     headers: res.headers,
     body: res,
-    consume: (onChunk) => consume(res, onChunk),
+    consume: (onChunk) => consume(res, watch ? alive(watch, onChunk) : onChunk),
     text: (maxChars = 64 * 1024) => readText(res, maxChars),
     destroy: () => {
       res.destroy();
     },
+  };
+}
+
+/** Wraps a chunk handler so every chunk counts as a sign of life for the idle watchdog. */
+function alive(watch: IdleWatch, onChunk: (text: string) => void): (text: string) => void {
+  return (text) => {
+    watch.last = Date.now();
+    onChunk(text);
   };
 }
 

@@ -110,10 +110,9 @@ function toChatTools(tools: NonNullable<Context['tools']>): NonNullable<ChatRequ
 }
 
 /** The request headers: JSON, the bearer key when there is one, then the model's own headers. */
-export function chatHeaders(model: ModelRef, stream: boolean): OutgoingHttpHeaders {
+export function chatHeaders(model: ModelRef): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {
     'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
   };
   if (model.apiKey !== undefined && model.apiKey !== '') headers.authorization = `Bearer ${model.apiKey}`;
   if (model.headers !== undefined) Object.assign(headers, model.headers);

@@ -57,7 +57,7 @@ async function run(
     const url = chatUrl(model.baseUrl);
     ctx.url = url.href;
     const body = buildChatBody(model, context, options);
-    const res = await httpPost(url, chatHeaders(model, stream), body, signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+    const res = await httpPost(url, chatHeaders(model), body, signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
     if (res.status < 200 || res.status >= 300) {
       decoder.fail(errorFromResponse(res.status, res.headers, await res.text(), ctx));
       return;
