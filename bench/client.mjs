@@ -37,6 +37,7 @@ for (let i = 0; i < 3; i++) await run();
 const sequential = Number(seqArg);
 const durations = [];
 let requests = 0;
+const switches0 = process.resourceUsage().voluntaryContextSwitches;
 const cpu0 = process.cpuUsage();
 for (let i = 0; i < sequential; i++) {
   const t0 = performance.now();
@@ -45,6 +46,7 @@ for (let i = 0; i < sequential; i++) {
   requests += r.requests;
 }
 const cpu = process.cpuUsage(cpu0);
+const ctxSwitches = process.resourceUsage().voluntaryContextSwitches - switches0;
 if (requests !== sequential * (turns + 1)) throw new Error(`expected ${sequential * (turns + 1)} requests, saw ${requests}`);
 
 const concurrent = Number(concArg);
@@ -63,5 +65,6 @@ console.log(
     medianMsPerRun: durations[Math.floor(durations.length / 2)],
     concurrentWallMs,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
+    voluntarySwitchesPerRequest: ctxSwitches / requests,
   }),
 );

@@ -1,20 +1,11 @@
 // `npm run bench`: rein against two hand-written floors on the same workload, in one run.
 // The scripted model server runs in its own process so its CPU is not counted.
-import { spawn, execFileSync } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { startServer } from './server.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.execPath;
-
-function startServer() {
-  const child = spawn(node, ['dist/model/scripted/cli.js', '--script-module', 'bench/server-script.mjs'], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    lines.once('line', (line) => resolve({ child, url: JSON.parse(line).url }));
-    child.once('exit', (code) => reject(new Error(`scripted server exited with ${code}`)));
-  });
-}
 
 function client(impl, url, turns) {
   const out = execFileSync(node, ['bench/client.mjs', impl, url, String(turns)], { cwd: root, encoding: 'utf8' });

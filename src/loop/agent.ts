@@ -130,7 +130,7 @@ export class Agent {
       toolSpecs: this.registry.specs(),
       dispatch: (call, ctx) => {
         stepOfCall.set(call.id, ctx.step);
-        return dispatcher.dispatch(call, ctx);
+        return dispatcher.dispatchNow(call, ctx);
       },
       ...(this.finalAnswerTool === undefined ? {} : { finalAnswerTool: this.finalAnswerTool }),
       limits: this.limits,

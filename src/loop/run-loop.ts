@@ -26,7 +26,10 @@ export interface LoopDeps {
   modelOptions: Omit<StreamOptions, 'signal'>;
   system?: string;
   toolSpecs: ToolSpec[];
-  dispatch: (call: ToolCall, ctx: { signal: AbortSignal; runId: string; idempotencyKey: string; step: number }) => Promise<DispatchOutcome>;
+  dispatch: (
+    call: ToolCall,
+    ctx: { signal: AbortSignal; runId: string; idempotencyKey: string; step: number },
+  ) => DispatchOutcome | Promise<DispatchOutcome>;
   /** Name of the final-answer tool when the run has an output schema. */
   finalAnswerTool?: string;
   limits: RunLimits;
@@ -122,7 +125,8 @@ export async function runLoop(deps: LoopDeps, input: UserMessage, history: Messa
       }
 
       setState('tool_calling');
-      const outcomes = await runTools(deps, calls, step, assistantSeq);
+      const batch = runTools(deps, calls, step, assistantSeq);
+      const outcomes = batch instanceof Promise ? await batch : batch;
       setState('observing');
       const results = outcomes.map((o) => o.result);
       messages.push(...results);
@@ -133,7 +137,8 @@ export async function runLoop(deps: LoopDeps, input: UserMessage, history: Messa
         break;
       }
       injectQueued(deps, messages, step, false);
-      stop = await checkStopRules(deps, { calls, outcomes, assistant, step, messages, totals, repeats, breaker });
+      const checked = checkStopRules(deps, { calls, outcomes, assistant, step, messages, totals, repeats, breaker });
+      stop = checked instanceof Promise ? await checked : checked;
       if (stop) {
         if (stop.output !== undefined) lastOutput = stop.output;
         break;
@@ -195,12 +200,14 @@ export async function runLoop(deps: LoopDeps, input: UserMessage, history: Messa
   }
 }
 
-async function runTools(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): Promise<DispatchOutcome[]> {
+/**
+ * Dispatches a turn's calls, emitting `tool_started` / `tool_finished` for each, and returns
+ * the outcomes in call order whatever order they finish in. Synchronous outcomes (a
+ * synchronous tool with nothing to wait for) cost no promise.
+ */
+function runTools(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): DispatchOutcome[] | Promise<DispatchOutcome[]> {
   const signal = deps.controls.abortController.signal;
-  const one = async (call: ToolCall, index: number): Promise<DispatchOutcome> => {
-    const idempotencyKey = `${deps.runId}:${assistantSeq}:${index}`;
-    deps.emit({ type: 'tool_started', step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey });
-    const outcome = await deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey, step });
+  const finished = (call: ToolCall, outcome: DispatchOutcome): DispatchOutcome => {
     deps.emit({
       type: 'tool_finished',
       step,
@@ -213,13 +220,24 @@ async function runTools(deps: LoopDeps, calls: ToolCall[], step: number, assista
     });
     return outcome;
   };
-  if (deps.toolExecution === 'sequential') {
-    const outcomes: DispatchOutcome[] = [];
-    for (let i = 0; i < calls.length; i++) outcomes.push(await one(calls[i] as ToolCall, i));
-    return outcomes;
-  }
-  // Results are returned in call order whatever order they finish in.
-  return Promise.all(calls.map(one));
+  const one = (call: ToolCall, index: number): DispatchOutcome | Promise<DispatchOutcome> => {
+    const idempotencyKey = `${deps.runId}:${assistantSeq}:${index}`;
+    deps.emit({ type: 'tool_started', step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey });
+    const outcome = deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey, step });
+    return outcome instanceof Promise ? outcome.then((o) => finished(call, o)) : finished(call, outcome);
+  };
+  if (deps.toolExecution === 'sequential') return runSequentially(calls, one);
+  const outcomes = calls.map(one);
+  return outcomes.some((o) => o instanceof Promise) ? Promise.all(outcomes) : (outcomes as DispatchOutcome[]);
+}
+
+async function runSequentially(
+  calls: ToolCall[],
+  one: (call: ToolCall, index: number) => DispatchOutcome | Promise<DispatchOutcome>,
+): Promise<DispatchOutcome[]> {
+  const outcomes: DispatchOutcome[] = [];
+  for (let i = 0; i < calls.length; i++) outcomes.push(await one(calls[i] as ToolCall, i));
+  return outcomes;
 }
 
 /** Moves queued steering (and, when the agent would stop, follow-up) messages into the history. */

@@ -31,8 +31,11 @@ export interface TurnFacts {
   breaker: ToolErrorBreaker;
 }
 
-/** The first stop rule that holds after a tool batch, or `undefined` to go on. */
-export async function checkStopRules(deps: LoopDeps, t: TurnFacts): Promise<Stop | undefined> {
+/**
+ * The first stop rule that holds after a tool batch, or `undefined` to go on. Synchronous
+ * unless a `shouldStopAfterTurn` hook has to be asked.
+ */
+export function checkStopRules(deps: LoopDeps, t: TurnFacts): Stop | undefined | Promise<Stop | undefined> {
   const results = t.outcomes.map((o) => o.result);
   if (deps.finalAnswerTool) {
     const done = t.outcomes.find((o) => o.result.toolName === deps.finalAnswerTool && !o.result.isError);
@@ -47,14 +50,17 @@ export async function checkStopRules(deps: LoopDeps, t: TurnFacts): Promise<Stop
     if (t.repeats.record(call.name, t.outcomes[i]?.arguments ?? call.arguments)) stuck = true;
   }
   if (stuck) return { reason: 'no_progress', detail: `the same call was made ${t.repeats.repeats} times in a row` };
-  if (deps.hooks.shouldStopAfterTurn) {
-    const info: TurnInfo = { step: t.step, assistant: t.assistant, toolResults: results, messages: t.messages, totals: t.totals };
-    const answer = await deps.hooks.shouldStopAfterTurn(info);
-    if (answer === true) return { reason: 'hook' };
-    if (typeof answer === 'string') return { reason: 'hook', detail: answer };
-    if (answer && typeof answer === 'object' && answer.stop) {
-      return answer.reason === undefined ? { reason: 'hook' } : { reason: 'hook', detail: answer.reason };
-    }
+  const hook = deps.hooks.shouldStopAfterTurn;
+  if (!hook) return undefined;
+  const info: TurnInfo = { step: t.step, assistant: t.assistant, toolResults: results, messages: t.messages, totals: t.totals };
+  return Promise.resolve(hook(info)).then(hookStop);
+}
+
+function hookStop(answer: boolean | string | { stop: boolean; reason?: string }): Stop | undefined {
+  if (answer === true) return { reason: 'hook' };
+  if (typeof answer === 'string') return { reason: 'hook', detail: answer };
+  if (answer && typeof answer === 'object' && answer.stop) {
+    return answer.reason === undefined ? { reason: 'hook' } : { reason: 'hook', detail: answer.reason };
   }
   return undefined;
 }

@@ -35,6 +35,11 @@ export interface ToolLookup {
 export interface Dispatcher {
   /** Never rejects: every failure is an error result in the outcome. */
   dispatch(call: ToolCall, ctx: DispatchContext): Promise<DispatchOutcome>;
+  /**
+   * The same, but synchronous when nothing has to wait (a synchronous tool, a compiled
+   * schema, no hooks): the loop's hot path, which then pays for no promise. Never throws.
+   */
+  dispatchNow(call: ToolCall, ctx: DispatchContext): DispatchOutcome | Promise<DispatchOutcome>;
 }
 
 type Outcome = Omit<DispatchOutcome, 'durationMs'>;
@@ -62,23 +67,42 @@ const MAX_LISTED_TOOLS = 40;
 export function createDispatcher(registry: ToolLookup, options: DispatcherOptions = {}): Dispatcher {
   const maxChars = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
 
-  async function run(call: ToolCall, ctx: DispatchContext): Promise<Outcome> {
+  /**
+   * Steps (1)–(9). Synchronous for the common case — a known synchronous tool whose schema
+   * is compiled, no hooks — so such a call costs no promise at all; anything that has to
+   * wait (first compilation, a hook, an async tool) continues asynchronously.
+   */
+  function run(call: ToolCall, ctx: DispatchContext): Outcome | Promise<Outcome> {
     if (ctx.signal.aborted) return failure(call, 'aborted', `tool "${call.name}" was not run: the run was aborted`);
 
     // (1) Known tool?
     const tool = registry.get(call.name);
     if (!tool) return failure(call, 'unknown_tool', unknownToolMessage(call.name, registry.names()));
 
-    // (2) Repair and parse; (3) validate: coerce types, fill defaults.
+    // (2) Repair and parse.
     const parsed = parseArguments(call);
     if (!parsed.ok) {
       const text = `invalid arguments for tool "${tool.name}": ${parsed.error}. Send the arguments as one JSON object.`;
       return failure(call, 'invalid_arguments', text);
     }
-    // Once a tool's validator is compiled, validation is synchronous: no await per call.
+    // (3) Validate: coerce types, fill defaults. Synchronous once the validator is compiled.
     const validator = readyValidator(tool.parameters);
-    const checked = validator ? checkWith(validator, tool, parsed.value) : await validate(tool, parsed.value);
+    if (!validator || options.beforeToolCall || options.onConfirm) return runChecked(call, ctx, tool, parsed.value, validator);
+    const checked = checkWith(validator, tool, parsed.value);
     if (!checked.ok) return failure(call, checked.code, checked.text, parsed.value);
+    return runExecute(call, ctx, tool, checked.value);
+  }
+
+  /** Steps (3)–(5) when one of them has to wait. */
+  async function runChecked(
+    call: ToolCall,
+    ctx: DispatchContext,
+    tool: Tool,
+    parsedArgs: Record<string, unknown>,
+    validator: ArgsValidator | undefined,
+  ): Promise<Outcome> {
+    const checked = validator ? checkWith(validator, tool, parsedArgs) : await validate(tool, parsedArgs);
+    if (!checked.ok) return failure(call, checked.code, checked.text, parsedArgs);
     let args = checked.value;
 
     // (4) beforeToolCall: block, or patch (validated again); (5) permission.
@@ -91,13 +115,18 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
       const denied = await checkPermission(options.onConfirm, call, tool, args);
       if (denied) return denied;
     }
+    return runExecute(call, ctx, tool, args);
+  }
 
-    // (6) Execute with timeout; (7) normalize and truncate; (8) afterToolCall.
+  /** (6) Execute with timeout; (7) normalize and truncate; (8) afterToolCall. */
+  function runExecute(call: ToolCall, ctx: DispatchContext, tool: Tool, args: Record<string, unknown>): Outcome | Promise<Outcome> {
     const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const finish = (settled: Settled): Outcome | Promise<Outcome> => {
+      const outcome = toOutcome(call, args, settled, timeoutMs, maxChars);
+      return options.afterToolCall ? runAfterHook(options.afterToolCall, call, args, outcome) : outcome;
+    };
     const running = execute(tool, args, call, ctx, timeoutMs);
-    const settled = running instanceof Promise ? await running : running;
-    const outcome = toOutcome(call, args, settled, timeoutMs, maxChars);
-    return options.afterToolCall ? runAfterHook(options.afterToolCall, call, args, outcome) : outcome;
+    return running instanceof Promise ? running.then(finish) : finish(running);
   }
 
   /** Validates in place (`args` is always ours: a fresh parse or a clone). */
@@ -211,18 +240,29 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
     });
   }
 
+  function dispatchNow(call: ToolCall, ctx: DispatchContext): DispatchOutcome | Promise<DispatchOutcome> {
+    const started = performance.now();
+    const done = (outcome: Outcome): DispatchOutcome => {
+      // Outcomes are fresh objects made for this call: complete them in place.
+      const complete = outcome as DispatchOutcome;
+      complete.durationMs = performance.now() - started;
+      return complete;
+    };
+    // Every stage above already turns its failures into results; this is the last net.
+    const crashed = (error: unknown): DispatchOutcome =>
+      done(failure(call, 'internal', `tool "${call.name}" could not be run: ${messageOf(error)}`));
+    let outcome: Outcome | Promise<Outcome>;
+    try {
+      outcome = run(call, ctx);
+    } catch (error) {
+      return crashed(error);
+    }
+    return outcome instanceof Promise ? outcome.then(done, crashed) : done(outcome);
+  }
+
   return {
-    async dispatch(call, ctx) {
-      const started = performance.now();
-      let outcome: Outcome;
-      try {
-        outcome = await run(call, ctx);
-      } catch (error) {
-        // Every stage above already turns its failures into results; this is the last net.
-        outcome = failure(call, 'internal', `tool "${call.name}" could not be run: ${messageOf(error)}`);
-      }
-      return { ...outcome, durationMs: performance.now() - started };
-    },
+    dispatchNow,
+    dispatch: (call, ctx) => Promise.resolve(dispatchNow(call, ctx)),
   };
 }
 
