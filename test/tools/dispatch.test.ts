@@ -361,3 +361,42 @@ describe('dispatcher: output', () => {
     expect(outcome).toMatchObject({ errorCode: 'internal', result: { isError: true, toolCallId: 'call-1' } });
   });
 });
+
+describe('dispatchNow: the synchronous fast path', () => {
+  it('a synchronous tool with a compiled schema and no hooks answers without a promise', async () => {
+    const { tool } = spyTool(() => 'done');
+    const dispatcher = setup(tool);
+    await dispatcher.dispatch(call('roll', '{}'), context()); // compiles the schema
+    const outcome = dispatcher.dispatchNow(call('roll', '{"sides": "8"}'), context());
+    expect(outcome).not.toBeInstanceOf(Promise);
+    expect(outcome).toMatchObject({ terminate: false, arguments: { sides: 8 }, result: { isError: false } });
+    expect(typeof (outcome as { durationMs: number }).durationMs).toBe('number');
+  });
+
+  it('anything that has to wait answers with a promise of the same outcome', async () => {
+    const { tool } = spyTool(async () => 'later');
+    const asyncTool = setup(tool);
+    await asyncTool.dispatch(call('roll', '{}'), context());
+    const pending = asyncTool.dispatchNow(call('roll', '{}'), context());
+    expect(pending).toBeInstanceOf(Promise);
+    expect(textOf(await pending)).toBe('later');
+
+    const { tool: syncTool } = spyTool(() => 'ok');
+    const withHook = setup(syncTool, { onConfirm: () => true });
+    const confirmed = withHook.dispatchNow(call('roll', '{}'), context());
+    expect(confirmed).toBeInstanceOf(Promise);
+    expect(textOf(await confirmed)).toBe('ok');
+  });
+
+  it('a synchronous tool that throws is an error result, synchronously', async () => {
+    const { tool } = spyTool(() => {
+      throw new Error('kaput');
+    });
+    const dispatcher = setup(tool);
+    await dispatcher.dispatch(call('roll', '{}'), context());
+    const outcome = dispatcher.dispatchNow(call('roll', '{}'), context());
+    expect(outcome).not.toBeInstanceOf(Promise);
+    expect(outcome).toMatchObject({ errorCode: 'tool_failed', result: { isError: true } });
+    expect(textOf(outcome as { result: { content: Array<{ type: string; text?: string }> } })).toMatch(/kaput/);
+  });
+});
