@@ -1,15 +1,16 @@
 /**
- * Turning a `provider/model` string into a {@link ModelRef}: base URL, API key, headers.
- * Every known provider speaks OpenAI Chat Completions; other servers are added through
- * `config.providers` (no code needed).
+ * Turning a `provider/model` string into a {@link ModelRef}: which wire API, base URL, API
+ * key, headers. Other servers are added through `config.providers` (no code needed).
  */
 import { ReinError } from '../errors.js';
-import type { ModelRef } from './types.js';
+import type { ModelApi, ModelRef } from './types.js';
 
 /** An OpenAI-compatible server configured by the user. */
 export interface ProviderConfig {
-  /** Base URL up to and including the version path, e.g. `https://api.example.com/v1`. */
+  /** Base URL as the API expects it (for Chat Completions, up to the version: `https://api.example.com/v1`). */
   baseUrl: string;
+  /** The wire API the server speaks (default `openai-chat`). */
+  api?: ModelApi;
   apiKey?: string;
   /** The environment variable holding the key; when set, the key is required. */
   apiKeyEnv?: string;
@@ -28,6 +29,7 @@ export interface ResolveConfig {
 }
 
 interface KnownProvider {
+  api: ModelApi;
   baseUrl: string;
   baseUrlEnv: string;
   apiKeyEnv?: string;
@@ -36,12 +38,31 @@ interface KnownProvider {
 }
 
 const KNOWN: Record<string, KnownProvider> = {
-  openai: { baseUrl: 'https://api.openai.com/v1', baseUrlEnv: 'OPENAI_BASE_URL', apiKeyEnv: 'OPENAI_API_KEY', keyRequired: true },
-  ollama: { baseUrl: 'http://127.0.0.1:11434/v1', baseUrlEnv: 'OLLAMA_BASE_URL', keyRequired: false },
+  openai: { api: 'openai-chat', baseUrl: 'https://api.openai.com/v1', baseUrlEnv: 'OPENAI_BASE_URL', apiKeyEnv: 'OPENAI_API_KEY', keyRequired: true },
+  // The same OpenAI account and server, spoken to through the Responses API.
+  'openai-responses': {
+    api: 'openai-responses',
+    baseUrl: 'https://api.openai.com/v1',
+    baseUrlEnv: 'OPENAI_BASE_URL',
+    apiKeyEnv: 'OPENAI_API_KEY',
+    keyRequired: true,
+  },
+  // Anthropic's SDK takes a base without `/v1`; so do we (the adapter appends `/v1/messages`).
+  anthropic: { api: 'anthropic-messages', baseUrl: 'https://api.anthropic.com', baseUrlEnv: 'ANTHROPIC_BASE_URL', apiKeyEnv: 'ANTHROPIC_API_KEY', keyRequired: true },
+  // A base without `/v1beta`, as in Google's SDK (the adapter appends `/v1beta/models/…`).
+  gemini: {
+    api: 'gemini',
+    baseUrl: 'https://generativelanguage.googleapis.com',
+    baseUrlEnv: 'GEMINI_BASE_URL',
+    apiKeyEnv: 'GEMINI_API_KEY',
+    keyRequired: true,
+  },
+  ollama: { api: 'openai-chat', baseUrl: 'http://127.0.0.1:11434/v1', baseUrlEnv: 'OLLAMA_BASE_URL', keyRequired: false },
   // vLLM runs without a key unless started with --api-key; read one when it is there.
-  vllm: { baseUrl: 'http://127.0.0.1:8000/v1', baseUrlEnv: 'VLLM_BASE_URL', apiKeyEnv: 'VLLM_API_KEY', keyRequired: false },
-  lmstudio: { baseUrl: 'http://127.0.0.1:1234/v1', baseUrlEnv: 'LMSTUDIO_BASE_URL', keyRequired: false },
+  vllm: { api: 'openai-chat', baseUrl: 'http://127.0.0.1:8000/v1', baseUrlEnv: 'VLLM_BASE_URL', apiKeyEnv: 'VLLM_API_KEY', keyRequired: false },
+  lmstudio: { api: 'openai-chat', baseUrl: 'http://127.0.0.1:1234/v1', baseUrlEnv: 'LMSTUDIO_BASE_URL', keyRequired: false },
   openrouter: {
+    api: 'openai-chat',
     baseUrl: 'https://openrouter.ai/api/v1',
     baseUrlEnv: 'OPENROUTER_BASE_URL',
     apiKeyEnv: 'OPENROUTER_API_KEY',
@@ -108,7 +129,7 @@ export function resolveModel(
       `${known.apiKeyEnv} is not set: export it, or point ${known.baseUrlEnv} at a server that needs no key`,
     );
   }
-  return build(provider, id, baseUrl, apiKey, config.headers);
+  return build(known.api, provider, id, baseUrl, apiKey, config.headers);
 }
 
 function fromCustom(
@@ -128,17 +149,24 @@ function fromCustom(
     );
   }
   const headers = custom.headers || config.headers ? { ...custom.headers, ...config.headers } : undefined;
-  return build(provider, id, baseUrl, apiKey, headers);
+  return build(custom.api ?? 'openai-chat', provider, id, baseUrl, apiKey, headers);
 }
 
-function build(provider: string, id: string, baseUrl: string, apiKey: string | undefined, headers: Record<string, string> | undefined): ModelRef {
-  const model: ModelRef = { provider, id, api: 'openai-chat', baseUrl };
+function build(
+  api: ModelApi,
+  provider: string,
+  id: string,
+  baseUrl: string,
+  apiKey: string | undefined,
+  headers: Record<string, string> | undefined,
+): ModelRef {
+  const model: ModelRef = { provider, id, api, baseUrl };
   if (apiKey !== undefined) model.apiKey = apiKey;
   if (headers !== undefined) model.headers = headers;
   return model;
 }
 
-/** Validates a base URL and drops trailing slashes (the adapter appends `/chat/completions`). */
+/** Validates a base URL and drops trailing slashes (the adapter appends its API's path). */
 function checkBaseUrl(value: string, origin: string): string {
   let url: URL | undefined;
   try {

@@ -8,6 +8,8 @@ import type { ErrorInfo, ReinError } from '../errors.js';
 export interface TextContent {
   type: 'text';
   text: string;
+  /** Opaque provider data for this part (Gemini's `thoughtSignature` on text; a Responses message id). */
+  signature?: string;
 }
 
 /** An image, base64-encoded. */
@@ -41,6 +43,11 @@ export interface ToolCall {
   arguments: Record<string, unknown>;
   /** The argument text exactly as the model produced it. */
   rawArguments: string;
+  /**
+   * Opaque provider data tied to this call that must go back with it on later turns to
+   * the same model (Gemini's `thoughtSignature`; the Responses API's item id).
+   */
+  signature?: string;
 }
 
 /** Why the model stopped producing output. */
@@ -48,12 +55,24 @@ export type StopReason = 'stop' | 'length' | 'tool_use' | 'content_filter' | 're
 
 /** Token counts of one model response. Missing counts are 0. */
 export interface Usage {
+  /** Prompt tokens not read from or written to the cache. */
   input: number;
   output: number;
   cacheRead: number;
   cacheWrite: number;
   /** Reasoning tokens, already included in `output`. */
   reasoning: number;
+  total: number;
+  /** What these tokens cost in USD, from the model catalog (absent when the price is unknown). */
+  cost?: Cost;
+}
+
+/** A cost in USD, split like {@link Usage}. */
+export interface Cost {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
   total: number;
 }
 
@@ -71,6 +90,8 @@ export interface AssistantMessage {
   usage: Usage;
   provider: string;
   model: string;
+  /** The wire API that produced it: decides what of it (thinking, signatures) can go back as is. */
+  api?: ModelApi;
   /** The provider's response id, when it sent one. */
   responseId?: string;
   /** The refusal text, when the model declined (OpenAI `refusal`). */
@@ -111,7 +132,7 @@ export interface Context {
 }
 
 /** Which API a model is reached through. One adapter file per API. */
-export type ModelApi = 'openai-chat';
+export type ModelApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
 
 /** A resolved model: where it lives, how to reach it. */
 export interface ModelRef {
@@ -127,6 +148,9 @@ export interface ModelRef {
   headers?: Record<string, string>;
 }
 
+/** Reasoning effort, mapped by each adapter to its API's own setting. */
+export type ThinkingLevel = 'off' | 'low' | 'medium' | 'high';
+
 /** Options of one model request. */
 export interface StreamOptions {
   signal?: AbortSignal;
@@ -134,6 +158,8 @@ export interface StreamOptions {
   stream?: boolean;
   maxTokens?: number;
   temperature?: number;
+  /** How hard the model should think, mapped per provider (`off` disables thinking where it can be). */
+  thinking?: ThinkingLevel;
   /**
    * Give up on a response that sends nothing for this long (ms; default 300 000): a hung
    * server ends in a transient `timeout` error, which is retried, instead of a run that

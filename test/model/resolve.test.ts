@@ -82,7 +82,7 @@ describe('resolveModel', () => {
   it('an unknown provider lists the known ones and says how to add one', () => {
     const error = configError(() => resolveModel('acme/model-1', {}, {}));
     expect(error.message).toContain('Unknown model provider "acme"');
-    expect(error.message).toContain('openai, ollama, vllm, lmstudio, openrouter');
+    expect(error.message).toContain('openai, openai-responses, anthropic, gemini, ollama, vllm, lmstudio, openrouter');
     expect(error.message).toContain('providers: { "acme": { baseUrl:');
   });
 
@@ -102,5 +102,22 @@ describe('resolveModel', () => {
   it('apiKeyEnvName derives the variable of any provider', () => {
     expect(apiKeyEnvName('openai')).toBe('OPENAI_API_KEY');
     expect(apiKeyEnvName('my-host')).toBe('MY_HOST_API_KEY');
+  });
+});
+
+describe('providers with their own wire API', () => {
+  it('anthropic, openai-responses and gemini resolve to their APIs, bases and keys', () => {
+    expect(resolveModel('anthropic/claude-sonnet-4-5', {}, { ANTHROPIC_API_KEY: 'k' })).toMatchObject({
+      api: 'anthropic-messages',
+      baseUrl: 'https://api.anthropic.com',
+      apiKey: 'k',
+    });
+    expect(resolveModel('openai-responses/gpt-5', {}, { OPENAI_API_KEY: 'k' })).toMatchObject({ api: 'openai-responses', baseUrl: 'https://api.openai.com/v1' });
+    expect(resolveModel('gemini/gemini-2.5-flash', {}, { GEMINI_API_KEY: 'k', GEMINI_BASE_URL: 'http://127.0.0.1:9/' })).toMatchObject({
+      api: 'gemini',
+      baseUrl: 'http://127.0.0.1:9',
+    });
+    expect(() => resolveModel('anthropic/claude-sonnet-4-5', {}, {})).toThrow(/ANTHROPIC_API_KEY is not set/);
+    expect(resolveModel('x/y', { providers: { x: { baseUrl: 'http://h', api: 'anthropic-messages' } } }, {}).api).toBe('anthropic-messages');
   });
 });

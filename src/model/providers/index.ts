@@ -6,11 +6,17 @@ import { ReinError } from '../../errors.js';
 import { EventStream } from '../event-stream.js';
 import { emptyUsage } from '../types.js';
 import type { AssistantMessage, AssistantStream, AssistantStreamEvent, Context, ModelApi, ModelRef, StreamFunction, StreamOptions } from '../types.js';
+import { streamAnthropic } from './anthropic.js';
+import { streamGemini } from './gemini.js';
 import { streamOpenAIChat } from './openai-chat.js';
+import { streamOpenAIResponses } from './openai-responses.js';
 
 /** Every adapter, keyed by {@link ModelApi}. */
 export const adapters: Record<ModelApi, StreamFunction> = {
   'openai-chat': streamOpenAIChat,
+  'openai-responses': streamOpenAIResponses,
+  'anthropic-messages': streamAnthropic,
+  gemini: streamGemini,
 };
 
 /**

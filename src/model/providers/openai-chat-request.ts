@@ -3,6 +3,7 @@
  * rein's provider-neutral {@link Context}.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
+import { prepareHistory } from '../handoff.js';
 import type { AssistantMessage, Context, ImageContent, Message, ModelRef, StreamOptions, TextContent, ToolResultMessage, UserMessage } from '../types.js';
 
 type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
@@ -38,7 +39,7 @@ export interface ChatRequest {
 export function buildChatRequest(model: ModelRef, context: Context, options: StreamOptions = {}): ChatRequest {
   const messages: ChatMessage[] = [];
   if (context.system !== undefined && context.system !== '') messages.push({ role: 'system', content: context.system });
-  for (const message of context.messages) {
+  for (const message of prepareHistory(context.messages, model)) {
     const converted = toChatMessage(message);
     if (converted !== undefined) messages.push(converted);
   }
@@ -69,7 +70,7 @@ const toolsJson = new WeakMap<object, string>();
 export function buildChatBody(model: ModelRef, context: Context, options: StreamOptions = {}): string {
   let messages = '';
   if (context.system !== undefined && context.system !== '') messages = JSON.stringify({ role: 'system', content: context.system });
-  for (const message of context.messages) {
+  for (const message of prepareHistory(context.messages, model)) {
     let json = messageJson.get(message);
     if (json === undefined) {
       const converted = toChatMessage(message);
