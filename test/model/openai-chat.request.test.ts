@@ -80,7 +80,7 @@ describe('Chat Completions request', () => {
     expect(request).toMatchObject({ model: 'gpt-4o', stream: true, stream_options: { include_usage: true }, max_tokens: 100, temperature: 0.2 });
   });
 
-  it('drops thinking, empty assistant turns and an empty tools list; content null beside tool calls', () => {
+  it('drops thinking, aborted and empty assistant turns and an empty tools list; content null beside tool calls', () => {
     const request = buildChatRequest(testModel('http://127.0.0.1:1/v1'), {
       messages: [
         { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm' }], stopReason: 'aborted', usage: emptyUsage(), provider: 'openai', model: 'm' },
@@ -88,7 +88,11 @@ describe('Chat Completions request', () => {
       ],
       tools: [],
     }, { stream: false });
-    expect(request.messages).toEqual([{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'x', arguments: '{}' } }] }]);
+    expect(request.messages).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'x', arguments: '{}' } }] },
+      // A call left without a result gets a synthetic one: every API rejects a dangling call.
+      { role: 'tool', tool_call_id: 'c', content: expect.stringMatching(/tool "x" has no result/) },
+    ]);
     expect(request).not.toHaveProperty('tools');
     expect(request).not.toHaveProperty('stream');
     expect(request).not.toHaveProperty('max_tokens');
