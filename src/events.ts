@@ -32,6 +32,8 @@ export interface RunLimits {
   maxSteps: number;
   timeoutMs?: number;
   maxTokens?: number;
+  /** Stop once the run's cost (catalog prices × usage) reaches this many US dollars. */
+  maxCostUsd?: number;
   noProgressRepeats: number;
   maxConsecutiveToolErrors: number;
 }

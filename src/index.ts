@@ -73,3 +73,8 @@ export type {
   ToolOutput,
   ToolRisk,
 } from './tools/types.js';
+
+export { costOf, listModels, lookupModel, UNKNOWN_MODEL_DEFAULTS } from './model/catalog.js';
+export type { ModelInfo, ModelOverrides, ModelPricing } from './model/catalog.js';
+export type { Cost } from './model/types.js';
+export { PRICES_AS_OF } from './model/catalog-data.js';

@@ -3,6 +3,9 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ReinError } from '../errors.js';
 import { Agent } from '../loop/agent.js';
 import { seedTools } from '../tools/builtin/index.js';
+import type { ThinkingLevel } from '../model/types.js';
+
+const THINKING_LEVELS: readonly string[] = ['off', 'low', 'medium', 'high'];
 
 /** The flags every agent command takes. */
 export const AGENT_FLAGS = {
@@ -11,6 +14,8 @@ export const AGENT_FLAGS = {
   'max-steps': { type: 'string' },
   timeout: { type: 'string' },
   system: { type: 'string' },
+  thinking: { type: 'string' },
+  'max-cost': { type: 'string' },
   json: { type: 'boolean' },
   'no-tools': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -23,6 +28,8 @@ export const AGENT_FLAGS_HELP = `  -m, --model <provider/model>  e.g. openai/gpt
       --max-steps <n>            model calls before the run stops (default 15)
       --timeout <seconds>        whole-run time limit
       --system <text>            system prompt
+      --thinking <level>         off | low | medium | high (mapped per provider)
+      --max-cost <usd>           stop the run once it has cost this much (catalog prices)
       --json                     one JSON event per line on stdout, nothing else
       --no-tools                 offer the model no tools
   -h, --help                     this help`;
@@ -33,6 +40,8 @@ export type AgentFlagValues = {
   'max-steps'?: string;
   timeout?: string;
   system?: string;
+  thinking?: string;
+  'max-cost'?: string;
   json?: boolean;
   'no-tools'?: boolean;
   help?: boolean;
@@ -62,6 +71,11 @@ export function agentFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv):
     throw new ReinError('config', 'fatal', `--max-steps expects a whole number, got "${values['max-steps']}"`);
   }
   const timeoutS = positiveNumber('timeout', values.timeout);
+  const maxCostUsd = positiveNumber('max-cost', values['max-cost']);
+  const thinking = values.thinking;
+  if (thinking !== undefined && !THINKING_LEVELS.includes(thinking as ThinkingLevel)) {
+    throw new ReinError('config', 'fatal', `--thinking expects one of ${THINKING_LEVELS.join(', ')}, got "${thinking}"`);
+  }
   const baseUrl = values['base-url'];
   return new Agent({
     model: values.model ?? env.REIN_MODEL ?? 'openai/gpt-4o-mini',
@@ -71,6 +85,8 @@ export function agentFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv):
     limits: {
       ...(maxSteps === undefined ? {} : { maxSteps }),
       ...(timeoutS === undefined ? {} : { timeoutMs: Math.round(timeoutS * 1000) }),
+      ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
     },
+    ...(thinking === undefined ? {} : { modelOptions: { thinking: thinking as ThinkingLevel } }),
   });
 }

@@ -9,10 +9,11 @@ const COMMANDS: Record<string, { description: string; load: () => Promise<{ comm
   run: { description: 'run one task and exit', load: () => import('./commands/run.js') },
   chat: { description: 'an interactive session (type while it works to steer)', load: () => import('./commands/chat.js') },
   demo: { description: 'two example tasks against a scripted offline model (no key needed)', load: () => import('./commands/demo.js') },
+  models: { description: 'list known models: context, output limit, reasoning, prices', load: () => import('./commands/models.js') },
 };
 
 function help(): string {
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(6)} ${c.description}`);
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(7)} ${c.description}`);
   return `rein — an agent harness
 
 Usage: rein <command> [options]

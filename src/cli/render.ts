@@ -98,6 +98,7 @@ export class HumanRenderer {
       `${t.steps} step${t.steps === 1 ? '' : 's'}`,
       `${t.toolCalls} tool call${t.toolCalls === 1 ? '' : 's'}`,
       `${t.usage.total} tokens`,
+      ...(t.usage.cost ? [formatUsd(t.usage.cost.total)] : []),
       formatMs(t.durationMs),
     ].join(' · ');
     this.note(line + (result.detail ? ` (${result.detail})` : ''));
@@ -169,6 +170,11 @@ function userText(content: string | Array<{ type: string; text?: string }>): str
 export function shorten(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** `$0.0123` (four decimals below a dollar, two above). */
+export function formatUsd(usd: number): string {
+  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
 }
 
 /** `850 ms`, `1.2 s`, `2 m 5 s`. */

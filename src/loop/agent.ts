@@ -3,9 +3,10 @@
  * all behaviour lives in {@link runLoop}.
  */
 import type { RunEvent, RunEventBody, RunLimits, RunResult } from '../events.js';
-import { toReinError } from '../errors.js';
+import { ReinError, toReinError } from '../errors.js';
 import { newRunId, newTraceId } from '../ids.js';
-import type { ModelRef, StreamFunction, ToolCall, UserMessage } from '../model/types.js';
+import type { Cost, ModelRef, StreamFunction, ToolCall, Usage, UserMessage } from '../model/types.js';
+import { lookupModel, priceUsage } from '../model/catalog.js';
 import { resolveModel } from '../model/resolve.js';
 import { streamWithRetry } from '../model/retry.js';
 import { streamModel } from '../model/providers/index.js';
@@ -41,6 +42,7 @@ export class Agent {
   private readonly limits: RunLimits;
   private readonly stream: StreamFunction;
   private readonly finalAnswerTool: string | undefined;
+  private readonly costOf: ((usage: Usage) => Cost | undefined) | undefined;
 
   /** Throws a {@link ReinError} with code `config` when the configuration cannot work. */
   constructor(options: AgentOptions) {
@@ -54,6 +56,17 @@ export class Agent {
     }
     this.registry = new ToolRegistry(tools);
     this.limits = { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) };
+    // The price is looked up once; each response is then priced by a multiplication.
+    const pricing = lookupModel(this.model.provider, this.model.id, options.modelInfo).pricing;
+    this.costOf = pricing ? (usage) => priceUsage(pricing, usage) : undefined;
+    if (this.limits.maxCostUsd !== undefined && !pricing) {
+      throw new ReinError(
+        'config',
+        'fatal',
+        `limits.maxCostUsd is set, but rein has no price for ${this.model.provider}/${this.model.id}: ` +
+          'give one as modelInfo: { pricing: { input, output } } (USD per million tokens), or use limits.maxTokens',
+      );
+    }
     const provider = options.streamFn ?? streamModel;
     const retry = options.retry ?? {};
     this.stream = (model, context, streamOptions) => streamWithRetry(provider, model, context, streamOptions, retry);
@@ -133,6 +146,7 @@ export class Agent {
         return dispatcher.dispatchNow(call, ctx);
       },
       ...(this.finalAnswerTool === undefined ? {} : { finalAnswerTool: this.finalAnswerTool }),
+      ...(this.costOf === undefined ? {} : { costOf: this.costOf }),
       limits: this.limits,
       toolExecution: this.options.toolExecution ?? 'parallel',
       stopOnToolError: this.options.stopOnToolError ?? false,

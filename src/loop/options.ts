@@ -5,6 +5,7 @@
 import type { RunLimits, RunTotals, StopReasonCode } from '../events.js';
 import type { AssistantMessage, Message, ModelRef, StreamFunction, StreamOptions, ToolResultMessage, ToolCall } from '../model/types.js';
 import type { RetryPolicy } from '../model/retry.js';
+import type { ModelOverrides } from '../model/catalog.js';
 import type { DispatcherOptions, Tool } from '../tools/types.js';
 
 /** What `shouldStopAfterTurn` sees after each turn. */
@@ -39,6 +40,12 @@ export interface AgentOptions {
   model: string | ModelRef;
   /** Base URL / key / headers used when `model` is a string (overrides the environment). */
   modelConfig?: { baseUrl?: string; apiKey?: string; headers?: Record<string, string> };
+  /**
+   * Overrides of what the model catalog says about this model: context window, output
+   * limit, reasoning, and prices in USD per million tokens (an unknown model has no price,
+   * so no cost, until you give one here).
+   */
+  modelInfo?: ModelOverrides;
   system?: string;
   tools?: Tool[];
   /**

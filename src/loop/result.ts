@@ -18,6 +18,14 @@ export function addUsage(totals: RunTotals, message: AssistantMessage): void {
   t.cacheWrite += u.cacheWrite;
   t.reasoning += u.reasoning;
   t.total += u.total;
+  if (u.cost) {
+    const c = (t.cost ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
+    c.input += u.cost.input;
+    c.output += u.cost.output;
+    c.cacheRead += u.cost.cacheRead;
+    c.cacheWrite += u.cost.cacheWrite;
+    c.total += u.cost.total;
+  }
 }
 
 /** The typed error a failed model response carried. */

@@ -8,7 +8,7 @@
  */
 import { toReinError } from '../errors.js';
 import type { LoopState, RunEventBody, RunLimits, RunResult, RunTotals } from '../events.js';
-import type { AssistantMessage, AssistantStreamEvent, Message, ModelRef, StreamFunction, StreamOptions, ToolCall, ToolSpec, UserMessage } from '../model/types.js';
+import type { AssistantMessage, AssistantStreamEvent, Cost, Message, ModelRef, StreamFunction, StreamOptions, ToolCall, ToolSpec, Usage, UserMessage } from '../model/types.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { AgentHooks } from './options.js';
 import type { RunControls } from './handle.js';
@@ -30,6 +30,8 @@ export interface LoopDeps {
     call: ToolCall,
     ctx: { signal: AbortSignal; runId: string; idempotencyKey: string; step: number },
   ) => DispatchOutcome | Promise<DispatchOutcome>;
+  /** What a response's usage cost in USD (`undefined` when the model's price is unknown). */
+  costOf?: (usage: Usage) => Cost | undefined;
   /** Name of the final-answer tool when the run has an output schema. */
   finalAnswerTool?: string;
   limits: RunLimits;
@@ -193,6 +195,11 @@ export async function runLoop(deps: LoopDeps, input: UserMessage, history: Messa
     else {
       for await (const event of stream) onEvent(event);
       message = await stream.result();
+    }
+    // Usage events carry their cost, from the catalog, unless the adapter set it.
+    if (message.usage.cost === undefined && d.costOf) {
+      const cost = d.costOf(message.usage);
+      if (cost) message.usage.cost = cost;
     }
     // The seq of this event anchors the idempotency keys of the calls it contains.
     const seq = emit({ type: 'assistant_message', step, message });

@@ -65,7 +65,8 @@ function hookStop(answer: boolean | string | { stop: boolean; reason?: string })
   return undefined;
 }
 
-/** `budget`: the run has used its token allowance. */
+/** `budget`: the run has used its token or USD allowance. */
 export function budgetReached(limits: RunLimits, totals: RunTotals): boolean {
-  return limits.maxTokens !== undefined && totals.usage.total >= limits.maxTokens;
+  if (limits.maxTokens !== undefined && totals.usage.total >= limits.maxTokens) return true;
+  return limits.maxCostUsd !== undefined && (totals.usage.cost?.total ?? 0) >= limits.maxCostUsd;
 }

@@ -53,7 +53,7 @@ export class ChatDecoder {
     model: ModelRef,
     private readonly ctx: ErrorContext,
   ) {
-    this.message = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id };
+    this.message = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id, api: 'openai-chat' };
   }
 
   /** Emits `start`: the server accepted the request. */

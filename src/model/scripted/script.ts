@@ -2,6 +2,7 @@
  * What the scripted model answers: the script, its turns and faults, the request shape it
  * sees, and small builders that make scripts read like the conversation they fake.
  */
+import type { ModelApi } from '../types.js';
 
 /** A message of a Chat Completions request, loosely typed: the server validates it. */
 export interface ChatMessage {
@@ -38,7 +39,12 @@ export interface ScriptToolCall {
   id?: string;
 }
 
-/** Token counts of a turn, in the wire's snake_case. Missing counts are estimated. */
+/**
+ * Token counts of a turn, in Chat Completions' snake_case and meaning (the prompt includes
+ * cached tokens, the completion includes reasoning). Each wire reports them its own way:
+ * Anthropic's `input_tokens` leave out cache reads, Gemini's `candidatesTokenCount` leaves
+ * out thoughts. Missing counts are estimated.
+ */
 export interface ScriptUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
@@ -49,16 +55,21 @@ export interface ScriptUsage {
 }
 
 /**
- * Something going wrong on the wire, as real providers do.
+ * Something going wrong on the wire, as real providers do. Each wire answers in its own
+ * shape (see the `wire-*.ts` files).
  *
  * - `status`: an HTTP error before any body. `retryAfter` (seconds) and `retryAfterMs` become
- *   the `retry-after` / `retry-after-ms` headers. `body` replaces the default OpenAI-shaped
- *   error body; a string body is sent verbatim as `text/plain` (proxies do that).
- * - `cut`: stream `afterChunks` chunks, then drop the connection (no `[DONE]`). Without
- *   streaming the connection is dropped before any response.
- * - `slow`: wait `tokenDelayMs` between chunks (once before the body without streaming).
- * - `error_in_stream`: HTTP 200, the turn's content, then a `data: {"error":{…}}` frame and the
- *   end of the body. Without streaming it is an HTTP 500 with that error.
+ *   the `retry-after` / `retry-after-ms` headers; Gemini sends no such header but a
+ *   `google.rpc.RetryInfo` detail with `retryDelay` in the body. `body` replaces the wire's
+ *   default error body; a string body is sent verbatim as `text/plain` (proxies do that).
+ * - `cut`: stream `afterChunks` SSE events, then drop the connection (no terminating event).
+ *   Without streaming the connection is dropped before any response.
+ * - `slow`: wait `tokenDelayMs` between events (once before the body without streaming).
+ * - `error_in_stream`: HTTP 200, the turn's content, then the wire's in-stream error (Chat:
+ *   a `data: {"error":{…}}` frame; Anthropic: `event: error`; Responses: `error` then
+ *   `response.failed`; Gemini: a `data: {"error":{…}}` chunk) and the end of the body.
+ *   `code` is the wire's error code or type (`server_error`, `overloaded_error`, `UNAVAILABLE`).
+ *   Without streaming it is an HTTP 500 with that error.
  */
 export type Fault =
   | { type: 'status'; status: number; retryAfter?: number; retryAfterMs?: number; body?: unknown }
@@ -69,10 +80,20 @@ export type Fault =
 /** One answer of the scripted model. */
 export interface ScriptTurn {
   text?: string;
-  /** Sent as `delta.reasoning_content` (the DeepSeek / vLLM / Ollama convention). */
+  /**
+   * The model's reasoning, in each wire's form: Chat `delta.reasoning_content` (the DeepSeek /
+   * vLLM / Ollama convention), an Anthropic `thinking` block with a stable fake signature, a
+   * Responses `reasoning` item with a summary, Gemini `thought: true` parts.
+   */
   thinking?: string;
   toolCalls?: ScriptToolCall[];
-  /** Defaults to `tool_calls` when there are tool calls, else `stop`. `null` omits the field (some servers do). */
+  /**
+   * Why the model stopped, in Chat Completions' words (`stop`, `length`, `tool_calls`,
+   * `content_filter`), translated for the other wires (Anthropic `end_turn` / `max_tokens` /
+   * `tool_use` / `refusal`, Gemini `STOP` / `MAX_TOKENS` / `SAFETY`, a Responses `incomplete`
+   * status); any other string is sent verbatim. Defaults to `tool_calls` when there are tool
+   * calls, else `stop`. `null` omits the field (some servers do).
+   */
   finishReason?: string | null;
   usage?: ScriptUsage;
   fault?: Fault;
@@ -80,14 +101,64 @@ export interface ScriptTurn {
   delayMs?: number;
 }
 
-/** What a script function learns about the request besides its body. */
+/** What a script function learns about the request besides its content. */
 export interface ScriptInfo {
-  /** 0-based count of valid chat requests before this one. */
+  /** 0-based count of valid requests (of any wire) before this one. */
   index: number;
 }
 
+/** A tool call of an assistant message in the history the model was sent. */
+export type SeenToolCall = {
+  /** The call's id; Gemini sends none unless the client set one, and then the name stands in. */
+  id: string;
+  name: string;
+  /** The arguments as JSON text (objects of wires that send objects are serialized). */
+  arguments: string;
+};
+
+/**
+ * One message of the history, the same for every wire. System prompts are not messages
+ * (see {@link ScriptRequest.system}); text parts are joined, images left out. A user turn
+ * that carries tool results (Anthropic `tool_result` blocks, Gemini `functionResponse`
+ * parts) becomes one `tool` message per result, then a `user` message for its text.
+ *
+ * Type aliases, not interfaces, so that a {@link ScriptRequest} stays assignable to
+ * {@link ChatRequest} and script functions written for Chat Completions keep compiling.
+ */
+export type ScriptMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; thinking?: string; toolCalls: SeenToolCall[] }
+  | {
+      role: 'tool';
+      /** The id of the call it answers (Gemini: the response's id, else the tool name). */
+      toolCallId: string;
+      /** The tool's name, looked up from the call when the wire does not repeat it. */
+      name: string;
+      content: string;
+      isError: boolean;
+    };
+
+/**
+ * A request as a script function sees it: the same provider-neutral view whichever wire it
+ * came through, so one script drives every API. `body` is the request as sent.
+ */
+export type ScriptRequest = {
+  /** The wire it came through. */
+  api: ModelApi;
+  /** The model id the request names (Gemini: from the URL). */
+  model: string;
+  /** System prompt(s) and developer instructions, joined by blank lines. */
+  system?: string;
+  messages: ScriptMessage[];
+  /** Names of the tools offered, in order. */
+  toolNames: string[];
+  stream: boolean;
+  /** The parsed JSON body, as the wire sent it. */
+  body: Record<string, unknown>;
+};
+
 /** A function that answers each request (it may look at the messages and tools it was sent). */
-export type ScriptFunction = (request: ChatRequest, info: ScriptInfo) => ScriptTurn | Promise<ScriptTurn>;
+export type ScriptFunction = (request: ScriptRequest, info: ScriptInfo) => ScriptTurn | Promise<ScriptTurn>;
 
 /**
  * The scripted model's behaviour: a list (each valid request takes the next turn) or a
@@ -100,8 +171,11 @@ export class ScriptError extends Error {
   override readonly name = 'ScriptError';
 }
 
-/** The turn that answers request number `index`. Throws {@link ScriptError} when there is none. */
-export async function takeTurn(script: Script, request: ChatRequest, index: number): Promise<ScriptTurn> {
+/**
+ * The turn that answers request number `index`. `request` is called only for a function
+ * script, so a list script costs no normalization. Throws {@link ScriptError} when there is none.
+ */
+export async function takeTurn(script: Script, request: () => ScriptRequest, index: number): Promise<ScriptTurn> {
   if (Array.isArray(script)) {
     const turn = script[index];
     if (turn === undefined) throw new ScriptError(`scripted model: script exhausted after ${script.length} turns`);
@@ -109,7 +183,7 @@ export async function takeTurn(script: Script, request: ChatRequest, index: numb
   }
   let turn: ScriptTurn | undefined;
   try {
-    turn = await script(request, { index });
+    turn = await script(request(), { index });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new ScriptError(`scripted model: script function threw on request ${index}: ${message}`);

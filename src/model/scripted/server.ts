@@ -1,14 +1,21 @@
 /**
- * The scripted model server: a real HTTP server speaking the OpenAI Chat Completions wire
- * format, answering from a script. Tests, the offline demo and the benchmark talk to it
- * exactly as they would to a provider, so the whole adapter → loop path is exercised.
+ * The scripted model server: a real HTTP server that speaks every wire format rein
+ * supports — chosen by the request path — and answers from one provider-neutral script.
+ * Tests, the offline demo and the benchmark talk to it exactly as they would to a
+ * provider, so the whole adapter → loop path is exercised.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ModelRef } from '../types.js';
-import { ScriptError, takeTurn, type ChatRequest, type Fault, type Script, type ScriptTurn } from './script.js';
-import { validateChatRequest } from './validate.js';
-import { completionBody, errorBody, resolveAnswer, statusErrorBody, streamFrames, type Answer } from './wire.js';
+import type { ModelApi, ModelRef } from '../types.js';
+import { resolveAnswer } from './answer.js';
+import { ScriptError, takeTurn, type ChatRequest, type Script, type ScriptRequest, type ScriptTurn } from './script.js';
+import { JSON_HEADERS, pause, readBody, sendError, sendJson, sendStream, SSE_HEADERS } from './http-io.js';
+import { geminiError } from './validate-gemini.js';
+import { anthropicWire } from './wire-anthropic.js';
+import { chatWire, errorBody } from './wire-chat.js';
+import { isObject, type Route, type WireFormat } from './wire-format.js';
+import { geminiWire } from './wire-gemini.js';
+import { responsesWire } from './wire-responses.js';
 
 /** Options of {@link startScriptedServer}. */
 export interface ScriptedServerOptions {
@@ -17,129 +24,99 @@ export interface ScriptedServerOptions {
   port?: number;
   /** Default `127.0.0.1`. */
   host?: string;
-  /** Delay between streamed chunks for every turn (a `slow` fault overrides it). Default 0. */
+  /** Delay between streamed events for every turn (a `slow` fault overrides it). Default 0. */
   tokenDelayMs?: number;
   /** Characters of text or argument JSON per delta. Default 12, so streams have several deltas. */
   chunkSize?: number;
   /** The model id of {@link ScriptedServer.model} and `GET /v1/models`. Default `scripted`. */
   model?: string;
   /**
-   * Keep every request body in {@link ScriptedServer.requests}. Default true; a long-running
-   * server (the benchmark's) turns it off so it does not hold every history it was sent.
+   * Keep every request in {@link ScriptedServer.requests} and {@link ScriptedServer.received}.
+   * Default true; a long-running server (the benchmark's) turns it off so it does not hold
+   * every history it was sent.
    */
   recordRequests?: boolean;
 }
 
+/** A request the server received, through any wire. */
+export interface ReceivedRequest {
+  api: ModelApi;
+  /** The parsed JSON body, as sent. */
+  body: Record<string, unknown>;
+  /** The provider-neutral view a script function sees; absent when the request was rejected. */
+  request?: ScriptRequest;
+  /** The message of the HTTP 400 the server answered when it rejected the request. */
+  rejected?: string;
+}
+
 /** A running scripted model server. */
 export interface ScriptedServer {
-  /** Base URL including `/v1`, e.g. `http://127.0.0.1:54321/v1`. */
+  /** Base URL including `/v1`, e.g. `http://127.0.0.1:54321/v1`: Chat Completions' and Responses'. */
   url: string;
+  /** Scheme, host and port, e.g. `http://127.0.0.1:54321`: the base URL of Anthropic and Gemini. */
+  origin: string;
   port: number;
   /**
-   * Every chat request body received (parsed), in arrival order, including those rejected
-   * with HTTP 400 (empty when `recordRequests` is false).
+   * Every Chat Completions request body received (parsed), in arrival order, including
+   * those rejected with HTTP 400 (empty when `recordRequests` is false). Other wires are in
+   * {@link ScriptedServer.received}.
    */
   requests: ChatRequest[];
-  /** A model reference pointing at this server. */
-  model(id?: string): ModelRef;
+  /** Every request of every wire, in arrival order, with its wire and neutral view. */
+  received: ReceivedRequest[];
+  /**
+   * A model reference pointing at this server through `api` (default `openai-chat`), with
+   * the base URL rein's adapter for that API expects (see `resolve.ts`).
+   *
+   * @example
+   * const agent = new Agent({ model: server.model('claude-test', 'anthropic-messages'), tools });
+   */
+  model(id?: string, api?: ModelApi): ModelRef;
   /** Stops listening and drops every open connection (keep-alive or mid-stream). */
   close(): Promise<void>;
 }
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
-const JSON_HEADERS = { 'content-type': 'application/json' };
-const DONE = 'data: [DONE]\n\n';
+/** Every wire by API. */
+const WIRES: Record<ModelApi, WireFormat> = {
+  'openai-chat': chatWire,
+  'anthropic-messages': anthropicWire,
+  'openai-responses': responsesWire,
+  gemini: geminiWire,
+};
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.destroyed) return;
-  res.writeHead(status, { ...JSON_HEADERS, ...headers });
-  res.end(JSON.stringify(body));
-}
+const GEMINI_PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 
-/** Resolves true after `ms`, or false as soon as the connection closes (so close() never waits). */
-function pause(ms: number, res: ServerResponse): Promise<boolean> {
-  if (res.destroyed) return Promise.resolve(false);
-  if (ms <= 0) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const onClose = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      res.off('close', onClose);
-      resolve(true);
-    }, ms);
-    res.once('close', onClose);
-  });
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-/** Ends the connection mid-body: no terminating chunk, no `[DONE]`, like a dropped proxy. */
-function cut(res: ServerResponse, payload: string): void {
-  res.writeHead(200, SSE_HEADERS);
-  res.flushHeaders();
-  if (payload) res.write(payload);
-  const socket = res.socket;
-  // end() first so what was written reaches the client, then destroy: the socket is gone.
-  if (socket) socket.end(() => socket.destroy());
-  else res.destroy();
-}
-
-function sendStatusFault(res: ServerResponse, fault: Extract<Fault, { type: 'status' }>, model: string): void {
-  const headers: Record<string, string> = {};
-  if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
-  if (fault.retryAfterMs !== undefined) headers['retry-after-ms'] = String(fault.retryAfterMs);
-  if (typeof fault.body === 'string') {
-    res.writeHead(fault.status, { 'content-type': 'text/plain', ...headers });
-    res.end(fault.body);
-    return;
+/** The wire a request path speaks, or `undefined` for an unknown path. */
+function routeOf(path: string, query: string): Route | undefined {
+  if (path === '/v1/chat/completions') return { api: 'openai-chat' };
+  if (path === '/v1/messages') return { api: 'anthropic-messages' };
+  if (path === '/v1/responses') return { api: 'openai-responses' };
+  const gemini = GEMINI_PATH.exec(path);
+  if (gemini === null) return undefined;
+  let model = gemini[1] ?? '';
+  try {
+    model = decodeURIComponent(model);
+  } catch {
+    // keep it as sent
   }
-  sendJson(res, fault.status, fault.body ?? statusErrorBody(fault.status, model), headers);
-}
-
-async function sendStream(res: ServerResponse, answer: Answer, request: ChatRequest, chunkSize: number, tokenDelayMs: number): Promise<void> {
-  const fault = answer.turn.fault;
-  const frames = streamFrames(answer, {
-    chunkSize,
-    includeUsage: request.stream_options?.include_usage === true,
-    ...(fault?.type === 'error_in_stream' ? { streamError: fault } : {}),
-  });
-  if (fault?.type === 'cut') {
-    cut(res, frames.slice(0, Math.max(0, fault.afterChunks)).join(''));
-    return;
-  }
-  const ending = fault?.type === 'error_in_stream' ? '' : DONE;
-  const delay = fault?.type === 'slow' ? fault.tokenDelayMs : tokenDelayMs;
-  res.writeHead(200, SSE_HEADERS);
-  if (delay <= 0) {
-    // One write for the whole stream: the cheap path the benchmark takes.
-    res.end(frames.join('') + ending);
-    return;
-  }
-  let first = true;
-  for (const frame of frames) {
-    if (!first && !(await pause(delay, res))) return;
-    first = false;
-    res.write(frame);
-  }
-  if (await pause(delay, res)) res.end(ending);
+  const stream = gemini[2] === 'streamGenerateContent';
+  return { api: 'gemini', model, stream, jsonArray: stream && !new URLSearchParams(query).getAll('alt').includes('sse') };
 }
 
 /**
- * Starts a scripted model server on 127.0.0.1 (a free port by default).
+ * Starts a scripted model server on 127.0.0.1 (a free port by default). It speaks, by path:
  *
- * `POST /v1/chat/completions` validates the request like OpenAI (HTTP 400 on an invalid
- * history), takes the script's next turn and answers it streamed (SSE, honouring
- * `stream_options.include_usage`) or as one JSON body; `GET /v1/models` lists the model.
- * A list script that runs out answers HTTP 500 "scripted model: script exhausted after N turns".
+ * - OpenAI Chat Completions: `POST /v1/chat/completions` (SSE honouring
+ *   `stream_options.include_usage`, or one JSON body); `GET /v1/models` lists the model.
+ * - OpenAI Responses: `POST /v1/responses`.
+ * - Anthropic Messages: `POST /v1/messages` (requires the `anthropic-version` header).
+ * - Gemini: `POST /v1beta/models/{model}:generateContent` and `:streamGenerateContent`
+ *   (`?alt=sse` for SSE, else one streamed JSON array).
+ *
+ * Each wire validates its request like the real API (HTTP 400 with the provider's error
+ * body on an invalid history; a rejected request takes no turn), hands the script the
+ * provider-neutral view of it, and renders the turn and its faults in its own shape. A list
+ * script that runs out answers HTTP 500 "scripted model: script exhausted after N turns".
  *
  * @example
  * import { startScriptedServer, text, toolCall } from 'rein/testing';
@@ -148,9 +125,9 @@ async function sendStream(res: ServerResponse, answer: Answer, request: ChatRequ
  *   script: [toolCall('read_file', { path: 'notes.txt' }), text('The notes say hello.')],
  * });
  * try {
- *   const agent = new Agent({ model: server.model(), tools: [readFile] });
+ *   const agent = new Agent({ model: server.model('claude-test', 'anthropic-messages'), tools: [readFile] });
  *   await agent.run('What do the notes say?');
- *   expect(server.requests[1]?.messages.at(-1)?.role).toBe('tool');
+ *   expect(server.received[1]?.request?.messages.at(-1)?.role).toBe('tool');
  * } finally {
  *   await server.close();
  * }
@@ -162,46 +139,62 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   const chunkSize = Math.max(1, options.chunkSize ?? 12);
   const tokenDelayMs = options.tokenDelayMs ?? 0;
   const requests: ChatRequest[] = [];
+  const received: ReceivedRequest[] = [];
   const record = options.recordRequests ?? true;
   let turns = 0;
   let calls = 0;
   let responses = 0;
-  const nextCallId = (): string => `call_${++calls}`;
 
-  async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function answer(route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const wire = WIRES[route.api];
     const raw = await readBody(req);
-    let body: unknown;
+    let parsed: unknown;
     try {
-      body = JSON.parse(raw);
+      parsed = JSON.parse(raw);
     } catch {
-      sendJson(res, 400, errorBody('We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.', 'invalid_request_error'));
+      sendJson(res, 400, wire.unparsable());
       return;
     }
-    if (record && typeof body === 'object' && body !== null && !Array.isArray(body)) requests.push(body as ChatRequest);
-    const invalid = validateChatRequest(body);
+    let entry: ReceivedRequest | undefined;
+    if (record && isObject(parsed)) {
+      entry = { api: route.api, body: parsed };
+      received.push(entry);
+      if (route.api === 'openai-chat') requests.push(parsed as ChatRequest);
+    }
+    const invalid = wire.validate(parsed, req.headers);
     if (invalid) {
+      if (entry) entry.rejected = invalid.error.message;
       sendJson(res, 400, invalid);
       return;
     }
-    // Validated above: model and messages are present and well-formed.
-    const request = body as ChatRequest;
+    // Every wire's validation rejects a body that is not an object.
+    const body = parsed as Record<string, unknown>;
+    let view: ScriptRequest | undefined;
+    const see = (): ScriptRequest => (view ??= wire.view(body, route));
+    if (entry) entry.request = see();
+    const model = wire.model(body, route);
     let turn: ScriptTurn;
     try {
-      turn = await takeTurn(script, request, turns++);
+      turn = await takeTurn(script, see, turns++);
     } catch (error) {
       const message = error instanceof ScriptError ? error.message : `scripted model: ${String(error)}`;
-      sendJson(res, 500, errorBody(message, 'server_error', 'script_error'));
+      sendJson(res, 500, wire.scriptError(message));
       return;
     }
     if (turn.delayMs && !(await pause(turn.delayMs, res))) return;
     const fault = turn.fault;
     if (fault?.type === 'status') {
-      sendStatusFault(res, fault, request.model);
+      sendError(res, wire.statusFault(fault, model));
       return;
     }
-    const answer = resolveAnswer(turn, { response: `chatcmpl-scripted-${++responses}`, nextCallId }, request.model, raw.length);
-    if (request.stream === true) {
-      await sendStream(res, answer, request, chunkSize, tokenDelayMs);
+    const serial = ++responses;
+    const ids = { response: wire.responseId(serial), serial, nextCallId: () => wire.callId(++calls) };
+    const resolved = resolveAnswer(turn, ids, model, raw.length);
+    const delay = fault?.type === 'slow' ? fault.tokenDelayMs : tokenDelayMs;
+    if (wire.streams(body, route)) {
+      const streamError = fault?.type === 'error_in_stream' ? fault : undefined;
+      const frames = wire.frames(resolved, body, { route, chunkSize, ...(streamError ? { streamError } : {}) });
+      await sendStream(res, frames, streamError ? '' : wire.ending(route), fault, delay, route.jsonArray ? JSON_HEADERS : SSE_HEADERS);
       return;
     }
     if (fault?.type === 'cut') {
@@ -209,24 +202,30 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       return;
     }
     if (fault?.type === 'error_in_stream') {
-      sendJson(res, 500, errorBody(fault.message, 'server_error', fault.code ?? null));
+      sendError(res, wire.failure(fault));
       return;
     }
-    const delay = fault?.type === 'slow' ? fault.tokenDelayMs : tokenDelayMs;
     if (!(await pause(delay, res))) return;
     res.writeHead(200, JSON_HEADERS);
-    res.end(completionBody(answer));
+    res.end(wire.json(resolved, body));
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?', 1)[0];
+    const target = req.url ?? '/';
+    const q = target.indexOf('?');
+    const path = q === -1 ? target : target.slice(0, q);
     try {
-      if (req.method === 'POST' && path === '/v1/chat/completions') return await chat(req, res);
+      const route = req.method === 'POST' ? routeOf(path, q === -1 ? '' : target.slice(q + 1)) : undefined;
+      if (route !== undefined) return await answer(route, req, res);
       if (req.method === 'GET' && path === '/v1/models') {
         sendJson(res, 200, { object: 'list', data: [{ id: defaultModel, object: 'model', created: 0, owned_by: 'rein' }] });
         return;
       }
-      sendJson(res, 404, errorBody(`Invalid URL (${req.method ?? 'GET'} ${path ?? '/'})`, 'invalid_request_error'));
+      if (path.startsWith('/v1beta/')) {
+        sendJson(res, 404, geminiError(404, 'NOT_FOUND', `Invalid URL (${req.method ?? 'GET'} ${path})`));
+        return;
+      }
+      sendJson(res, 404, errorBody(`Invalid URL (${req.method ?? 'GET'} ${path})`, 'invalid_request_error'));
     } catch (error) {
       // A bug here must not hang the client: answer 500 if we still can, else drop the connection.
       if (!res.headersSent) sendJson(res, 500, errorBody(`scripted model: ${String(error)}`, 'server_error'));
@@ -243,14 +242,24 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = `${origin}/v1`;
   let closing: Promise<void> | undefined;
 
   return {
     url,
+    origin,
     port,
     requests,
-    model: (id) => ({ provider: 'scripted', id: id ?? defaultModel, api: 'openai-chat', baseUrl: url }),
+    received,
+    // resolve.ts: Chat Completions and Responses bases end with /v1; Anthropic's and
+    // Gemini's are the bare origin (their adapters append /v1/messages, /v1beta/models/…).
+    model: (id, api = 'openai-chat') => ({
+      provider: 'scripted',
+      id: id ?? defaultModel,
+      api,
+      baseUrl: api === 'openai-chat' || api === 'openai-responses' ? url : origin,
+    }),
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,6 +1,6 @@
 import { request as httpRequest, Agent } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fault, startScriptedServer, text, type ChatRequest, type ScriptedServer, type ScriptedServerOptions } from '../../../src/model/scripted/index.js';
+import { fault, startScriptedServer, text, type ChatRequest, type ScriptedServer, type ScriptedServerOptions, type ScriptRequest } from '../../../src/model/scripted/index.js';
 import { assemble, post, readUntilEnd, streamChat, USER, type Wire } from './helpers.js';
 
 let server: ScriptedServer | undefined;
@@ -32,8 +32,8 @@ describe('scripted server', () => {
     expect(((await response.json()) as Wire).error.message).toBe('scripted model: script exhausted after 1 turns');
   });
 
-  it('gives a function script the parsed request and its index', async () => {
-    const seen: Array<[ChatRequest, number]> = [];
+  it('gives a function script the neutral view of the request and its index', async () => {
+    const seen: Array<[ScriptRequest, number]> = [];
     const { url } = await start({
       script: (req, { index }) => {
         seen.push([req, index]);
@@ -43,8 +43,23 @@ describe('scripted server', () => {
     expect(assemble((await streamChat(url, { messages: [{ role: 'user', content: 'a' }] })).frames).text).toBe('turn 0: a');
     expect(assemble((await streamChat(url, { messages: [{ role: 'user', content: 'b' }], tools: [{ type: 'function', function: { name: 't' } }] })).frames).text).toBe('turn 1: b');
     expect(seen.map(([, index]) => index)).toEqual([0, 1]);
-    expect(seen[1]![0].tools?.[0]?.function.name).toBe('t');
-    expect(seen[1]![0].stream).toBe(true);
+    expect(seen[1]![0]).toMatchObject({ api: 'openai-chat', model: 'm', toolNames: ['t'], stream: true, messages: [{ role: 'user', content: 'b' }] });
+    // The body as sent is there too, typed for Chat Completions users.
+    expect((seen[1]![0].body as ChatRequest).tools?.[0]?.function.name).toBe('t');
+  });
+
+  it('still runs a script function written for ChatRequest (role, content, model)', async () => {
+    const chatScript = (request: ChatRequest) => {
+      const tools = request.messages.filter((m) => m.role === 'tool').length;
+      return text(`${request.model}: ${tools} results, last said ${String(request.messages.at(-1)?.content)}`);
+    };
+    const { url } = await start({ script: chatScript });
+    const messages = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'x', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'done' },
+    ];
+    expect(assemble((await streamChat(url, { messages })).frames).text).toBe('m: 1 results, last said done');
   });
 
   it('answers 500 with the message when the script function throws', async () => {
@@ -74,11 +89,19 @@ describe('scripted server', () => {
     expect(texts.sort()).toEqual(['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
   });
 
-  it('lists its model, points model() at itself, and 404s unknown URLs', async () => {
+  it('lists its model, points model() at itself for each API, and 404s unknown URLs', async () => {
     const s = await start({ script: [], model: 'tiny' });
     expect(s.url).toBe(`http://127.0.0.1:${s.port}/v1`);
+    expect(s.origin).toBe(`http://127.0.0.1:${s.port}`);
     expect(s.model()).toEqual({ provider: 'scripted', id: 'tiny', api: 'openai-chat', baseUrl: s.url });
     expect(s.model('other').id).toBe('other');
+    // The base URLs rein's adapters expect (resolve.ts): /v1 for the OpenAI APIs, the origin for the others.
+    expect(s.model('r', 'openai-responses')).toEqual({ provider: 'scripted', id: 'r', api: 'openai-responses', baseUrl: s.url });
+    expect(s.model('a', 'anthropic-messages')).toEqual({ provider: 'scripted', id: 'a', api: 'anthropic-messages', baseUrl: s.origin });
+    expect(s.model(undefined, 'gemini')).toEqual({ provider: 'scripted', id: 'tiny', api: 'gemini', baseUrl: s.origin });
+    const gemini = await fetch(`${s.origin}/v1beta/models/x:countTokens`, { method: 'POST', body: '{}' });
+    expect(gemini.status).toBe(404);
+    expect(((await gemini.json()) as Wire).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
     const models = (await (await fetch(`${s.url}/models`)).json()) as Wire;
     expect(models).toMatchObject({ object: 'list', data: [{ id: 'tiny', object: 'model' }] });
     const missing = await fetch(`${s.url}/completions`, { method: 'POST', body: '{}' });

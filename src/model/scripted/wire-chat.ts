@@ -1,29 +1,14 @@
 /**
- * Renders scripted turns in the OpenAI Chat Completions wire format: SSE chunk frames and
+ * The OpenAI Chat Completions wire (`POST /v1/chat/completions`): SSE chunk frames and
  * `chat.completion` bodies, byte-for-byte in the shape of the recordings in
  * `shared/fixtures/openai-chat/`. Built as strings with one `JSON.stringify` per delta
  * because the benchmark runs the server at hundreds of requests per second.
  */
-import type { ScriptTurn } from './script.js';
-
-/** A tool call with its id and argument text decided. */
-export interface ResolvedCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
-
-/** Everything needed to send one turn, decided once for both wire modes. */
-export interface Answer {
-  id: string;
-  created: number;
-  model: string;
-  turn: ScriptTurn;
-  calls: ResolvedCall[];
-  /** `null` leaves `finish_reason` out entirely. */
-  finishReason: string | null;
-  usage: Record<string, unknown>;
-}
+import { pieces, type Answer } from './answer.js';
+import { validateChatRequest } from './validate-chat.js';
+import { chatView } from './view.js';
+import type { ChatRequest } from './script.js';
+import type { WireFormat } from './wire-format.js';
 
 /** An OpenAI-shaped error body. */
 export interface ErrorBody {
@@ -61,60 +46,17 @@ export function statusErrorBody(status: number, model: string): ErrorBody {
   }
 }
 
-function estimateUsage(turn: ScriptTurn, calls: ResolvedCall[], promptChars: number): Record<string, unknown> {
-  // About four characters per token: rough, but deterministic and proportional to size,
-  // which is all budget and compaction tests need.
-  const thinking = turn.thinking?.length ?? 0;
-  let output = (turn.text?.length ?? 0) + thinking;
-  for (const call of calls) output += call.name.length + call.arguments.length;
-  const given = turn.usage ?? {};
-  const prompt = given.prompt_tokens ?? Math.ceil(promptChars / 4);
-  const completion = given.completion_tokens ?? Math.ceil(output / 4);
+/** The `usage` object of Chat Completions: the script's details are kept as given. */
+function chatUsage(answer: Answer): Record<string, unknown> {
+  const { tokens } = answer;
+  const given = answer.turn.usage ?? {};
   return {
-    prompt_tokens: prompt,
-    completion_tokens: completion,
-    total_tokens: given.total_tokens ?? prompt + completion,
-    prompt_tokens_details: { cached_tokens: 0, ...given.prompt_tokens_details },
-    completion_tokens_details: { reasoning_tokens: Math.ceil(thinking / 4), ...given.completion_tokens_details },
+    prompt_tokens: tokens.prompt,
+    completion_tokens: tokens.completion,
+    total_tokens: tokens.total,
+    prompt_tokens_details: { cached_tokens: tokens.cached, ...given.prompt_tokens_details },
+    completion_tokens_details: { reasoning_tokens: tokens.reasoning, ...given.completion_tokens_details },
   };
-}
-
-/** Decides ids, argument text, finish reason and usage of a turn. */
-export function resolveAnswer(
-  turn: ScriptTurn,
-  ids: { response: string; nextCallId: () => string },
-  model: string,
-  promptChars: number,
-): Answer {
-  const calls: ResolvedCall[] = (turn.toolCalls ?? []).map((call) => ({
-    id: call.id ?? ids.nextCallId(),
-    name: call.name,
-    arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
-  }));
-  const finishReason = turn.finishReason === undefined ? (calls.length > 0 ? 'tool_calls' : 'stop') : turn.finishReason;
-  return {
-    id: ids.response,
-    created: Math.floor(Date.now() / 1000),
-    model,
-    turn,
-    calls,
-    finishReason,
-    usage: estimateUsage(turn, calls, promptChars),
-  };
-}
-
-/** Splits text into pieces of `size` UTF-16 units without splitting a surrogate pair. */
-function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  let start = 0;
-  while (start < text.length) {
-    let end = Math.min(start + size, text.length);
-    const last = text.charCodeAt(end - 1);
-    if (last >= 0xd800 && last <= 0xdbff && end < text.length) end++;
-    out.push(text.slice(start, end));
-    start = end;
-  }
-  return out;
 }
 
 /**
@@ -154,7 +96,7 @@ export function streamFrames(
   if (answer.finishReason !== null) {
     frames.push(`${head}{},"finish_reason":${JSON.stringify(answer.finishReason)}}]${usageNull}}\n\n`);
   }
-  if (options.includeUsage) frames.push(`data: ${envelope}[],"usage":${JSON.stringify(answer.usage)}}\n\n`);
+  if (options.includeUsage) frames.push(`data: ${envelope}[],"usage":${JSON.stringify(chatUsage(answer))}}\n\n`);
   return frames;
 }
 
@@ -178,6 +120,34 @@ export function completionBody(answer: Answer): string {
     created: answer.created,
     model: answer.model,
     choices: [choice],
-    usage: answer.usage,
+    usage: chatUsage(answer),
   });
 }
+
+/** The Chat Completions wire, as the server drives it. */
+export const chatWire: WireFormat = {
+  api: 'openai-chat',
+  unparsable: () => errorBody('We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.', 'invalid_request_error'),
+  scriptError: (message) => errorBody(message, 'server_error', 'script_error'),
+  validate: (body) => validateChatRequest(body),
+  model: (body) => body.model as string,
+  streams: (body) => body.stream === true,
+  view: (body) => chatView(body as ChatRequest),
+  responseId: (n) => `chatcmpl-scripted-${n}`,
+  callId: (n) => `call_${n}`,
+  statusFault(fault, model) {
+    const headers: Record<string, string> = {};
+    if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
+    if (fault.retryAfterMs !== undefined) headers['retry-after-ms'] = String(fault.retryAfterMs);
+    return { status: fault.status, headers, body: fault.body ?? statusErrorBody(fault.status, model) };
+  },
+  failure: (fault) => ({ status: 500, body: errorBody(fault.message, 'server_error', fault.code ?? null) }),
+  frames: (answer, body, options) =>
+    streamFrames(answer, {
+      chunkSize: options.chunkSize,
+      includeUsage: (body as ChatRequest).stream_options?.include_usage === true,
+      ...(options.streamError ? { streamError: options.streamError } : {}),
+    }),
+  ending: () => 'data: [DONE]\n\n',
+  json: (answer) => completionBody(answer),
+};
