@@ -104,6 +104,38 @@ describe('rein run', () => {
   });
 });
 
+describe('rein run on the other wire APIs', () => {
+  it('--model anthropic/… talks Anthropic Messages, --thinking high maps to a thinking budget, the summary shows the cost', async () => {
+    const s = await server([{ toolCalls: [{ name: 'calculate', arguments: { expression: '6 * 7' } }] }, { text: 'It is 42.' }]);
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: s.origin, ANTHROPIC_API_KEY: 'sk-ant-test' });
+    const out = await rein(['run', '--model', 'anthropic/claude-sonnet-4-5', '--thinking', 'high', 'what is 6*7?'], { env });
+    expect(out.code).toBe(0);
+    expect(out.stdout.trim()).toBe('It is 42.');
+    expect(s.received.map((r) => r.api)).toEqual(['anthropic-messages', 'anthropic-messages']);
+    expect(s.received[0]!.body).toMatchObject({ model: 'claude-sonnet-4-5', thinking: { type: 'enabled', budget_tokens: expect.any(Number) } });
+    // claude-sonnet-4-5 is in the catalog, so the run has a price.
+    expect(out.stderr).toMatch(/final_answer · 2 steps · 1 tool call · \d+ tokens · \$\d+\.\d{4} · /);
+  });
+
+  it('--model gemini/… and openai-responses/… work end to end', async () => {
+    const s = await server([{ text: 'Gemini here.' }, { text: 'Responses here.' }]);
+    const gemini = await rein(['run', '--model', 'gemini/gemini-2.5-flash', 'hi'], { env: cleanEnv({ GEMINI_BASE_URL: s.origin, GEMINI_API_KEY: 'k' }) });
+    expect([gemini.code, gemini.stdout.trim()]).toEqual([0, 'Gemini here.']);
+    const responses = await rein(['run', '--model', 'openai-responses/gpt-4.1', 'hi'], { env: cleanEnv({ OPENAI_BASE_URL: s.url, OPENAI_API_KEY: 'k' }) });
+    expect([responses.code, responses.stdout.trim()]).toEqual([0, 'Responses here.']);
+    expect(s.received.map((r) => r.api)).toEqual(['gemini', 'openai-responses']);
+  });
+
+  it('a bad --thinking level and a --max-cost without a known price are usage errors that say what to fix', async () => {
+    const bad = await rein(['run', '--thinking', 'extreme', '--base-url', 'http://127.0.0.1:9/v1', 'hi']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--thinking expects one of off, low, medium, high, got "extreme"/);
+    const unpriced = await rein(['run', '--max-cost', '0.5', '--model', 'ollama/llama3.1', 'hi']);
+    expect(unpriced.code).toBe(2);
+    expect(unpriced.stderr).toMatch(/no price for ollama\/llama3.1/);
+  });
+});
+
 describe('rein demo', () => {
   it('runs both example tasks offline and shows the whole trace', async () => {
     const out = await rein(['demo'], { env: cleanEnv() });
