@@ -1,0 +1,146 @@
+/**
+ * The request/response flow every adapter shares: build the request, POST it over
+ * keep-alive `node:http` (idle timeout, abort), then hand the body to the wire's decoder,
+ * as server-sent events or as one JSON body, and turn every failure into exactly one
+ * `error` event. Each adapter supplies only what differs: URL, headers, body, decoder and
+ * error classification.
+ */
+import type { OutgoingHttpHeaders } from 'node:http';
+import { createParser } from 'eventsource-parser';
+import { ReinError } from '../../errors.js';
+import { EventStream } from '../event-stream.js';
+import { httpPost } from '../http.js';
+import type { HttpResponse } from '../http.js';
+import { errorFromNetwork } from '../http-errors.js';
+import type { ErrorContext } from '../http-errors.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, emptyUsage } from '../types.js';
+import type { AssistantMessage, AssistantStream, AssistantStreamEvent, ModelApi, ModelRef, StreamOptions } from '../types.js';
+
+/** What a wire's decoder offers the runner. It ends `out` with one `done` or `error`. */
+export interface WireDecoder {
+  /** True once the terminal event was pushed. */
+  readonly finished: boolean;
+  /** Set while the SSE parser is flushed at the end of the body: a truncated last frame is a cut, not bad data. */
+  flushing: boolean;
+  /** The server accepted the request: emit `start`. */
+  start(): void;
+  fail(error: ReinError): void;
+  /** The body ended (cleanly, or cut when `cause` is given) before the decoder saw its end. */
+  streamEnded(cause?: unknown): void;
+}
+
+/** One adapter's part of a request. */
+export interface WireSpec<D extends WireDecoder> {
+  api: ModelApi;
+  /** The URL errors name before the real one is known. */
+  errorUrl: string;
+  makeDecoder: (out: EventStream<AssistantStreamEvent, AssistantMessage>, ctx: ErrorContext) => D;
+  /** Builds the request; may throw (a bad base URL), which ends the stream with an error. */
+  prepare: () => { url: URL; headers: OutgoingHttpHeaders; body: string; errorUrl?: string };
+  /** One server-sent event. */
+  onEvent: (decoder: D, event: string | undefined, data: string) => void;
+  /** A whole JSON body (an object, or an array when `bodyMayBeArray`). */
+  onBody: (decoder: D, body: unknown) => void;
+  bodyMayBeArray?: boolean;
+  errorFromResponse: (status: number, headers: HttpResponse['headers'], text: string, ctx: ErrorContext) => ReinError;
+  /** Said after "answered with an HTML page, not the API:", e.g. "check the base URL (it usually ends with /v1)". */
+  htmlHint: string;
+}
+
+/** Streams one response of `model` through `spec`. Never throws. */
+export function streamWire<D extends WireDecoder>(model: ModelRef, options: StreamOptions, spec: WireSpec<D>): AssistantStream {
+  const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
+  run(out, model, options, spec).catch((error: unknown) => {
+    // `run` handles every expected failure itself; this only guarantees that a bug in
+    // rein still ends the stream instead of leaving the consumer waiting forever.
+    if (out.isEnded) return;
+    const failure = new ReinError('internal', 'fatal', `The ${spec.api} adapter failed: ${String(error)}`, { cause: error });
+    const message: AssistantMessage = {
+      role: 'assistant',
+      content: [],
+      stopReason: 'error',
+      usage: emptyUsage(),
+      provider: model.provider,
+      model: model.id,
+      api: spec.api,
+      error: failure.toJSON(),
+    };
+    out.push({ type: 'error', error: failure, message });
+    out.end(message);
+  });
+  return out;
+}
+
+async function run<D extends WireDecoder>(
+  out: EventStream<AssistantStreamEvent, AssistantMessage>,
+  model: ModelRef,
+  options: StreamOptions,
+  spec: WireSpec<D>,
+): Promise<void> {
+  const { signal } = options;
+  const stream = options.stream !== false;
+  const ctx: ErrorContext = { provider: model.provider, model: model.id, url: spec.errorUrl };
+  const decoder = spec.makeDecoder(out, ctx);
+  let started = false;
+  try {
+    const request = spec.prepare();
+    ctx.url = request.errorUrl ?? request.url.href;
+    const res = await httpPost(request.url, request.headers, request.body, signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+    if (res.status < 200 || res.status >= 300) {
+      decoder.fail(spec.errorFromResponse(res.status, res.headers, await res.text(), ctx));
+      return;
+    }
+    decoder.start();
+    started = true;
+    const contentType = res.headers['content-type'] ?? '';
+    if (contentType.includes('text/html')) {
+      // A web page where the API should be: the base URL points at a UI or a login page.
+      const page = (await res.text(200)).replace(/\s+/g, ' ');
+      decoder.fail(new ReinError('invalid_response', 'fatal', `${ctx.url} answered with an HTML page, not the API: ${spec.htmlHint}. The page began: ${page}`));
+    } else if (!stream || contentType.includes('json')) {
+      // Some servers ignore `stream: true` and answer with one JSON body: read what came.
+      await decodeBody(res, decoder, ctx, spec);
+    } else {
+      await decodeStream(res, decoder, spec);
+    }
+  } catch (error) {
+    if (decoder.finished) return;
+    if (signal?.aborted) decoder.fail(new ReinError('aborted', 'fatal', 'The model request was aborted', { cause: signal.reason }));
+    else if (started && stream) decoder.streamEnded(error);
+    else decoder.fail(errorFromNetwork(error, ctx));
+  }
+}
+
+async function decodeStream<D extends WireDecoder>(res: HttpResponse, decoder: D, spec: WireSpec<D>): Promise<void> {
+  // eventsource-parser also takes Gemini's `\r\n\r\n` separators and comment lines.
+  const parser = createParser({ onEvent: (event) => spec.onEvent(decoder, event.event, event.data) });
+  await res.consume((chunk) => {
+    if (decoder.finished) return; // after the end or an error: let the rest drain so the socket is reused
+    try {
+      parser.feed(chunk);
+    } catch (error) {
+      // Runs inside a stream 'data' listener: an exception here would be uncaught.
+      decoder.fail(new ReinError('internal', 'fatal', `Failed to decode the stream: ${String(error)}`, { cause: error }));
+    }
+  });
+  if (decoder.finished) return;
+  // A last event may lack its blank line; dispatch it (a truncated one is ignored).
+  decoder.flushing = true;
+  parser.feed('\n\n');
+  decoder.streamEnded();
+}
+
+async function decodeBody<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>): Promise<void> {
+  const text = await res.text(Number.POSITIVE_INFINITY);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (typeof body !== 'object' || body === null || (Array.isArray(body) && !spec.bodyMayBeArray)) {
+    decoder.fail(new ReinError('invalid_response', 'transient', `${ctx.url} answered 200 with a body that is not a JSON object: ${text.slice(0, 200)}`));
+    return;
+  }
+  spec.onBody(decoder, body);
+}
