@@ -155,32 +155,38 @@ describe('rein chat', () => {
   it('keeps the conversation across prompts, takes a line typed during a run as steering, and ends on exit', async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
+    let seen!: () => void;
+    const askedAboutTime = new Promise<void>((r) => (seen = r));
     const s = await server(async (request) => {
       const last = request.messages.at(-1)!;
       if (last.content === 'hello') return { text: 'First answer.' };
-      if (last.content === 'what time is it?') return { toolCalls: [{ name: 'get_current_time', arguments: {} }] };
-      if (last.role === 'tool') {
+      if (last.content === 'what time is it?') {
+        seen();
         await held; // the model "thinks" until the test has typed its steering line
-        return { text: 'Second answer.' };
+        return { toolCalls: [{ name: 'get_current_time', arguments: {} }] };
       }
+      if (last.role === 'tool') return { text: 'Second answer.' };
       return { text: `Steered: ${String(last.content)}` };
     });
     const chat = startRein(['chat', '--base-url', s.url], cleanEnv());
     try {
       await chat.waitFor(/> $/m);
       chat.write('hello');
-      await chat.waitFor(/First answer\./);
+      await chat.waitFor(/final_answer[^\n]*\n> $/);
       chat.write('what time is it?');
-      await chat.waitFor(/→ get_current_time/);
+      await askedAboutTime;
       chat.write('also say hi');
-      await chat.waitFor(/steering: also say hi/);
+      await chat.waitFor(/queued to steer the run: also say hi/);
       release();
+      // The steering line enters after the tool batch, before the next model call.
       await chat.waitFor(/Steered: also say hi/);
       chat.write('exit');
       const out = await chat.done;
       expect(out.code).toBe(0);
+      expect(out.stderr).toMatch(/→ get_current_time[\s\S]*↳ steering: also say hi/);
       // The second prompt's request carries the first exchange: the history is kept.
       expect(s.requests[1]!.messages.map((m) => m.content)).toEqual(['hello', 'First answer.', 'what time is it?']);
+      expect(s.requests[2]!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'tool', 'user']);
     } finally {
       chat.kill();
     }

@@ -69,7 +69,11 @@ export const command: Command = {
         if (active) {
           // `exit` typed during a run ends the session once the run is done, not a steer.
           if (text === 'exit' || text === 'quit') exitAfterRun = true;
-          else if (text) active.steer(text);
+          else if (text) {
+            active.steer(text);
+            // Say at once that the line was taken; it is read when the current step ends.
+            io.stderr.write(`↳ queued to steer the run: ${text}\n`);
+          }
           return;
         }
         if (text === 'exit' || text === 'quit') return finish();
