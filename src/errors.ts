@@ -31,6 +31,9 @@ export type ErrorCode =
   | 'tool_failed'
   | 'tool_timeout'
   | 'tool_denied'
+  | 'lease_lost'
+  | 'conflict'
+  | 'store'
   | 'internal';
 
 /** Options of a {@link ReinError} beyond code, kind and message. */

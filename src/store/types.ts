@@ -1,0 +1,77 @@
+/**
+ * The run store: the durable, append-only log of every run (DESIGN.md: a run is an event
+ * log). One interface, several implementations (memory, SQLite, Postgres) held to one
+ * conformance suite. The store keeps events; it never interprets them.
+ */
+import type { RunEvent, RunStatus, RunTotals, StopReasonCode } from '../events.js';
+
+/** A run's row. `status` is `running` until its `run_finished` is stored. */
+export interface RunRecord {
+  id: string;
+  status: RunStatus | 'running';
+  reason?: StopReasonCode;
+  /** `provider/model`. */
+  model: string;
+  /** The agent configuration the run started with (tools, system prompt, model, limits): JSON. */
+  config: unknown;
+  /** A stable hash of `config`, to refuse resuming a run whose agent changed. */
+  configHash: string;
+  parentRunId?: string;
+  /** Epoch ms. */
+  createdAt: number;
+  updatedAt: number;
+  totals?: RunTotals;
+  /** The number of the current lease; only its holder may append. */
+  leaseEpoch: number;
+  /** Events stored (the next seq to append). */
+  eventCount: number;
+}
+
+/** What a new run starts with. */
+export interface NewRun {
+  id: string;
+  model: string;
+  config: unknown;
+  configHash: string;
+  parentRunId?: string;
+  createdAt?: number;
+}
+
+/** How hard an append must reach the disk before it returns. */
+export type Durability = 'normal' | 'full';
+
+/** Filters of {@link RunStore.listRuns}, newest first. */
+export interface RunFilter {
+  status?: RunRecord['status'];
+  limit?: number;
+  /** Only runs created before this epoch ms (for paging). */
+  before?: number;
+}
+
+/**
+ * The durable log. Every method may be called concurrently from many runs; appends to one
+ * run are serialized by its lease.
+ */
+export interface RunStore {
+  /** Creates the run row (status `running`, lease epoch 0, no events). Rejects a duplicate id. */
+  createRun(run: NewRun): Promise<RunRecord>;
+  /**
+   * Takes the run's lease for this process: bumps and returns the epoch. Appends made with
+   * an older epoch are refused from then on (a zombie process can never write again).
+   */
+  acquireLease(runId: string): Promise<number>;
+  /**
+   * Appends events in one transaction. `events[0].seq` must equal the run's event count
+   * (no gap, no overlap); `epoch` must be the current lease. Throws a ReinError with code
+   * `lease_lost` or `conflict` otherwise, writing nothing. `durability: 'full'` makes the
+   * write reach the disk before returning (used before a tool with side effects).
+   */
+  append(runId: string, epoch: number, events: readonly RunEvent[], options?: { durability?: Durability }): Promise<void>;
+  /** The run's events in seq order, from `fromSeq` (default 0), large payloads included. */
+  loadEvents(runId: string, fromSeq?: number): Promise<RunEvent[]>;
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  listRuns(filter?: RunFilter): Promise<RunRecord[]>;
+  /** Updates status, reason and totals (with the current lease). */
+  updateRun(runId: string, epoch: number, patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals }): Promise<void>;
+  close(): Promise<void>;
+}
