@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'tool_failed'
   | 'tool_timeout'
   | 'tool_denied'
+  | 'unknown_outcome'
   | 'lease_lost'
   | 'conflict'
   | 'store'

@@ -88,6 +88,13 @@ export type RunEventBody =
       tools: string[];
       limits: RunLimits;
     }
+  | {
+      type: 'run_resumed';
+      /** The lease the resuming process holds. */
+      epoch: number;
+      /** What the run was doing when it stopped: its last status in the log. */
+      from: RunStatus | 'running';
+    }
   | { type: 'state_changed'; from: LoopState; to: LoopState; step: number }
   | { type: 'model_request'; step: number; attempt: number; messages: number }
   | { type: 'text_delta'; step: number; delta: string }
@@ -111,6 +118,12 @@ export type RunEventBody =
       durationMs: number;
       errorCode?: string;
       terminate?: boolean;
+      /**
+       * `unknown` when the process died while the call ran and its effect cannot tell
+       * whether it happened (an `unsafe` tool is never run twice); `reconciled` when the
+       * tool's `reconcile` said it had; absent for a call that simply ran.
+       */
+      outcome?: 'unknown' | 'reconciled';
     }
   | { type: 'approval_requested'; step: number; toolCallId: string; name: string; arguments: Record<string, unknown> }
   | { type: 'approval_decided'; step: number; toolCallId: string; approved: boolean; reason?: string }

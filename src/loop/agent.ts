@@ -16,7 +16,13 @@ import { createFinalAnswerTool } from '../tools/final-answer.js';
 import type { Tool } from '../tools/types.js';
 import { RunHandle, type RunControls } from './handle.js';
 import { DEFAULT_LIMITS, type AgentOptions, type RunOptions } from './options.js';
-import { runLoop, type LoopDeps } from './run-loop.js';
+import { runLoop, type LoopDeps, type LoopStart } from './run-loop.js';
+import { RunLog } from './run-log.js';
+import { resumeStateFrom } from './resume-state.js';
+import { canonicalJson } from './stop-rules.js';
+import type { RunStore } from '../store/types.js';
+import { createHash } from 'node:crypto';
+import { emptyUsage } from '../model/types.js';
 
 /**
  * An agent: a model, a system prompt, tools, limits and hooks. Runs are independent;
@@ -43,6 +49,10 @@ export class Agent {
   private readonly stream: StreamFunction;
   private readonly finalAnswerTool: string | undefined;
   private readonly costOf: ((usage: Usage) => Cost | undefined) | undefined;
+  private readonly store: RunStore | undefined;
+  /** What a stored run records of this agent, and its hash (a resume refuses a changed agent). */
+  private readonly config: unknown;
+  private readonly configHash: string;
 
   /** Throws a {@link ReinError} with code `config` when the configuration cannot work. */
   constructor(options: AgentOptions) {
@@ -67,6 +77,13 @@ export class Agent {
           'give one as modelInfo: { pricing: { input, output } } (USD per million tokens), or use limits.maxTokens',
       );
     }
+    this.store = options.store;
+    this.config = {
+      model: `${this.model.provider}/${this.model.id}`,
+      system: options.system ?? null,
+      tools: this.registry.list().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, effect: t.effect ?? 'unsafe' })),
+    };
+    this.configHash = createHash('sha256').update(canonicalJson(this.config)).digest('hex');
     const provider = options.streamFn ?? streamModel;
     const retry = options.retry ?? {};
     this.stream = (model, context, streamOptions) => streamWithRetry(provider, model, context, streamOptions, retry);
@@ -80,19 +97,61 @@ export class Agent {
   /**
    * Starts a run. The handle is an async iterable of events and a promise of the result;
    * the result always arrives (a limit, an abort or an error is a `reason`, not a throw).
+   * With a `store`, every event is logged at the write points and the run can be resumed.
    */
   run(input: string | UserMessage, options: RunOptions = {}): RunHandle {
     const runId = options.runId ?? newRunId();
-    const traceId = newTraceId();
+    const user: UserMessage = typeof input === 'string' ? { role: 'user', content: input } : input;
+    return this.launch(runId, options.signal, async () => {
+      const traceId = newTraceId();
+      let log: RunLog | undefined;
+      if (this.store) {
+        await this.store.createRun({ id: runId, model: `${this.model.provider}/${this.model.id}`, config: this.config, configHash: this.configHash });
+        log = new RunLog(this.store, runId, await this.store.acquireLease(runId));
+      }
+      return { traceId, seq: 0, ...(log ? { log } : {}), start: { kind: 'new', input: user, history: options.history ?? [] } };
+    });
+  }
+
+  /**
+   * Continues a stored run from the tail of its log, in this process: after a crash, a
+   * failure whose cause was fixed, an abort, or a pause. Completed tool calls never run
+   * again; a call cut off mid-way is resolved by its tool's `effect`. Takes the run's lease,
+   * so the process that drove it before can no longer write to it. Refused (as a failed
+   * result, like every error) when the run is done, or when the agent's tools, prompt or
+   * model changed since it started, unless `force`.
+   */
+  resume(runId: string, options: { signal?: AbortSignal; force?: boolean } = {}): RunHandle {
+    return this.launch(runId, options.signal, async () => {
+      const store = this.store;
+      if (!store) throw new ReinError('config', 'fatal', 'resume needs a store: new Agent({ store: await openStore() , … })');
+      const record = await store.getRun(runId);
+      if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store`);
+      if (record.status === 'done' || record.status === 'stopped') {
+        throw new ReinError('conflict', 'fatal', `run ${runId} is ${record.status} (${record.reason ?? 'no reason'}): only a run that crashed, failed, was aborted or is paused can be resumed`);
+      }
+      if (record.configHash !== this.configHash && !options.force) {
+        throw new ReinError('conflict', 'fatal', `the agent's tools, system prompt or model changed since run ${runId} started: resume with force (rein resume --force) to continue it anyway`);
+      }
+      const epoch = await store.acquireLease(runId);
+      const events = await store.loadEvents(runId);
+      const state = resumeStateFrom(events);
+      return { traceId: state.traceId, seq: events.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch } };
+    });
+  }
+
+  /** Wires a run's controls, events, dispatcher and log, then runs the loop from `prepare`'s start. */
+  private launch(runId: string, signal: AbortSignal | undefined, prepare: () => Promise<Prepared>): RunHandle {
     const abortController = new AbortController();
     const controls: RunControls = { steering: [], followUps: [], abortController };
-    if (options.signal) {
-      if (options.signal.aborted) abortController.abort(options.signal.reason);
-      else options.signal.addEventListener('abort', () => abortController.abort(options.signal?.reason), { once: true });
+    if (signal) {
+      if (signal.aborted) abortController.abort(signal.reason);
+      else signal.addEventListener('abort', () => abortController.abort(signal.reason), { once: true });
     }
 
     let seq = 0;
     let handle!: RunHandle;
+    let log: RunLog | undefined;
     // The loop hands over a fresh object literal per event; stamping it in place saves a
     // copy per event on the hot path.
     const emit = (body: RunEventBody): number => {
@@ -100,14 +159,68 @@ export class Agent {
       event.runId = runId;
       event.seq = seq;
       event.at = Date.now();
+      log?.record(event);
       handle.deliver(event);
       return seq++;
     };
 
     const stepOfCall = new Map<string, number>();
     const hooks = this.options.hooks ?? {};
+    const dispatcher = this.dispatcherFor(emit, stepOfCall);
+    const deps: LoopDeps = {
+      runId,
+      traceId: '',
+      model: this.model,
+      stream: this.stream,
+      modelOptions: this.options.modelOptions ?? {},
+      ...(this.options.system === undefined ? {} : { system: this.options.system }),
+      toolSpecs: this.registry.specs(),
+      dispatch: (call, ctx) => {
+        stepOfCall.set(call.id, ctx.step);
+        return dispatcher.dispatchNow(call, ctx);
+      },
+      toolOf: (name) => this.registry.get(name),
+      ...(this.finalAnswerTool === undefined ? {} : { finalAnswerTool: this.finalAnswerTool }),
+      ...(this.costOf === undefined ? {} : { costOf: this.costOf }),
+      limits: this.limits,
+      toolExecution: this.options.toolExecution ?? 'parallel',
+      stopOnToolError: this.options.stopOnToolError ?? false,
+      hooks,
+      controls,
+      emit,
+    };
+
+    // Start on a later tick so the caller can attach an iterator or listener first.
+    const result: Promise<RunResult> = Promise.resolve()
+      .then(async () => {
+        let prepared: Prepared;
+        try {
+          prepared = await prepare();
+        } catch (error) {
+          return notStarted(runId, toReinError(error, 'store'), emit);
+        }
+        seq = prepared.seq;
+        deps.traceId = prepared.traceId;
+        if (prepared.log) {
+          log = prepared.log;
+          deps.log = prepared.log;
+        }
+        const outcome = await runLoop(deps, prepared.start);
+        return log ? closeLog(this.store as RunStore, log, outcome) : outcome;
+      })
+      .catch((error: unknown) => {
+        // runLoop never rejects by design; this is the last line of defence against a bug.
+        throw toReinError(error);
+      })
+      .finally(() => handle.finish());
+    handle = new RunHandle(runId, controls, result);
+    return handle;
+  }
+
+  private dispatcherFor(emit: (body: RunEventBody) => number, stepOfCall: Map<string, number>) {
+    const hooks = this.options.hooks ?? {};
     const onConfirm = hooks.onConfirm;
-    const dispatcher = createDispatcher(this.registry, {
+    return createDispatcher(this.registry, {
       ...(this.options.toolTimeoutMs === undefined ? {} : { defaultTimeoutMs: this.options.toolTimeoutMs }),
       ...(this.options.maxToolOutputChars === undefined ? {} : { maxOutputChars: this.options.maxToolOutputChars }),
       ...(hooks.beforeToolCall ? { beforeToolCall: hooks.beforeToolCall } : {}),
@@ -132,40 +245,43 @@ export class Agent {
           }
         : {}),
     });
+  }
+}
 
-    const deps: LoopDeps = {
-      runId,
-      traceId,
-      model: this.model,
-      stream: this.stream,
-      modelOptions: this.options.modelOptions ?? {},
-      ...(this.options.system === undefined ? {} : { system: this.options.system }),
-      toolSpecs: this.registry.specs(),
-      dispatch: (call, ctx) => {
-        stepOfCall.set(call.id, ctx.step);
-        return dispatcher.dispatchNow(call, ctx);
-      },
-      ...(this.finalAnswerTool === undefined ? {} : { finalAnswerTool: this.finalAnswerTool }),
-      ...(this.costOf === undefined ? {} : { costOf: this.costOf }),
-      limits: this.limits,
-      toolExecution: this.options.toolExecution ?? 'parallel',
-      stopOnToolError: this.options.stopOnToolError ?? false,
-      hooks,
-      controls,
-      emit,
-    };
+/** What a run starts from, once its store (if any) has been set up. */
+interface Prepared {
+  traceId: string;
+  /** The seq of the first event this process emits. */
+  seq: number;
+  log?: RunLog;
+  start: LoopStart;
+}
 
-    const input_: UserMessage = typeof input === 'string' ? { role: 'user', content: input } : input;
-    // Start on a later tick so the caller can attach an iterator or listener first.
-    const result: Promise<RunResult> = Promise.resolve()
-      .then(() => runLoop(deps, input_, options.history ?? []))
-      .catch((error: unknown) => {
-        // runLoop never rejects by design; this is the last line of defence against a bug.
-        throw toReinError(error);
-      })
-      .finally(() => handle.finish());
-    handle = new RunHandle(runId, controls, result);
-    return handle;
+/** The result (and last event) of a run that could not begin: a bad store or a refused resume. */
+function notStarted(runId: string, error: ReinError, emit: (body: RunEventBody) => number): RunResult {
+  const result: RunResult = {
+    runId,
+    traceId: '',
+    status: 'failed',
+    reason: 'fatal_error',
+    text: '',
+    messages: [],
+    totals: { steps: 0, toolCalls: 0, usage: emptyUsage(), durationMs: 0 },
+    error: error.toJSON(),
+  };
+  const { messages: _omit, ...summary } = result;
+  emit({ type: 'run_finished', status: 'failed', reason: 'fatal_error', result: summary });
+  return result;
+}
+
+/** Makes the run's end durable and records its status; a failed write fails the run. */
+async function closeLog(store: RunStore, log: RunLog, result: RunResult): Promise<RunResult> {
+  try {
+    await log.flush();
+    await store.updateRun(result.runId, log.epoch, { status: result.status, reason: result.reason, totals: result.totals });
+    return result;
+  } catch (error) {
+    return { ...result, status: 'failed', reason: 'fatal_error', error: toReinError(error, 'store').toJSON() };
   }
 }
 

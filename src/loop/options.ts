@@ -6,6 +6,7 @@ import type { RunLimits, RunTotals, StopReasonCode } from '../events.js';
 import type { AssistantMessage, Message, ModelRef, StreamFunction, StreamOptions, ToolResultMessage, ToolCall } from '../model/types.js';
 import type { RetryPolicy } from '../model/retry.js';
 import type { ModelOverrides } from '../model/catalog.js';
+import type { RunStore } from '../store/types.js';
 import type { DispatcherOptions, Tool } from '../tools/types.js';
 
 /** What `shouldStopAfterTurn` sees after each turn. */
@@ -68,6 +69,11 @@ export interface AgentOptions {
   modelOptions?: Omit<StreamOptions, 'signal'>;
   /** Replaces the provider call (custom providers, tests). Retry still wraps it. */
   streamFn?: StreamFunction;
+  /**
+   * Where runs are logged (`openStore()` from `rein/store`: SQLite by default, Postgres by
+   * URL). With a store, every run is durable and can be resumed with `agent.resume(id)`.
+   */
+  store?: RunStore;
   /** Log sink for tools' `ctx.log`. */
   log?: (message: string, data?: Record<string, unknown>) => void;
 }

@@ -9,10 +9,14 @@
 import { toReinError } from '../errors.js';
 import type { LoopState, RunEventBody, RunLimits, RunResult, RunTotals } from '../events.js';
 import type { AssistantMessage, AssistantStreamEvent, Cost, Message, ModelRef, StreamFunction, StreamOptions, ToolCall, ToolSpec, Usage, UserMessage } from '../model/types.js';
-import type { DispatchOutcome } from '../tools/types.js';
+import type { DispatchOutcome, Tool } from '../tools/types.js';
 import type { AgentHooks } from './options.js';
 import type { RunControls } from './handle.js';
 import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
+import type { RunLog } from './run-log.js';
+import type { ResumeState } from './resume-state.js';
+import { resumeBatch } from './resume-batch.js';
+import { runTools } from './tool-batch.js';
 import { budgetReached, checkStopRules, type Stop } from './turn-stops.js';
 import { addUsage, errorFromMessage, finish } from './result.js';
 
@@ -41,20 +45,32 @@ export interface LoopDeps {
   controls: RunControls;
   /** Receives every event body; returns the `seq` it was stamped with. */
   emit: (body: RunEventBody) => number;
+  /** The durable log, when the run is stored: the loop waits on it at the write points. */
+  log?: RunLog;
+  /** The tool behind a name (for its declared effect when a resume must decide). */
+  toolOf: (name: string) => Tool | undefined;
 }
 
+/** How a run begins: fresh, or continuing a stored run from its log. */
+export type LoopStart =
+  | { kind: 'new'; input: UserMessage; history: Message[] }
+  | { kind: 'resume'; state: ResumeState; epoch: number };
+
 /** Runs one agent run to its end. Never rejects: every ending is a {@link RunResult}. */
-export async function runLoop(deps: LoopDeps, input: UserMessage, history: Message[]): Promise<RunResult> {
+export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResult> {
   const started = Date.now();
   const { controls, limits, emit } = deps;
   const signal = controls.abortController.signal;
-  const messages: Message[] = [...history, input];
-  const totals: RunTotals = {
-    steps: 0,
-    toolCalls: 0,
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 },
-    durationMs: 0,
-  };
+  const resume = start.kind === 'resume' ? start.state : undefined;
+  const messages: Message[] = start.kind === 'resume' ? [...start.state.history] : [...start.history, start.input];
+  const totals: RunTotals = resume
+    ? structuredClone(resume.totals)
+    : {
+        steps: 0,
+        toolCalls: 0,
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 },
+        durationMs: 0,
+      };
   const repeats = new RepeatTracker(limits.noProgressRepeats);
   const breaker = new ToolErrorBreaker(limits.maxConsecutiveToolErrors);
   let state: LoopState = 'idle';
@@ -66,16 +82,19 @@ export async function runLoop(deps: LoopDeps, input: UserMessage, history: Messa
     state = to;
   };
 
-  emit({
-    type: 'run_started',
-    traceId: deps.traceId,
-    input,
-    history,
-    model: { provider: deps.model.provider, id: deps.model.id, api: deps.model.api, baseUrl: deps.model.baseUrl },
-    ...(deps.system === undefined ? {} : { system: deps.system }),
-    tools: deps.toolSpecs.map((t) => t.name),
-    limits,
-  });
+  if (start.kind === 'resume') emit({ type: 'run_resumed', epoch: start.epoch, from: start.state.lastStatus });
+  else {
+    emit({
+      type: 'run_started',
+      traceId: deps.traceId,
+      input: start.input,
+      history: start.history,
+      model: { provider: deps.model.provider, id: deps.model.id, api: deps.model.api, baseUrl: deps.model.baseUrl },
+      ...(deps.system === undefined ? {} : { system: deps.system }),
+      tools: deps.toolSpecs.map((t) => t.name),
+      limits,
+    });
+  }
 
   const timer =
     limits.timeoutMs === undefined
@@ -92,8 +111,25 @@ export async function runLoop(deps: LoopDeps, input: UserMessage, history: Messa
   let stop: Stop | undefined;
   let lastOutput: unknown;
   try {
-    setState('planning');
+    if (resume?.pending) {
+      // The crashed process left a tool batch open: finish it before asking the model again.
+      const pending = resume.pending;
+      setState('tool_calling');
+      const outcomes = await resumeBatch(deps, pending);
+      setState('observing');
+      totals.toolCalls += pending.calls.filter((call) => !pending.finished.has(call.id)).length;
+      messages.push(...outcomes.map((o) => o.result));
+      injectQueued(deps, messages, pending.step, false);
+      const assistant = [...messages].reverse().find((m): m is AssistantMessage => m.role === 'assistant');
+      if (assistant) {
+        const checked = checkStopRules(deps, { calls: pending.calls, outcomes, assistant, step: pending.step, messages, totals, repeats, breaker });
+        stop = checked instanceof Promise ? await checked : checked;
+        if (stop?.output !== undefined) lastOutput = stop.output;
+      }
+    }
+    if (!stop) setState('planning');
     for (;;) {
+      if (stop) break;
       if (signal.aborted) {
         stop = abortStop();
         break;
@@ -205,46 +241,6 @@ export async function runLoop(deps: LoopDeps, input: UserMessage, history: Messa
     const seq = emit({ type: 'assistant_message', step, message });
     return { message, seq };
   }
-}
-
-/**
- * Dispatches a turn's calls, emitting `tool_started` / `tool_finished` for each, and returns
- * the outcomes in call order whatever order they finish in. Synchronous outcomes (a
- * synchronous tool with nothing to wait for) cost no promise.
- */
-function runTools(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): DispatchOutcome[] | Promise<DispatchOutcome[]> {
-  const signal = deps.controls.abortController.signal;
-  const finished = (call: ToolCall, outcome: DispatchOutcome): DispatchOutcome => {
-    deps.emit({
-      type: 'tool_finished',
-      step,
-      toolCallId: call.id,
-      name: call.name,
-      result: outcome.result,
-      durationMs: outcome.durationMs,
-      ...(outcome.errorCode === undefined ? {} : { errorCode: outcome.errorCode }),
-      ...(outcome.terminate ? { terminate: true } : {}),
-    });
-    return outcome;
-  };
-  const one = (call: ToolCall, index: number): DispatchOutcome | Promise<DispatchOutcome> => {
-    const idempotencyKey = `${deps.runId}:${assistantSeq}:${index}`;
-    deps.emit({ type: 'tool_started', step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey });
-    const outcome = deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey, step });
-    return outcome instanceof Promise ? outcome.then((o) => finished(call, o)) : finished(call, outcome);
-  };
-  if (deps.toolExecution === 'sequential') return runSequentially(calls, one);
-  const outcomes = calls.map(one);
-  return outcomes.some((o) => o instanceof Promise) ? Promise.all(outcomes) : (outcomes as DispatchOutcome[]);
-}
-
-async function runSequentially(
-  calls: ToolCall[],
-  one: (call: ToolCall, index: number) => DispatchOutcome | Promise<DispatchOutcome>,
-): Promise<DispatchOutcome[]> {
-  const outcomes: DispatchOutcome[] = [];
-  for (let i = 0; i < calls.length; i++) outcomes.push(await one(calls[i] as ToolCall, i));
-  return outcomes;
 }
 
 /** Moves queued steering (and, when the agent would stop, follow-up) messages into the history. */

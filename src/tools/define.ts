@@ -5,7 +5,7 @@
  */
 import { ReinError } from '../errors.js';
 import type { JsonSchema } from '../model/types.js';
-import type { Tool, ToolContext, ToolOutput, ToolRisk } from './types.js';
+import type { Tool, ToolContext, ToolEffect, ToolOutput, ToolRisk } from './types.js';
 
 /**
  * The argument type `execute` receives: TypeBox's `Static`, zod's output type, or a plain
@@ -30,10 +30,15 @@ export interface ToolDefinition<P extends object = JsonSchema> {
   /** Per-call timeout in ms (default: the dispatcher's, 30 s). `Infinity` disables it. */
   timeoutMs?: number;
   risk?: ToolRisk;
+  /** What running it twice would do (default `unsafe`): decides what a resume does after a crash. */
+  effect?: ToolEffect;
+  /** For `reconcilable` tools: did the call with this idempotency key take effect? */
+  reconcile?: Tool['reconcile'];
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const RISKS: readonly ToolRisk[] = ['read', 'write', 'execute'];
+const EFFECTS: readonly ToolEffect[] = ['pure', 'idempotent', 'reconcilable', 'unsafe'];
 
 /**
  * Declares a tool. Checks the definition and converts `parameters` to plain JSON Schema;
@@ -67,6 +72,8 @@ export function defineTool<P extends object>(definition: ToolDefinition<P>): Too
   };
   if (definition.timeoutMs !== undefined) tool.timeoutMs = definition.timeoutMs;
   if (definition.risk !== undefined) tool.risk = definition.risk;
+  if (definition.effect !== undefined) tool.effect = definition.effect;
+  if (definition.reconcile !== undefined) tool.reconcile = definition.reconcile;
   assertValidTool(tool);
   return tool;
 }
@@ -102,6 +109,12 @@ export function assertValidTool(tool: Tool): void {
   if (typeof tool.execute !== 'function') fail('execute must be a function');
   if (tool.timeoutMs !== undefined && !(typeof tool.timeoutMs === 'number' && tool.timeoutMs > 0)) {
     fail(`timeoutMs must be a positive number of milliseconds; got ${String(tool.timeoutMs)}`);
+  }
+  if (tool.effect !== undefined && !EFFECTS.includes(tool.effect)) {
+    fail(`effect must be one of ${EFFECTS.join(', ')}; got ${JSON.stringify(tool.effect)}`);
+  }
+  if (tool.effect === 'reconcilable' && typeof tool.reconcile !== 'function') {
+    fail('effect "reconcilable" needs a reconcile(idempotencyKey) function that says whether the call took effect');
   }
   if (tool.risk !== undefined && !RISKS.includes(tool.risk)) {
     fail(`risk must be one of ${RISKS.join(', ')}; got ${JSON.stringify(tool.risk)}`);

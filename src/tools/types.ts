@@ -10,6 +10,20 @@ import type { ErrorCode } from '../errors.js';
  */
 export type ToolRisk = 'read' | 'write' | 'execute';
 
+/**
+ * What running a tool twice would do, which decides what a resume does with a call that
+ * started but whose end was never logged (the process died in between):
+ * - `pure`: nothing (read-only) → run it again;
+ * - `idempotent`: nothing more when given the same `idempotencyKey` → run it again with it;
+ * - `reconcilable`: the tool can tell, from the key, whether it happened → ask `reconcile`;
+ * - `unsafe` (the default): it might happen twice → never run again; the model is told the
+ *   call may or may not have happened.
+ */
+export type ToolEffect = 'pure' | 'idempotent' | 'reconcilable' | 'unsafe';
+
+/** What `reconcile` answers: whether the call with that key took effect, and its output if known. */
+export type ReconcileResult = { done: true; output?: ToolOutput } | { done: false };
+
 /** What a tool gets besides its arguments. */
 export interface ToolContext {
   /** Fires on abort of the run or on the tool's timeout. Pass it to everything async. */
@@ -51,6 +65,10 @@ export interface Tool {
   /** Per-call timeout; defaults to the dispatcher's (30 s). */
   timeoutMs?: number;
   risk?: ToolRisk;
+  /** What running it twice would do (default `unsafe`); see {@link ToolEffect}. */
+  effect?: ToolEffect;
+  /** For `reconcilable` tools: did the call with this idempotency key take effect? */
+  reconcile?: (idempotencyKey: string, ctx: { signal: AbortSignal; runId: string }) => ReconcileResult | Promise<ReconcileResult>;
 }
 
 /** Result of a permission check: allow, or deny with a reason the model will read. */

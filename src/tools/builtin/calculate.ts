@@ -199,6 +199,7 @@ export function createCalculateTool(): Tool {
       additionalProperties: false,
     },
     risk: 'read',
+    effect: 'pure',
     execute: (args) => {
       const expression = String(args.expression);
       const result = evaluate(expression);

@@ -26,6 +26,7 @@ export function createDiceTool(): Tool {
       additionalProperties: false,
     },
     risk: 'read',
+    effect: 'pure',
     execute: (args) => {
       // Validation (with defaults) has run, so both are integers in range.
       const sides = Number(args.sides);

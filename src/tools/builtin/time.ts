@@ -89,6 +89,7 @@ export function createCurrentTimeTool(options: CurrentTimeOptions = {}): Tool {
       additionalProperties: false,
     },
     risk: 'read',
+    effect: 'pure',
     execute: (args) => {
       const zone =
         typeof args.timezone === 'string' && args.timezone.trim() !== ''

@@ -1,0 +1,80 @@
+/**
+ * Finishing the tool batch a crashed process left open. A call whose `tool_finished` is
+ * logged is never run again. A call that never started runs now. A call that started but
+ * never finished is resolved by its tool's declared effect (see `ToolEffect`): `pure` and
+ * `idempotent` run again (with the same idempotency key), `reconcilable` asks its
+ * `reconcile(key)`, and `unsafe` never runs twice: its outcome is recorded as `unknown` and
+ * the model is told so. Calls are resolved one after another, in call order.
+ */
+import type { ToolCall } from '../model/types.js';
+import { normalizeOutput } from '../tools/output.js';
+import type { DispatchOutcome } from '../tools/types.js';
+import type { PendingBatch } from './resume-state.js';
+import type { LoopDeps } from './run-loop.js';
+import { emitFinished, idempotencyKey } from './tool-batch.js';
+
+/** Outcomes of every call of the batch, in call order. */
+export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<DispatchOutcome[]> {
+  const signal = deps.controls.abortController.signal;
+  const outcomes: DispatchOutcome[] = [];
+  for (let index = 0; index < batch.calls.length; index++) {
+    const call = batch.calls[index] as ToolCall;
+    const logged = batch.finished.get(call.id);
+    if (logged) {
+      outcomes.push({ result: logged.result, terminate: logged.terminate, arguments: call.arguments, durationMs: 0 });
+      continue;
+    }
+    const key = idempotencyKey(deps.runId, batch.assistantSeq, index);
+    const tool = deps.toolOf(call.name);
+    const effect = tool?.effect ?? 'unsafe';
+    if (batch.started.has(call.id) && effect === 'unsafe') {
+      outcomes.push(await record(deps, batch.step, call, unknownOutcome(call), 'unknown'));
+      continue;
+    }
+    if (batch.started.has(call.id) && effect === 'reconcilable' && tool?.reconcile) {
+      const answer = await tool.reconcile(key, { signal, runId: deps.runId });
+      if (answer.done) {
+        const output = normalizeOutput(answer.output ?? `tool "${call.name}" had completed before the run was interrupted`);
+        const outcome: DispatchOutcome = {
+          result: { role: 'tool', toolCallId: call.id, toolName: call.name, content: output.content, isError: output.isError },
+          terminate: output.terminate && !output.isError,
+          arguments: call.arguments,
+          durationMs: 0,
+        };
+        outcomes.push(await record(deps, batch.step, call, outcome, 'reconciled'));
+        continue;
+      }
+    }
+    // Never started, or safe to run again: run it now, with the key it always had.
+    deps.emit({ type: 'tool_started', step: batch.step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key });
+    await deps.log?.flush((tool?.effect ?? 'unsafe') === 'unsafe' ? 'full' : 'normal');
+    const outcome = await deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey: key, step: batch.step });
+    outcomes.push(await record(deps, batch.step, call, outcome));
+  }
+  return outcomes;
+}
+
+async function record(
+  deps: LoopDeps,
+  step: number,
+  call: ToolCall,
+  outcome: DispatchOutcome,
+  kind?: 'unknown' | 'reconciled',
+): Promise<DispatchOutcome> {
+  emitFinished(deps, step, call, outcome, kind ? { outcome: kind } : {});
+  await deps.log?.flush();
+  return outcome;
+}
+
+function unknownOutcome(call: ToolCall): DispatchOutcome {
+  const text =
+    `tool "${call.name}" was running when the process stopped, and it cannot be run twice safely: ` +
+    'it may or may not have taken effect. Check its effect before calling it again.';
+  return {
+    result: { role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text }], isError: true },
+    terminate: false,
+    errorCode: 'unknown_outcome',
+    arguments: call.arguments,
+    durationMs: 0,
+  };
+}

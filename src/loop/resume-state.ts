@@ -1,0 +1,101 @@
+/**
+ * What a stored run's log says about where it stopped: the history to continue from, the
+ * totals so far, and the tool batch left unfinished when the process died.
+ */
+import { ReinError } from '../errors.js';
+import type { RunEvent, RunStatus, RunTotals } from '../events.js';
+import type { Message, ToolCall, ToolResultMessage, UserMessage } from '../model/types.js';
+import { messagesFromEvents } from './fold.js';
+
+/** A logged end of one call. */
+export interface LoggedFinish {
+  result: ToolResultMessage;
+  terminate: boolean;
+}
+
+/** The tool batch of the last turn, when not every call has its `tool_finished`. */
+export interface PendingBatch {
+  step: number;
+  /** Seq of its `assistant_message`: the idempotency keys are made from it. */
+  assistantSeq: number;
+  calls: ToolCall[];
+  /** Calls whose `tool_started` is logged (their effect may have happened). */
+  started: Set<string>;
+  /** Calls whose `tool_finished` is logged. */
+  finished: Map<string, LoggedFinish>;
+}
+
+/** Where a stored run stopped. */
+export interface ResumeState {
+  traceId: string;
+  input: UserMessage;
+  /** The history up to the last turn (without the results of a pending batch). */
+  history: Message[];
+  totals: RunTotals;
+  /** The status the log shows: `running` when the process died without finishing the run. */
+  lastStatus: RunStatus | 'running';
+  pending?: PendingBatch;
+}
+
+/** Folds a run's stored events into the state a resume continues from. */
+export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
+  const first = events[0];
+  if (first?.type !== 'run_started') {
+    throw new ReinError('conflict', 'fatal', `run log of ${first?.runId ?? 'an unknown run'} does not begin with run_started: it cannot be resumed`);
+  }
+  const totals: RunTotals = {
+    steps: 0,
+    toolCalls: 0,
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 },
+    durationMs: 0,
+  };
+  let lastStatus: ResumeState['lastStatus'] = 'running';
+  let batchIndex = -1;
+  let batch: PendingBatch | undefined;
+  events.forEach((event, index) => {
+    switch (event.type) {
+      case 'assistant_message': {
+        totals.steps++;
+        const u = event.message.usage;
+        const t = totals.usage;
+        t.input += u.input;
+        t.output += u.output;
+        t.cacheRead += u.cacheRead;
+        t.cacheWrite += u.cacheWrite;
+        t.reasoning += u.reasoning;
+        t.total += u.total;
+        if (u.cost) {
+          const c = (t.cost ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
+          c.input += u.cost.input;
+          c.output += u.cost.output;
+          c.cacheRead += u.cost.cacheRead;
+          c.cacheWrite += u.cost.cacheWrite;
+          c.total += u.cost.total;
+        }
+        const calls = event.message.content.filter((c): c is ToolCall => c.type === 'tool_call');
+        const complete = event.message.stopReason !== 'error' && event.message.stopReason !== 'aborted';
+        batch = complete && calls.length > 0 ? { step: event.step, assistantSeq: event.seq, calls, started: new Set(), finished: new Map() } : undefined;
+        batchIndex = index;
+        break;
+      }
+      case 'tool_started':
+        batch?.started.add(event.toolCallId);
+        break;
+      case 'tool_finished':
+        totals.toolCalls++;
+        batch?.finished.set(event.toolCallId, { result: event.result, terminate: event.terminate === true });
+        break;
+      case 'run_finished':
+        lastStatus = event.status;
+        break;
+      case 'run_resumed':
+        lastStatus = 'running';
+        break;
+      default:
+        break;
+    }
+  });
+  const pending = batch && batch.calls.some((call) => !batch?.finished.has(call.id)) ? batch : undefined;
+  const history = pending ? messagesFromEvents(events.slice(0, batchIndex + 1)) : messagesFromEvents(events);
+  return { traceId: first.traceId, input: first.input, history, totals, lastStatus, ...(pending ? { pending } : {}) };
+}
