@@ -65,7 +65,11 @@ export interface RunResult {
   detail?: string;
 }
 
-/** Fields every event carries. `seq` counts from 0 within a run; `at` is epoch ms. */
+/**
+ * Fields every event carries. `seq` numbers the stored events of a run from 0 without gaps;
+ * a delta (streamed, never stored) carries the seq of the stored event that follows it.
+ * `at` is epoch ms.
+ */
 export interface EventBase {
   runId: string;
   seq: number;

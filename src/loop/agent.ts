@@ -2,7 +2,7 @@
  * `Agent`: the thin class users hold. It resolves configuration once and starts runs;
  * all behaviour lives in {@link runLoop}.
  */
-import type { RunEvent, RunEventBody, RunLimits, RunResult } from '../events.js';
+import { DELTA_EVENT_TYPES, type RunEvent, type RunEventBody, type RunLimits, type RunResult } from '../events.js';
 import { ReinError, toReinError } from '../errors.js';
 import { newRunId, newTraceId } from '../ids.js';
 import type { Cost, ModelRef, StreamFunction, ToolCall, Usage, UserMessage } from '../model/types.js';
@@ -154,14 +154,19 @@ export class Agent {
     let log: RunLog | undefined;
     // The loop hands over a fresh object literal per event; stamping it in place saves a
     // copy per event on the hot path.
+    // Stored events are numbered without gaps; a delta (streamed, never stored) carries the
+    // seq of the stored event that will follow it, so the order stays visible.
     const emit = (body: RunEventBody): number => {
       const event = body as RunEvent;
       event.runId = runId;
       event.seq = seq;
       event.at = Date.now();
-      log?.record(event);
+      if (!DELTA_EVENT_TYPES.has(event.type)) {
+        seq++;
+        log?.record(event);
+      }
       handle.deliver(event);
-      return seq++;
+      return event.seq;
     };
 
     const stepOfCall = new Map<string, number>();

@@ -111,6 +111,9 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
   let stop: Stop | undefined;
   let lastOutput: unknown;
   try {
+    // The run exists durably from its first event on, so a crash at any later point can be
+    // resumed (a model request without an answer is then simply asked again).
+    if (deps.log) await deps.log.flush();
     if (resume?.pending) {
       // The crashed process left a tool batch open: finish it before asking the model again.
       const pending = resume.pending;

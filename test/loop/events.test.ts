@@ -4,12 +4,17 @@ import { messagesFromEvents } from '../../src/loop/fold.js';
 import { addTool, collect, gateTool, setup } from './helpers.js';
 
 describe('the event log of a run', () => {
-  it('is numbered from 0 without gaps, stamped with the run id, JSON-serializable, and ends with run_finished', async () => {
+  it('stored events are numbered from 0 without gaps (deltas share the next one), stamped with the run id, JSON-serializable, ending with run_finished', async () => {
     const turn = { toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }, { name: 'add', arguments: { a: 3, b: 4 } }] };
     const { agent } = await setup([turn, { text: 'Sums: 3 and 7.' }], { tools: [addTool] });
     const handle = agent.run('add both');
     const { events, result } = await collect(handle);
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    const stored = events.filter((e) => !DELTA_EVENT_TYPES.has(e.type));
+    expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i));
+    expect(events.map((e) => e.seq)).toEqual([...events.map((e) => e.seq)].sort((a, b) => a - b));
+    for (const [i, e] of events.entries()) {
+      if (DELTA_EVENT_TYPES.has(e.type)) expect(e.seq).toBe(events.slice(i).find((n) => !DELTA_EVENT_TYPES.has(n.type))?.seq);
+    }
     expect(new Set(events.map((e) => e.runId))).toEqual(new Set([handle.runId]));
     expect(JSON.parse(JSON.stringify(events))).toEqual(events);
     expect(events[0]).toMatchObject({ type: 'run_started', traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
