@@ -90,3 +90,6 @@ ${rows.join('\n')}
 | peak RSS, rein 100 concurrent (8 turns) | ${f(results['rein-8'].peakRssMb, 1)} MB | ≤ 130 MB | ${verdict(results['rein-8'].peakRssMb <= 130)} |
 | core import (median of 5 fresh processes) | ${f(importTime, 1)} ms | ≤ 50 ms | ${verdict(importTime <= 50)} |
 `);
+
+// The run store's own table (bench/store.mjs: SQLite and Postgres), in a fresh process.
+process.stdout.write(execFileSync(node, ['bench/store.mjs'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));

@@ -4,6 +4,8 @@ import { ReinError } from '../errors.js';
 import { Agent } from '../loop/agent.js';
 import { seedTools } from '../tools/builtin/index.js';
 import type { ThinkingLevel } from '../model/types.js';
+import type { RunStore } from '../store/types.js';
+import type { CliIO } from './io.js';
 
 const THINKING_LEVELS: readonly string[] = ['off', 'low', 'medium', 'high'];
 
@@ -18,6 +20,8 @@ export const AGENT_FLAGS = {
   'max-cost': { type: 'string' },
   json: { type: 'boolean' },
   'no-tools': { type: 'boolean' },
+  store: { type: 'string' },
+  'no-store': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -32,6 +36,8 @@ export const AGENT_FLAGS_HELP = `  -m, --model <provider/model>  e.g. openai/gpt
       --max-cost <usd>           stop the run once it has cost this much (catalog prices)
       --json                     one JSON event per line on stdout, nothing else
       --no-tools                 offer the model no tools
+      --store <path|postgres://…>  where runs are logged (default: $REIN_DATABASE_URL, else .rein/rein.db)
+      --no-store                 do not log the run
   -h, --help                     this help`;
 
 export type AgentFlagValues = {
@@ -44,6 +50,8 @@ export type AgentFlagValues = {
   'max-cost'?: string;
   json?: boolean;
   'no-tools'?: boolean;
+  store?: string;
+  'no-store'?: boolean;
   help?: boolean;
 };
 
@@ -64,8 +72,26 @@ function positiveNumber(flag: string, value: string | undefined): number | undef
   return n;
 }
 
+/**
+ * Opens the store runs are logged to, unless `--no-store`. The default store failing to
+ * open (a read-only folder, a missing native build) costs only the log, with a warning;
+ * a store named with `--store` or `REIN_DATABASE_URL` that fails is an error.
+ */
+export async function storeFromFlags(values: AgentFlagValues, io: CliIO): Promise<RunStore | undefined> {
+  if (values['no-store']) return undefined;
+  const named = values.store ?? io.env.REIN_DATABASE_URL;
+  try {
+    const { openStore } = await import('../store/open.js');
+    return await openStore(named, { env: io.env });
+  } catch (error) {
+    if (named !== undefined) throw new ReinError('config', 'fatal', `cannot open the run store ${named}: ${(error as Error).message}`);
+    io.stderr.write(`rein: runs are not being logged (${(error as Error).message}); --no-store silences this\n`);
+    return undefined;
+  }
+}
+
 /** Builds the agent a command runs. Throws `config` errors with what to set. */
-export function agentFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): Agent {
+export function agentFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv, store?: RunStore): Agent {
   const maxSteps = positiveNumber('max-steps', values['max-steps']);
   if (maxSteps !== undefined && !Number.isInteger(maxSteps)) {
     throw new ReinError('config', 'fatal', `--max-steps expects a whole number, got "${values['max-steps']}"`);
@@ -88,5 +114,6 @@ export function agentFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv):
       ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
     },
     ...(thinking === undefined ? {} : { modelOptions: { thinking: thinking as ThinkingLevel } }),
+    ...(store === undefined ? {} : { store }),
   });
 }

@@ -10,10 +10,14 @@ const COMMANDS: Record<string, { description: string; load: () => Promise<{ comm
   chat: { description: 'an interactive session (type while it works to steer)', load: () => import('./commands/chat.js') },
   demo: { description: 'two example tasks against a scripted offline model (no key needed)', load: () => import('./commands/demo.js') },
   models: { description: 'list known models: context, output limit, reasoning, prices', load: () => import('./commands/models.js') },
+  runs: { description: 'list recent runs in the store', load: () => import('./commands/runs.js') },
+  show: { description: 'show a stored run (--json: its events)', load: () => import('./commands/show.js') },
+  replay: { description: 'render a stored run as it ran', load: () => import('./commands/show.js').then((m) => ({ command: m.replayCommand })) },
+  resume: { description: 'continue a stored run from its log', load: () => import('./commands/resume.js') },
 };
 
 function help(): string {
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(7)} ${c.description}`);
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.description}`);
   return `rein — an agent harness
 
 Usage: rein <command> [options]

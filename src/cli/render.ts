@@ -22,6 +22,7 @@ export class HumanRenderer {
   private readonly spinner: Spinner;
   private readonly color: boolean;
   private atLineStart = true;
+  private streamedText = false;
   private readonly toolStarted = new Map<string, number>();
 
   constructor(
@@ -37,6 +38,9 @@ export class HumanRenderer {
       case 'run_started':
         this.note(this.dim(`rein · ${event.model.provider}/${event.model.id} · ${event.runId}`));
         break;
+      case 'run_resumed':
+        this.note(this.dim(`↻ resumed (${event.from}) · lease ${event.epoch}`));
+        break;
       case 'model_request':
         if (this.options.verbose) this.note(this.dim(`· step ${event.step}: asking the model (attempt ${event.attempt}, ${event.messages} messages)`));
         this.spinner.start('waiting for the model…');
@@ -45,12 +49,22 @@ export class HumanRenderer {
         this.spinner.stop();
         this.io.stdout.write(event.delta);
         this.atLineStart = event.delta.endsWith('\n');
+        this.streamedText = true;
         break;
       case 'thinking_delta':
         this.spinner.stop();
         break;
       case 'assistant_message':
         this.spinner.stop();
+        // A stored log has no deltas: show the answer's text from the message itself.
+        if (!this.streamedText) {
+          const text = event.message.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+          if (text) {
+            this.io.stdout.write(text);
+            this.atLineStart = text.endsWith('\n');
+          }
+        }
+        this.streamedText = false;
         this.endTextLine();
         if (event.message.refusal) this.note(this.yellow(`model refused: ${event.message.refusal}`));
         break;
@@ -61,7 +75,7 @@ export class HumanRenderer {
         this.note(`${this.cyan('→')} ${event.name} ${shorten(JSON.stringify(event.arguments), 200)}`);
         break;
       case 'tool_finished': {
-        const mark = event.result.isError ? this.red('✗') : this.green('←');
+        const mark = event.outcome === 'unknown' ? this.yellow('?') : event.result.isError ? this.red('✗') : this.green('←');
         const text = shorten(resultText(event.result), this.options.resultChars ?? 160);
         this.note(`  ${mark} ${text} ${this.dim(`(${formatMs(event.durationMs)})`)}`);
         break;

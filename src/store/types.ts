@@ -43,6 +43,7 @@ export type Durability = 'normal' | 'full';
 /** Filters of {@link RunStore.listRuns}, newest first. */
 export interface RunFilter {
   status?: RunRecord['status'];
+  /** At most this many (default: all). */
   limit?: number;
   /** Only runs created before this epoch ms (for paging). */
   before?: number;
@@ -53,11 +54,16 @@ export interface RunFilter {
  * run are serialized by its lease.
  */
 export interface RunStore {
-  /** Creates the run row (status `running`, lease epoch 0, no events). Rejects a duplicate id. */
+  /**
+   * Creates the run row (status `running`, lease epoch 0, no events). Rejects a duplicate id
+   * with `conflict`. Epoch 0 is a lease like any other: the creator may write with it until
+   * someone calls {@link RunStore.acquireLease}.
+   */
   createRun(run: NewRun): Promise<RunRecord>;
   /**
    * Takes the run's lease for this process: bumps and returns the epoch. Appends made with
    * an older epoch are refused from then on (a zombie process can never write again).
+   * `not_found` for an unknown run.
    */
   acquireLease(runId: string): Promise<number>;
   /**
@@ -65,13 +71,21 @@ export interface RunStore {
    * (no gap, no overlap); `epoch` must be the current lease. Throws a ReinError with code
    * `lease_lost` or `conflict` otherwise, writing nothing. `durability: 'full'` makes the
    * write reach the disk before returning (used before a tool with side effects).
+   *
+   * Delta events (`DELTA_EVENT_TYPES`) are never stored: a batch holding one, or an event
+   * of another run, is refused with code `store`, writing nothing. An empty batch writes
+   * nothing and only checks the lease. Events whose JSON exceeds the store's blob threshold
+   * (64 Ki characters by default) are kept out of the events row and loaded back whole.
    */
   append(runId: string, epoch: number, events: readonly RunEvent[], options?: { durability?: Durability }): Promise<void>;
-  /** The run's events in seq order, from `fromSeq` (default 0), large payloads included. */
+  /** The run's events in seq order, from `fromSeq` (default 0), large payloads included. `not_found` for an unknown run. */
   loadEvents(runId: string, fromSeq?: number): Promise<RunEvent[]>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   listRuns(filter?: RunFilter): Promise<RunRecord[]>;
-  /** Updates status, reason and totals (with the current lease). */
+  /**
+   * Updates status, reason and totals (with the current lease; `lease_lost` otherwise).
+   * The reason goes with the status (omitted: cleared); omitted totals keep the stored ones.
+   */
   updateRun(runId: string, epoch: number, patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals }): Promise<void>;
   close(): Promise<void>;
 }

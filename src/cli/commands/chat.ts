@@ -8,7 +8,8 @@ import type { RunHandle } from '../../loop/handle.js';
 import { ReinError } from '../../errors.js';
 import { EXIT, type Command } from '../io.js';
 import { HumanRenderer } from '../render.js';
-import { AGENT_FLAGS_HELP, agentFromFlags, parseAgentArgs } from '../agent-flags.js';
+import { AGENT_FLAGS_HELP, agentFromFlags, parseAgentArgs, storeFromFlags } from '../agent-flags.js';
+import type { RunStore } from '../../store/types.js';
 import { reportSetupError } from './run.js';
 
 const usage = `rein chat [options]
@@ -24,6 +25,7 @@ export const command: Command = {
   usage,
   async run(argv, io) {
     let agent;
+    let store: RunStore | undefined;
     try {
       const { values } = parseAgentArgs(argv);
       if (values.help) {
@@ -31,8 +33,11 @@ export const command: Command = {
         return EXIT.ok;
       }
       if (values.json) throw new ReinError('config', 'fatal', '--json is for `rein run`; chat is interactive');
-      agent = agentFromFlags(values, io.env);
+      agentFromFlags(values, io.env);
+      store = await storeFromFlags(values, io);
+      agent = agentFromFlags(values, io.env, store);
     } catch (error) {
+      await store?.close();
       return reportSetupError(error, io, false);
     }
     const chatAgent = agent;
@@ -62,7 +67,7 @@ export const command: Command = {
         // readline only pauses its input; a piped stdin would keep the process alive.
         io.stdin.destroy();
         // Let a run that is still going end cleanly before leaving.
-        void (active ?? Promise.resolve()).then(() => resolve(EXIT.ok));
+        void (active ?? Promise.resolve()).then(() => store?.close()).then(() => resolve(EXIT.ok));
       });
       rl.on('line', (line) => {
         const text = line.trim();

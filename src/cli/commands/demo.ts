@@ -9,10 +9,11 @@ import type { ChatMessage, ChatRequest, ScriptTurn } from '../../model/scripted/
 import { seedTools } from '../../tools/builtin/index.js';
 import { EXIT, type Command } from '../io.js';
 import { runTask, exitCodeOf } from './run.js';
+import { storeFromFlags } from '../agent-flags.js';
 
 const TASKS = ['What time is it?', 'Roll two six-sided dice, then add the two results.'];
 
-const usage = `rein demo [--json]
+const usage = `rein demo [--json] [--no-store]
 
 Runs two example tasks against rein's scripted model server, started in-process: an
 offline stand-in for a real model (no key, no network). The model's answers are scripted;
@@ -75,8 +76,10 @@ export const command: Command = {
     }
     const json = argv.includes('--json');
     const server = await startScriptedServer({ script: demoScript, tokenDelayMs: json ? 0 : 15, chunkSize: 6 });
+    // The demo's runs are logged like any other, so `rein runs` and `rein show` have something to show.
+    const store = await storeFromFlags({ 'no-store': argv.includes('--no-store') }, io);
     try {
-      const agent = new Agent({ model: server.model('scripted-demo'), tools: seedTools() });
+      const agent = new Agent({ model: server.model('scripted-demo'), tools: seedTools(), ...(store ? { store } : {}) });
       if (!json) {
         io.stderr.write('rein demo — the model is a SCRIPTED OFFLINE MODEL (no key, no network): its answers are scripted, the tools are real.\n');
       }
@@ -90,6 +93,7 @@ export const command: Command = {
       return code;
     } finally {
       await server.close();
+      await store?.close();
     }
   },
 };

@@ -5,7 +5,8 @@ import type { Agent } from '../../loop/agent.js';
 import { SUCCESS_REASONS } from '../../loop/options.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { HumanRenderer, describeError, type RenderOptions } from '../render.js';
-import { AGENT_FLAGS_HELP, agentFromFlags, parseAgentArgs } from '../agent-flags.js';
+import { AGENT_FLAGS_HELP, agentFromFlags, parseAgentArgs, storeFromFlags } from '../agent-flags.js';
+import type { RunStore } from '../../store/types.js';
 
 const usage = `rein run [options] "<task>"
 
@@ -57,6 +58,7 @@ export const command: Command = {
   usage,
   async run(argv, io) {
     let json = argv.includes('--json');
+    let store: RunStore | undefined;
     try {
       const { values, positionals } = parseAgentArgs(argv);
       json = Boolean(values.json);
@@ -67,10 +69,13 @@ export const command: Command = {
       const task = positionals.join(' ').trim();
       if (!task) throw new ReinError('config', 'fatal', 'no task given: rein run "<task>" (see --help)');
       const agent = agentFromFlags(values, io.env);
-      const result = await runTask(agent, task, io, json);
+      store = await storeFromFlags(values, io);
+      const result = await runTask(store ? agentFromFlags(values, io.env, store) : agent, task, io, json);
       return exitCodeOf(result);
     } catch (error) {
       return reportSetupError(error, io, json);
+    } finally {
+      await store?.close();
     }
   },
 };

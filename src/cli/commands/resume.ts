@@ -1,0 +1,78 @@
+/**
+ * `rein resume <run>`: continues a stored run in this process, with the agent it was
+ * started with (its model and system prompt are read from the run; the tools are the
+ * CLI's). Completed tool calls never run again.
+ */
+import { parseArgs } from 'node:util';
+import { ReinError } from '../../errors.js';
+import { Agent } from '../../loop/agent.js';
+import { seedTools } from '../../tools/builtin/index.js';
+import { EXIT, type Command } from '../io.js';
+import { HumanRenderer } from '../render.js';
+import { exitCodeOf, reportSetupError } from './run.js';
+import { openStoreFor } from './store-command.js';
+
+const usage = `rein resume <run> [--force] [--json] [--store <path|url>] [--base-url URL]
+
+Continues a run that crashed, failed, was aborted or is paused, from the end of its log.
+The model and system prompt are the run's own. --force resumes even if the agent's tools,
+prompt or model changed since the run started.`;
+
+export const command: Command = {
+  description: 'continue a stored run from its log',
+  usage,
+  async run(argv, io) {
+    let json = argv.includes('--json');
+    try {
+      const { values, positionals } = parseArgs({
+        args: argv,
+        options: {
+          force: { type: 'boolean' },
+          json: { type: 'boolean' },
+          store: { type: 'string' },
+          'base-url': { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
+        allowPositionals: true,
+        strict: true,
+      });
+      json = Boolean(values.json);
+      if (values.help) {
+        io.stdout.write(`${usage}\n`);
+        return EXIT.ok;
+      }
+      const runId = positionals[0];
+      if (!runId) throw new ReinError('config', 'fatal', 'no run given: rein resume <run> (rein runs lists them)');
+      const store = await openStoreFor(values.store, io);
+      try {
+        const record = await store.getRun(runId);
+        if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store (rein runs lists them)`);
+        const config = record.config as { model?: string; system?: string | null; tools?: Array<{ name: string }> };
+        const cliTools = seedTools();
+        const wanted = new Set((config.tools ?? []).map((t) => t.name));
+        const agent = new Agent({
+          model: config.model ?? record.model,
+          ...(values['base-url'] ? { modelConfig: { baseUrl: values['base-url'] } } : {}),
+          ...(config.system ? { system: config.system } : {}),
+          tools: cliTools.filter((t) => wanted.has(t.name)),
+          store,
+        });
+        const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
+        if (json) {
+          for await (const event of handle) io.stdout.write(`${JSON.stringify(event)}\n`);
+          return exitCodeOf(await handle);
+        }
+        const renderer = new HumanRenderer(io);
+        for await (const event of handle) renderer.onEvent(event);
+        renderer.close();
+        const result = await handle;
+        renderer.summary(result);
+        return exitCodeOf(result);
+      } finally {
+        await store.close();
+      }
+    } catch (error) {
+      return reportSetupError(error instanceof TypeError ? new ReinError('config', 'fatal', `${error.message}. See --help.`) : error, io, json);
+    }
+  },
+};

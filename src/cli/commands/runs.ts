@@ -1,0 +1,69 @@
+/** `rein runs`: the recent runs in the store. */
+import { parseArgs } from 'node:util';
+import { ReinError } from '../../errors.js';
+import type { RunRecord } from '../../store/types.js';
+import { EXIT, type Command } from '../io.js';
+import { formatMs, formatUsd } from '../render.js';
+import { reportSetupError } from './run.js';
+import { openStoreFor } from './store-command.js';
+
+const usage = `rein runs [--status done|stopped|failed|aborted|paused|running] [--limit N] [--json] [--store <path|url>]
+
+Lists the most recent runs in the store, newest first: id, status, reason, steps, tokens,
+cost and age.`;
+
+const STATUSES = ['done', 'stopped', 'failed', 'aborted', 'paused', 'running'];
+
+export const command: Command = {
+  description: 'list recent runs',
+  usage,
+  async run(argv, io) {
+    let json = argv.includes('--json');
+    try {
+      const { values } = parseArgs({
+        args: argv,
+        options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+        strict: true,
+      });
+      json = Boolean(values.json);
+      if (values.help) {
+        io.stdout.write(`${usage}\n`);
+        return EXIT.ok;
+      }
+      if (values.status !== undefined && !STATUSES.includes(values.status)) {
+        throw new ReinError('config', 'fatal', `--status expects one of ${STATUSES.join(', ')}, got "${values.status}"`);
+      }
+      const limit = values.limit === undefined ? 20 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new ReinError('config', 'fatal', `--limit expects a positive whole number, got "${values.limit}"`);
+      const store = await openStoreFor(values.store, io);
+      try {
+        const runs = await store.listRuns({ limit, ...(values.status ? { status: values.status as RunRecord['status'] } : {}) });
+        if (json) for (const run of runs) io.stdout.write(`${JSON.stringify(run)}\n`);
+        else io.stdout.write(table(runs, Date.now()));
+      } finally {
+        await store.close();
+      }
+      return EXIT.ok;
+    } catch (error) {
+      return reportSetupError(error instanceof TypeError ? new ReinError('config', 'fatal', `${error.message}. See --help.`) : error, io, false);
+    }
+  },
+};
+
+function table(runs: RunRecord[], now: number): string {
+  if (runs.length === 0) return 'no runs yet\n';
+  const rows = runs.map((r) => [
+    r.id,
+    r.status,
+    r.reason ?? '',
+    String(r.totals?.steps ?? ''),
+    String(r.totals?.usage.total ?? ''),
+    r.totals?.usage.cost ? formatUsd(r.totals.usage.cost.total) : '',
+    `${formatMs(now - r.createdAt)} ago`,
+    r.model,
+  ]);
+  const head = ['RUN', 'STATUS', 'REASON', 'STEPS', 'TOKENS', 'COST', 'AGE', 'MODEL'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] as number)).join('  ').trimEnd();
+  return `${[line(head), ...rows.map(line)].join('\n')}\n`;
+}

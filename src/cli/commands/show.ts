@@ -1,0 +1,74 @@
+/**
+ * `rein show <id>` and `rein replay <id>`: a stored run rendered from its log as `rein run`
+ * showed it live (the answer on stdout; tool calls with their durations, retries and the
+ * summary line on stderr), or its events as JSON lines.
+ */
+import { parseArgs } from 'node:util';
+import { ReinError } from '../../errors.js';
+import type { RunEvent, RunResult } from '../../events.js';
+import { messagesFromEvents } from '../../loop/fold.js';
+import { EXIT, type CliIO, type Command } from '../io.js';
+import { HumanRenderer, formatMs } from '../render.js';
+import { reportSetupError } from './run.js';
+import { openStoreFor } from './store-command.js';
+
+/** Renders stored events the way the live run looked. */
+export function renderLog(events: readonly RunEvent[], io: CliIO): void {
+  const renderer = new HumanRenderer(io);
+  let finished: Extract<RunEvent, { type: 'run_finished' }> | undefined;
+  for (const event of events) {
+    renderer.onEvent(event);
+    if (event.type === 'run_finished') finished = event;
+  }
+  renderer.close();
+  if (finished) renderer.summary({ ...finished.result, messages: messagesFromEvents(events) } as RunResult);
+}
+
+function makeCommand(name: 'show' | 'replay'): Command {
+  const usage =
+    name === 'show'
+      ? `rein show <run> [--json] [--store <path|url>]\n\nShows a stored run: its record, then its log as \`rein run\` showed it; --json prints its events, one per line.`
+      : `rein replay <run> [--store <path|url>]\n\nRenders a stored run from its log exactly as \`rein run\` showed it live.`;
+  return {
+    description: name === 'show' ? 'show a stored run' : 'render a stored run as it ran',
+    usage,
+    async run(argv, io) {
+      try {
+        const { values, positionals } = parseArgs({
+          args: argv,
+          options: { json: { type: 'boolean' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+          allowPositionals: true,
+          strict: true,
+        });
+        if (values.help) {
+          io.stdout.write(`${usage}\n`);
+          return EXIT.ok;
+        }
+        const runId = positionals[0];
+        if (!runId) throw new ReinError('config', 'fatal', `no run given: rein ${name} <run> (rein runs lists them)`);
+        const store = await openStoreFor(values.store, io);
+        try {
+          const run = await store.getRun(runId);
+          if (!run) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store (rein runs lists them)`);
+          const events = await store.loadEvents(runId);
+          if (values.json && name === 'show') {
+            for (const event of events) io.stdout.write(`${JSON.stringify(event)}\n`);
+            return EXIT.ok;
+          }
+          if (name === 'show') {
+            io.stderr.write(`run ${run.id} · ${run.status}${run.reason ? ` (${run.reason})` : ''} · ${run.model} · ${events.length} events · started ${formatMs(Date.now() - run.createdAt)} ago\n`);
+          }
+          renderLog(events, io);
+        } finally {
+          await store.close();
+        }
+        return EXIT.ok;
+      } catch (error) {
+        return reportSetupError(error instanceof TypeError ? new ReinError('config', 'fatal', `${error.message}. See --help.`) : error, io, false);
+      }
+    },
+  };
+}
+
+export const command = makeCommand('show');
+export const replayCommand = makeCommand('replay');

@@ -1,0 +1,224 @@
+/**
+ * The embedded default store: one SQLite file through better-sqlite3 12 (13 needs Node 22).
+ * WAL with `synchronous=NORMAL`: a commit survives kill -9 of the process (only an OS crash
+ * or power loss can drop the last commits); an append with `durability: 'full'` runs with
+ * `synchronous=FULL`, so it is on disk before a tool with side effects starts. Every write
+ * is one IMMEDIATE transaction (the write lock taken up front, so two connections never
+ * deadlock upgrading a read), conditional on the lease epoch and the next seq.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { ReinError } from '../errors.js';
+import type { RunEvent, RunTotals, StopReasonCode } from '../events.js';
+import { blobThreshold, decodeEvents, encodeBatch, type EncodedEvent } from './encode.js';
+import { checkLimit, duplicateRun, explainRefusal, newRunRow, notFound, toRecord, type RunRow } from './rows.js';
+import { checkVersion, metaTable, migrations, SCHEMA_VERSION } from './schema.js';
+import type { Durability, NewRun, RunFilter, RunRecord, RunStore } from './types.js';
+
+/** The file used when no location is given, relative to the working directory. */
+export const DEFAULT_SQLITE_PATH = '.rein/rein.db';
+
+/** Options of a {@link SqliteStore}. */
+export interface SqliteStoreOptions {
+  /** The database file (its folder is created); `:memory:` for a private in-memory database. Default `.rein/rein.db`. */
+  path?: string;
+  /** Events whose JSON is longer than this many characters are kept out of the event rows (default 64 Ki). */
+  blobThreshold?: number;
+  /** How long a write waits for another connection's write lock before failing (ms, default 5000). */
+  busyTimeoutMs?: number;
+  /**
+   * Test hook: called inside every append's transaction with the connection's
+   * `PRAGMA synchronous` at that moment (1 = NORMAL, 2 = FULL).
+   */
+  probeSynchronous?: (level: number) => void;
+}
+
+type Stmt = Database.Statement<unknown[], unknown>;
+
+/**
+ * A {@link RunStore} in one SQLite file. Open it with `openStore()` (which loads
+ * better-sqlite3 only when needed) or construct it directly.
+ *
+ * @example
+ * const store = new SqliteStore({ path: '.rein/rein.db' });
+ */
+export class SqliteStore implements RunStore {
+  private readonly db: Database.Database;
+  private readonly threshold: number;
+  private readonly probe: ((level: number) => void) | undefined;
+  private readonly s: Record<'insertRun' | 'getRun' | 'runState' | 'lease' | 'claim' | 'insertEvent' | 'insertPayload' | 'load' | 'update', Stmt>;
+  private readonly lists = new Map<string, Stmt>();
+  private readonly appendTx: (runId: string, epoch: number, rows: EncodedEvent[], first: number) => void;
+
+  constructor(options: SqliteStoreOptions = {}) {
+    const path = options.path ?? DEFAULT_SQLITE_PATH;
+    this.threshold = blobThreshold(options.blobThreshold);
+    this.probe = options.probeSynchronous;
+    try {
+      if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
+      this.db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    } catch (error) {
+      // A native module that was never built (its install script skipped) or built for another Node.
+      if (/bindings file|NODE_MODULE_VERSION|ERR_DLOPEN/.test(String((error as Error)?.message) + String((error as { code?: unknown })?.code))) {
+        throw new ReinError('config', 'fatal', `better-sqlite3 cannot load its native module (${(error as Error).message.split('\n')[0]}): run \`npm rebuild better-sqlite3\``, { cause: error });
+      }
+      throw storeError(error, `cannot open the SQLite store ${path}`);
+    }
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      migrate(this.db, path);
+    } catch (error) {
+      this.db.close();
+      throw storeError(error, `cannot set up the SQLite store ${path}`);
+    }
+    const p = (sql: string): Stmt => this.db.prepare(sql);
+    this.s = {
+      insertRun: p(`INSERT INTO runs (id, status, reason, model, config, config_hash, parent_run_id, created_at, updated_at, totals, lease_epoch, event_count)
+        VALUES (@id, @status, @reason, @model, @config, @config_hash, @parent_run_id, @created_at, @updated_at, @totals, @lease_epoch, @event_count)`),
+      getRun: p('SELECT * FROM runs WHERE id = ?'),
+      runState: p('SELECT lease_epoch, event_count FROM runs WHERE id = ?'),
+      lease: p('UPDATE runs SET lease_epoch = lease_epoch + 1, updated_at = ? WHERE id = ? RETURNING lease_epoch').pluck(),
+      claim: p('UPDATE runs SET event_count = event_count + ?, updated_at = ? WHERE id = ? AND lease_epoch = ? AND event_count = ?'),
+      insertEvent: p('INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)'),
+      insertPayload: p('INSERT INTO payloads (run_id, seq, data) VALUES (?, ?, ?)'),
+      load: p(`SELECT coalesce(e.data, p.data) FROM events e LEFT JOIN payloads p ON p.run_id = e.run_id AND p.seq = e.seq
+        WHERE e.run_id = ? AND e.seq >= ? ORDER BY e.seq`).pluck(),
+      update: p('UPDATE runs SET status = ?, reason = ?, totals = coalesce(?, totals), updated_at = ? WHERE id = ? AND lease_epoch = ?'),
+    };
+    const tx = this.db.transaction((runId: string, epoch: number, rows: EncodedEvent[], first: number): void => {
+      const claimed = this.s.claim.run(rows.length, Date.now(), runId, epoch, first).changes === 1;
+      if (!claimed) throw explainRefusal(runId, epoch, this.s.runState.get(runId) as RunRow | undefined, first);
+      for (const e of rows) {
+        this.s.insertEvent.run(runId, e.seq, e.type, e.at, e.data);
+        if (e.payload !== null) this.s.insertPayload.run(runId, e.seq, e.payload);
+      }
+      if (this.probe) this.probe(this.db.pragma('synchronous', { simple: true }) as number);
+    });
+    this.appendTx = tx.immediate;
+  }
+
+  async createRun(run: NewRun): Promise<RunRecord> {
+    const row = newRunRow(run, Date.now());
+    try {
+      this.s.insertRun.run(row);
+    } catch (error) {
+      if (isConstraint(error)) throw duplicateRun(row.id, error);
+      throw storeError(error, `cannot create run ${row.id}`);
+    }
+    return toRecord(row);
+  }
+
+  async acquireLease(runId: string): Promise<number> {
+    const epoch = this.guard(() => this.s.lease.get(Date.now(), runId) as number | undefined, `cannot take the lease of run ${runId}`);
+    if (epoch === undefined) throw notFound(runId);
+    return epoch;
+  }
+
+  async append(runId: string, epoch: number, events: readonly RunEvent[], options: { durability?: Durability } = {}): Promise<void> {
+    const rows = encodeBatch(runId, events, this.threshold);
+    const full = options.durability === 'full';
+    this.guard(() => {
+      if (rows.length === 0) {
+        // Nothing to write: only say whether the lease is still held.
+        const state = this.s.runState.get(runId) as RunRow | undefined;
+        if (!state || Number(state.lease_epoch) !== epoch) throw explainRefusal(runId, epoch, state);
+        return;
+      }
+      // Through db.pragma every time: SQLite applies a setting pragma when the statement is
+      // prepared, not when it runs, so a statement prepared once would not switch anything.
+      if (full) this.db.pragma('synchronous = FULL');
+      try {
+        this.appendTx(runId, epoch, rows, rows[0]!.seq);
+      } finally {
+        if (full) this.db.pragma('synchronous = NORMAL');
+      }
+    }, `cannot append to run ${runId}`);
+  }
+
+  async loadEvents(runId: string, fromSeq = 0): Promise<RunEvent[]> {
+    const texts = this.guard(() => this.s.load.all(runId, fromSeq) as string[], `cannot load run ${runId}`);
+    if (texts.length === 0 && this.guard(() => this.s.runState.get(runId), `cannot load run ${runId}`) === undefined) throw notFound(runId);
+    return decodeEvents(texts);
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    const row = this.guard(() => this.s.getRun.get(runId) as RunRow | undefined, `cannot read run ${runId}`);
+    return row ? toRecord(row) : undefined;
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    checkLimit(filter.limit);
+    const where = [filter.status === undefined ? '' : 'status = @status', filter.before === undefined ? '' : 'created_at < @before'].filter(Boolean);
+    const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+    const rows = this.guard(() => {
+      let stmt = this.lists.get(sql);
+      if (!stmt) this.lists.set(sql, (stmt = this.db.prepare(sql)));
+      // SQLite reads a negative LIMIT as "no limit".
+      const params: Record<string, unknown> = { limit: filter.limit ?? -1 };
+      if (filter.status !== undefined) params.status = filter.status;
+      if (filter.before !== undefined) params.before = filter.before;
+      return stmt.all(params) as RunRow[];
+    }, 'cannot list runs');
+    return rows.map(toRecord);
+  }
+
+  async updateRun(runId: string, epoch: number, patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals }): Promise<void> {
+    const totals = patch.totals === undefined ? null : JSON.stringify(patch.totals);
+    this.guard(() => {
+      const changed = this.s.update.run(patch.status, patch.reason ?? null, totals, Date.now(), runId, epoch).changes === 1;
+      if (!changed) throw explainRefusal(runId, epoch, this.s.runState.get(runId) as RunRow | undefined);
+    }, `cannot update run ${runId}`);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  /** Characters of JSON the events row of `(runId, seq)` holds: 0 when the event is in the payloads table. For tests and diagnostics. */
+  async inlineSize(runId: string, seq: number): Promise<number | undefined> {
+    const row = this.db.prepare('SELECT coalesce(length(data), 0) FROM events WHERE run_id = ? AND seq = ?').pluck().get(runId, seq);
+    return row === undefined ? undefined : Number(row);
+  }
+
+  /** Reads a pragma on this store's own connection (`journal_mode`, `synchronous`, `integrity_check`…). For tests and diagnostics. */
+  pragma(name: string): unknown {
+    return this.db.pragma(name, { simple: true });
+  }
+
+  /** Runs `fn`, turning a driver error into a `store` error (a ReinError passes as it is). */
+  private guard<T>(fn: () => T, what: string): T {
+    try {
+      return fn();
+    } catch (error) {
+      throw storeError(error, what);
+    }
+  }
+}
+
+/** Creates or migrates the schema in one IMMEDIATE transaction, so two processes opening a new file at once cannot both migrate it. */
+function migrate(db: Database.Database, path: string): void {
+  db.transaction(() => {
+    db.exec(metaTable());
+    const found = Number((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as string | undefined) ?? 0);
+    checkVersion(found, `the SQLite store ${path}`);
+    for (const steps of migrations('sqlite').slice(found)) for (const sql of steps) db.exec(sql);
+    if (found !== SCHEMA_VERSION) db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+  }).immediate();
+}
+
+function isConstraint(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code.startsWith('SQLITE_CONSTRAINT');
+}
+
+/** A driver error as a ReinError: a busy or locked database is transient (another writer held the lock too long), the rest fatal. */
+function storeError(error: unknown, what: string): ReinError {
+  if (error instanceof ReinError) return error;
+  const code = error instanceof Database.SqliteError ? error.code : undefined;
+  // A unique (run_id, seq) violation means another writer stored that seq first.
+  if (code?.startsWith('SQLITE_CONSTRAINT')) return new ReinError('conflict', 'fatal', `${what}: ${(error as Error).message}; nothing was written`, { cause: error });
+  const transient = code !== undefined && /^SQLITE_(BUSY|LOCKED)/.test(code);
+  const message = error instanceof Error ? error.message : String(error);
+  return new ReinError('store', transient ? 'transient' : 'fatal', `${what}: ${message}`, { cause: error, ...(code ? { details: { sqliteCode: code } } : {}) });
+}

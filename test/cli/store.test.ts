@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startScriptedServer, type Script, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { cleanEnv, isGone, rein, spawned } from './spawn.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'rein-cli-store-'));
+const db = join(dir, 'runs.db');
+const servers: ScriptedServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  for (const child of spawned) expect(isGone(child.pid)).toBe(true);
+});
+
+async function server(script: Script): Promise<ScriptedServer> {
+  const s = await startScriptedServer({ script });
+  servers.push(s);
+  return s;
+}
+
+describe('stored runs in the CLI', () => {
+  it('rein run logs the run; runs lists it, show --json prints its events, replay renders it as it ran', async () => {
+    const s = await server([{ toolCalls: [{ name: 'calculate', arguments: { expression: '6 * 7' } }] }, { text: 'It is 42.' }]);
+    const run = await rein(['run', '--store', db, '--base-url', s.url, 'what is 6*7?'], { env: cleanEnv() });
+    expect(run.code).toBe(0);
+    const listed = await rein(['runs', '--store', db, '--json']);
+    const [latest] = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; status: string; reason: string });
+    expect(latest).toMatchObject({ status: 'done', reason: 'final_answer' });
+    const table = await rein(['runs', '--store', db]);
+    expect(table.stdout).toContain(latest!.id);
+
+    const shown = await rein(['show', latest!.id, '--store', db, '--json']);
+    const events = shown.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; seq: number });
+    expect(events[0]!.type).toBe('run_started');
+    expect(events.at(-1)!.type).toBe('run_finished');
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+
+    const replay = await rein(['replay', latest!.id, '--store', db]);
+    expect(replay.code).toBe(0);
+    expect(replay.stdout.trim()).toBe('It is 42.');
+    expect(replay.stderr).toMatch(/→ calculate \{"expression":"6 \* 7"\}/);
+    expect(replay.stderr).toMatch(/← 42 \(\d+ ms\)/);
+    expect(replay.stderr).toMatch(/final_answer · 2 steps · 1 tool call/);
+  });
+
+  it('rein resume continues a failed run once its cause is fixed, without re-running completed calls', async () => {
+    let fixed = false;
+    const s = await server((request) => {
+      if (request.messages.at(-1)?.role === 'user') return { toolCalls: [{ name: 'calculate', arguments: { expression: '2 + 2' } }] };
+      return fixed ? { text: 'Four.' } : { fault: { type: 'status', status: 401 } };
+    });
+    const failed = await rein(['run', '--store', db, '--json', '--base-url', s.url, 'two plus two'], { env: cleanEnv() });
+    expect(failed.code).toBe(1);
+    const runId = (JSON.parse(failed.stdout.trim().split('\n')[0]!) as { runId: string }).runId;
+    fixed = true;
+    const resumed = await rein(['resume', runId, '--store', db, '--base-url', s.url], { env: cleanEnv() });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout.trim()).toBe('Four.');
+    expect(s.received.filter((r) => r.request?.messages.at(-1)?.role === 'user')).toHaveLength(1);
+    const shown = await rein(['show', runId, '--store', db, '--json']);
+    const types = shown.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(types.filter((t) => t === 'tool_finished')).toHaveLength(1);
+    expect(types).toContain('run_resumed');
+    const again = await rein(['resume', runId, '--store', db, '--base-url', s.url], { env: cleanEnv() });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/is done/);
+  });
+
+  it('an unknown run is a clear error', async () => {
+    const out = await rein(['show', 'run_nope', '--store', db]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/there is no run run_nope in the store \(rein runs lists them\)/);
+  });
+});
