@@ -129,8 +129,16 @@ export type RunEventBody =
        */
       outcome?: 'unknown' | 'reconciled';
     }
-  | { type: 'approval_requested'; step: number; toolCallId: string; name: string; arguments: Record<string, unknown> }
-  | { type: 'approval_decided'; step: number; toolCallId: string; approved: boolean; reason?: string }
+  | {
+      type: 'approval_requested';
+      step: number;
+      toolCallId: string;
+      name: string;
+      arguments: Record<string, unknown>;
+      /** Set when the run pauses for the decision: the hash a decision must match. */
+      argumentsHash?: string;
+    }
+  | { type: 'approval_decided'; step: number; toolCallId: string; approved: boolean; reason?: string; argumentsHash?: string }
   | { type: 'retry_scheduled'; step: number; attempt: number; delayMs: number; error: ErrorInfo }
   | { type: 'message_injected'; step: number; kind: 'steer' | 'follow_up'; message: UserMessage }
   | { type: 'run_finished'; status: RunStatus; reason: StopReasonCode; result: Omit<RunResult, 'messages'> };

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, { description: string; load: () => Promise<{ comm
   show: { description: 'show a stored run (--json: its events)', load: () => import('./commands/show.js') },
   replay: { description: 'render a stored run as it ran', load: () => import('./commands/show.js').then((m) => ({ command: m.replayCommand })) },
   resume: { description: 'continue a stored run from its log', load: () => import('./commands/resume.js') },
+  approve: { description: 'approve or deny what a paused run waits for', load: () => import('./commands/approve.js') },
 };
 
 function help(): string {

@@ -123,21 +123,76 @@ export class Agent {
    */
   resume(runId: string, options: { signal?: AbortSignal; force?: boolean } = {}): RunHandle {
     return this.launch(runId, options.signal, async () => {
-      const store = this.store;
-      if (!store) throw new ReinError('config', 'fatal', 'resume needs a store: new Agent({ store: await openStore() , … })');
-      const record = await store.getRun(runId);
-      if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store`);
-      if (record.status === 'done' || record.status === 'stopped') {
-        throw new ReinError('conflict', 'fatal', `run ${runId} is ${record.status} (${record.reason ?? 'no reason'}): only a run that crashed, failed, was aborted or is paused can be resumed`);
-      }
-      if (record.configHash !== this.configHash && !options.force) {
-        throw new ReinError('conflict', 'fatal', `the agent's tools, system prompt or model changed since run ${runId} started: resume with force (rein resume --force) to continue it anyway`);
-      }
+      const { store } = await this.loadResumable(runId, options.force === true);
       const epoch = await store.acquireLease(runId);
+      // Read the log after taking the lease: nothing can be appended to it any more.
       const events = await store.loadEvents(runId);
       const state = resumeStateFrom(events);
       return { traceId: state.traceId, seq: events.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch } };
     });
+  }
+
+  /**
+   * Decides the approval a paused run waits for, from any process, and continues the run.
+   * By default it approves every call waiting in the run; `toolCallId` (and
+   * `argumentsHash`, as shown in the `approval_requested` event) pin the decision to one
+   * call, and a decision that matches no waiting call is refused as stale. A denied call
+   * becomes an error result the model sees. Deciding a run that no longer waits changes
+   * nothing and says so.
+   */
+  approve(
+    runId: string,
+    decision: { approved?: boolean; reason?: string; toolCallId?: string; argumentsHash?: string; signal?: AbortSignal; force?: boolean } = {},
+  ): RunHandle {
+    return this.launch(runId, decision.signal, async () => {
+      const record = await this.store?.getRun(runId);
+      if (record && record.status !== 'paused') {
+        throw new ReinError('conflict', 'fatal', `run ${runId} is not waiting for approval (it is ${record.status}): there is nothing to decide`);
+      }
+      const { store } = await this.loadResumable(runId, decision.force === true);
+      const epoch = await store.acquireLease(runId);
+      // Read the log after taking the lease: nothing can be appended to it any more.
+      const events = await store.loadEvents(runId);
+      const pending = resumeStateFrom(events).pending;
+      const waiting = pending ? [...pending.approvalsRequested].filter(([id]) => !pending.approvalsDecided.has(id)) : [];
+      const chosen = waiting.filter(([id, hash]) => (decision.toolCallId === undefined || id === decision.toolCallId) && (decision.argumentsHash === undefined || hash === decision.argumentsHash));
+      if (!pending || chosen.length === 0) {
+        const list = waiting.map(([id, hash]) => `${id} (arguments ${hash})`).join(', ') || 'none';
+        throw new ReinError('conflict', 'fatal', `stale or mismatched decision for run ${runId}: it matches no call waiting for approval (waiting: ${list})`);
+      }
+      const approved = decision.approved !== false;
+      const at = Date.now();
+      const decided: RunEvent[] = chosen.map(([toolCallId, argumentsHash], i) => ({
+        type: 'approval_decided',
+        runId,
+        seq: events.length + i,
+        at,
+        step: pending.step,
+        toolCallId,
+        approved,
+        argumentsHash,
+        ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+      }));
+      await store.append(runId, epoch, decided);
+      const all = [...events, ...decided];
+      const state = resumeStateFrom(all);
+      return { traceId: state.traceId, seq: all.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch } };
+    });
+  }
+
+  /** The store and log of a run that may be continued by this agent (checks shared by resume and approve). */
+  private async loadResumable(runId: string, force: boolean): Promise<{ store: RunStore }> {
+    const store = this.store;
+    if (!store) throw new ReinError('config', 'fatal', 'continuing a stored run needs a store: new Agent({ store: await openStore(), … })');
+    const record = await store.getRun(runId);
+    if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store`);
+    if (record.status === 'done' || record.status === 'stopped') {
+      throw new ReinError('conflict', 'fatal', `run ${runId} is ${record.status} (${record.reason ?? 'no reason'}): only a run that crashed, failed, was aborted or is paused can be continued`);
+    }
+    if (record.configHash !== this.configHash && !force) {
+      throw new ReinError('conflict', 'fatal', `the agent's tools, system prompt or model changed since run ${runId} started: continue it with force (rein resume --force) to go on anyway`);
+    }
+    return { store };
   }
 
   /** Wires a run's controls, events, dispatcher and log, then runs the loop from `prepare`'s start. */
@@ -185,6 +240,7 @@ export class Agent {
         return dispatcher.dispatchNow(call, ctx);
       },
       toolOf: (name) => this.registry.get(name),
+      ...(this.options.approvalPolicy ? { approvalPolicy: this.options.approvalPolicy } : {}),
       ...(this.finalAnswerTool === undefined ? {} : { finalAnswerTool: this.finalAnswerTool }),
       ...(this.costOf === undefined ? {} : { costOf: this.costOf }),
       limits: this.limits,

@@ -70,6 +70,13 @@ export interface AgentOptions {
   /** Replaces the provider call (custom providers, tests). Retry still wraps it. */
   streamFn?: StreamFunction;
   /**
+   * Which calls need a person's approval: `allow` runs the call, `deny` answers the model
+   * with a refusal, `ask` asks `hooks.onConfirm` when there is one and otherwise pauses the
+   * run durably (status `paused`, reason `awaiting_approval`) until `agent.approve(runId)` —
+   * from any process — decides. Pausing needs a `store`.
+   */
+  approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => 'allow' | 'ask' | 'deny';
+  /**
    * Where runs are logged (`openStore()` from `rein/store`: SQLite by default, Postgres by
    * URL). With a store, every run is durable and can be resumed with `agent.resume(id)`.
    */

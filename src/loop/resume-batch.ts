@@ -11,17 +11,26 @@ import { normalizeOutput } from '../tools/output.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { PendingBatch } from './resume-state.js';
 import type { LoopDeps } from './run-loop.js';
-import { emitFinished, idempotencyKey } from './tool-batch.js';
+import { PAUSED, deniedOutcome, emitFinished, idempotencyKey } from './tool-batch.js';
+import { crashPoint } from './crash-points.js';
 
 /** Outcomes of every call of the batch, in call order. */
-export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<DispatchOutcome[]> {
+export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<DispatchOutcome[] | typeof PAUSED> {
   const signal = deps.controls.abortController.signal;
+  // Nothing of a batch runs while one of its calls still waits for a person.
+  for (const id of batch.approvalsRequested.keys()) if (!batch.approvalsDecided.has(id) && !batch.finished.has(id)) return PAUSED;
   const outcomes: DispatchOutcome[] = [];
   for (let index = 0; index < batch.calls.length; index++) {
     const call = batch.calls[index] as ToolCall;
     const logged = batch.finished.get(call.id);
     if (logged) {
       outcomes.push({ result: logged.result, terminate: logged.terminate, arguments: call.arguments, durationMs: 0 });
+      continue;
+    }
+    crashPoint('before-resume-call');
+    const decision = batch.approvalsDecided.get(call.id);
+    if (decision && !decision.approved) {
+      outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, decision.reason ?? 'a person declined it')));
       continue;
     }
     const key = idempotencyKey(deps.runId, batch.assistantSeq, index);
@@ -48,6 +57,7 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
     // Never started, or safe to run again: run it now, with the key it always had.
     deps.emit({ type: 'tool_started', step: batch.step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key });
     await deps.log?.flush((tool?.effect ?? 'unsafe') === 'unsafe' ? 'full' : 'normal');
+    crashPoint('before-tool-execute');
     const outcome = await deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey: key, step: batch.step });
     outcomes.push(await record(deps, batch.step, call, outcome));
   }

@@ -23,6 +23,10 @@ export interface PendingBatch {
   started: Set<string>;
   /** Calls whose `tool_finished` is logged. */
   finished: Map<string, LoggedFinish>;
+  /** Calls that wait for a person, with the arguments hash a decision must match. */
+  approvalsRequested: Map<string, string>;
+  /** Decisions made (in this or any later process) for calls of this batch. */
+  approvalsDecided: Map<string, { approved: boolean; reason?: string }>;
 }
 
 /** Where a stored run stopped. */
@@ -74,7 +78,10 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
         }
         const calls = event.message.content.filter((c): c is ToolCall => c.type === 'tool_call');
         const complete = event.message.stopReason !== 'error' && event.message.stopReason !== 'aborted';
-        batch = complete && calls.length > 0 ? { step: event.step, assistantSeq: event.seq, calls, started: new Set(), finished: new Map() } : undefined;
+        batch =
+          complete && calls.length > 0
+            ? { step: event.step, assistantSeq: event.seq, calls, started: new Set(), finished: new Map(), approvalsRequested: new Map(), approvalsDecided: new Map() }
+            : undefined;
         batchIndex = index;
         break;
       }
@@ -84,6 +91,12 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
       case 'tool_finished':
         totals.toolCalls++;
         batch?.finished.set(event.toolCallId, { result: event.result, terminate: event.terminate === true });
+        break;
+      case 'approval_requested':
+        if (event.argumentsHash !== undefined) batch?.approvalsRequested.set(event.toolCallId, event.argumentsHash);
+        break;
+      case 'approval_decided':
+        batch?.approvalsDecided.set(event.toolCallId, { approved: event.approved, ...(event.reason === undefined ? {} : { reason: event.reason }) });
         break;
       case 'run_finished':
         lastStatus = event.status;

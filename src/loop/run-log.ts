@@ -5,6 +5,7 @@
  */
 import { DELTA_EVENT_TYPES, type RunEvent } from '../events.js';
 import type { Durability, RunStore } from '../store/types.js';
+import { crashPoint } from './crash-points.js';
 
 /** A run's connection to its store, holding the lease `epoch`. */
 export class RunLog {
@@ -31,7 +32,11 @@ export class RunLog {
     if (this.pending.length === 0) return this.writing;
     const batch = this.pending;
     this.pending = [];
-    this.writing = this.writing.then(() => this.store.append(this.runId, this.epoch, batch, { durability }));
+    this.writing = this.writing.then(async () => {
+      crashPoint('before-append');
+      await this.store.append(this.runId, this.epoch, batch, { durability });
+      crashPoint('after-append');
+    });
     return this.writing;
   }
 }

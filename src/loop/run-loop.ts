@@ -16,7 +16,7 @@ import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
 import type { RunLog } from './run-log.js';
 import type { ResumeState } from './resume-state.js';
 import { resumeBatch } from './resume-batch.js';
-import { runTools } from './tool-batch.js';
+import { PAUSED, runTools } from './tool-batch.js';
 import { budgetReached, checkStopRules, type Stop } from './turn-stops.js';
 import { addUsage, errorFromMessage, finish } from './result.js';
 
@@ -49,6 +49,8 @@ export interface LoopDeps {
   log?: RunLog;
   /** The tool behind a name (for its declared effect when a resume must decide). */
   toolOf: (name: string) => Tool | undefined;
+  /** Which calls need a person's approval (see `AgentOptions.approvalPolicy`). */
+  approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => 'allow' | 'ask' | 'deny';
 }
 
 /** How a run begins: fresh, or continuing a stored run from its log. */
@@ -119,6 +121,8 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
       const pending = resume.pending;
       setState('tool_calling');
       const outcomes = await resumeBatch(deps, pending);
+      if (outcomes === PAUSED) stop = { reason: 'awaiting_approval' };
+      else {
       setState('observing');
       totals.toolCalls += pending.calls.filter((call) => !pending.finished.has(call.id)).length;
       messages.push(...outcomes.map((o) => o.result));
@@ -128,6 +132,7 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
         const checked = checkStopRules(deps, { calls: pending.calls, outcomes, assistant, step: pending.step, messages, totals, repeats, breaker });
         stop = checked instanceof Promise ? await checked : checked;
         if (stop?.output !== undefined) lastOutput = stop.output;
+      }
       }
     }
     if (!stop) setState('planning');
@@ -168,6 +173,11 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
       setState('tool_calling');
       const batch = runTools(deps, calls, step, assistantSeq);
       const outcomes = batch instanceof Promise ? await batch : batch;
+      if (outcomes === PAUSED) {
+        // Durably waiting for a person: any process can continue it with agent.approve().
+        stop = { reason: 'awaiting_approval' };
+        break;
+      }
       setState('observing');
       const results = outcomes.map((o) => o.result);
       messages.push(...results);

@@ -5,9 +5,12 @@
  * just in the OS cache, before an `unsafe` one), and each `tool_finished` is durable before
  * the run goes on. Without a log nothing waits, and synchronous tools cost no promise.
  */
+import { createHash } from 'node:crypto';
 import type { ToolCall } from '../model/types.js';
+import { canonicalJson } from './stop-rules.js';
 import type { DispatchOutcome, Tool } from '../tools/types.js';
 import type { LoopDeps } from './run-loop.js';
+import { crashPoint } from './crash-points.js';
 
 /** The idempotency key of call `index` of the turn whose assistant message has `assistantSeq`. */
 export function idempotencyKey(runId: string, assistantSeq: number, index: number): string {
@@ -29,8 +32,37 @@ export function emitFinished(deps: LoopDeps, step: number, call: ToolCall, outco
   });
 }
 
-/** Runs a turn's calls; see the module comment for what is durable when. */
-export function runTools(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): DispatchOutcome[] | Promise<DispatchOutcome[]> {
+/** Returned instead of outcomes when the batch waits for a person's approval. */
+export const PAUSED = Symbol('paused');
+
+/** The hash a decision must match: the call's arguments, canonically. */
+export function argumentsHash(call: ToolCall): string {
+  return createHash('sha256').update(canonicalJson(call.arguments)).digest('hex').slice(0, 32);
+}
+
+/** A refusal the model reads, for a call the policy or a person denied. */
+export function deniedOutcome(call: ToolCall, reason: string): DispatchOutcome {
+  return {
+    result: { role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: `permission denied for tool "${call.name}": ${reason}` }], isError: true },
+    terminate: false,
+    errorCode: 'tool_denied',
+    arguments: call.arguments,
+    durationMs: 0,
+  };
+}
+
+/** What the approval policy says of a call (`allow` without a policy). */
+function policyOf(deps: LoopDeps, call: ToolCall): 'allow' | 'ask' | 'deny' {
+  return deps.approvalPolicy ? deps.approvalPolicy(call, deps.toolOf(call.name)) : 'allow';
+}
+
+/**
+ * Runs a turn's calls; see the module comment for what is durable when. A call the policy
+ * denies is answered with a refusal; a call it wants a person to see, with no `onConfirm`
+ * to ask, pauses the whole batch before anything runs (durably: `approval_requested`).
+ */
+export function runTools(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): DispatchOutcome[] | Promise<DispatchOutcome[] | typeof PAUSED> {
+  if (deps.approvalPolicy) return runGated(deps, calls, step, assistantSeq);
   if (deps.log) return runToolsDurably(deps, calls, step, assistantSeq);
   const signal = deps.controls.abortController.signal;
   const one = (call: ToolCall, index: number): DispatchOutcome | Promise<DispatchOutcome> => {
@@ -57,37 +89,76 @@ async function inSequence(
   return outcomes;
 }
 
+/** Stands in for the log of a run that has no store: every write point is already reached. */
+const NO_LOG = { flush: (): Promise<void> => Promise.resolve() };
+
 /** True when running `tool` could change the world in a way that must not happen twice. */
 export function hasSideEffects(tool: Tool | undefined): boolean {
   return (tool?.effect ?? 'unsafe') !== 'pure';
 }
 
-async function runToolsDurably(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): Promise<DispatchOutcome[]> {
-  const log = deps.log!;
+async function runToolsDurably(deps: LoopDeps, allCalls: ToolCall[], step: number, assistantSeq: number, skip?: ReadonlySet<string>): Promise<DispatchOutcome[]> {
+  // Keys come from each call's position among all the turn's calls, skipped ones included.
+  const calls = skip ? allCalls.filter((c) => !skip.has(c.id)) : allCalls;
+  const positions = new Map(allCalls.map((c, i) => [c.id, i]));
+  const log = deps.log ?? NO_LOG;
   const signal = deps.controls.abortController.signal;
-  const start = (call: ToolCall, index: number): string => {
-    const key = idempotencyKey(deps.runId, assistantSeq, index);
+  const start = (call: ToolCall): string => {
+    const key = idempotencyKey(deps.runId, assistantSeq, positions.get(call.id) as number);
     deps.emit({ type: 'tool_started', step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key });
     return key;
   };
   const durability = (batch: ToolCall[]) => (batch.some((c) => (deps.toolOf(c.name)?.effect ?? 'unsafe') === 'unsafe') ? 'full' : 'normal');
   const finish = async (call: ToolCall, key: string): Promise<DispatchOutcome> => {
+    crashPoint('before-tool-execute');
     const outcome = await deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey: key, step });
     emitFinished(deps, step, call, outcome);
     await log.flush();
+    crashPoint('after-tool-finished');
     return outcome;
   };
   if (deps.toolExecution === 'sequential') {
     const outcomes: DispatchOutcome[] = [];
     for (let i = 0; i < calls.length; i++) {
       const call = calls[i] as ToolCall;
-      const key = start(call, i);
+      const key = start(call);
       await log.flush(durability([call]));
       outcomes.push(await finish(call, key));
     }
     return outcomes;
   }
-  const keys = calls.map(start);
+  const keys = calls.map((call) => start(call));
   await log.flush(durability(calls));
   return Promise.all(calls.map((call, i) => finish(call, keys[i] as string)));
+}
+
+async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): Promise<DispatchOutcome[] | typeof PAUSED> {
+  const policies = calls.map((call) => policyOf(deps, call));
+  const asks = calls.filter((_, i) => policies[i] === 'ask');
+  if (asks.length > 0 && !deps.hooks.onConfirm) {
+    if (!deps.log) {
+      // Nowhere to pause: without a store the run cannot wait for a person.
+      return calls.map((call) => deniedOutcome(call, 'it needs a person\'s approval, and this run has no store to pause in'));
+    }
+    for (const call of asks) {
+      deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: call.arguments, argumentsHash: argumentsHash(call) });
+    }
+    await deps.log.flush();
+    return PAUSED;
+  }
+  const denied = new Set(calls.filter((_, i) => policies[i] === 'deny').map((c) => c.id));
+  // Without a log the durable path is the same minus the waiting: the flushes are no-ops.
+  const ran = denied.size === calls.length ? [] : await runToolsDurably(deps, calls, step, assistantSeq, denied);
+  const byId = new Map(ran.map((o) => [o.result.toolCallId, o]));
+  const outcomes: DispatchOutcome[] = [];
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i] as ToolCall;
+    if (policies[i] === 'deny') {
+      const outcome = deniedOutcome(call, 'the approval policy does not allow it');
+      emitFinished(deps, step, call, outcome);
+      await deps.log?.flush();
+      outcomes.push(outcome);
+    } else outcomes.push(byId.get(call.id) as DispatchOutcome);
+  }
+  return outcomes;
 }

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, type Script, type ScriptedServer } from '../../src/model/scripted/index.js';
 import { cleanEnv, isGone, rein, spawned } from './spawn.js';
+import { Agent } from '../../src/loop/agent.js';
+import { openSqliteStore } from '../../src/store/open.js';
+import { seedTools } from '../../src/tools/builtin/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rein-cli-store-'));
 const db = join(dir, 'runs.db');
@@ -68,6 +71,35 @@ describe('stored runs in the CLI', () => {
     const again = await rein(['resume', runId, '--store', db, '--base-url', s.url], { env: cleanEnv() });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/is done/);
+  });
+
+  it('rein approve continues, from another process, a run paused for approval; a second decision is refused', async () => {
+    const s = await server((request) =>
+      request.messages.at(-1)?.role === 'user' ? { toolCalls: [{ name: 'roll_dice', arguments: { sides: 6 } }] } : { text: 'Rolled.' },
+    );
+    const store = await openSqliteStore({ path: db });
+    let runId: string;
+    try {
+      const agent = new Agent({
+        model: 'openai/gpt-4o-mini',
+        modelConfig: { baseUrl: s.url },
+        tools: seedTools().filter((t) => t.name === 'roll_dice'),
+        store,
+        approvalPolicy: () => 'ask',
+      });
+      const paused = agent.run('roll a die');
+      runId = paused.runId;
+      expect(await paused).toMatchObject({ status: 'paused', reason: 'awaiting_approval' });
+    } finally {
+      await store.close();
+    }
+    const approved = await rein(['approve', runId, '--store', db, '--base-url', s.url, '--reason', 'fine'], { env: cleanEnv() });
+    expect(approved.code).toBe(0);
+    expect(approved.stdout.trim()).toBe('Rolled.');
+    expect(approved.stderr).toMatch(/→ roll_dice/);
+    const again = await rein(['approve', runId, '--store', db, '--base-url', s.url], { env: cleanEnv() });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/not waiting for approval/);
   });
 
   it('an unknown run is a clear error', async () => {

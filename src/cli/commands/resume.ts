@@ -11,6 +11,23 @@ import { EXIT, type Command } from '../io.js';
 import { HumanRenderer } from '../render.js';
 import { exitCodeOf, reportSetupError } from './run.js';
 import { openStoreFor } from './store-command.js';
+import type { RunRecord, RunStore } from '../../store/types.js';
+
+/**
+ * The agent a stored run was started with, as far as the CLI can rebuild it: the run's
+ * model and system prompt, and the CLI's tools that the run had.
+ */
+export function agentForStoredRun(record: RunRecord, store: RunStore, baseUrl: string | undefined): Agent {
+  const config = record.config as { model?: string; system?: string | null; tools?: Array<{ name: string }> };
+  const wanted = new Set((config.tools ?? []).map((t) => t.name));
+  return new Agent({
+    model: config.model ?? record.model,
+    ...(baseUrl ? { modelConfig: { baseUrl } } : {}),
+    ...(config.system ? { system: config.system } : {}),
+    tools: seedTools().filter((t) => wanted.has(t.name)),
+    store,
+  });
+}
 
 const usage = `rein resume <run> [--force] [--json] [--store <path|url>] [--base-url URL]
 
@@ -47,16 +64,7 @@ export const command: Command = {
       try {
         const record = await store.getRun(runId);
         if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store (rein runs lists them)`);
-        const config = record.config as { model?: string; system?: string | null; tools?: Array<{ name: string }> };
-        const cliTools = seedTools();
-        const wanted = new Set((config.tools ?? []).map((t) => t.name));
-        const agent = new Agent({
-          model: config.model ?? record.model,
-          ...(values['base-url'] ? { modelConfig: { baseUrl: values['base-url'] } } : {}),
-          ...(config.system ? { system: config.system } : {}),
-          tools: cliTools.filter((t) => wanted.has(t.name)),
-          store,
-        });
+        const agent = agentForStoredRun(record, store, values['base-url']);
         const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
         if (json) {
           for await (const event of handle) io.stdout.write(`${JSON.stringify(event)}\n`);

@@ -1,0 +1,70 @@
+/**
+ * `rein approve <run>`: decides the approval a paused run waits for, from any process, and
+ * continues the run (with the agent it was started with, as `rein resume` rebuilds it).
+ */
+import { parseArgs } from 'node:util';
+import { ReinError } from '../../errors.js';
+import { EXIT, type Command } from '../io.js';
+import { HumanRenderer } from '../render.js';
+import { agentForStoredRun } from './resume.js';
+import { exitCodeOf, reportSetupError } from './run.js';
+import { openStoreFor } from './store-command.js';
+
+const usage = `rein approve <run> [--deny] [--reason <text>] [--call <tool-call-id>] [--force] [--store <path|url>] [--base-url URL]
+
+Approves (or with --deny, refuses) what a paused run waits for, then continues the run.
+--call pins the decision to one waiting call (rein show <run> --json lists them); a
+decision that matches no waiting call is refused. A refused call becomes an error result
+the model sees.`;
+
+export const command: Command = {
+  description: 'approve or deny what a paused run waits for, and continue it',
+  usage,
+  async run(argv, io) {
+    try {
+      const { values, positionals } = parseArgs({
+        args: argv,
+        options: {
+          deny: { type: 'boolean' },
+          reason: { type: 'string' },
+          call: { type: 'string' },
+          force: { type: 'boolean' },
+          store: { type: 'string' },
+          'base-url': { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
+        allowPositionals: true,
+        strict: true,
+      });
+      if (values.help) {
+        io.stdout.write(`${usage}\n`);
+        return EXIT.ok;
+      }
+      const runId = positionals[0];
+      if (!runId) throw new ReinError('config', 'fatal', 'no run given: rein approve <run> (rein runs --status paused lists them)');
+      const store = await openStoreFor(values.store, io);
+      try {
+        const record = await store.getRun(runId);
+        if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store (rein runs lists them)`);
+        const agent = agentForStoredRun(record, store, values['base-url']);
+        const handle = agent.approve(runId, {
+          approved: !values.deny,
+          signal: io.signal,
+          ...(values.reason === undefined ? {} : { reason: values.reason }),
+          ...(values.call === undefined ? {} : { toolCallId: values.call }),
+          ...(values.force ? { force: true } : {}),
+        });
+        const renderer = new HumanRenderer(io);
+        for await (const event of handle) renderer.onEvent(event);
+        renderer.close();
+        const result = await handle;
+        renderer.summary(result);
+        return exitCodeOf(result);
+      } finally {
+        await store.close();
+      }
+    } catch (error) {
+      return reportSetupError(error instanceof TypeError ? new ReinError('config', 'fatal', `${error.message}. See --help.`) : error, io, false);
+    }
+  },
+};

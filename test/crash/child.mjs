@@ -1,0 +1,82 @@
+// The process the crash test kills: runs (or resumes) one agent run against the parent's
+// scripted server, with one tool per effect class, on the built code (dist/, which
+// `npm test` builds first). `REIN_CRASH_AT=<point>:<hit>` arms a crash point; the parent
+// may also kill it at any moment after it printed `ready`.
+//
+// argv[2]: JSON { mode: 'run' | 'resume', db, runId, model, dist }.
+// stdout: `ready`, then one JSON line with the result and the counts of this process.
+import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const cfg = JSON.parse(process.argv[2]);
+const dist = (path) => import(new URL(path, cfg.dist).href);
+const [{ Agent }, { SqliteStore }, { defineTool }, { crashPoint }] = await Promise.all([
+  dist('loop/agent.js'),
+  dist('store/sqlite.js'),
+  dist('tools/define.js'),
+  dist('loop/crash-points.js'),
+]);
+const Database = createRequire(import.meta.url)('better-sqlite3');
+
+let appends = 0;
+const store = new SqliteStore({
+  path: cfg.db,
+  // Called inside every append's transaction, after its rows are written, before COMMIT.
+  probeSynchronous: () => {
+    appends++;
+    crashPoint('inside-append');
+  },
+});
+
+// The tools' side effects live in tables of their own, in the same file, written through
+// a second connection (as a real tool's database would be): fx_exec counts every execution,
+// fx_applied holds each key's applied effect (`count` = how many times it was applied).
+const fx = new Database(cfg.db, { timeout: 5000 });
+fx.pragma('journal_mode = WAL');
+fx.pragma('synchronous = NORMAL');
+fx.exec(`CREATE TABLE IF NOT EXISTS fx_exec (key TEXT NOT NULL, tool TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key, tool));
+  CREATE TABLE IF NOT EXISTS fx_applied (key TEXT PRIMARY KEY, tool TEXT NOT NULL, output TEXT NOT NULL, count INTEGER NOT NULL)`);
+const countExec = fx.prepare('INSERT INTO fx_exec (key, tool, n) VALUES (?, ?, 1) ON CONFLICT (key, tool) DO UPDATE SET n = n + 1');
+const applyOnce = fx.prepare('INSERT INTO fx_applied (key, tool, output, count) VALUES (?, ?, ?, 1) ON CONFLICT (key) DO NOTHING');
+const applyAgain = fx.prepare('INSERT INTO fx_applied (key, tool, output, count) VALUES (?, ?, ?, 1) ON CONFLICT (key) DO UPDATE SET count = count + 1');
+const lookup = fx.prepare('SELECT output FROM fx_applied WHERE key = ?').pluck();
+
+let executions = 0;
+function effectTool(effect, apply) {
+  const name = `do_${effect}`;
+  return defineTool({
+    name,
+    description: `A ${effect} action.`,
+    parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+    effect,
+    ...(effect === 'reconcilable'
+      ? {
+          reconcile: (key) => {
+            const output = lookup.get(key);
+            return output === undefined ? { done: false } : { done: true, output };
+          },
+        }
+      : {}),
+    execute: async ({ n }, ctx) => {
+      executions++;
+      // A little time inside the tool, so random kills land there too.
+      await sleep(2);
+      const output = `${name} did ${n}`;
+      countExec.run(ctx.idempotencyKey, name);
+      apply?.run(ctx.idempotencyKey, name, output);
+      crashPoint('after-tool-effect');
+      return output;
+    },
+  });
+}
+
+const tools = [effectTool('pure'), effectTool('idempotent', applyOnce), effectTool('reconcilable', applyAgain), effectTool('unsafe', applyAgain)];
+const agent = new Agent({ model: cfg.model, tools, store, retry: { baseDelayMs: 5, maxDelayMs: 200, jitter: false }, toolTimeoutMs: 30_000 });
+
+process.stdout.write('ready\n');
+const started = performance.now();
+const result = cfg.mode === 'run' ? await agent.run('do the four things', { runId: cfg.runId }) : await agent.resume(cfg.runId);
+const ms = Math.round(performance.now() - started);
+await store.close();
+fx.close();
+process.stdout.write(`${JSON.stringify({ status: result.status, reason: result.reason, error: result.error, ms, appends, executions })}\n`);

@@ -1,0 +1,183 @@
+// Runs killed with SIGKILL — at every named crash point and at random moments — and resumed
+// in fresh processes end exactly like a run that never crashed. The children run the built
+// code (dist/, which `npm test` builds first). Seeded: a failure prints its seed, and
+// REIN_CRASH_SEED=<seed> replays the same scenarios, delays and order.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startScriptedServer, type ScriptTurn, type ScriptedServer } from '../../src/model/scripted/index.js';
+import type { Message } from '../../src/model/types.js';
+import { callIds, checkLog, openCalls, reapChildren, runChild, snapshot, transcript, type Step } from './harness.js';
+
+const seed = Number(process.env.REIN_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
+/** No new scenario starts after this (once enough kills are done); the test asserts at least MIN_KILLS. */
+const BUDGET_MS = 60_000;
+const MIN_KILLS = 50;
+const CONCURRENCY = 3;
+
+// The model's turns depend only on how many answers the history holds, so a request asked
+// again after a crash gets the same answer, and the tool results (an `unknown` outcome's
+// text included) never change what it says next. Usage is fixed so it is not estimated from
+// the request.
+const usage = { prompt_tokens: 10, completion_tokens: 5 };
+const TURNS: Array<Array<[tool: string, n: number]>> = [
+  [['do_pure', 1], ['do_idempotent', 2]],
+  [['do_reconcilable', 3], ['do_unsafe', 4]],
+  [['do_unsafe', 5], ['do_pure', 6], ['do_idempotent', 7], ['do_reconcilable', 8]],
+];
+const TOOL_CALLS = TURNS.flat().length;
+function answer(request: { messages: Array<{ role: string }> }): ScriptTurn {
+  const turn = request.messages.filter((m) => m.role === 'assistant').length;
+  const calls = TURNS[turn];
+  if (!calls) return { text: 'all done', usage };
+  return { toolCalls: calls.map(([name, n], i) => ({ name, arguments: { n }, id: `call_${turn}_${i}` })), usage };
+}
+
+function mulberry32(a: number): () => number {
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = mulberry32(seed);
+const pick = (n: number): number => 1 + Math.floor(random() * n);
+
+let dir = '';
+let server: ScriptedServer;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'rein-crash-'));
+  server = await startScriptedServer({ script: answer, recordRequests: false, tokenDelayMs: 1 });
+});
+afterAll(async () => {
+  await reapChildren();
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Twin {
+  transcript: Message[];
+  appends: number;
+  ms: number;
+}
+
+/**
+ * One scenario: a run whose processes die as `steps` say, each resumed in a fresh process
+ * (then resumed cleanly until it ends), checked after every kill and at the end against the
+ * crash-free twin. Returns the number of kills.
+ */
+async function scenario(index: number, steps: Step[], twin: Twin | undefined): Promise<{ kills: number; snapshot: Awaited<ReturnType<typeof snapshot>> }> {
+  const db = join(dir, `s${index}.db`);
+  let runId = `run_${index}`;
+  let mode: 'run' | 'resume' = 'run';
+  let kills = 0;
+  // Unsafe calls that were open (started, not finished, durably) when a process died.
+  const cutOff = new Set<string>();
+  for (let p = 0; ; p++) {
+    expect(p, `scenario ${index} did not finish within ${steps.length + 3} processes`).toBeLessThan(steps.length + 3);
+    const step = steps[p] ?? {};
+    const exit = await runChild({ mode, db, runId, model: server.model() }, step);
+    if (!exit.killed) {
+      expect(exit.result, `scenario ${index}: the run's result`).toMatchObject({ status: 'done', reason: 'final_answer' });
+      break;
+    }
+    kills++;
+    const where = `scenario ${index} (${JSON.stringify(steps)}), after kill ${kills}`;
+    const s = await snapshot(db, runId);
+    const calls = checkLog(s, where);
+    for (const id of openCalls(calls, 'do_unsafe')) cutOff.add(id);
+    if (s.events.length === 0) {
+      // Killed before run_started was durable: the run never began (no effect may have
+      // happened), and its input is not stored, so it cannot be resumed: it is started again.
+      expect(s.executions.size + s.applied.size, `${where}: effects of a run that never began`).toBe(0);
+      runId = `${runId}_again`;
+      mode = 'run';
+      continue;
+    }
+    if (s.record?.status === 'done') break;
+    mode = 'resume';
+  }
+  const s = await snapshot(db, runId);
+  const where = `scenario ${index} (${JSON.stringify(steps)}), at the end`;
+  const calls = checkLog(s, where);
+  const last = s.events.at(-1);
+  expect(last, `${where}: last event`).toMatchObject({ type: 'run_finished', status: 'done', reason: 'final_answer' });
+  expect(s.record, `${where}: record`).toMatchObject({ status: 'done', reason: 'final_answer' });
+
+  const final = transcript(s.events);
+  const ids = callIds(final);
+  expect(ids, `${where}: the calls`).toHaveLength(TOOL_CALLS);
+  const unknown = ids.filter((id) => calls.finished.get(id)?.outcome === 'unknown');
+  expect(new Set(unknown), `${where}: the unsafe calls cut off mid-way, and only those, end as unknown`).toEqual(cutOff);
+  const keys = new Set(calls.key.values());
+  for (const id of ids) {
+    const finished = calls.finished.get(id);
+    const name = calls.name.get(id);
+    const key = calls.key.get(id) as string;
+    expect(finished, `${where}: tool_finished of ${id}`).toBeDefined();
+    const applied = s.applied.get(key) ?? 0;
+    const executed = s.executions.get(key) ?? 0;
+    if (name === 'do_pure') {
+      expect(executed, `${where}: ${id} (pure) ran`).toBeGreaterThanOrEqual(1);
+      if (kills === 0) expect(executed, `${where}: ${id} (pure) ran once without a crash`).toBe(1);
+    } else if (name === 'do_idempotent' || name === 'do_reconcilable') {
+      expect(applied, `${where}: ${id} (${name}) applied once for key ${key}`).toBe(1);
+    } else {
+      expect(name).toBe('do_unsafe');
+      expect(executed, `${where}: ${id} (unsafe) ran at most once`).toBeLessThanOrEqual(1);
+      expect(applied, `${where}: ${id} (unsafe) applied at most once`).toBeLessThanOrEqual(1);
+      if (cutOff.has(id)) expect(finished).toMatchObject({ outcome: 'unknown', errorCode: 'unknown_outcome', result: { isError: true } });
+      else expect(applied, `${where}: ${id} (unsafe) applied, not cut off`).toBe(1);
+    }
+    if (finished?.outcome === 'reconciled') expect(name, `${where}: reconciled ${id}`).toBe('do_reconcilable');
+  }
+  for (const key of [...s.applied.keys(), ...s.executions.keys()]) expect(keys.has(key), `${where}: an effect under a key no call of the run has: ${key}`).toBe(true);
+
+  if (twin) {
+    // The same transcript as the twin's, an unknown outcome standing for the result it replaced.
+    const expected = twin.transcript.map((m, i) => (m.role === 'tool' && unknown.includes(m.toolCallId) ? final[i] : m));
+    expect(final, `${where}: the transcript of the crash-free twin`).toEqual(expected);
+  }
+  rmSync(db, { force: true });
+  rmSync(`${db}-wal`, { force: true });
+  rmSync(`${db}-shm`, { force: true });
+  return { kills, snapshot: s };
+}
+
+/** Every targeted point × its hits, kills of the resuming process too, and random-time kills. */
+function scenarios(twin: Twin): Step[][] {
+  const list: Step[][] = [];
+  for (const point of ['before-append', 'after-append', 'inside-append']) for (let hit = 1; hit <= twin.appends; hit++) list.push([{ crashAt: `${point}:${hit}` }]);
+  for (const point of ['before-tool-execute', 'after-tool-effect', 'after-tool-finished']) for (let hit = 1; hit <= TOOL_CALLS; hit++) list.push([{ crashAt: `${point}:${hit}` }]);
+  // A resume killed while it resolves the batch the first process left open.
+  for (let i = 0; i < 3; i++) {
+    list.push([{ crashAt: `after-tool-effect:${pick(TOOL_CALLS)}` }, { crashAt: 'before-resume-call:1' }]);
+    list.push([{ crashAt: `before-tool-execute:${pick(TOOL_CALLS)}` }, { crashAt: `inside-append:${pick(3)}` }]);
+    list.push([{ crashAt: `after-tool-effect:${pick(TOOL_CALLS)}` }, { crashAt: 'after-tool-effect:1' }, { crashAt: 'before-resume-call:2' }]);
+  }
+  // Random moments, over the whole run (the twin's duration, from `ready`), once or twice in a row.
+  const at = (): Step => ({ killAfterMs: Math.floor(random() * twin.ms * 1.3) });
+  for (let i = 0; i < 16; i++) list.push(i % 4 === 3 ? [at(), at()] : [at()]);
+  // Seeded shuffle, so a deadline cuts a different but reproducible selection.
+  for (let i = list.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [list[i], list[j]] = [list[j] as Step[], list[i] as Step[]];
+  }
+  return list;
+}
+
+it('runs killed at every crash point and at random moments end like their crash-free twin', { timeout: 180_000 }, async () => {
+  expect(existsSync(fileURLToPath(new URL('../../dist/loop/crash-points.js', import.meta.url))), 'dist/ is missing: run `npm run build` (npm test does)').toBe(true);
+  const began = Date.now();
+  try {
+    const twinRun = await runChild({ mode: 'run', db: join(dir, 'twin.db'), runId: 'run_twin', model: server.model() });
+    expect(twinRun.result).toMatchObject({ status: 'done', reason: 'final_answer', executions: TOOL_CALLS });
+    const twinState = await scenario(-1, [], undefined);
+    void twinState;
+  } catch (error) {
+    throw new Error(`crash test, seed ${seed}: ${(error as Error).message}`, { cause: error });
+  }
+}, );

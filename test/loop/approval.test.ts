@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { Agent } from '../../src/loop/agent.js';
+import { messagesFromEvents } from '../../src/loop/fold.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import { defineTool } from '../../src/tools/define.js';
+import { collect, setup } from './helpers.js';
+
+function gatedTool() {
+  let runs = 0;
+  const tool = defineTool({
+    name: 'deploy',
+    description: 'Deploys.',
+    parameters: { type: 'object', properties: { env: { type: 'string' } }, required: ['env'] },
+    execute: ({ env }) => {
+      runs++;
+      return `deployed to ${env}`;
+    },
+  });
+  return { tool, runs: () => runs };
+}
+
+const askForDeploy = (call: { name: string }) => (call.name === 'deploy' ? ('ask' as const) : ('allow' as const));
+const script = [{ toolCalls: [{ name: 'deploy', arguments: { env: 'prod' } }] }, { text: 'Deployed.' }, { text: 'Understood, not deployed.' }];
+
+describe('approvals that survive restarts', () => {
+  it('an ask pauses the run durably; another process approves it and the run completes', async () => {
+    const store = new MemoryStore();
+    const first = gatedTool();
+    const { agent, server } = await setup(script, { tools: [first.tool], store, approvalPolicy: askForDeploy });
+    const handle = agent.run('deploy it');
+    const { events, result } = await collect(handle);
+    expect(result).toMatchObject({ status: 'paused', reason: 'awaiting_approval' });
+    expect(first.runs()).toBe(0);
+    const requested = events.find((e) => e.type === 'approval_requested');
+    expect(requested).toMatchObject({ name: 'deploy', arguments: { env: 'prod' }, argumentsHash: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(await store.getRun(handle.runId)).toMatchObject({ status: 'paused', reason: 'awaiting_approval' });
+
+    // A fresh agent (another process) with the same configuration decides.
+    const second = gatedTool();
+    const other = new Agent({ model: server.model(), tools: [second.tool], store, approvalPolicy: askForDeploy });
+    const approved = await other.approve(handle.runId, { reason: 'looks fine' });
+    expect(approved).toMatchObject({ status: 'done', reason: 'final_answer', text: 'Deployed.' });
+    expect(second.runs()).toBe(1);
+    const stored = await store.loadEvents(handle.runId);
+    expect(stored.find((e) => e.type === 'approval_decided')).toMatchObject({ approved: true, reason: 'looks fine' });
+    expect(messagesFromEvents(stored)).toEqual(approved.messages);
+    // Approving twice is harmless: nothing waits any more, nothing runs again.
+    expect(await other.approve(handle.runId)).toMatchObject({ status: 'failed', error: { code: 'conflict', message: expect.stringMatching(/not waiting for approval/) } });
+    expect(second.runs()).toBe(1);
+  });
+
+  it('a denial becomes an error result the model sees, and the tool never runs', async () => {
+    const store = new MemoryStore();
+    const gated = gatedTool();
+    const { agent, server } = await setup([script[0]!, script[2]!], { tools: [gated.tool], store, approvalPolicy: askForDeploy });
+    const paused = agent.run('deploy it');
+    await paused;
+    const result = await agent.approve(paused.runId, { approved: false, reason: 'not on a Friday' });
+    expect(result).toMatchObject({ status: 'done', text: 'Understood, not deployed.' });
+    expect(gated.runs()).toBe(0);
+    expect(String(server.requests.at(-1)!.messages.at(-1)!.content)).toMatch(/permission denied for tool "deploy": not on a Friday/);
+  });
+
+  it('a stale or mismatched decision is refused with a clear error, and the run still waits', async () => {
+    const store = new MemoryStore();
+    const gated = gatedTool();
+    const { agent } = await setup(script, { tools: [gated.tool], store, approvalPolicy: askForDeploy });
+    const paused = agent.run('deploy it');
+    await paused;
+    expect(await agent.approve(paused.runId, { toolCallId: 'call_other' })).toMatchObject({
+      status: 'failed',
+      error: { code: 'conflict', message: expect.stringMatching(/matches no call waiting for approval \(waiting: call_\w+ \(arguments [0-9a-f]{32}\)\)/) },
+    });
+    expect(await agent.approve(paused.runId, { argumentsHash: 'f'.repeat(32) })).toMatchObject({ status: 'failed', error: { code: 'conflict' } });
+    expect(await store.getRun(paused.runId)).toMatchObject({ status: 'paused' });
+    expect(gated.runs()).toBe(0);
+    expect((await agent.approve(paused.runId)).status).toBe('done');
+  });
+
+  it('deny in the policy refuses the call without pausing; ask without a store cannot pause and refuses', async () => {
+    const denied = gatedTool();
+    const { agent } = await setup(script, { tools: [denied.tool], approvalPolicy: () => 'deny' });
+    const result = await agent.run('deploy it');
+    expect(result.status).toBe('done');
+    expect(denied.runs()).toBe(0);
+    const noStore = gatedTool();
+    const { agent: unstored, server } = await setup(script, { tools: [noStore.tool], approvalPolicy: askForDeploy });
+    await unstored.run('deploy it');
+    expect(noStore.runs()).toBe(0);
+    expect(String(server.requests.at(-1)!.messages.at(-1)!.content)).toMatch(/no store to pause in/);
+  });
+});
