@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptTurn, type ScriptedServer } from '../../src/model/scripted/index.js';
 import type { Message } from '../../src/model/types.js';
-import { callIds, checkLog, openCalls, reapChildren, runChild, snapshot, transcript, type Step } from './harness.js';
+import { callIds, checkLog, openCalls, reapChildren, runChild, snapshot, transcript, type ChildResult, type Step } from './harness.js';
 
 const seed = Number(process.env.REIN_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 /** No new scenario starts after this (once enough kills are done); the test asserts at least MIN_KILLS. */
@@ -69,11 +69,12 @@ interface Twin {
  * (then resumed cleanly until it ends), checked after every kill and at the end against the
  * crash-free twin. Returns the number of kills.
  */
-async function scenario(index: number, steps: Step[], twin: Twin | undefined): Promise<{ kills: number; snapshot: Awaited<ReturnType<typeof snapshot>> }> {
+async function scenario(index: number, steps: Step[], twin: Twin | undefined): Promise<{ kills: number; transcript: Message[]; last: ChildResult }> {
   const db = join(dir, `s${index}.db`);
   let runId = `run_${index}`;
   let mode: 'run' | 'resume' = 'run';
   let kills = 0;
+  let result: ChildResult | undefined;
   // Unsafe calls that were open (started, not finished, durably) when a process died.
   const cutOff = new Set<string>();
   for (let p = 0; ; p++) {
@@ -81,7 +82,8 @@ async function scenario(index: number, steps: Step[], twin: Twin | undefined): P
     const step = steps[p] ?? {};
     const exit = await runChild({ mode, db, runId, model: server.model() }, step);
     if (!exit.killed) {
-      expect(exit.result, `scenario ${index}: the run's result`).toMatchObject({ status: 'done', reason: 'final_answer' });
+      result = exit.result;
+      expect(result, `scenario ${index}: the run's result`).toMatchObject({ status: 'done', reason: 'final_answer' });
       break;
     }
     kills++;
@@ -144,7 +146,7 @@ async function scenario(index: number, steps: Step[], twin: Twin | undefined): P
   rmSync(db, { force: true });
   rmSync(`${db}-wal`, { force: true });
   rmSync(`${db}-shm`, { force: true });
-  return { kills, snapshot: s };
+  return { kills, transcript: final, last: result ?? { status: 'done', reason: 'final_answer', ms: 0, appends: 0, executions: 0 } };
 }
 
 /** Every targeted point × its hits, kills of the resuming process too, and random-time kills. */
@@ -172,12 +174,30 @@ function scenarios(twin: Twin): Step[][] {
 it('runs killed at every crash point and at random moments end like their crash-free twin', { timeout: 180_000 }, async () => {
   expect(existsSync(fileURLToPath(new URL('../../dist/loop/crash-points.js', import.meta.url))), 'dist/ is missing: run `npm run build` (npm test does)').toBe(true);
   const began = Date.now();
+  let kills = 0;
+  let done = 0;
+  const reached = new Set<string>();
   try {
-    const twinRun = await runChild({ mode: 'run', db: join(dir, 'twin.db'), runId: 'run_twin', model: server.model() });
-    expect(twinRun.result).toMatchObject({ status: 'done', reason: 'final_answer', executions: TOOL_CALLS });
-    const twinState = await scenario(-1, [], undefined);
-    void twinState;
+    const first = await scenario(0, [], undefined);
+    expect(first.kills).toBe(0);
+    const twin: Twin = { transcript: first.transcript, appends: first.last.appends, ms: first.last.ms };
+    expect(first.last.executions, 'the twin runs every call once').toBe(TOOL_CALLS);
+    const queue = scenarios(twin).map((steps, i) => ({ steps, index: i + 1 }));
+    const worker = async (): Promise<void> => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        if (Date.now() - began > BUDGET_MS && kills >= MIN_KILLS) return;
+        const outcome = await scenario(next.index, next.steps, twin);
+        kills += outcome.kills;
+        done++;
+        for (const step of next.steps.slice(0, outcome.kills)) reached.add(step.crashAt?.replace(/:\d+$/, '') ?? 'random');
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   } catch (error) {
-    throw new Error(`crash test, seed ${seed}: ${(error as Error).message}`, { cause: error });
+    await reapChildren();
+    throw new Error(`crash test (REIN_CRASH_SEED=${seed}): ${(error as Error).message}`, { cause: error });
   }
-}, );
+  const seconds = ((Date.now() - began) / 1000).toFixed(1);
+  console.log(`crash test (REIN_CRASH_SEED=${seed}): ${kills} kills in ${done} scenarios, ${seconds} s; points reached: ${[...reached].sort().join(', ')}`);
+  expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
+});
