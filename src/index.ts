@@ -7,8 +7,12 @@ export { RunHandle } from './loop/handle.js';
 export type { AgentHooks, AgentOptions, RunOptions, TurnInfo } from './loop/options.js';
 export { DEFAULT_LIMITS, SUCCESS_REASONS } from './loop/options.js';
 export { runLoop } from './loop/run-loop.js';
-export type { LoopDeps } from './loop/run-loop.js';
+export type { LoopDeps, LoopStart } from './loop/run-loop.js';
 export { messagesFromEvents } from './loop/fold.js';
+export { firstDivergence, replayModel } from './loop/replay.js';
+export type { Divergence } from './loop/replay.js';
+export type { RunStore, RunRecord, NewRun, RunFilter, Durability } from './store/types.js';
+export type { ToolEffect, ReconcileResult } from './tools/types.js';
 export { canonicalJson } from './loop/stop-rules.js';
 
 export { ReinError, toReinError } from './errors.js';

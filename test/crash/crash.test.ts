@@ -69,11 +69,12 @@ interface Twin {
  * (then resumed cleanly until it ends), checked after every kill and at the end against the
  * crash-free twin. Returns the number of kills.
  */
-async function scenario(index: number, steps: Step[], twin: Twin | undefined): Promise<{ kills: number; transcript: Message[]; last: ChildResult }> {
+async function scenario(index: number, steps: Step[], twin: Twin | undefined): Promise<{ kills: number; killedAt: string[]; transcript: Message[]; last: ChildResult }> {
   const db = join(dir, `s${index}.db`);
   let runId = `run_${index}`;
   let mode: 'run' | 'resume' = 'run';
   let kills = 0;
+  const killedAt: string[] = [];
   let result: ChildResult | undefined;
   // Unsafe calls that were open (started, not finished, durably) when a process died.
   const cutOff = new Set<string>();
@@ -87,6 +88,7 @@ async function scenario(index: number, steps: Step[], twin: Twin | undefined): P
       break;
     }
     kills++;
+    killedAt.push(step.crashAt?.replace(/:\d+$/, '') ?? 'random');
     const where = `scenario ${index} (${JSON.stringify(steps)}), after kill ${kills}`;
     const s = await snapshot(db, runId);
     const calls = checkLog(s, where);
@@ -146,7 +148,7 @@ async function scenario(index: number, steps: Step[], twin: Twin | undefined): P
   rmSync(db, { force: true });
   rmSync(`${db}-wal`, { force: true });
   rmSync(`${db}-shm`, { force: true });
-  return { kills, transcript: final, last: result ?? { status: 'done', reason: 'final_answer', ms: 0, appends: 0, executions: 0 } };
+  return { kills, killedAt, transcript: final, last: result ?? { status: 'done', reason: 'final_answer', ms: 0, appends: 0, executions: 0 } };
 }
 
 /** Every targeted point × its hits, kills of the resuming process too, and random-time kills. */
@@ -176,7 +178,7 @@ it('runs killed at every crash point and at random moments end like their crash-
   const began = Date.now();
   let kills = 0;
   let done = 0;
-  const reached = new Set<string>();
+  const reached = new Map<string, number>();
   try {
     const first = await scenario(0, [], undefined);
     expect(first.kills).toBe(0);
@@ -189,7 +191,7 @@ it('runs killed at every crash point and at random moments end like their crash-
         const outcome = await scenario(next.index, next.steps, twin);
         kills += outcome.kills;
         done++;
-        for (const step of next.steps.slice(0, outcome.kills)) reached.add(step.crashAt?.replace(/:\d+$/, '') ?? 'random');
+        for (const point of outcome.killedAt) reached.set(point, (reached.get(point) ?? 0) + 1);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -198,6 +200,6 @@ it('runs killed at every crash point and at random moments end like their crash-
     throw new Error(`crash test (REIN_CRASH_SEED=${seed}): ${(error as Error).message}`, { cause: error });
   }
   const seconds = ((Date.now() - began) / 1000).toFixed(1);
-  console.log(`crash test (REIN_CRASH_SEED=${seed}): ${kills} kills in ${done} scenarios, ${seconds} s; points reached: ${[...reached].sort().join(', ')}`);
+  console.log(`crash test (REIN_CRASH_SEED=${seed}): ${kills} kills in ${done} scenarios, ${seconds} s; kills by point: ${[...reached].sort().map(([p, n]) => `${p} ${n}`).join(', ')}`);
   expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
 });
