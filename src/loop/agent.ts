@@ -19,6 +19,7 @@ import { DEFAULT_LIMITS, type AgentOptions, type RunOptions } from './options.js
 import { runLoop, type LoopDeps, type LoopStart } from './run-loop.js';
 import { RunLog } from './run-log.js';
 import { resumeStateFrom } from './resume-state.js';
+import { messagesFromEvents } from './fold.js';
 import { canonicalJson } from './stop-rules.js';
 import type { RunStore } from '../store/types.js';
 import { createHash } from 'node:crypto';
@@ -127,7 +128,19 @@ export class Agent {
       const epoch = await store.acquireLease(runId);
       // Read the log after taking the lease: nothing can be appended to it any more.
       const events = await store.loadEvents(runId);
+      if (events.length === 0) {
+        // Created, but its first event never reached the store: nothing ran, nothing to continue.
+        await store.updateRun(runId, epoch, { status: 'failed', reason: 'fatal_error' });
+        throw new ReinError('conflict', 'fatal', `run ${runId} never started (its first event was not stored): start it again`);
+      }
       const state = resumeStateFrom(events);
+      const last = events[events.length - 1];
+      if (last?.type === 'run_finished' && (last.status === 'done' || last.status === 'stopped')) {
+        // The process died after the run's end was logged but before its record said so:
+        // the run is over; finish the record from the log and run nothing.
+        await store.updateRun(runId, epoch, { status: last.status, reason: last.reason, totals: last.result.totals });
+        return { traceId: state.traceId, seq: events.length, finished: { ...last.result, messages: messagesFromEvents(events) } as RunResult, start: { kind: 'resume', state, epoch } };
+      }
       return { traceId: state.traceId, seq: events.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch } };
     });
   }
@@ -260,6 +273,7 @@ export class Agent {
         } catch (error) {
           return notStarted(runId, toReinError(error, 'store'), emit);
         }
+        if (prepared.finished) return prepared.finished;
         seq = prepared.seq;
         deps.traceId = prepared.traceId;
         if (prepared.log) {
@@ -316,6 +330,8 @@ interface Prepared {
   seq: number;
   log?: RunLog;
   start: LoopStart;
+  /** Set when the log shows the run already ended: its result, and nothing is run. */
+  finished?: RunResult;
 }
 
 /** The result (and last event) of a run that could not begin: a bad store or a refused resume. */

@@ -40,6 +40,10 @@ const countExec = fx.prepare('INSERT INTO fx_exec (key, tool, n) VALUES (?, ?, 1
 const applyOnce = fx.prepare('INSERT INTO fx_applied (key, tool, output, count) VALUES (?, ?, ?, 1) ON CONFLICT (key) DO NOTHING');
 const applyAgain = fx.prepare('INSERT INTO fx_applied (key, tool, output, count) VALUES (?, ?, ?, 1) ON CONFLICT (key) DO UPDATE SET count = count + 1');
 const lookup = fx.prepare('SELECT output FROM fx_applied WHERE key = ?').pluck();
+// The write-point rule: a call's tool_started is durable before the tool runs.
+fx.exec('CREATE TABLE IF NOT EXISTS fx_early (key TEXT NOT NULL)');
+const startLogged = fx.prepare("SELECT count(*) FROM events WHERE run_id = ? AND type = 'tool_started' AND json_extract(data, '$.idempotencyKey') = ?").pluck();
+const early = fx.prepare('INSERT INTO fx_early (key) VALUES (?)');
 
 let executions = 0;
 function effectTool(effect, apply) {
@@ -59,6 +63,7 @@ function effectTool(effect, apply) {
       : {}),
     execute: async ({ n }, ctx) => {
       executions++;
+      if (startLogged.get(ctx.runId, ctx.idempotencyKey) === 0) early.run(ctx.idempotencyKey);
       // A little time inside the tool, so random kills land there too.
       await sleep(2);
       const output = `${name} did ${n}`;

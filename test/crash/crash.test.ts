@@ -58,6 +58,16 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** What a scenario did: its kills (by point), the outcomes of resolved calls, its final transcript. */
+interface ScenarioOutcome {
+  kills: number;
+  killedAt: string[];
+  outcomes: string[];
+  transcript: Message[];
+  /** What the process that finished the run printed. */
+  last: ChildResult;
+}
+
 interface Twin {
   transcript: Message[];
   appends: number;
@@ -67,9 +77,9 @@ interface Twin {
 /**
  * One scenario: a run whose processes die as `steps` say, each resumed in a fresh process
  * (then resumed cleanly until it ends), checked after every kill and at the end against the
- * crash-free twin. Returns the number of kills.
+ * crash-free twin (none for the twin itself).
  */
-async function scenario(index: number, steps: Step[], twin: Twin | undefined): Promise<{ kills: number; killedAt: string[]; transcript: Message[]; last: ChildResult }> {
+async function scenario(index: number, steps: Step[], twin: Twin | undefined): Promise<ScenarioOutcome> {
   const db = join(dir, `s${index}.db`);
   let runId = `run_${index}`;
   let mode: 'run' | 'resume' = 'run';
@@ -78,6 +88,7 @@ async function scenario(index: number, steps: Step[], twin: Twin | undefined): P
   let result: ChildResult | undefined;
   // Unsafe calls that were open (started, not finished, durably) when a process died.
   const cutOff = new Set<string>();
+  let finishedBefore = 0;
   for (let p = 0; ; p++) {
     expect(p, `scenario ${index} did not finish within ${steps.length + 3} processes`).toBeLessThan(steps.length + 3);
     const step = steps[p] ?? {};
@@ -93,6 +104,10 @@ async function scenario(index: number, steps: Step[], twin: Twin | undefined): P
     const s = await snapshot(db, runId);
     const calls = checkLog(s, where);
     for (const id of openCalls(calls, 'do_unsafe')) cutOff.add(id);
+    // Killed just after its k-th tool_finished was durable: k more are in the log.
+    const k = /^after-tool-finished:(\d+)$/.exec(step.crashAt ?? '')?.[1];
+    if (k !== undefined) expect(calls.finished.size, `${where}: tool_finished events durable`).toBeGreaterThanOrEqual(finishedBefore + Number(k));
+    finishedBefore = calls.finished.size;
     if (s.events.length === 0) {
       // Killed before run_started was durable: the run never began (no effect may have
       // happened), and its input is not stored, so it cannot be resumed: it is started again.
@@ -148,13 +163,18 @@ async function scenario(index: number, steps: Step[], twin: Twin | undefined): P
   rmSync(db, { force: true });
   rmSync(`${db}-wal`, { force: true });
   rmSync(`${db}-shm`, { force: true });
-  return { kills, killedAt, transcript: final, last: result ?? { status: 'done', reason: 'final_answer', ms: 0, appends: 0, executions: 0 } };
+  const outcomes = ids.flatMap((id) => calls.finished.get(id)?.outcome ?? []);
+  return { kills, killedAt, outcomes, transcript: final, last: result ?? { status: 'done', reason: 'final_answer', ms: 0, appends: 0, executions: 0 } };
 }
 
 /** Every targeted point × its hits, kills of the resuming process too, and random-time kills. */
 function scenarios(twin: Twin): Step[][] {
   const list: Step[][] = [];
-  for (const point of ['before-append', 'after-append', 'inside-append']) for (let hit = 1; hit <= twin.appends; hit++) list.push([{ crashAt: `${point}:${hit}` }]);
+  for (const point of ['before-append', 'after-append', 'inside-append']) {
+    for (let hit = 1; hit <= twin.appends; hit++) {
+      list.push([{ crashAt: `${point}:${hit}` }]);
+    }
+  }
   for (const point of ['before-tool-execute', 'after-tool-effect', 'after-tool-finished']) for (let hit = 1; hit <= TOOL_CALLS; hit++) list.push([{ crashAt: `${point}:${hit}` }]);
   // A resume killed while it resolves the batch the first process left open.
   for (let i = 0; i < 3; i++) {
@@ -173,33 +193,63 @@ function scenarios(twin: Twin): Step[][] {
   return list;
 }
 
+const tally = (counts: Map<string, number>): string => [...counts].sort().map(([k, n]) => `${k} ${n}`).join(', ');
+
+/** The crash-free twin, run once and shared. */
+let twinRun: Promise<Twin> | undefined;
+function twinOnce(): Promise<Twin> {
+  twinRun ??= scenario(0, [], undefined).then((first) => {
+    expect(first.kills).toBe(0);
+    expect(first.last.executions, 'the twin runs every call once').toBe(TOOL_CALLS);
+    return { transcript: first.transcript, appends: first.last.appends, ms: first.last.ms };
+  });
+  return twinRun;
+}
+
 it('runs killed at every crash point and at random moments end like their crash-free twin', { timeout: 180_000 }, async () => {
   expect(existsSync(fileURLToPath(new URL('../../dist/loop/crash-points.js', import.meta.url))), 'dist/ is missing: run `npm run build` (npm test does)').toBe(true);
   const began = Date.now();
   let kills = 0;
   let done = 0;
   const reached = new Map<string, number>();
+  const resolved = new Map<string, number>();
   try {
-    const first = await scenario(0, [], undefined);
-    expect(first.kills).toBe(0);
-    const twin: Twin = { transcript: first.transcript, appends: first.last.appends, ms: first.last.ms };
-    expect(first.last.executions, 'the twin runs every call once').toBe(TOOL_CALLS);
+    const twin = await twinOnce();
     const queue = scenarios(twin).map((steps, i) => ({ steps, index: i + 1 }));
+    let failed = false;
     const worker = async (): Promise<void> => {
-      for (let next = queue.shift(); next; next = queue.shift()) {
+      for (let next = queue.shift(); next && !failed; next = queue.shift()) {
         if (Date.now() - began > BUDGET_MS && kills >= MIN_KILLS) return;
         const outcome = await scenario(next.index, next.steps, twin);
         kills += outcome.kills;
         done++;
         for (const point of outcome.killedAt) reached.set(point, (reached.get(point) ?? 0) + 1);
+        for (const kind of outcome.outcomes) resolved.set(kind, (resolved.get(kind) ?? 0) + 1);
       }
     };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    // On a failure the other workers stop after their current scenario, before the temp
+    // folder goes: nothing is left running or written after the test.
+    const settled = await Promise.allSettled(
+      Array.from({ length: CONCURRENCY }, () =>
+        worker().catch((error: unknown) => {
+          failed = true;
+          throw error;
+        }),
+      ),
+    );
+    for (const s of settled) if (s.status === 'rejected') throw s.reason;
   } catch (error) {
     await reapChildren();
     throw new Error(`crash test (REIN_CRASH_SEED=${seed}): ${(error as Error).message}`, { cause: error });
   }
   const seconds = ((Date.now() - began) / 1000).toFixed(1);
-  console.log(`crash test (REIN_CRASH_SEED=${seed}): ${kills} kills in ${done} scenarios, ${seconds} s; kills by point: ${[...reached].sort().map(([p, n]) => `${p} ${n}`).join(', ')}`);
+  console.log(`crash test (REIN_CRASH_SEED=${seed}): ${kills} kills in ${done} scenarios, ${seconds} s; kills by point: ${tally(reached)}; calls resolved on resume: ${tally(resolved)}`);
   expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
+});
+
+// A process killed after its run_finished is durable but before the run's record says
+// `done`: resume finishes the record from the log and runs nothing again.
+it('a run killed after its run_finished is durable is not run again on resume', { timeout: 60_000 }, async () => {
+  const twin = await twinOnce();
+  await scenario(1000, [{ crashAt: `after-append:${twin.appends}` }], twin);
 });

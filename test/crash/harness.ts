@@ -93,6 +93,8 @@ export interface Snapshot {
   events: RunEvent[];
   executions: Map<string, number>;
   applied: Map<string, number>;
+  /** Keys of calls whose tool ran before their tool_started was durable. */
+  early: string[];
 }
 
 /** Reads a run back from its SQLite file (no child may be running on it). */
@@ -102,10 +104,12 @@ export async function snapshot(db: string, runId: string): Promise<Snapshot> {
   let integrity: unknown;
   const executions = new Map<string, number>();
   const applied = new Map<string, number>();
+  let early: string[] = [];
   try {
     integrity = raw.pragma('integrity_check', { simple: true });
     const tables = new Set(raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
     if (tables.has('fx_exec')) for (const r of raw.prepare('SELECT key, n FROM fx_exec').all() as Array<{ key: string; n: number }>) executions.set(r.key, r.n);
+    if (tables.has('fx_early')) early = raw.prepare('SELECT key FROM fx_early').pluck().all() as string[];
     if (tables.has('fx_applied')) for (const r of raw.prepare('SELECT key, count FROM fx_applied').all() as Array<{ key: string; count: number }>) applied.set(r.key, r.count);
   } finally {
     raw.close();
@@ -113,7 +117,7 @@ export async function snapshot(db: string, runId: string): Promise<Snapshot> {
   const store = new SqliteStore({ path: db });
   try {
     const record = await store.getRun(runId);
-    return { integrity, record, events: record ? await store.loadEvents(runId) : [], executions, applied };
+    return { integrity, record, events: record ? await store.loadEvents(runId) : [], executions, applied, early };
   } finally {
     await store.close();
   }
@@ -139,6 +143,7 @@ export function checkLog(s: Snapshot, where: string): Calls {
   ).toEqual(s.events.map((_, i) => i));
   expect(s.record?.eventCount ?? 0, `${where}: event count`).toBe(s.events.length);
   if (s.events.length > 0) expect(s.events[0]!.type, `${where}: first event`).toBe('run_started');
+  expect(s.early, `${where}: tools that ran before their call was durable`).toEqual([]);
   const calls: Calls = { name: new Map(), key: new Map(), finished: new Map() };
   for (const e of s.events) {
     if (e.type === 'tool_started') {

@@ -175,15 +175,29 @@ describe('durable runs', () => {
 
   it('refuses to resume a finished run, an unknown run, or one whose agent changed (unless forced)', async () => {
     const store = new MemoryStore();
-    const { agent, server } = await setup([{ text: 'done' }, { text: 'again' }], { store, system: 'v1' });
+    const { agent, server } = await setup([{ text: 'done' }, { fault: { type: 'status', status: 401 } }, { text: 'again' }], { store, system: 'v1' });
     const finished = agent.run('x');
     await finished;
     expect(await agent.resume(finished.runId)).toMatchObject({ status: 'failed', error: { code: 'conflict', message: expect.stringMatching(/is done/) } });
     expect(await agent.resume('run_nope')).toMatchObject({ status: 'failed', error: { code: 'not_found' } });
 
-    await store.updateRun(finished.runId, await store.acquireLease(finished.runId), { status: 'failed', reason: 'fatal_error' });
+    const failed = agent.run('y');
+    expect(await failed).toMatchObject({ status: 'failed', error: { code: 'auth' } });
     const changed = new Agent({ model: server.model(), store, system: 'v2' });
-    expect(await changed.resume(finished.runId)).toMatchObject({ status: 'failed', error: { code: 'conflict', message: expect.stringMatching(/changed/) } });
-    expect(await changed.resume(finished.runId, { force: true })).toMatchObject({ status: 'done', text: 'again' });
+    expect(await changed.resume(failed.runId)).toMatchObject({ status: 'failed', error: { code: 'conflict', message: expect.stringMatching(/changed/) } });
+    expect(await changed.resume(failed.runId, { force: true })).toMatchObject({ status: 'done', text: 'again' });
+  });
+
+  it('a run whose end was logged but whose record was not updated is finished from its log, not run again', async () => {
+    const store = new MemoryStore();
+    const { agent, server } = await setup([{ text: 'the answer' }], { store });
+    const handle = agent.run('q');
+    await handle;
+    // As if the process died between logging run_finished and updating the record.
+    await store.updateRun(handle.runId, await store.acquireLease(handle.runId), { status: 'running' });
+    const again = await agent.resume(handle.runId);
+    expect(again).toMatchObject({ status: 'done', reason: 'final_answer', text: 'the answer' });
+    expect(server.requests).toHaveLength(1);
+    expect(await store.getRun(handle.runId)).toMatchObject({ status: 'done' });
   });
 });
