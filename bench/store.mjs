@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openPostgresStore, openSqliteStore } from '../dist/store/index.js';
+import { resumeStateFrom } from '../dist/loop/resume-state.js';
 
 const PG_URL = process.env.REIN_BENCH_DATABASE_URL || process.env.REIN_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const LOAD_SAMPLES = 9;
@@ -19,6 +20,10 @@ const text = (n) => 'The quick brown fox jumps over the lazy dog. '.repeat(Math.
 function event(runId, seq) {
   const base = { runId, seq, at: 1_700_000_000_000 + seq };
   const step = Math.floor(seq / 10);
+  if (seq === 0) {
+    const limits = { maxSteps: 200, noProgressRepeats: 3, maxConsecutiveToolErrors: 5 };
+    return { type: 'run_started', traceId: '0'.repeat(32), input: { role: 'user', content: 'read the files' }, history: [], model: { provider: 'openai', id: 'gpt-4o-mini', api: 'openai-chat', baseUrl: 'https://api.openai.com/v1' }, tools: ['read_file'], limits, ...base };
+  }
   switch (seq % 10) {
     case 0:
       return { type: 'state_changed', from: 'observing', to: 'planning', step, ...base };
@@ -93,8 +98,10 @@ async function measure(store, label) {
     const t = performance.now();
     await store.getRun(resumeId);
     const log = await store.loadEvents(resumeId);
+    // What agent.resume does before it asks the model again: fold the log into its state.
+    const state = resumeStateFrom(log);
     loads.push(performance.now() - t);
-    if (log.length !== 1000) throw new Error(`loaded ${log.length} events`);
+    if (log.length !== 1000 || state.totals.steps !== 100) throw new Error(`loaded ${log.length} events, ${state.totals.steps} steps`);
   }
 
   // 10,000 runs: 60% done, 20% stopped, 10% failed, 10% running; 8 writers at a time.
@@ -184,7 +191,7 @@ console.log(`
 Events of a realistic turn (340 B of JSON on average; a 1.5 KB tool output among every 10).
 Append: µs per event over 3,000 events in appends of 10 (one turn), 1,000 in appends of 1,
 and 500 in appends of 1 with \`durability: 'full'\` (the write before an unsafe tool).
-Resume: \`getRun\` + \`loadEvents\` of a 1,000-event run, median of ${LOAD_SAMPLES}. Listing:
+Resume: \`getRun\` + \`loadEvents\` + the fold into the resume state, of a 1,000-event run, median of ${LOAD_SAMPLES}. Listing:
 \`listRuns\` over 10,000 runs, median of ${LIST_SAMPLES}: the newest 50, the newest 50
 \`failed\` (10% of the runs), and a page of 50 from the middle (\`before\`).
 ${pgSkipped ? `\n${pgSkipped}\n` : ''}
