@@ -6,6 +6,7 @@ import { ReinError } from '../errors.js';
 import type { RunEvent, RunStatus, RunTotals } from '../events.js';
 import type { Message, ToolCall, ToolResultMessage, UserMessage } from '../model/types.js';
 import { messagesFromEvents } from './fold.js';
+import { addUsage } from './result.js';
 
 /** A logged end of one call. */
 export interface LoggedFinish {
@@ -60,22 +61,7 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
     switch (event.type) {
       case 'assistant_message': {
         totals.steps++;
-        const u = event.message.usage;
-        const t = totals.usage;
-        t.input += u.input;
-        t.output += u.output;
-        t.cacheRead += u.cacheRead;
-        t.cacheWrite += u.cacheWrite;
-        t.reasoning += u.reasoning;
-        t.total += u.total;
-        if (u.cost) {
-          const c = (t.cost ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
-          c.input += u.cost.input;
-          c.output += u.cost.output;
-          c.cacheRead += u.cost.cacheRead;
-          c.cacheWrite += u.cost.cacheWrite;
-          c.total += u.cost.total;
-        }
+        addUsage(totals, event.message);
         const calls = event.message.content.filter((c): c is ToolCall => c.type === 'tool_call');
         const complete = event.message.stopReason !== 'error' && event.message.stopReason !== 'aborted';
         batch =

@@ -5,9 +5,8 @@
 import { parseArgs } from 'node:util';
 import { ReinError } from '../../errors.js';
 import { EXIT, type Command } from '../io.js';
-import { HumanRenderer } from '../render.js';
 import { agentForStoredRun } from './resume.js';
-import { exitCodeOf, reportSetupError } from './run.js';
+import { exitCodeOf, renderRun, reportSetupError } from './run.js';
 import { openStoreFor } from './store-command.js';
 
 const usage = `rein approve <run> [--deny] [--reason <text>] [--call <tool-call-id>] [--force] [--store <path|url>] [--base-url URL]
@@ -54,12 +53,7 @@ export const command: Command = {
           ...(values.call === undefined ? {} : { toolCallId: values.call }),
           ...(values.force ? { force: true } : {}),
         });
-        const renderer = new HumanRenderer(io);
-        for await (const event of handle) renderer.onEvent(event);
-        renderer.close();
-        const result = await handle;
-        renderer.summary(result);
-        return exitCodeOf(result);
+        return exitCodeOf(await renderRun(handle, io, false));
       } finally {
         await store.close();
       }

@@ -8,8 +8,7 @@ import { ReinError } from '../../errors.js';
 import { Agent } from '../../loop/agent.js';
 import { seedTools } from '../../tools/builtin/index.js';
 import { EXIT, type Command } from '../io.js';
-import { HumanRenderer } from '../render.js';
-import { exitCodeOf, reportSetupError } from './run.js';
+import { exitCodeOf, renderRun, reportSetupError } from './run.js';
 import { openStoreFor } from './store-command.js';
 import type { RunRecord, RunStore } from '../../store/types.js';
 
@@ -66,16 +65,7 @@ export const command: Command = {
         if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store (rein runs lists them)`);
         const agent = agentForStoredRun(record, store, values['base-url']);
         const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
-        if (json) {
-          for await (const event of handle) io.stdout.write(`${JSON.stringify(event)}\n`);
-          return exitCodeOf(await handle);
-        }
-        const renderer = new HumanRenderer(io);
-        for await (const event of handle) renderer.onEvent(event);
-        renderer.close();
-        const result = await handle;
-        renderer.summary(result);
-        return exitCodeOf(result);
+        return exitCodeOf(await renderRun(handle, io, json));
       } finally {
         await store.close();
       }

@@ -2,6 +2,7 @@
 import type { RunResult } from '../../events.js';
 import { ReinError, toReinError } from '../../errors.js';
 import type { Agent } from '../../loop/agent.js';
+import type { RunHandle } from '../../loop/handle.js';
 import { SUCCESS_REASONS } from '../../loop/options.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { HumanRenderer, describeError, type RenderOptions } from '../render.js';
@@ -25,8 +26,12 @@ export function exitCodeOf(result: RunResult): number {
 }
 
 /** Runs one task on `agent`, rendering as asked; shared by `run` and `demo`. */
-export async function runTask(agent: Agent, task: string, io: CliIO, json: boolean, render: RenderOptions = {}): Promise<RunResult> {
-  const handle = agent.run(task, { signal: io.signal });
+export function runTask(agent: Agent, task: string, io: CliIO, json: boolean, render: RenderOptions = {}): Promise<RunResult> {
+  return renderRun(agent.run(task, { signal: io.signal }), io, json, render);
+}
+
+/** Streams a run's events as JSON lines or for people, then its summary; returns its result. */
+export async function renderRun(handle: RunHandle, io: CliIO, json: boolean, render: RenderOptions = {}): Promise<RunResult> {
   if (json) {
     for await (const event of handle) io.stdout.write(`${JSON.stringify(event)}\n`);
     return handle;
