@@ -3,7 +3,9 @@
 // `npm test` builds first). `REIN_CRASH_AT=<point>:<hit>` arms a crash point; the parent
 // may also kill it at any moment after it printed `ready`.
 //
-// argv[2]: JSON { mode: 'run' | 'resume', db, runId, model, dist }.
+// argv[2]: JSON { mode: 'run' | 'resume' | 'approve', db, runId, model, dist, gated? }.
+// With `gated`, the agent also has a `gated` tool that its approval policy asks a person
+// for (the run pauses durably), and `approve` approves every call the run waits for.
 // stdout: `ready`, then one JSON line with the result and the counts of this process.
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -75,12 +77,53 @@ function effectTool(effect, apply) {
   });
 }
 
+// The approval rule: the gated tool runs only after an approving `approval_decided` of its
+// call is durable, at a lower seq than the call's tool_started; fx_unapproved holds the keys
+// of executions that broke it.
+fx.exec('CREATE TABLE IF NOT EXISTS fx_unapproved (key TEXT NOT NULL)');
+const approvedBefore = fx.prepare(`SELECT count(*) FROM events s JOIN events d ON d.run_id = s.run_id AND d.seq < s.seq
+  WHERE s.run_id = ? AND s.type = 'tool_started' AND json_extract(s.data, '$.idempotencyKey') = ?
+    AND d.type = 'approval_decided' AND json_extract(d.data, '$.toolCallId') = json_extract(s.data, '$.toolCallId') AND json_extract(d.data, '$.approved') = 1`).pluck();
+const unapproved = fx.prepare('INSERT INTO fx_unapproved (key) VALUES (?)');
+function gatedTool() {
+  return defineTool({
+    name: 'gated',
+    description: 'An action a person must approve.',
+    parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+    effect: 'idempotent',
+    execute: async ({ n }, ctx) => {
+      executions++;
+      if (startLogged.get(ctx.runId, ctx.idempotencyKey) === 0) early.run(ctx.idempotencyKey);
+      if (approvedBefore.get(ctx.runId, ctx.idempotencyKey) === 0) unapproved.run(ctx.idempotencyKey);
+      await sleep(2);
+      const output = `gated did ${n}`;
+      countExec.run(ctx.idempotencyKey, 'gated');
+      applyOnce.run(ctx.idempotencyKey, 'gated', output);
+      crashPoint('after-tool-effect');
+      return output;
+    },
+  });
+}
+
 const tools = [effectTool('pure'), effectTool('idempotent', applyOnce), effectTool('reconcilable', applyAgain), effectTool('unsafe', applyAgain)];
-const agent = new Agent({ model: cfg.model, tools, store, retry: { baseDelayMs: 5, maxDelayMs: 200, jitter: false }, toolTimeoutMs: 30_000 });
+if (cfg.gated) tools.push(gatedTool());
+const agent = new Agent({
+  model: cfg.model,
+  tools,
+  store,
+  retry: { baseDelayMs: 5, maxDelayMs: 200, jitter: false },
+  toolTimeoutMs: 30_000,
+  ...(cfg.gated ? { approvalPolicy: (call) => (call.name === 'gated' ? 'ask' : 'allow') } : {}),
+});
 
 process.stdout.write('ready\n');
 const started = performance.now();
-const result = cfg.mode === 'run' ? await agent.run('do the four things', { runId: cfg.runId }) : await agent.resume(cfg.runId);
+const result =
+  cfg.mode === 'run'
+    ? await agent.run(cfg.gated ? 'do the gated things' : 'do the four things', { runId: cfg.runId })
+    : cfg.mode === 'approve'
+      ? await agent.approve(cfg.runId)
+      : await agent.resume(cfg.runId);
 const ms = Math.round(performance.now() - started);
 await store.close();
 fx.close();

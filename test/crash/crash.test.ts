@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptTurn, type ScriptedServer } from '../../src/model/scripted/index.js';
 import type { Message } from '../../src/model/types.js';
-import { callIds, checkLog, openCalls, reapChildren, runChild, snapshot, transcript, type ChildResult, type Step } from './harness.js';
+import { callIds, checkApprovals, checkLog, openCalls, reapChildren, runChild, snapshot, transcript, type ChildResult, type Step } from './harness.js';
 
 const seed = Number(process.env.REIN_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 /** No new scenario starts after this (once enough kills are done); the test asserts at least MIN_KILLS. */
@@ -28,9 +28,15 @@ const TURNS: Array<Array<[tool: string, n: number]>> = [
   [['do_unsafe', 5], ['do_pure', 6], ['do_idempotent', 7], ['do_reconcilable', 8]],
 ];
 const TOOL_CALLS = TURNS.flat().length;
-function answer(request: { messages: Array<{ role: string }> }): ScriptTurn {
+// The approval-gated run (input 'do the gated things'): the `gated` tool waits for a person.
+const GATED_TURNS: Array<Array<[tool: string, n: number]>> = [
+  [['do_pure', 1], ['gated', 2]],
+  [['gated', 3], ['do_idempotent', 4], ['gated', 5]],
+];
+function answer(request: { messages: Array<{ role: string; content?: unknown }> }): ScriptTurn {
   const turn = request.messages.filter((m) => m.role === 'assistant').length;
-  const calls = TURNS[turn];
+  const gated = request.messages.find((m) => m.role === 'user')?.content === 'do the gated things';
+  const calls = (gated ? GATED_TURNS : TURNS)[turn];
   if (!calls) return { text: 'all done', usage };
   return { toolCalls: calls.map(([name, n], i) => ({ name, arguments: { n }, id: `call_${turn}_${i}` })), usage };
 }
@@ -167,6 +173,111 @@ async function scenario(index: number, steps: Step[], twin: Twin | undefined): P
   return { kills, killedAt, outcomes, transcript: final, last: result ?? { status: 'done', reason: 'final_answer', ms: 0, appends: 0, executions: 0 } };
 }
 
+interface GatedTwin {
+  transcript: Message[];
+  /** Appends of each process of the crash-free run (run, approve, approve). */
+  appends: number[];
+  ms: number;
+}
+
+/**
+ * One approval-gated scenario: the run pauses at each batch with a gated call; a process
+ * that ended paused is followed by one that approves (agent.approve), a killed one by a
+ * resume. `steps[p]` kills the p-th process, whatever it does. Checked after every kill
+ * and at the end: no gated tool runs (nor starts) before an approving decision is logged
+ * ahead of its tool_started, one request and one decision per gated call, and the end is
+ * the crash-free twin's.
+ */
+async function gatedScenario(index: number, steps: Step[], twin: GatedTwin | undefined): Promise<ScenarioOutcome & { processes: ChildResult[] }> {
+  const db = join(dir, `g${index}.db`);
+  let runId = `gated_${index}`;
+  let mode: 'run' | 'resume' | 'approve' = 'run';
+  let kills = 0;
+  const killedAt: string[] = [];
+  const processes: ChildResult[] = [];
+  const label = `gated scenario ${index} (${JSON.stringify(steps)})`;
+  for (let p = 0; ; p++) {
+    expect(p, `${label} did not finish within ${2 * steps.length + 4} processes`).toBeLessThan(2 * steps.length + 4);
+    const step = steps[p] ?? {};
+    const exit = await runChild({ mode, db, runId, model: server.model(), gated: true }, step);
+    if (!exit.killed) {
+      const result = exit.result as ChildResult;
+      processes.push(result);
+      if (result.status === 'done') {
+        expect(result, `${label}: the run's result`).toMatchObject({ status: 'done', reason: 'final_answer' });
+        break;
+      }
+      expect(result, `${label}: a ${mode} that did not finish the run`).toMatchObject({ status: 'paused', reason: 'awaiting_approval' });
+      const s = await snapshot(db, runId);
+      checkApprovals(s, checkLog(s, `${label}, paused`), `${label}, paused`);
+      mode = 'approve';
+      continue;
+    }
+    kills++;
+    killedAt.push(step.crashAt?.replace(/:\d+$/, '') ?? 'random');
+    const where = `${label}, after kill ${kills} (of a ${mode})`;
+    const s = await snapshot(db, runId);
+    checkApprovals(s, checkLog(s, where), where);
+    if (s.events.length === 0) {
+      expect(s.executions.size + s.applied.size, `${where}: effects of a run that never began`).toBe(0);
+      runId = `${runId}_again`;
+      mode = 'run';
+      continue;
+    }
+    if (s.record?.status === 'done') break;
+    mode = 'resume';
+  }
+  const s = await snapshot(db, runId);
+  const where = `${label}, at the end`;
+  const calls = checkLog(s, where);
+  const decided = checkApprovals(s, calls, where);
+  expect(s.events.at(-1), `${where}: last event`).toMatchObject({ type: 'run_finished', status: 'done', reason: 'final_answer' });
+  expect(s.record, `${where}: record`).toMatchObject({ status: 'done', reason: 'final_answer' });
+  const final = transcript(s.events);
+  const ids = callIds(final);
+  expect(ids, `${where}: the calls`).toHaveLength(GATED_TURNS.flat().length);
+  for (const id of ids) {
+    const name = calls.name.get(id);
+    const key = calls.key.get(id) as string;
+    expect(calls.finished.get(id), `${where}: tool_finished of ${id}`).toMatchObject({ result: { isError: false } });
+    if (name === 'gated') {
+      expect(decided.get(id), `${where}: one approving decision of ${id}`).toMatchObject([{ approved: true }]);
+      expect(s.applied.get(key), `${where}: ${id} (gated) applied once`).toBe(1);
+    } else {
+      expect(decided.has(id), `${where}: a decision on ungated ${id}`).toBe(false);
+      if (name === 'do_idempotent') expect(s.applied.get(key), `${where}: ${id} applied once`).toBe(1);
+      else expect(s.executions.get(key) ?? 0, `${where}: ${id} (pure) ran`).toBeGreaterThanOrEqual(1);
+    }
+  }
+  const keys = new Set(calls.key.values());
+  for (const key of [...s.applied.keys(), ...s.executions.keys()]) expect(keys.has(key), `${where}: an effect under a key no call of the run has: ${key}`).toBe(true);
+  if (twin) expect(final, `${where}: the transcript of the crash-free twin`).toEqual(twin.transcript);
+  for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+  const outcomes = ids.flatMap((id) => calls.finished.get(id)?.outcome ?? []);
+  return { kills, killedAt, outcomes, transcript: final, last: processes.at(-1) as ChildResult, processes };
+}
+
+/** The gated scenarios: kills around the pause, around and after the approval, and at random moments. */
+function gatedScenarios(twin: GatedTwin): Step[][] {
+  const [a0 = 1, a1 = 1] = twin.appends;
+  const at = (): Step => ({ killAfterMs: Math.floor(random() * twin.ms * 1.3) });
+  return [
+    // The run, around the append that makes its pause durable.
+    ...['before-append', 'after-append', 'inside-append'].map((point) => [{ crashAt: `${point}:${a0}` }]),
+    // The first approve: around its decision's append, before and after the gated tool ran, later.
+    ...['before-append', 'after-append', 'inside-append'].map((point) => [{}, { crashAt: `${point}:1` }]),
+    [{}, { crashAt: 'before-tool-execute:2' }],
+    [{}, { crashAt: `after-tool-effect:${pick(2)}` }],
+    [{}, { crashAt: `after-append:${1 + pick(a1 - 1)}` }],
+    // The second approve (two gated calls decided in one append).
+    [{}, {}, { crashAt: 'after-append:1' }],
+    [{}, {}, { crashAt: `before-tool-execute:${pick(3)}` }],
+    [{}, {}, { crashAt: `after-tool-effect:${pick(3)}` }],
+    [at(), at(), at()],
+    [at(), at(), at()],
+  ];
+}
+
 /** Every targeted point × its hits, kills of the resuming process too, and random-time kills. */
 function scenarios(twin: Twin): Step[][] {
   const list: Step[][] = [];
@@ -206,6 +317,20 @@ function twinOnce(): Promise<Twin> {
   return twinRun;
 }
 
+let gatedTwinRun: Promise<GatedTwin> | undefined;
+function gatedTwinOnce(): Promise<GatedTwin> {
+  gatedTwinRun ??= gatedScenario(0, [], undefined).then((first) => {
+    expect(first.kills).toBe(0);
+    expect(
+      first.processes.map((p) => p.status),
+      'the gated twin pauses twice',
+    ).toEqual(['paused', 'paused', 'done']);
+    expect(first.processes[0]!.executions, 'nothing runs before the first approval').toBe(0);
+    return { transcript: first.transcript, appends: first.processes.map((p) => p.appends), ms: Math.max(...first.processes.map((p) => p.ms)) };
+  });
+  return gatedTwinRun;
+}
+
 it('runs killed at every crash point and at random moments end like their crash-free twin', { timeout: 180_000 }, async () => {
   expect(existsSync(fileURLToPath(new URL('../../dist/loop/crash-points.js', import.meta.url))), 'dist/ is missing: run `npm run build` (npm test does)').toBe(true);
   const began = Date.now();
@@ -213,16 +338,26 @@ it('runs killed at every crash point and at random moments end like their crash-
   let done = 0;
   const reached = new Map<string, number>();
   const resolved = new Map<string, number>();
+  let gatedKills = 0;
+  let gatedDone = 0;
   try {
-    const twin = await twinOnce();
-    const queue = scenarios(twin).map((steps, i) => ({ steps, index: i + 1 }));
+    const [twin, gatedTwin] = await Promise.all([twinOnce(), gatedTwinOnce()]);
+    // The gated scenarios first, so the deadline never cuts them.
+    const queue = [
+      ...gatedScenarios(gatedTwin).map((steps, i) => ({ steps, index: i + 1, gated: true })),
+      ...scenarios(twin).map((steps, i) => ({ steps, index: i + 1, gated: false })),
+    ];
     let failed = false;
     const worker = async (): Promise<void> => {
       for (let next = queue.shift(); next && !failed; next = queue.shift()) {
         if (Date.now() - began > BUDGET_MS && kills >= MIN_KILLS) return;
-        const outcome = await scenario(next.index, next.steps, twin);
+        const outcome = next.gated ? await gatedScenario(next.index, next.steps, gatedTwin) : await scenario(next.index, next.steps, twin);
         kills += outcome.kills;
         done++;
+        if (next.gated) {
+          gatedKills += outcome.kills;
+          gatedDone++;
+        }
         for (const point of outcome.killedAt) reached.set(point, (reached.get(point) ?? 0) + 1);
         for (const kind of outcome.outcomes) resolved.set(kind, (resolved.get(kind) ?? 0) + 1);
       }
@@ -243,7 +378,7 @@ it('runs killed at every crash point and at random moments end like their crash-
     throw new Error(`crash test (REIN_CRASH_SEED=${seed}): ${(error as Error).message}`, { cause: error });
   }
   const seconds = ((Date.now() - began) / 1000).toFixed(1);
-  console.log(`crash test (REIN_CRASH_SEED=${seed}): ${kills} kills in ${done} scenarios, ${seconds} s; kills by point: ${tally(reached)}; calls resolved on resume: ${tally(resolved)}`);
+  console.log(`crash test (REIN_CRASH_SEED=${seed}): ${kills} kills in ${done} scenarios, ${seconds} s; kills by point: ${tally(reached)}; calls resolved on resume: ${tally(resolved)}; approval-gated: ${gatedKills} kills in ${gatedDone} scenarios`);
   expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
 });
 

@@ -43,7 +43,7 @@ export interface ChildExit {
 const live = new Set<ChildProcess>();
 
 /** Runs (or resumes) `runId` in a fresh process, dying as `step` says. Rejects if it hangs for `hangMs`. */
-export function runChild(cfg: { mode: 'run' | 'resume'; db: string; runId: string; model: ModelRef }, step: Step = {}, hangMs = 30_000): Promise<ChildExit> {
+export function runChild(cfg: { mode: 'run' | 'resume' | 'approve'; db: string; runId: string; model: ModelRef; gated?: boolean }, step: Step = {}, hangMs = 30_000): Promise<ChildExit> {
   const env = { ...process.env };
   delete env.REIN_CRASH_AT;
   if (step.crashAt) env.REIN_CRASH_AT = step.crashAt;
@@ -95,6 +95,10 @@ export interface Snapshot {
   applied: Map<string, number>;
   /** Keys of calls whose tool ran before their tool_started was durable. */
   early: string[];
+  /** Executions of the approval-gated tool, by key. */
+  gated: Map<string, number>;
+  /** Keys of gated calls that ran without an approval logged before their tool_started. */
+  unapproved: string[];
 }
 
 /** Reads a run back from its SQLite file (no child may be running on it). */
@@ -105,10 +109,14 @@ export async function snapshot(db: string, runId: string): Promise<Snapshot> {
   const executions = new Map<string, number>();
   const applied = new Map<string, number>();
   let early: string[] = [];
+  const gated = new Map<string, number>();
+  let unapproved: string[] = [];
   try {
     integrity = raw.pragma('integrity_check', { simple: true });
     const tables = new Set(raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
     if (tables.has('fx_exec')) for (const r of raw.prepare('SELECT key, n FROM fx_exec').all() as Array<{ key: string; n: number }>) executions.set(r.key, r.n);
+    if (tables.has('fx_exec')) for (const r of raw.prepare("SELECT key, n FROM fx_exec WHERE tool = 'gated'").all() as Array<{ key: string; n: number }>) gated.set(r.key, r.n);
+    if (tables.has('fx_unapproved')) unapproved = raw.prepare('SELECT key FROM fx_unapproved').pluck().all() as string[];
     if (tables.has('fx_early')) early = raw.prepare('SELECT key FROM fx_early').pluck().all() as string[];
     if (tables.has('fx_applied')) for (const r of raw.prepare('SELECT key, count FROM fx_applied').all() as Array<{ key: string; count: number }>) applied.set(r.key, r.count);
   } finally {
@@ -117,7 +125,7 @@ export async function snapshot(db: string, runId: string): Promise<Snapshot> {
   const store = new SqliteStore({ path: db });
   try {
     const record = await store.getRun(runId);
-    return { integrity, record, events: record ? await store.loadEvents(runId) : [], executions, applied, early };
+    return { integrity, record, events: record ? await store.loadEvents(runId) : [], executions, applied, early, gated, unapproved };
   } finally {
     await store.close();
   }
@@ -177,4 +185,36 @@ export function transcript(events: RunEvent[]): Message[] {
 /** The ids of every tool call of a transcript, in order. */
 export function callIds(messages: Message[]): string[] {
   return messages.flatMap((m) => (m.role === 'assistant' ? m.content.filter((c): c is ToolCall => c.type === 'tool_call').map((c) => c.id) : []));
+}
+
+/**
+ * No gated tool runs before its approval: every execution of the gated tool (its table, and
+ * what the tool itself saw when it ran) belongs to a call whose approving `approval_decided`
+ * has a lower seq than the call's first `tool_started`; no gated call even starts without
+ * one; at most one request and one decision per call. Returns each gated call's decisions.
+ */
+export function checkApprovals(s: Snapshot, calls: Calls, where: string): Map<string, Array<Extract<RunEvent, { type: 'approval_decided' }>>> {
+  expect(s.unapproved, `${where}: gated calls that ran without a prior approval (seen by the tool)`).toEqual([]);
+  const requested = new Map<string, number>();
+  const decided = new Map<string, Array<Extract<RunEvent, { type: 'approval_decided' }>>>();
+  const firstStart = new Map<string, number>();
+  for (const e of s.events) {
+    if (e.type === 'approval_requested') requested.set(e.toolCallId, (requested.get(e.toolCallId) ?? 0) + 1);
+    else if (e.type === 'approval_decided') decided.set(e.toolCallId, [...(decided.get(e.toolCallId) ?? []), e]);
+    else if (e.type === 'tool_started' && !firstStart.has(e.toolCallId)) firstStart.set(e.toolCallId, e.seq);
+  }
+  for (const [id, n] of requested) expect(n, `${where}: approval_requested events of ${id}`).toBe(1);
+  for (const [id, list] of decided) {
+    expect(list, `${where}: approval_decided events of ${id}`).toHaveLength(1);
+    expect(requested.has(id), `${where}: ${id} decided without a request`).toBe(true);
+  }
+  const approvedBefore = (id: string): boolean => (decided.get(id) ?? []).some((d) => d.approved && d.seq < (firstStart.get(id) ?? -1));
+  for (const [id, name] of calls.name) if (name === 'gated') expect(approvedBefore(id), `${where}: gated ${id} started without a prior approval`).toBe(true);
+  const idOfKey = new Map([...calls.key].map(([id, key]) => [key, id]));
+  for (const key of s.gated.keys()) {
+    const id = idOfKey.get(key);
+    expect(id, `${where}: a gated execution under a key no started call has: ${key}`).toBeDefined();
+    expect(approvedBefore(id as string), `${where}: gated ${id} ran without an approval logged before its tool_started`).toBe(true);
+  }
+  return decided;
 }
