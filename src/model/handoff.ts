@@ -56,10 +56,32 @@ export function prepareHistory(messages: readonly Message[], target: ModelRef): 
   return out;
 }
 
-/** One scan: anything to change? */
+/**
+ * How far a history array was found clean for a target. The loop sends the same array,
+ * appended to, every turn (messages are never changed once written), so each request only
+ * checks the messages added since the last one.
+ */
+interface CleanPrefix {
+  target: ModelRef;
+  length: number;
+  last: Message | undefined;
+}
+const cleanPrefixes = new WeakMap<readonly Message[], CleanPrefix>();
+
+/** Anything to change? One scan, over the messages not already found clean. */
 function isClean(messages: readonly Message[], target: ModelRef): boolean {
+  const known = cleanPrefixes.get(messages);
+  const from = known && known.target === target && known.length <= messages.length && messages[known.length - 1] === known.last ? known.length : 0;
+  if (!scanClean(messages, from, target)) return false;
+  cleanPrefixes.set(messages, { target, length: messages.length, last: messages[messages.length - 1] });
+  return true;
+}
+
+/** Whether `messages[from…]` is clean, given that everything before `from` is (no call open there). */
+function scanClean(messages: readonly Message[], from: number, target: ModelRef): boolean {
   let pending: Set<string> | undefined;
-  for (const message of messages) {
+  for (let i = from; i < messages.length; i++) {
+    const message = messages[i] as Message;
     if (message.role === 'tool') {
       if (!pending || !pending.delete(message.toolCallId)) return false;
       continue;

@@ -151,6 +151,21 @@ describe('prepareHistory', () => {
   });
 });
 
+describe('prepareHistory on a history that grows turn by turn', () => {
+  it('checks only what was appended, and still catches a foreign turn or a dangling call added later', () => {
+    const history: Message[] = [user('hi'), assistant(gpt, [call('c1')]), result('c1')];
+    expect(prepareHistory(history, gpt)).toBe(history);
+    history.push(assistant(gpt, [{ type: 'text', text: 'ok' }]), user('more'));
+    expect(prepareHistory(history, gpt)).toBe(history);
+    // Another model's thinking appended after the clean prefix must still be converted.
+    history.push(assistant(claude, [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, call('c2')]));
+    const prepared = prepareHistory(history, gpt);
+    expect(prepared).not.toBe(history);
+    expect(prepared.at(-2)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'hmm' }, { type: 'tool_call', id: 'c2' }] });
+    expect(prepared.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c2', isError: true });
+  });
+});
+
 describe('normalizeToolCallIds', () => {
   const valid = (id: string): boolean => /^[a-zA-Z0-9_-]{1,40}$/.test(id);
   const make = (_id: string, index: number): string => `call_${index}`;
