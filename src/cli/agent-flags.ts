@@ -1,7 +1,8 @@
 /** Flags shared by `rein run` and `rein chat`, and building an Agent from them. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ReinError } from '../errors.js';
-import { Agent } from '../loop/agent.js';
+import type { AgentOptions } from '../loop/options.js';
+import { resolveModel } from '../model/resolve.js';
 import { seedTools } from '../tools/builtin/index.js';
 import type { ThinkingLevel } from '../model/types.js';
 import type { RunStore } from '../store/types.js';
@@ -90,8 +91,12 @@ export async function storeFromFlags(values: AgentFlagValues, io: CliIO): Promis
   }
 }
 
-/** Builds the agent a command runs. Throws `config` errors with what to set. */
-export function agentFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv, store?: RunStore): Agent {
+/**
+ * The agent's options from the flags, checked (bad numbers, unknown thinking level, the
+ * model resolved so a missing key or unknown provider is reported) before anything is
+ * opened.
+ */
+export function agentOptionsFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): AgentOptions {
   const maxSteps = positiveNumber('max-steps', values['max-steps']);
   if (maxSteps !== undefined && !Number.isInteger(maxSteps)) {
     throw new ReinError('config', 'fatal', `--max-steps expects a whole number, got "${values['max-steps']}"`);
@@ -103,9 +108,8 @@ export function agentFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv, 
     throw new ReinError('config', 'fatal', `--thinking expects one of ${THINKING_LEVELS.join(', ')}, got "${thinking}"`);
   }
   const baseUrl = values['base-url'];
-  return new Agent({
-    model: values.model ?? env.REIN_MODEL ?? 'openai/gpt-4o-mini',
-    ...(baseUrl === undefined ? {} : { modelConfig: { baseUrl } }),
+  return {
+    model: resolveModel(values.model ?? env.REIN_MODEL ?? 'openai/gpt-4o-mini', baseUrl === undefined ? {} : { baseUrl }, env),
     ...(values.system === undefined ? {} : { system: values.system }),
     tools: values['no-tools'] ? [] : seedTools(),
     limits: {
@@ -114,6 +118,5 @@ export function agentFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv, 
       ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
     },
     ...(thinking === undefined ? {} : { modelOptions: { thinking: thinking as ThinkingLevel } }),
-    ...(store === undefined ? {} : { store }),
-  });
+  };
 }

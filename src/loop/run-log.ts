@@ -3,7 +3,7 @@
  * store at the write points the loop names (DESIGN.md: appending is the checkpoint). One
  * append is in flight at a time, so the log is written in seq order.
  */
-import { DELTA_EVENT_TYPES, type RunEvent } from '../events.js';
+import type { RunEvent } from '../events.js';
 import type { Durability, RunStore } from '../store/types.js';
 import { crashPoint } from './crash-points.js';
 
@@ -18,9 +18,9 @@ export class RunLog {
     readonly epoch: number,
   ) {}
 
-  /** Buffers an event (deltas are streamed, never stored). */
+  /** Buffers a stored event (the caller filters out deltas: the stores refuse them). */
   record(event: RunEvent): void {
-    if (!DELTA_EVENT_TYPES.has(event.type)) this.pending.push(event);
+    this.pending.push(event);
   }
 
   /**

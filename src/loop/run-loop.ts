@@ -119,20 +119,19 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
     if (resume?.pending) {
       // The crashed process left a tool batch open: finish it before asking the model again.
       const pending = resume.pending;
+      // The resume history ends with the assistant message of that batch.
+      const assistant = messages[messages.length - 1] as AssistantMessage;
       setState('tool_calling');
       const outcomes = await resumeBatch(deps, pending);
       if (outcomes === PAUSED) stop = { reason: 'awaiting_approval' };
       else {
-      setState('observing');
-      totals.toolCalls += pending.calls.filter((call) => !pending.finished.has(call.id)).length;
-      messages.push(...outcomes.map((o) => o.result));
-      injectQueued(deps, messages, pending.step, false);
-      const assistant = [...messages].reverse().find((m): m is AssistantMessage => m.role === 'assistant');
-      if (assistant) {
+        setState('observing');
+        totals.toolCalls += pending.calls.filter((call) => !pending.finished.has(call.id)).length;
+        messages.push(...outcomes.map((o) => o.result));
+        injectQueued(deps, messages, pending.step, false);
         const checked = checkStopRules(deps, { calls: pending.calls, outcomes, assistant, step: pending.step, messages, totals, repeats, breaker });
         stop = checked instanceof Promise ? await checked : checked;
         if (stop?.output !== undefined) lastOutput = stop.output;
-      }
       }
     }
     if (!stop) setState('planning');

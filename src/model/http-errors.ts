@@ -6,6 +6,7 @@
 import { ReinError } from '../errors.js';
 import type { ErrorCode, ErrorKind } from '../errors.js';
 import { apiKeyEnvName } from './resolve.js';
+import { isRecord } from './json.js';
 
 /** Which request failed, for messages. */
 export interface ErrorContext {
@@ -158,7 +159,7 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
     if (code === 'model_not_found' || /model/i.test(message)) {
       return make('model_not_found', 'fatal', `Model "${ctx.model}" is not available at ${at} (${statusText})${said}. Check the model id ("${ctx.provider}/${ctx.model}") and that your key has access to it`);
     }
-    return make('not_found', 'fatal', `${ctx.url} was not found (${statusText})${said}. Check the base URL: it must end with the API version (e.g. /v1) so that /chat/completions exists`);
+    return make('not_found', 'fatal', `${ctx.url} was not found (${statusText})${said}. Check the base URL: the API's path (${apiPath(ctx.url)}) must exist under it`);
   }
   if (status === 429 || code === 'rate_limit_exceeded' || type === 'rate_limit_error' || type === 'tokens') {
     return make('rate_limited', 'transient', `Rate limited by ${at} (${statusText})${said}. Retried with backoff; lower the concurrency or raise the rate limit if it persists`);
@@ -213,6 +214,12 @@ function quote(text: string): string {
   return text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The path part of an endpoint URL, for hints (`/v1/chat/completions`). */
+function apiPath(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
 }

@@ -7,6 +7,7 @@ import { cleanEnv, isGone, rein, spawned } from './spawn.js';
 import { Agent } from '../../src/loop/agent.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import { seedTools } from '../../src/tools/builtin/index.js';
+import { defineTool } from '../../src/tools/define.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rein-cli-store-'));
 const db = join(dir, 'runs.db');
@@ -100,6 +101,23 @@ describe('stored runs in the CLI', () => {
     const again = await rein(['approve', runId, '--store', db, '--base-url', s.url], { env: cleanEnv() });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/not waiting for approval/);
+  });
+
+  it('rein resume refuses a run whose tools the rein command does not have, naming them', async () => {
+    const s = await server([{ toolCalls: [{ name: 'deploy', arguments: {} }] }, { fault: { type: 'status', status: 401 } }]);
+    const store = await openSqliteStore({ path: db });
+    let runId: string;
+    try {
+      const deploy = defineTool({ name: 'deploy', description: 'Deploys.', parameters: { type: 'object', properties: {} }, execute: () => 'deployed' });
+      const failed = new Agent({ model: 'openai/gpt-4o-mini', modelConfig: { baseUrl: s.url }, tools: [deploy], store }).run('ship it');
+      runId = failed.runId;
+      expect(await failed).toMatchObject({ status: 'failed' });
+    } finally {
+      await store.close();
+    }
+    const out = await rein(['resume', runId, '--store', db, '--base-url', s.url], { env: cleanEnv() });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/used tools the rein command does not have \(deploy\): continue it from the program that defines them/);
   });
 
   it('an unknown run is a clear error', async () => {

@@ -8,7 +8,8 @@ import type { RunHandle } from '../../loop/handle.js';
 import { ReinError } from '../../errors.js';
 import { EXIT, type Command } from '../io.js';
 import { HumanRenderer } from '../render.js';
-import { AGENT_FLAGS_HELP, agentFromFlags, parseAgentArgs, storeFromFlags } from '../agent-flags.js';
+import { AGENT_FLAGS_HELP, agentOptionsFromFlags, parseAgentArgs, storeFromFlags } from '../agent-flags.js';
+import { Agent } from '../../loop/agent.js';
 import type { RunStore } from '../../store/types.js';
 import { reportSetupError } from './run.js';
 
@@ -33,9 +34,9 @@ export const command: Command = {
         return EXIT.ok;
       }
       if (values.json) throw new ReinError('config', 'fatal', '--json is for `rein run`; chat is interactive');
-      agentFromFlags(values, io.env);
+      const options = agentOptionsFromFlags(values, io.env);
       store = await storeFromFlags(values, io);
-      agent = agentFromFlags(values, io.env, store);
+      agent = new Agent({ ...options, ...(store ? { store } : {}) });
     } catch (error) {
       await store?.close();
       return reportSetupError(error, io, false);

@@ -19,6 +19,16 @@ import type { RunRecord, RunStore } from '../../store/types.js';
 export function agentForStoredRun(record: RunRecord, store: RunStore, baseUrl: string | undefined): Agent {
   const config = record.config as { model?: string; system?: string | null; tools?: Array<{ name: string }> };
   const wanted = new Set((config.tools ?? []).map((t) => t.name));
+  const available = seedTools().map((t) => t.name);
+  const missing = [...wanted].filter((name) => !available.includes(name));
+  if (missing.length > 0) {
+    // Resuming without them would answer their pending calls with "unknown tool".
+    throw new ReinError(
+      'config',
+      'fatal',
+      `run ${record.id} used tools the rein command does not have (${missing.join(', ')}): continue it from the program that defines them, with agent.resume() or agent.approve()`,
+    );
+  }
   return new Agent({
     model: config.model ?? record.model,
     ...(baseUrl ? { modelConfig: { baseUrl } } : {}),

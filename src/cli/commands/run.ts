@@ -1,12 +1,12 @@
 /** `rein run "<task>"`: one task, streamed, ending with a summary line and an exit code. */
 import type { RunResult } from '../../events.js';
 import { ReinError, toReinError } from '../../errors.js';
-import type { Agent } from '../../loop/agent.js';
+import { Agent } from '../../loop/agent.js';
 import type { RunHandle } from '../../loop/handle.js';
 import { SUCCESS_REASONS } from '../../loop/options.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { HumanRenderer, describeError, type RenderOptions } from '../render.js';
-import { AGENT_FLAGS_HELP, agentFromFlags, parseAgentArgs, storeFromFlags } from '../agent-flags.js';
+import { AGENT_FLAGS_HELP, agentOptionsFromFlags, parseAgentArgs, storeFromFlags } from '../agent-flags.js';
 import type { RunStore } from '../../store/types.js';
 
 const usage = `rein run [options] "<task>"
@@ -73,9 +73,9 @@ export const command: Command = {
       }
       const task = positionals.join(' ').trim();
       if (!task) throw new ReinError('config', 'fatal', 'no task given: rein run "<task>" (see --help)');
-      const agent = agentFromFlags(values, io.env);
+      const options = agentOptionsFromFlags(values, io.env);
       store = await storeFromFlags(values, io);
-      const result = await runTask(store ? agentFromFlags(values, io.env, store) : agent, task, io, json);
+      const result = await runTask(new Agent({ ...options, ...(store ? { store } : {}) }), task, io, json);
       return exitCodeOf(result);
     } catch (error) {
       return reportSetupError(error, io, json);

@@ -26,8 +26,8 @@ import { PartialJsonParser } from '../partial-json.js';
 import { emptyUsage } from '../types.js';
 import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, TextContent, ThinkingContent, ToolCall, Usage } from '../types.js';
 import { anthropicStreamCut, anthropicStreamError } from './anthropic-errors.js';
+import { isRecord, notJsonEventError, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
 
 /** A content block in progress, by its Anthropic `index`. */
 type Slot =
@@ -68,7 +68,7 @@ export class AnthropicDecoder {
       json = JSON.parse(data);
     } catch {
       if (event === 'error') this.fail(anthropicStreamError({ error: { message: data } }, this.ctx));
-      else if (!this.flushing) this.fail(new ReinError('invalid_response', 'transient', `${this.ctx.url} sent a stream event that is not JSON: ${data.slice(0, 200)}`));
+      else if (!this.flushing) this.fail(notJsonEventError(this.ctx.url, data));
       return;
     }
     if (!isRecord(json)) return;
@@ -306,6 +306,3 @@ function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -19,6 +19,7 @@
 import { ReinError } from '../../errors.js';
 import { errorFromResponse, errorFromStreamPayload } from '../http-errors.js';
 import type { ErrorContext, HeaderBag } from '../http-errors.js';
+import { isRecord } from '../json.js';
 
 // The HTTP status Anthropic pairs with each error type (docs: "HTTP errors").
 const STATUS_OF_TYPE: Record<string, number> = {
@@ -113,6 +114,3 @@ function parseJson(text: string): unknown {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -22,8 +22,8 @@ import { emptyUsage } from '../types.js';
 import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, TextContent, ThinkingContent, ToolCall, Usage } from '../types.js';
 import { geminiErrorFromPayload } from './gemini-errors.js';
 import { PartialArgsWriter } from './gemini-partial-args.js';
+import { isRecord, notJsonEventError, tokenCount, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
 
 /** A function call being received. */
 interface CallSlot {
@@ -75,7 +75,7 @@ export class GeminiDecoder {
     try {
       json = JSON.parse(data);
     } catch {
-      if (!this.flushing) this.fail(new ReinError('invalid_response', 'transient', `${this.ctx.url} sent a stream event that is not JSON: ${data.slice(0, 200)}`));
+      if (!this.flushing) this.fail(notJsonEventError(this.ctx.url, data));
       return;
     }
     if (Array.isArray(json)) for (const item of json) this.chunk(item);
@@ -290,17 +290,11 @@ function parseArguments(raw: string): Record<string, unknown> {
  */
 export function mapUsage(raw: Json): Usage | undefined {
   if (typeof raw.promptTokenCount !== 'number' && typeof raw.totalTokenCount !== 'number' && typeof raw.candidatesTokenCount !== 'number') return undefined;
-  const prompt = count(raw.promptTokenCount) + count(raw.toolUsePromptTokenCount);
-  const cacheRead = count(raw.cachedContentTokenCount);
-  const reasoning = count(raw.thoughtsTokenCount);
-  const output = count(raw.candidatesTokenCount) + reasoning;
-  return { input: Math.max(0, prompt - cacheRead), output, cacheRead, cacheWrite: 0, reasoning, total: count(raw.totalTokenCount) || prompt + output };
+  const prompt = tokenCount(raw.promptTokenCount) + tokenCount(raw.toolUsePromptTokenCount);
+  const cacheRead = tokenCount(raw.cachedContentTokenCount);
+  const reasoning = tokenCount(raw.thoughtsTokenCount);
+  const output = tokenCount(raw.candidatesTokenCount) + reasoning;
+  return { input: Math.max(0, prompt - cacheRead), output, cacheRead, cacheWrite: 0, reasoning, total: tokenCount(raw.totalTokenCount) || prompt + output };
 }
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -15,8 +15,8 @@ import { ReinError } from '../../errors.js';
 import { errorFromResponse, errorFromStreamPayload, parseRetryAfter } from '../http-errors.js';
 import type { ErrorContext, HeaderBag } from '../http-errors.js';
 import { apiKeyEnvName } from '../resolve.js';
+import { isRecord, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
 
 const AUTH_REASONS = new Set(['API_KEY_INVALID', 'API_KEY_SERVICE_BLOCKED', 'API_KEY_HTTP_REFERRER_BLOCKED', 'API_KEY_IP_ADDRESS_BLOCKED', 'ACCESS_TOKEN_EXPIRED']);
 const TOO_LONG = /exceeds the maximum number of tokens|input token count .*exceeds|input context is too long/i;
@@ -95,6 +95,3 @@ function parseJson(text: string): unknown {
   }
 }
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

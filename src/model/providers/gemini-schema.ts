@@ -19,8 +19,8 @@
  *   schema with empty `properties`.
  */
 import type { JsonSchema } from '../types.js';
+import { isRecord, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
 
 /** Keys that are not schema keywords Gemini accepts, dropped in both forms. */
 const META = new Set(['$schema', '$id', '$comment', '$anchor', '$defs', 'definitions']);
@@ -199,6 +199,3 @@ function mapValues(record: Json, fn: (value: unknown) => unknown): Json {
   return out;
 }
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

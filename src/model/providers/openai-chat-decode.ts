@@ -18,8 +18,8 @@ import type { ErrorContext } from '../http-errors.js';
 import { PartialJsonParser } from '../partial-json.js';
 import { emptyUsage } from '../types.js';
 import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, TextContent, ThinkingContent, ToolCall, Usage } from '../types.js';
+import { isRecord, notJsonEventError, tokenCount, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
 
 interface ToolSlot {
   call: ToolCall;
@@ -74,7 +74,7 @@ export class ChatDecoder {
     } catch {
       if (event === 'error') this.fail(errorFromStreamPayload(data, this.ctx));
       else if (!this.flushing) {
-        this.fail(new ReinError('invalid_response', 'transient', `${this.ctx.url} sent a stream event that is not JSON: ${data.slice(0, 200)}`));
+        this.fail(notJsonEventError(this.ctx.url, data));
       }
       return;
     }
@@ -273,26 +273,20 @@ function parseArguments(slot: ToolSlot): Record<string, unknown> {
 
 /** Chat Completions usage → rein's {@link Usage} (`input` excludes cached prompt tokens). */
 export function mapUsage(raw: Json): Usage {
-  const prompt = count(raw.prompt_tokens);
-  const output = count(raw.completion_tokens);
+  const prompt = tokenCount(raw.prompt_tokens);
+  const output = tokenCount(raw.completion_tokens);
   const promptDetails = isRecord(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
   const completionDetails = isRecord(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
   // DeepSeek reports cache hits as prompt_cache_hit_tokens (newer versions also as cached_tokens).
-  const cacheRead = count(promptDetails.cached_tokens) || count(raw.prompt_cache_hit_tokens);
+  const cacheRead = tokenCount(promptDetails.cached_tokens) || tokenCount(raw.prompt_cache_hit_tokens);
   return {
     input: Math.max(0, prompt - cacheRead),
     output,
     cacheRead,
     cacheWrite: 0,
-    reasoning: count(completionDetails.reasoning_tokens),
-    total: count(raw.total_tokens) || prompt + output,
+    reasoning: tokenCount(completionDetails.reasoning_tokens),
+    total: tokenCount(raw.total_tokens) || prompt + output,
   };
 }
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

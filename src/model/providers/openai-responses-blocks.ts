@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import type { EventStream } from '../event-stream.js';
 import { PartialJsonParser } from '../partial-json.js';
 import type { AssistantMessage, AssistantStreamEvent, TextContent, ThinkingContent, ToolCall } from '../types.js';
+import { isRecord, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
 
 interface Slot {
   kind: 'message' | 'reasoning' | 'function_call';
@@ -260,7 +260,3 @@ export function num(value: unknown): number {
   return typeof value === 'number' ? value : 0;
 }
 
-/** A JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -10,9 +10,9 @@ import { errorFromStreamPayload } from '../http-errors.js';
 import type { ErrorContext } from '../http-errors.js';
 import { emptyUsage } from '../types.js';
 import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, Usage } from '../types.js';
-import { OutputBlocks, isRecord, num, str } from './openai-responses-blocks.js';
+import { OutputBlocks, num, str } from './openai-responses-blocks.js';
+import { isRecord, notJsonEventError, tokenCount, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
 
 /** Turns Responses events into events on `out`; ends `out` with exactly one `done` or `error`. */
 export class ResponsesDecoder {
@@ -45,7 +45,7 @@ export class ResponsesDecoder {
       json = JSON.parse(data);
     } catch {
       if (event === 'error') this.fail(errorFromStreamPayload(data, this.ctx));
-      else if (!this.flushing) this.fail(new ReinError('invalid_response', 'transient', `${this.ctx.url} sent a stream event that is not JSON: ${data.slice(0, 200)}`));
+      else if (!this.flushing) this.fail(notJsonEventError(this.ctx.url, data));
       return;
     }
     if (!isRecord(json)) return;
@@ -181,21 +181,18 @@ export class ResponsesDecoder {
 
 /** Responses usage → rein's {@link Usage} (`input` excludes cached input tokens). */
 export function mapUsage(raw: Json): Usage {
-  const input = count(raw.input_tokens);
-  const output = count(raw.output_tokens);
+  const input = tokenCount(raw.input_tokens);
+  const output = tokenCount(raw.output_tokens);
   const inputDetails = isRecord(raw.input_tokens_details) ? raw.input_tokens_details : {};
   const outputDetails = isRecord(raw.output_tokens_details) ? raw.output_tokens_details : {};
-  const cacheRead = count(inputDetails.cached_tokens);
+  const cacheRead = tokenCount(inputDetails.cached_tokens);
   return {
     input: Math.max(0, input - cacheRead),
     output,
     cacheRead,
     cacheWrite: 0,
-    reasoning: count(outputDetails.reasoning_tokens),
-    total: count(raw.total_tokens) || input + output,
+    reasoning: tokenCount(outputDetails.reasoning_tokens),
+    total: tokenCount(raw.total_tokens) || input + output,
   };
 }
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { normalizeToolCallIds, prepareHistory } from '../handoff.js';
 import type { AssistantMessage, Context, ImageContent, JsonSchema, Message, ModelRef, StreamOptions, TextContent, ThinkingContent, ToolResultMessage, UserMessage } from '../types.js';
+import { isRecord } from '../json.js';
 
 type InputContent = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' };
 
@@ -297,6 +298,3 @@ function parseObject(text: string | undefined): Record<string, unknown> | undefi
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
