@@ -139,6 +139,7 @@ export type RunEventBody =
       argumentsHash?: string;
     }
   | { type: 'approval_decided'; step: number; toolCallId: string; approved: boolean; reason?: string; argumentsHash?: string }
+  | { type: 'tool_progress'; step: number; toolCallId: string; name: string; progress: number; total?: number; message?: string }
   | { type: 'retry_scheduled'; step: number; attempt: number; delayMs: number; error: ErrorInfo }
   | { type: 'message_injected'; step: number; kind: 'steer' | 'follow_up'; message: UserMessage }
   | { type: 'run_finished'; status: RunStatus; reason: StopReasonCode; result: Omit<RunResult, 'messages'> };
@@ -150,4 +151,4 @@ export type RunEvent = WithBase<RunEventBody>;
 export type RunEventType = RunEvent['type'];
 
 /** Events that are streamed to listeners but need not be stored to rebuild a run. */
-export const DELTA_EVENT_TYPES: ReadonlySet<RunEventType> = new Set(['text_delta', 'thinking_delta', 'tool_call_delta']);
+export const DELTA_EVENT_TYPES: ReadonlySet<RunEventType> = new Set(['text_delta', 'thinking_delta', 'tool_call_delta', 'tool_progress']);

@@ -74,6 +74,8 @@ export type {
   DispatcherOptions,
   Tool,
   ToolContext,
+  ToolProgress,
+  ToolSource,
   ToolOutput,
   ToolRisk,
 } from './tools/types.js';

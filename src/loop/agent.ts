@@ -15,6 +15,7 @@ import { createDispatcher } from '../tools/dispatch.js';
 import { createFinalAnswerTool } from '../tools/final-answer.js';
 import type { Tool } from '../tools/types.js';
 import { RunHandle, type RunControls } from './handle.js';
+import { AgentTools } from './agent-tools.js';
 import { DEFAULT_LIMITS, type AgentOptions, type RunOptions } from './options.js';
 import { runLoop, type LoopDeps, type LoopStart } from './run-loop.js';
 import { RunLog } from './run-log.js';
@@ -45,7 +46,7 @@ import { emptyUsage } from '../model/types.js';
 export class Agent {
   readonly model: ModelRef;
   readonly options: AgentOptions;
-  private readonly registry: ToolRegistry;
+  private readonly registry: AgentTools;
   private readonly limits: RunLimits;
   private readonly stream: StreamFunction;
   private readonly finalAnswerTool: string | undefined;
@@ -65,7 +66,8 @@ export class Agent {
       tools.push(finalAnswer);
       this.finalAnswerTool = finalAnswer.name;
     }
-    this.registry = new ToolRegistry(tools);
+    const own = new ToolRegistry(tools);
+    this.registry = new AgentTools(own, options.toolSources ?? []);
     this.limits = { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) };
     // The price is looked up once; each response is then priced by a multiplication.
     const pricing = lookupModel(this.model.provider, this.model.id, options.modelInfo).pricing;
@@ -82,7 +84,10 @@ export class Agent {
     this.config = {
       model: `${this.model.provider}/${this.model.id}`,
       system: options.system ?? null,
-      tools: this.registry.list().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, effect: t.effect ?? 'unsafe' })),
+      // A source's tools may change between runs (an MCP server updates): the record names
+      // the sources, and a resume checks the agent's own tools.
+      tools: own.list().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, effect: t.effect ?? 'unsafe' })),
+      ...(options.toolSources?.length ? { toolSources: options.toolSources.map((s) => s.id) } : {}),
     };
     this.configHash = createHash('sha256').update(canonicalJson(this.config)).digest('hex');
     const provider = options.streamFn ?? streamModel;
@@ -247,7 +252,7 @@ export class Agent {
       stream: this.stream,
       modelOptions: this.options.modelOptions ?? {},
       ...(this.options.system === undefined ? {} : { system: this.options.system }),
-      toolSpecs: this.registry.specs(),
+      toolSpecs: () => this.registry.specs(),
       dispatch: (call, ctx) => {
         stepOfCall.set(call.id, ctx.step);
         return dispatcher.dispatchNow(call, ctx);
@@ -301,6 +306,9 @@ export class Agent {
       ...(hooks.beforeToolCall ? { beforeToolCall: hooks.beforeToolCall } : {}),
       ...(hooks.afterToolCall ? { afterToolCall: hooks.afterToolCall } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),
+      onProgress: (call, update) => {
+        emit({ type: 'tool_progress', step: stepOfCall.get(call.id) ?? 0, toolCallId: call.id, name: call.name, ...update });
+      },
       ...(onConfirm
         ? {
             onConfirm: async (call: ToolCall, args: Record<string, unknown>, tool: Tool) => {

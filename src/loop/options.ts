@@ -7,7 +7,7 @@ import type { AssistantMessage, Message, ModelRef, StreamFunction, StreamOptions
 import type { RetryPolicy } from '../model/retry.js';
 import type { ModelOverrides } from '../model/catalog.js';
 import type { RunStore } from '../store/types.js';
-import type { DispatcherOptions, Tool } from '../tools/types.js';
+import type { DispatcherOptions, Tool, ToolSource } from '../tools/types.js';
 
 /** What `shouldStopAfterTurn` sees after each turn. */
 export interface TurnInfo {
@@ -49,6 +49,11 @@ export interface AgentOptions {
   modelInfo?: ModelOverrides;
   system?: string;
   tools?: Tool[];
+  /**
+   * Tools that come and go while the agent lives, such as an MCP host's. Each turn offers
+   * the model their current tools beside `tools`; a name already taken is left out.
+   */
+  toolSources?: ToolSource[];
   /**
    * A JSON Schema (or zod / TypeBox schema) for the run's output: the model finishes by
    * calling the `final_answer` tool with arguments valid against it (`done_signal`).

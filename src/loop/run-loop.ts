@@ -29,7 +29,8 @@ export interface LoopDeps {
   stream: StreamFunction;
   modelOptions: Omit<StreamOptions, 'signal'>;
   system?: string;
-  toolSpecs: ToolSpec[];
+  /** The tools the model is offered, asked for every turn (tool sources may change them). */
+  toolSpecs: () => ToolSpec[];
   dispatch: (
     call: ToolCall,
     ctx: { signal: AbortSignal; runId: string; idempotencyKey: string; step: number },
@@ -93,7 +94,7 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
       history: start.history,
       model: { provider: deps.model.provider, id: deps.model.id, api: deps.model.api, baseUrl: deps.model.baseUrl },
       ...(deps.system === undefined ? {} : { system: deps.system }),
-      tools: deps.toolSpecs.map((t) => t.name),
+      tools: deps.toolSpecs().map((t) => t.name),
       limits,
     });
   }
@@ -214,7 +215,7 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
     if (d.hooks.transformContext) context = await d.hooks.transformContext([...history], { step, signal });
     let attempt = 1;
     emit({ type: 'model_request', step, attempt, messages: context.length });
-    const stream = d.stream(d.model, { ...(d.system === undefined ? {} : { system: d.system }), messages: context, tools: d.toolSpecs }, { ...d.modelOptions, signal });
+    const stream = d.stream(d.model, { ...(d.system === undefined ? {} : { system: d.system }), messages: context, tools: d.toolSpecs() }, { ...d.modelOptions, signal });
     const onEvent = (event: AssistantStreamEvent): void => {
       switch (event.type) {
         case 'text_delta':

@@ -34,6 +34,10 @@ export interface ToolDefinition<P extends object = JsonSchema> {
   effect?: ToolEffect;
   /** For `reconcilable` tools: did the call with this idempotency key take effect? */
   reconcile?: Tool['reconcile'];
+  /** What argument patterns of permission rules match (a path, a command). */
+  permissionSubject?: Tool['permissionSubject'];
+  /** What a person approving the call sees besides its arguments (a diff). */
+  preview?: Tool['preview'];
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -74,6 +78,8 @@ export function defineTool<P extends object>(definition: ToolDefinition<P>): Too
   if (definition.risk !== undefined) tool.risk = definition.risk;
   if (definition.effect !== undefined) tool.effect = definition.effect;
   if (definition.reconcile !== undefined) tool.reconcile = definition.reconcile;
+  if (definition.permissionSubject !== undefined) tool.permissionSubject = definition.permissionSubject;
+  if (definition.preview !== undefined) tool.preview = definition.preview;
   assertValidTool(tool);
   return tool;
 }

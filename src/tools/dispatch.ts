@@ -205,6 +205,7 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
       toolCallId: call.id,
       idempotencyKey: ctx.idempotencyKey,
       log: (message, data) => options.log?.(message, { tool: tool.name, toolCallId: call.id, ...data }),
+      progress: (update) => options.onProgress?.(call, update),
     };
     let returned: ToolOutput | Promise<ToolOutput>;
     try {

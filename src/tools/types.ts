@@ -37,6 +37,18 @@ export interface ToolContext {
   idempotencyKey: string;
   /** Structured log line for this call. */
   log: (message: string, data?: Record<string, unknown>) => void;
+  /**
+   * Reports progress of a long call; the loop streams it as a `tool_progress` event (not
+   * stored). Cheap to call often.
+   */
+  progress: (update: ToolProgress) => void;
+}
+
+/** A progress report of a running tool call (MCP's `notifications/progress` maps onto it). */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** What `execute` may return: a string, or content with extras. */
@@ -69,6 +81,30 @@ export interface Tool {
   effect?: ToolEffect;
   /** For `reconcilable` tools: did the call with this idempotency key take effect? */
   reconcile?: (idempotencyKey: string, ctx: { signal: AbortSignal; runId: string }) => ReconcileResult | Promise<ReconcileResult>;
+  /**
+   * What argument patterns of a permission rule match against: a file tool answers its
+   * path (relative to the workspace root), a shell tool its command. `write_file(src/**)`
+   * and `bash(git status*)` are matched against this. Without it, only name rules apply.
+   */
+  permissionSubject?: (args: Record<string, unknown>) => string | undefined;
+  /**
+   * What a person approving the call should see besides its arguments (an edit's diff).
+   * May fail: the approval then shows the arguments alone.
+   */
+  preview?: (args: Record<string, unknown>) => string | Promise<string>;
+}
+
+/**
+ * Tools that come and go while an agent lives (an MCP server connecting, its tool list
+ * changing). The agent asks for the current list at every turn and looks calls up in it.
+ */
+export interface ToolSource {
+  /** Names the source in the agent's stored configuration (e.g. `mcp`). */
+  readonly id: string;
+  /** The tools offered now; called every turn, so keep it cheap (return a cached array). */
+  tools(): readonly Tool[];
+  /** Calls `listener` whenever `tools()` would answer differently; returns an unsubscribe. */
+  onChange?(listener: () => void): () => void;
 }
 
 /** Result of a permission check: allow, or deny with a reason the model will read. */
@@ -121,4 +157,6 @@ export interface DispatcherOptions {
   ) => ToolResultMessage | void | Promise<ToolResultMessage | void>;
   /** Log sink for `ctx.log`. */
   log?: (message: string, data?: Record<string, unknown>) => void;
+  /** Receives `ctx.progress` reports of running calls. */
+  onProgress?: (call: ToolCall, update: ToolProgress) => void;
 }
