@@ -35,6 +35,14 @@ export type ErrorCode =
   | 'lease_lost'
   | 'conflict'
   | 'store'
+  /** An MCP server is not connected (starting, crashed, reconnecting) or refused a request. */
+  | 'mcp_unavailable'
+  /** An MCP server answered a request with a protocol error. */
+  | 'mcp_error'
+  /** A workspace path is outside the root, or otherwise refused. */
+  | 'path_refused'
+  /** Compaction could not bring the context under the model's window. */
+  | 'context_overflow'
   | 'internal';
 
 /** Options of a {@link ReinError} beyond code, kind and message. */
