@@ -138,6 +138,16 @@ export type RunEventBody =
       /** Set when the run pauses for the decision: the hash a decision must match. */
       argumentsHash?: string;
     }
+  | {
+      type: 'permission_decided';
+      step: number;
+      toolCallId: string;
+      name: string;
+      decision: 'allow' | 'ask' | 'deny';
+      /** The rule that decided (e.g. `deny bash(rm *)`, `default: risk write asks`). */
+      rule?: string;
+      reason?: string;
+    }
   | { type: 'approval_decided'; step: number; toolCallId: string; approved: boolean; reason?: string; argumentsHash?: string }
   | { type: 'tool_progress'; step: number; toolCallId: string; name: string; progress: number; total?: number; message?: string }
   | { type: 'retry_scheduled'; step: number; attempt: number; delayMs: number; error: ErrorInfo }

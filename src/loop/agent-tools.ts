@@ -4,6 +4,7 @@
  * for the specs every turn, so a source's change is seen from the next turn on; the merged
  * view is rebuilt only when a source hands out a different array.
  */
+import { ReinError } from '../errors.js';
 import type { ToolSpec } from '../model/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { Tool, ToolSource } from '../tools/types.js';
@@ -21,10 +22,18 @@ export class AgentTools {
   private listCache: readonly Tool[] = [];
   private conflictList: ToolConflict[] = [];
 
+  private readonly allowed: ((name: string) => boolean) | undefined;
+
+  /**
+   * `allowedTools` (names, or `*` globs such as `github__*`) is the agent's least privilege:
+   * a tool it does not list is neither offered to the model nor callable.
+   */
   constructor(
     private readonly own: ToolRegistry,
     private readonly sources: readonly ToolSource[],
+    allowedTools?: readonly string[],
   ) {
+    this.allowed = allowedTools ? nameMatcher(allowedTools) : undefined;
     this.rebuild();
   }
 
@@ -68,11 +77,13 @@ export class AgentTools {
 
   private rebuild(): void {
     const merged = new Map<string, Tool>();
-    for (const tool of this.own.list()) merged.set(tool.name, tool);
+    const allowed = this.allowed;
+    for (const tool of this.own.list()) if (!allowed || allowed(tool.name)) merged.set(tool.name, tool);
     const conflicts: ToolConflict[] = [];
     this.seen = this.sources.map((source) => {
       const tools = source.tools();
       for (const tool of tools) {
+        if (allowed && !allowed(tool.name)) continue;
         if (merged.has(tool.name)) conflicts.push({ source: source.id, name: tool.name });
         else merged.set(tool.name, tool);
       }
@@ -83,4 +94,21 @@ export class AgentTools {
     this.specsCache = this.listCache.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
     this.conflictList = conflicts;
   }
+}
+
+/**
+ * Matches tool names against names and `*` / `?` globs. Tool names are letters, digits,
+ * `_` and `-`, so no other glob syntax is needed (and none is accepted silently).
+ */
+export function nameMatcher(patterns: readonly string[]): (name: string) => boolean {
+  const exact = new Set<string>();
+  const globs: RegExp[] = [];
+  for (const pattern of patterns) {
+    if (!/^[a-zA-Z0-9_*?-]+$/.test(pattern)) {
+      throw new ReinError('config', 'fatal', `allowedTools: "${pattern}" is not a tool name or glob: use letters, digits, _ and -, with * or ? as wildcards (e.g. "github__*")`);
+    }
+    if (/[*?]/.test(pattern)) globs.push(new RegExp(`^${pattern.replace(/\*/g, '.*').replace(/\?/g, '.')}$`));
+    else exact.add(pattern);
+  }
+  return (name) => exact.has(name) || globs.some((g) => g.test(name));
 }

@@ -67,7 +67,9 @@ export class Agent {
       this.finalAnswerTool = finalAnswer.name;
     }
     const own = new ToolRegistry(tools);
-    this.registry = new AgentTools(own, options.toolSources ?? []);
+    // The final-answer tool is how a run with an output schema ends: always allowed.
+    const allowed = options.allowedTools && this.finalAnswerTool ? [...options.allowedTools, this.finalAnswerTool] : options.allowedTools;
+    this.registry = new AgentTools(own, options.toolSources ?? [], allowed);
     this.limits = { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) };
     // The price is looked up once; each response is then priced by a multiplication.
     const pricing = lookupModel(this.model.provider, this.model.id, options.modelInfo).pricing;
@@ -86,8 +88,9 @@ export class Agent {
       system: options.system ?? null,
       // A source's tools may change between runs (an MCP server updates): the record names
       // the sources, and a resume checks the agent's own tools.
-      tools: own.list().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, effect: t.effect ?? 'unsafe' })),
+      tools: own.list().filter((t) => this.registry.get(t.name) === t).map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, effect: t.effect ?? 'unsafe' })),
       ...(options.toolSources?.length ? { toolSources: options.toolSources.map((s) => s.id) } : {}),
+      ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
     };
     this.configHash = createHash('sha256').update(canonicalJson(this.config)).digest('hex');
     const provider = options.streamFn ?? streamModel;
@@ -299,7 +302,8 @@ export class Agent {
 
   private dispatcherFor(emit: (body: RunEventBody) => number, stepOfCall: Map<string, number>) {
     const hooks = this.options.hooks ?? {};
-    const onConfirm = hooks.onConfirm;
+    // With a policy, the batch asks onConfirm about the calls the policy wants a person to see.
+    const onConfirm = this.options.approvalPolicy ? undefined : hooks.onConfirm;
     return createDispatcher(this.registry, {
       ...(this.options.toolTimeoutMs === undefined ? {} : { defaultTimeoutMs: this.options.toolTimeoutMs }),
       ...(this.options.maxToolOutputChars === undefined ? {} : { maxOutputChars: this.options.maxToolOutputChars }),

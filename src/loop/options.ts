@@ -55,6 +55,11 @@ export interface AgentOptions {
    */
   toolSources?: ToolSource[];
   /**
+   * Least privilege: the tools this agent may use, by name or `*` glob (`github__*`).
+   * Any other tool — its own, a source's — is neither offered to the model nor run.
+   */
+  allowedTools?: string[];
+  /**
    * A JSON Schema (or zod / TypeBox schema) for the run's output: the model finishes by
    * calling the `final_answer` tool with arguments valid against it (`done_signal`).
    */
@@ -78,9 +83,12 @@ export interface AgentOptions {
    * Which calls need a person's approval: `allow` runs the call, `deny` answers the model
    * with a refusal, `ask` asks `hooks.onConfirm` when there is one and otherwise pauses the
    * run durably (status `paused`, reason `awaiting_approval`) until `agent.approve(runId)` —
-   * from any process — decides. Pausing needs a `store`.
+   * from any process — decides. Pausing needs a `store`. The answer may be a verdict
+   * `{ decision, rule, reason }` (what `createPermissionPolicy().decide` returns): each
+   * decision is logged as a `permission_decided` event with its rule, and a denial's
+   * reason reaches the model.
    */
-  approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => 'allow' | 'ask' | 'deny';
+  approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => 'allow' | 'ask' | 'deny' | { decision: 'allow' | 'ask' | 'deny'; rule?: string; reason?: string };
   /**
    * Where runs are logged (`openStore()` from `rein/store`: SQLite by default, Postgres by
    * URL). With a store, every run is durable and can be resumed with `agent.resume(id)`.

@@ -11,7 +11,7 @@ import { normalizeOutput } from '../tools/output.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { PendingBatch } from './resume-state.js';
 import type { LoopDeps } from './run-loop.js';
-import { PAUSED, deniedOutcome, emitFinished, idempotencyKey } from './tool-batch.js';
+import { PAUSED, argumentsHash, askPerson, deniedOutcome, emitFinished, idempotencyKey, verdictOf } from './tool-batch.js';
 import { crashPoint } from './crash-points.js';
 
 /** Outcomes of every call of the batch, in call order. */
@@ -32,6 +32,30 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
     if (decision && !decision.approved) {
       outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, decision.reason ?? 'a person declined it')));
       continue;
+    }
+    if (!decision && !batch.started.has(call.id)) {
+      // Not decided by a person: the policy decides now, as it would have in the batch.
+      const verdict = verdictOf(deps, call);
+      if (verdict.decision === 'deny') {
+        outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, verdict.reason ?? 'the permission policy does not allow it')));
+        continue;
+      }
+      if (verdict.decision === 'ask') {
+        if (deps.hooks.onConfirm) {
+          const answer = await askPerson(deps, batch.step, call);
+          if (!answer.allow) {
+            outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, answer.reason ? `a person declined it: ${answer.reason}` : 'a person declined it')));
+            continue;
+          }
+        } else if (deps.log) {
+          deps.emit({ type: 'approval_requested', step: batch.step, toolCallId: call.id, name: call.name, arguments: call.arguments, argumentsHash: argumentsHash(call) });
+          await deps.log.flush();
+          return PAUSED;
+        } else {
+          outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, "it needs a person's approval, and this run has no store to pause in")));
+          continue;
+        }
+      }
     }
     const key = idempotencyKey(deps.runId, batch.assistantSeq, index);
     const tool = deps.toolOf(call.name);

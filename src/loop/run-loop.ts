@@ -16,7 +16,7 @@ import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
 import type { RunLog } from './run-log.js';
 import type { ResumeState } from './resume-state.js';
 import { resumeBatch } from './resume-batch.js';
-import { PAUSED, runTools } from './tool-batch.js';
+import { PAUSED, runTools, type PolicyAnswer } from './tool-batch.js';
 import { budgetReached, checkStopRules, type Stop } from './turn-stops.js';
 import { addUsage, errorFromMessage, finish } from './result.js';
 
@@ -51,7 +51,7 @@ export interface LoopDeps {
   /** The tool behind a name (for its declared effect when a resume must decide). */
   toolOf: (name: string) => Tool | undefined;
   /** Which calls need a person's approval (see `AgentOptions.approvalPolicy`). */
-  approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => 'allow' | 'ask' | 'deny';
+  approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => PolicyAnswer;
 }
 
 /** How a run begins: fresh, or continuing a stored run from its log. */

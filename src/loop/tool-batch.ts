@@ -51,9 +51,53 @@ export function deniedOutcome(call: ToolCall, reason: string): DispatchOutcome {
   };
 }
 
-/** What the approval policy says of a call (`allow` without a policy). */
-function policyOf(deps: LoopDeps, call: ToolCall): 'allow' | 'ask' | 'deny' {
-  return deps.approvalPolicy ? deps.approvalPolicy(call, deps.toolOf(call.name)) : 'allow';
+/** What an approval policy answers: a decision, or a verdict naming the rule that made it. */
+export type PolicyAnswer = 'allow' | 'ask' | 'deny' | { decision: 'allow' | 'ask' | 'deny'; rule?: string; reason?: string };
+
+/** A policy's answer as a verdict; `allow` without a policy, and for unknown tools (the dispatcher answers those). */
+export function verdictOf(deps: LoopDeps, call: ToolCall): { decision: 'allow' | 'ask' | 'deny'; rule?: string; reason?: string } {
+  const tool = deps.toolOf(call.name);
+  if (!deps.approvalPolicy || !tool) return { decision: 'allow' };
+  const answer = deps.approvalPolicy(call, tool);
+  return typeof answer === 'string' ? { decision: answer } : answer;
+}
+
+/** Records a policy's decision on a call, with the rule that made it. */
+function emitDecision(deps: LoopDeps, step: number, call: ToolCall, verdict: { decision: 'allow' | 'ask' | 'deny'; rule?: string; reason?: string }): void {
+  deps.emit({
+    type: 'permission_decided',
+    step,
+    toolCallId: call.id,
+    name: call.name,
+    decision: verdict.decision,
+    ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
+    ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
+  });
+}
+
+/**
+ * Asks `hooks.onConfirm` about one call, recording the question and the answer; true when
+ * the person allowed it. A throwing hook denies.
+ */
+export async function askPerson(deps: LoopDeps, step: number, call: ToolCall): Promise<{ allow: boolean; reason?: string }> {
+  const onConfirm = deps.hooks.onConfirm as NonNullable<LoopDeps['hooks']['onConfirm']>;
+  deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: call.arguments, argumentsHash: argumentsHash(call) });
+  let decision: { allow: boolean; reason?: string };
+  try {
+    const answer = await onConfirm(call, call.arguments, deps.toolOf(call.name) as Tool);
+    decision = typeof answer === 'boolean' ? { allow: answer } : answer;
+  } catch (error) {
+    decision = { allow: false, reason: `the approval check failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  deps.emit({
+    type: 'approval_decided',
+    step,
+    toolCallId: call.id,
+    approved: decision.allow,
+    argumentsHash: argumentsHash(call),
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+  });
+  return decision;
 }
 
 /**
@@ -133,28 +177,43 @@ async function runToolsDurably(deps: LoopDeps, allCalls: ToolCall[], step: numbe
 }
 
 async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): Promise<DispatchOutcome[] | typeof PAUSED> {
-  const policies = calls.map((call) => policyOf(deps, call));
-  const asks = calls.filter((_, i) => policies[i] === 'ask');
-  if (asks.length > 0 && !deps.hooks.onConfirm) {
-    if (!deps.log) {
+  const verdicts = calls.map((call) => verdictOf(deps, call));
+  calls.forEach((call, i) => {
+    if (deps.toolOf(call.name)) emitDecision(deps, step, call, verdicts[i] as ReturnType<typeof verdictOf>);
+  });
+  const asks = calls.filter((_, i) => verdicts[i]?.decision === 'ask');
+  const refusals = new Map<string, string>();
+  calls.forEach((call, i) => {
+    const verdict = verdicts[i] as ReturnType<typeof verdictOf>;
+    if (verdict.decision === 'deny') refusals.set(call.id, verdict.reason ?? `the permission policy does not allow it${verdict.rule ? ` (rule: ${verdict.rule})` : ''}`);
+  });
+  if (asks.length > 0) {
+    if (deps.hooks.onConfirm) {
+      // One question at a time: a person reads them in call order.
+      for (const call of asks) {
+        const decision = await askPerson(deps, step, call);
+        if (!decision.allow) refusals.set(call.id, decision.reason ? `a person declined it: ${decision.reason}` : 'a person declined it');
+      }
+    } else if (!deps.log) {
       // Nowhere to pause: without a store the run cannot wait for a person.
-      return calls.map((call) => deniedOutcome(call, 'it needs a person\'s approval, and this run has no store to pause in'));
+      for (const call of asks) refusals.set(call.id, "it needs a person's approval, and this run has no store to pause in and no onConfirm hook to ask");
+    } else {
+      for (const call of asks) {
+        deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: call.arguments, argumentsHash: argumentsHash(call) });
+      }
+      await deps.log.flush();
+      return PAUSED;
     }
-    for (const call of asks) {
-      deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: call.arguments, argumentsHash: argumentsHash(call) });
-    }
-    await deps.log.flush();
-    return PAUSED;
   }
-  const denied = new Set(calls.filter((_, i) => policies[i] === 'deny').map((c) => c.id));
   // Without a log the durable path is the same minus the waiting: the flushes are no-ops.
-  const ran = denied.size === calls.length ? [] : await runToolsDurably(deps, calls, step, assistantSeq, denied);
+  const skip = new Set(refusals.keys());
+  const ran = skip.size === calls.length ? [] : await runToolsDurably(deps, calls, step, assistantSeq, skip);
   const byId = new Map(ran.map((o) => [o.result.toolCallId, o]));
   const outcomes: DispatchOutcome[] = [];
-  for (let i = 0; i < calls.length; i++) {
-    const call = calls[i] as ToolCall;
-    if (policies[i] === 'deny') {
-      const outcome = deniedOutcome(call, 'the approval policy does not allow it');
+  for (const call of calls) {
+    const refusal = refusals.get(call.id);
+    if (refusal !== undefined) {
+      const outcome = deniedOutcome(call, refusal);
       emitFinished(deps, step, call, outcome);
       await deps.log?.flush();
       outcomes.push(outcome);
