@@ -10,7 +10,7 @@ import type { ToolCall, ToolResultMessage } from '../model/types.js';
 import { normalizeOutput } from './output.js';
 import { repairArguments, type RepairResult } from './repair.js';
 import { closestName } from './suggest.js';
-import { DEFAULT_MAX_OUTPUT_CHARS, truncateContent } from './truncate.js';
+import { cutToolOutput, DEFAULT_MAX_OUTPUT_CHARS, READ_TOOL_OUTPUT, textLength, withFullOutput } from './truncate.js';
 import type {
   BeforeToolCallResult,
   DispatchContext,
@@ -57,6 +57,9 @@ const MAX_LISTED_TOOLS = 40;
  * permission check denies). `afterToolCall` sees every call that reached execution
  * (succeeded, failed, timed out or aborted), not calls refused before it. The timeout is
  * `tool.timeoutMs ?? options.defaultTimeoutMs ?? 30 000`; `Infinity` or `0` means none.
+ * Output over `maxOutputChars` reaches the model as head + tail around a marker; its whole
+ * text stays in `result.details.fullOutput` (see `truncate.ts`), and when a tool named
+ * `read_tool_output` is registered the marker tells the model how to read the rest.
  * The first call of a tool loads ajv and compiles its schema; to pay that up front, call
  * `compileValidator(tool.parameters)` (from `validate.ts`) for each tool at start-up.
  *
@@ -122,7 +125,7 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
   function runExecute(call: ToolCall, ctx: DispatchContext, tool: Tool, args: Record<string, unknown>): Outcome | Promise<Outcome> {
     const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const finish = (settled: Settled): Outcome | Promise<Outcome> => {
-      const outcome = toOutcome(call, args, settled, timeoutMs, maxChars);
+      const outcome = toOutcome(call, args, settled, timeoutMs, maxChars, registry);
       return options.afterToolCall ? runAfterHook(options.afterToolCall, call, args, outcome) : outcome;
     };
     const running = execute(tool, args, call, ctx, timeoutMs);
@@ -294,6 +297,7 @@ function toOutcome(
   settled: Settled,
   timeoutMs: number,
   maxChars: number,
+  registry: ToolLookup,
 ): Outcome {
   const label = `tool "${call.name}"`;
   switch (settled.kind) {
@@ -305,8 +309,17 @@ function toOutcome(
       return failure(call, 'tool_failed', `${label} failed: ${messageOf(settled.error)}`, args);
     case 'ok': {
       const out = normalizeOutput(settled.output);
+      let content = out.content;
+      let details = out.details;
+      // (7) Truncate. The common case (short output) pays for one length count only.
+      if (textLength(content) > maxChars) {
+        // The run log keeps the whole text; the marker points at the paging tool when there is one.
+        const cut = cutToolOutput(content, maxChars, registry.get(READ_TOOL_OUTPUT) ? call.id : undefined);
+        content = cut.content;
+        details = withFullOutput(details, cut.fullOutput);
+      }
       const outcome: Outcome = {
-        result: wrap(call, truncateContent(out.content, maxChars), out.isError, out.details),
+        result: wrap(call, content, out.isError, details),
         terminate: out.terminate && !out.isError,
         arguments: args,
       };
