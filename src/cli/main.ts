@@ -15,6 +15,7 @@ const COMMANDS: Record<string, { description: string; load: () => Promise<{ comm
   replay: { description: 'render a stored run as it ran', load: () => import('./commands/show.js').then((m) => ({ command: m.replayCommand })) },
   resume: { description: 'continue a stored run from its log', load: () => import('./commands/resume.js') },
   approve: { description: 'approve or deny what a paused run waits for', load: () => import('./commands/approve.js') },
+  mcp: { description: 'list MCP servers and their tools; call a tool without a model', load: () => import('./commands/mcp.js') },
 };
 
 function help(): string {

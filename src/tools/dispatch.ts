@@ -5,7 +5,7 @@
  * written for the model ("which tool, what was wrong, what to send instead"); nothing here
  * throws to the caller.
  */
-import type { ErrorCode } from '../errors.js';
+import { ReinError, type ErrorCode } from '../errors.js';
 import type { ToolCall, ToolResultMessage } from '../model/types.js';
 import { normalizeOutput } from './output.js';
 import { repairArguments, type RepairResult } from './repair.js';
@@ -306,7 +306,7 @@ function toOutcome(
     case 'aborted':
       return failure(call, 'aborted', `${label} was aborted before it finished`, args);
     case 'threw':
-      return failure(call, 'tool_failed', `${label} failed: ${messageOf(settled.error)}`, args);
+      return failure(call, thrownCode(settled.error), `${label} failed: ${messageOf(settled.error)}`, args);
     case 'ok': {
       const out = normalizeOutput(settled.output);
       let content = out.content;
@@ -416,4 +416,13 @@ function isResult(value: unknown): value is ToolResultMessage {
   if (value === null || typeof value !== 'object') return false;
   const v = value as Partial<ToolResultMessage>;
   return Array.isArray(v.content) && typeof v.isError === 'boolean';
+}
+
+/** The code of a tool's thrown error: an MCP server's own codes stay visible, anything else failed. */
+function thrownCode(error: unknown): ErrorCode {
+  if (error instanceof ReinError) {
+    if (error.code === 'mcp_unavailable' || error.code === 'mcp_error') return error.code;
+    if (error.code === 'timeout') return 'tool_timeout';
+  }
+  return 'tool_failed';
 }

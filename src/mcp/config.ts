@@ -1,0 +1,125 @@
+/**
+ * MCP configuration in the field's convention: `{ "mcpServers": { name: entry } }` in
+ * `~/.rein/mcp.json` (user) and `.mcp.json` (project, which wins on a shared name), plus
+ * servers passed in code. Loading never throws: every problem is a diagnostic naming its
+ * file and key, and the good entries are used.
+ */
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { checkServerEntry, isRecord } from './config-entry.js';
+import type { McpConfig, McpDiagnostic, McpServerConfig } from './types.js';
+
+/** Options of {@link loadMcpConfig}. */
+export interface LoadMcpConfigOptions {
+  /** The project folder holding `.mcp.json` (default `process.cwd()`). */
+  cwd?: string;
+  /** The user's home holding `.rein/mcp.json` (default `os.homedir()`). */
+  home?: string;
+  /** Where `${VAR}` is looked up (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /**
+   * The files to read, later ones winning on a shared server name. Default: the user file,
+   * then the project file. Missing files are skipped silently.
+   */
+  files?: string[];
+  /** Servers given in code; they win over every file. */
+  servers?: Record<string, unknown>;
+}
+
+/** The default config files for a project folder and home, in the order they apply. */
+export function defaultConfigFiles(cwd: string, home: string): string[] {
+  return [join(home, '.rein', 'mcp.json'), join(cwd, '.mcp.json')];
+}
+
+/**
+ * Reads and checks MCP configuration. A file that is missing is skipped; a file that is
+ * not JSON, or an entry that is broken (missing `command`, an unknown field, an unset
+ * `${VAR}`), is reported in `diagnostics` and left out; the rest is returned.
+ *
+ * @example
+ * const { servers, diagnostics } = await loadMcpConfig({ cwd: process.cwd() });
+ * for (const d of diagnostics) console.warn(`${d.file ?? ''} ${d.key}: ${d.message}`);
+ */
+export async function loadMcpConfig(options: LoadMcpConfigOptions = {}): Promise<McpConfig> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const env = options.env ?? process.env;
+  const files = options.files ?? defaultConfigFiles(cwd, options.home ?? homedir());
+  const config: McpConfig = { servers: {}, sources: {}, diagnostics: [] };
+  for (const file of files) {
+    const text = await readText(file, config.diagnostics);
+    if (text === undefined) continue;
+    addEntries(config, parseConfigText(text, file, config.diagnostics), { file, baseDir: dirname(file), env });
+  }
+  if (options.servers) addEntries(config, options.servers, { baseDir: cwd, env }, 'options');
+  return config;
+}
+
+/**
+ * Parses the text of one config file into its `mcpServers` object, reporting bad JSON
+ * (with line and column) or a wrong shape. Returns `{}` when nothing is usable.
+ */
+export function parseConfigText(text: string, file: string, out: McpDiagnostic[]): Record<string, unknown> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    out.push({ severity: 'error', file, key: '', message: `is not valid JSON (${jsonErrorWhere(text, error)}); no server of this file was started` });
+    return {};
+  }
+  if (!isRecord(data)) {
+    out.push({ severity: 'error', file, key: '', message: 'must be a JSON object like { "mcpServers": { "name": { "command": "…" } } }' });
+    return {};
+  }
+  const servers = data.mcpServers;
+  if (servers === undefined) {
+    out.push({ severity: 'warning', file, key: 'mcpServers', message: 'is missing: this file declares no servers' });
+    return {};
+  }
+  if (!isRecord(servers)) {
+    out.push({ severity: 'error', file, key: 'mcpServers', message: 'must be an object mapping server names to entries' });
+    return {};
+  }
+  return servers;
+}
+
+function addEntries(
+  config: McpConfig,
+  entries: Record<string, unknown>,
+  ctx: { file?: string; baseDir: string; env: Record<string, string | undefined> },
+  source = ctx.file ?? 'options',
+): void {
+  for (const [name, raw] of Object.entries(entries)) {
+    // A later definition replaces an earlier one, even a broken one: falling back silently
+    // to the user's entry would hide the project's mistake.
+    delete config.servers[name];
+    delete config.sources[name];
+    const server: McpServerConfig | undefined = checkServerEntry(name, raw, ctx, config.diagnostics);
+    if (!server) continue;
+    config.servers[name] = server;
+    config.sources[name] = source;
+  }
+}
+
+async function readText(file: string, out: McpDiagnostic[]): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    out.push({ severity: 'error', file, key: '', message: `cannot be read (${(error as Error).message})` });
+    return undefined;
+  }
+}
+
+/** "line 3, column 5: Unexpected token …" from a JSON.parse error, when it names a position. */
+function jsonErrorWhere(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const match = /position (\d+)/.exec(message);
+  if (!match) return message;
+  const position = Number(match[1]);
+  const before = text.slice(0, position);
+  const line = before.split('\n').length;
+  const column = position - before.lastIndexOf('\n');
+  return `line ${line}, column ${column}: ${message.replace(/ in JSON at position \d+.*$/s, '')}`;
+}

@@ -1,0 +1,40 @@
+/**
+ * `rein/mcp`: rein as an MCP host. Servers come from `.mcp.json`, `~/.rein/mcp.json` or
+ * code; their tools join an agent's through `toolSources`, behind the same dispatcher as
+ * local tools. The official SDK is loaded only when a server is started.
+ *
+ * @example
+ * import { startMcp } from 'rein/mcp';
+ * const mcp = await startMcp();
+ * const agent = new Agent({ model: 'openai/gpt-4o', toolSources: [mcp] });
+ */
+export { startMcp, McpHost } from './host.js';
+export type { McpCallResult, McpHostOptions, McpToolInfo } from './host.js';
+export { loadMcpConfig, defaultConfigFiles } from './config.js';
+export type { LoadMcpConfigOptions } from './config.js';
+export { expandVars } from './config-entry.js';
+export type { ReconnectPolicy } from './backoff.js';
+export { reconnectDelay } from './backoff.js';
+export { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './connection.js';
+export type { McpCallDetails } from './content.js';
+export type { ExpandedMentions, ResourceMention } from './mentions.js';
+export { findMentions } from './mentions.js';
+export type { ExpandedPrompt, PromptCommand } from './prompts.js';
+export { parsePromptCommand, promptUsage } from './prompts.js';
+export type { ResourceContents, ResourceListing } from './resources.js';
+export { sanitizeToolName } from './naming.js';
+export type {
+  McpConfig,
+  McpDiagnostic,
+  McpHttpServerConfig,
+  McpLogEntry,
+  McpPromptInfo,
+  McpResourceInfo,
+  McpResourceTemplateInfo,
+  McpServerCommon,
+  McpServerConfig,
+  McpServerState,
+  McpServerStatus,
+  McpStdioServerConfig,
+  McpTransportKind,
+} from './types.js';

@@ -1,0 +1,141 @@
+/**
+ * Opening one connected SDK client for a server entry: spawn a stdio server, or reach a
+ * URL over Streamable HTTP, falling back to legacy HTTP+SSE when the URL answers like an
+ * old server (a 4xx to the Streamable HTTP `POST`, as the MCP spec's compatibility
+ * section prescribes). Bounded by the caller's signal, and leaves nothing open on failure.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ProcessTransport } from './process-transport.js';
+import type { Sdk } from './sdk.js';
+import { settlesWithin } from './timing.js';
+import type { McpServerConfig, McpTransportKind } from './types.js';
+
+/** A client that finished `initialize`, and what it runs on. */
+export interface OpenedClient {
+  client: Client;
+  transport: Transport;
+  kind: McpTransportKind;
+  /** The child process of a stdio server. */
+  process?: ProcessTransport;
+}
+
+/** What {@link openClient} needs. */
+export interface OpenClientOptions {
+  config: McpServerConfig;
+  sdk: Sdk;
+  /** The environment stdio servers inherit their safe variables from. */
+  env: Record<string, string | undefined>;
+  clientInfo: { name: string; version: string };
+  /** For a URL without `type`: the transport that worked last time, tried first. */
+  preferred?: McpTransportKind;
+  /** Aborts the attempt (start-up timeout, host closing). */
+  signal: AbortSignal;
+  /** Timeout of the `initialize` request, in ms. */
+  timeoutMs: number;
+  /** Lines a stdio server writes to stderr. */
+  onStderr: (line: string) => void;
+  /** Called on each new client before it connects, to register notification handlers. */
+  prepare: (client: Client) => void;
+}
+
+/**
+ * Variables a stdio server inherits: what a process needs to run (PATH, HOME, locale,
+ * temp dir, proxies and CA certificates), not the caller's secrets. Add more with `env`.
+ */
+export const INHERITED_ENV = [
+  'HOME', 'LOGNAME', 'USER', 'PATH', 'SHELL', 'TERM', 'TMPDIR', 'TEMP', 'TMP', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ',
+  'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy',
+  'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
+  'SYSTEMROOT', 'SYSTEMDRIVE', 'COMSPEC', 'PATHEXT', 'APPDATA', 'LOCALAPPDATA', 'USERPROFILE', 'PROGRAMFILES', 'WINDIR',
+];
+
+/** The environment of a stdio server: the inherited safe variables, then its `env`. */
+export function stdioEnvironment(inherited: Record<string, string | undefined>, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of INHERITED_ENV) {
+    const value = inherited[key];
+    // Exported shell functions look like `() { …`: never hand those on.
+    if (value !== undefined && !value.startsWith('()')) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** Connects a fresh client; throws (with everything closed) when the server cannot be reached. */
+export async function openClient(options: OpenClientOptions): Promise<OpenedClient> {
+  const { config, sdk } = options;
+  if ('command' in config) {
+    const child = new ProcessTransport({
+      command: config.command,
+      args: config.args ?? [],
+      env: stdioEnvironment(options.env, config.env),
+      ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+      framing: sdk.framing,
+      onStderr: options.onStderr,
+    });
+    const client = await connect(options, child);
+    return { client, transport: child, kind: 'stdio', process: child };
+  }
+  const url = new URL(config.url);
+  const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
+  const streamable = (): Transport => new sdk.StreamableHTTPClientTransport(url, { requestInit });
+  const sse = (): Transport => new sdk.SSEClientTransport(url, { requestInit });
+  if (config.type === 'sse' || (config.type === undefined && options.preferred === 'sse')) {
+    const transport = sse();
+    return { client: await connect(options, transport), transport, kind: 'sse' };
+  }
+  const transport = streamable();
+  try {
+    return { client: await connect(options, transport), transport, kind: 'http' };
+  } catch (error) {
+    if (config.type === 'http' || !answersLikeLegacySse(error, sdk) || options.signal.aborted) throw error;
+  }
+  const legacy = sse();
+  return { client: await connect(options, legacy), transport: legacy, kind: 'sse' };
+}
+
+async function connect(options: OpenClientOptions, transport: Transport): Promise<Client> {
+  const client = new options.sdk.Client(options.clientInfo, { capabilities: {} });
+  options.prepare(client);
+  try {
+    await untilAborted(client.connect(transport, { signal: options.signal, timeout: options.timeoutMs }), options.signal);
+    return client;
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A Streamable HTTP `POST` answered with a 4xx other than an auth refusal: an old HTTP+SSE server. */
+function answersLikeLegacySse(error: unknown, sdk: Sdk): boolean {
+  if (!(error instanceof sdk.StreamableHTTPError)) return false;
+  const status = error.code ?? 0;
+  return status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 429;
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts (some SDK steps take no signal). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * Closes a client and its transport (for stdio: ends the server's process group). With
+ * `politely`, a Streamable HTTP session is ended first with `DELETE` (bounded to 1 s).
+ */
+export async function closeClient(opened: OpenedClient, politely: boolean): Promise<void> {
+  // Closing fires the client's onclose synchronously; whoever closes already knows.
+  opened.client.onclose = undefined;
+  opened.client.onerror = undefined;
+  const transport = opened.transport as { terminateSession?: () => Promise<void>; sessionId?: string };
+  if (politely && typeof transport.terminateSession === 'function' && transport.sessionId !== undefined) {
+    await settlesWithin(transport.terminateSession(), 1000);
+  }
+  await opened.client.close().catch(() => undefined);
+}

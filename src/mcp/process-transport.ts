@@ -1,0 +1,270 @@
+/**
+ * The stdio transport of a local MCP server: the SDK's framing (`ReadBuffer`,
+ * `serializeMessage`) over a child process that rein owns completely. It differs from the
+ * SDK's `StdioClientTransport` where a host needs it to:
+ * - the child leads its own process group, so closing kills the whole tree (an `npx` or
+ *   `sh -c` wrapper and the real server under it), not just the direct child;
+ * - stderr is always captured, line by line, for the host's log (never the terminal);
+ * - exit code and signal are kept, so "the server crashed" can say how;
+ * - any group still alive when the Node process exits is killed on the way out.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { settlesWithin } from './timing.js';
+
+/** The SDK's stdio framing, passed in because the SDK is loaded lazily. */
+export interface StdioFraming {
+  ReadBuffer: new () => { append(chunk: Buffer): void; readMessage(): JSONRPCMessage | null; clear(): void };
+  serializeMessage: (message: JSONRPCMessage) => string;
+}
+
+/** What to start and where its stderr goes. */
+export interface ProcessTransportOptions {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  framing: StdioFraming;
+  /** Each line the server writes to stderr. */
+  onStderr: (line: string) => void;
+}
+
+/** How the child ended. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const GROUPS = process.platform !== 'win32';
+const MAX_LINE = 2000;
+/** Process groups still running, killed if the Node process exits without closing them. */
+const live = new Set<number>();
+let exitHookInstalled = false;
+
+/** An MCP transport over a child process's stdin / stdout. */
+export class ProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+
+  private child: ChildProcess | undefined;
+  private readonly buffer: InstanceType<StdioFraming['ReadBuffer']>;
+  private stderrRest = '';
+  private closing = false;
+  private exited: Promise<ProcessExit> | undefined;
+  /** Settles once the child's whole process group is gone. */
+  private reaped: Promise<void> = Promise.resolve();
+  /** How the child ended, once it has. */
+  exit: ProcessExit | undefined;
+
+  constructor(private readonly options: ProcessTransportOptions) {
+    this.buffer = new options.framing.ReadBuffer();
+  }
+
+  /** The child's pid while it runs. */
+  get pid(): number | undefined {
+    return this.exit ? undefined : this.child?.pid;
+  }
+
+  start(): Promise<void> {
+    if (this.child) throw new Error('ProcessTransport already started');
+    const { command, args, env, cwd } = this.options;
+    return new Promise((resolve, reject) => {
+      const child = spawn(command, args, {
+        env,
+        cwd,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+        detached: GROUPS,
+        windowsHide: true,
+      });
+      this.child = child;
+      let started = false;
+      let ended!: (exit: ProcessExit) => void;
+      this.exited = new Promise((done) => (ended = done));
+      child.once('close', (code, signal) => {
+        this.exit ??= { code, signal };
+        if (child.pid !== undefined) live.delete(child.pid);
+        // The leader is gone; anything it started is an orphan now.
+        if (started && GROUPS && child.pid !== undefined) this.reaped = killGroup(child.pid);
+        ended(this.exit);
+        if (started) this.onclose?.();
+      });
+      child.once('error', (error: NodeJS.ErrnoException) => {
+        if (!started) {
+          // A child that never spawned emits no 'close' on every Node version.
+          this.exit = { code: null, signal: null };
+          ended(this.exit);
+          const hint = error.code === 'ENOENT' ? `: not found (check "command" and PATH${cwd ? ` and "cwd" ${cwd}` : ''})` : `: ${error.message}`;
+          reject(new Error(`cannot start ${JSON.stringify(command)}${hint}`, { cause: error }));
+          return;
+        }
+        this.onerror?.(error);
+      });
+      child.once('spawn', () => {
+        started = true;
+        if (GROUPS && child.pid !== undefined) {
+          live.add(child.pid);
+          installExitHook();
+        }
+        resolve();
+      });
+      child.stdin?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.on('data', (chunk: Buffer) => this.onStdout(chunk));
+      child.stdout?.on('error', (error) => this.onerror?.(error));
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (text: string) => this.onStderrText(text));
+      child.stderr?.on('end', () => {
+        if (this.stderrRest) this.options.onStderr(this.stderrRest.slice(0, MAX_LINE));
+        this.stderrRest = '';
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.exit || stdin.destroyed) return Promise.reject(new Error('Not connected: the server process has ended'));
+    return new Promise((resolve, reject) => {
+      const json = this.options.framing.serializeMessage(message);
+      stdin.write(json, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  /**
+   * Ends the server: closes its stdin (well-behaved servers exit on that), then SIGTERM to
+   * its process group after 1 s, SIGKILL after 2 s more. Resolves once the child is gone.
+   */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || this.closing) {
+      await this.exited;
+      await this.reaped;
+      return;
+    }
+    this.closing = true;
+    if (!this.exit) {
+      child.stdin?.end();
+      if (!(await settlesWithin(this.exited, 1000))) {
+        signal(child, 'SIGTERM');
+        if (!(await settlesWithin(this.exited, 2000))) signal(child, 'SIGKILL');
+      }
+      await this.exited;
+    }
+    await this.reaped;
+    this.buffer.clear();
+  }
+
+  private onStdout(chunk: Buffer): void {
+    try {
+      this.buffer.append(chunk);
+      for (;;) {
+        let message: JSONRPCMessage | null;
+        try {
+          message = this.buffer.readMessage();
+        } catch (error) {
+          // One bad line (a stray log on stdout) must not take the connection down.
+          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+          continue;
+        }
+        if (message === null) break;
+        this.onmessage?.(message);
+      }
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private onStderrText(text: string): void {
+    const lines = (this.stderrRest + text).split(/\r?\n/);
+    this.stderrRest = lines.pop() ?? '';
+    if (this.stderrRest.length > MAX_LINE) {
+      this.options.onStderr(this.stderrRest.slice(0, MAX_LINE));
+      this.stderrRest = '';
+    }
+    for (const line of lines) if (line.trim() !== '') this.options.onStderr(line.slice(0, MAX_LINE));
+  }
+}
+
+/**
+ * True when the process group (or, without groups, the process) `pid` still has a running
+ * member. On Linux, members that have exited but wait to be reaped (zombies: their parent
+ * died, and init reaps when it gets round to it) do not count.
+ */
+export function processGroupAlive(pid: number): boolean {
+  try {
+    process.kill(GROUPS ? -pid : pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return process.platform === 'linux' ? linuxGroupRunning(GROUPS ? pid : undefined, pid) : true;
+}
+
+/** Scans /proc for a member of group `pgid` (or the process `pid`) that is not a zombie. */
+function linuxGroupRunning(pgid: number | undefined, pid: number): boolean {
+  let entries: string[];
+  try {
+    entries = pgid === undefined ? [String(pid)] : readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended while we looked
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] === 'Z' || fields[0] === 'X') continue;
+    if (pgid === undefined || Number(fields[2]) === pgid) return true;
+  }
+  return false;
+}
+
+function signal(child: ChildProcess, name: NodeJS.Signals): void {
+  try {
+    if (GROUPS && child.pid !== undefined) process.kill(-child.pid, name);
+    else child.kill(name);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * SIGTERM to what is left of a group, SIGKILL to whatever ignores it for a second; resolves
+ * when the group is gone (polling: the members are not our children, so no event tells).
+ */
+async function killGroup(pgid: number): Promise<void> {
+  try {
+    process.kill(-pgid, 'SIGTERM');
+  } catch {
+    return; // the group is empty
+  }
+  const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 50).unref());
+  for (let waited = 0; waited < 1000 && processGroupAlive(pgid); waited += 50) await pause();
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    return; // gone
+  }
+  // SIGKILL cannot be ignored; wait only for the kernel to act on it.
+  for (let waited = 0; waited < 1000 && processGroupAlive(pgid); waited += 50) await pause();
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Synchronous by necessity: nothing asynchronous runs after 'exit'.
+  process.once('exit', () => {
+    for (const pgid of live) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  });
+}

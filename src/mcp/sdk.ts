@@ -1,0 +1,47 @@
+/**
+ * The official MCP SDK, loaded on first use: importing rein (or this folder) must stay
+ * fast, and a program that configures no MCP server never pays for the SDK.
+ */
+import type { StdioFraming } from './process-transport.js';
+
+/** The parts of the SDK the host uses. */
+export interface Sdk {
+  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+  StreamableHTTPError: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPError;
+  SSEClientTransport: typeof import('@modelcontextprotocol/sdk/client/sse.js').SSEClientTransport;
+  SseError: typeof import('@modelcontextprotocol/sdk/client/sse.js').SseError;
+  McpError: typeof import('@modelcontextprotocol/sdk/types.js').McpError;
+  ToolListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ToolListChangedNotificationSchema;
+  ProgressNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ProgressNotificationSchema;
+  framing: StdioFraming;
+  /** Glob matching for `tools` allow / deny lists. */
+  glob: (patterns: string[]) => (name: string) => boolean;
+}
+
+let loading: Promise<Sdk> | undefined;
+
+/** Loads the SDK once; later calls share the same promise. */
+export function loadSdk(): Promise<Sdk> {
+  loading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('@modelcontextprotocol/sdk/shared/stdio.js'),
+    import('picomatch'),
+  ]).then(([client, http, sse, types, stdio, picomatch]) => ({
+    Client: client.Client,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    StreamableHTTPError: http.StreamableHTTPError,
+    SSEClientTransport: sse.SSEClientTransport,
+    SseError: sse.SseError,
+    McpError: types.McpError,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+    ProgressNotificationSchema: types.ProgressNotificationSchema,
+    framing: { ReadBuffer: stdio.ReadBuffer, serializeMessage: stdio.serializeMessage },
+    // picomatch is CommonJS: under Node's ESM interop the function is the default export.
+    glob: (patterns: string[]) => picomatch.default(patterns),
+  }));
+  return loading;
+}
