@@ -152,6 +152,33 @@ export type RunEventBody =
   | { type: 'tool_progress'; step: number; toolCallId: string; name: string; progress: number; total?: number; message?: string }
   | { type: 'retry_scheduled'; step: number; attempt: number; delayMs: number; error: ErrorInfo }
   | { type: 'message_injected'; step: number; kind: 'steer' | 'follow_up'; message: UserMessage }
+  | {
+      /**
+       * The history was compacted before the request of `step`: its first
+       * `removedMessages` messages were replaced by `summary` (the fold does the same
+       * splice). The replaced messages stay in the log as the events that added them.
+       */
+      type: 'context_compacted';
+      step: number;
+      /** `threshold`: the request would have reached the compaction threshold; `context_length`: the provider refused it. */
+      reason: 'threshold' | 'context_length';
+      /** Estimated tokens of the request before and after. */
+      tokensBefore: number;
+      tokensAfter: number;
+      removedMessages: number;
+      /** Messages and turns kept verbatim after the summary. */
+      keptMessages: number;
+      keptTurns: number;
+      summary: UserMessage;
+      /** `model`: written by the summary model; `mechanical`: by rein from its task record, because the summary model failed. */
+      summarizer: 'model' | 'mechanical';
+      /** `provider/model` asked for the summary. */
+      summaryModel: string;
+      /** What the summary request used (added to the run's totals). */
+      usage?: Usage;
+      /** Why the summary model's answer was not used, when `summarizer` is `mechanical`. */
+      summaryError?: ErrorInfo;
+    }
   | { type: 'run_finished'; status: RunStatus; reason: StopReasonCode; result: Omit<RunResult, 'messages'> };
 
 /** Every event of a run, as streamed to listeners and stored. */

@@ -21,6 +21,15 @@ export const AGENT_FLAGS = {
   'max-cost': { type: 'string' },
   json: { type: 'boolean' },
   'no-tools': { type: 'boolean' },
+  tools: { type: 'string' },
+  allow: { type: 'string', multiple: true },
+  ask: { type: 'string', multiple: true },
+  deny: { type: 'string', multiple: true },
+  mode: { type: 'string' },
+  root: { type: 'string' },
+  'no-mcp': { type: 'boolean' },
+  'no-skills': { type: 'boolean' },
+  memory: { type: 'boolean' },
   store: { type: 'string' },
   'no-store': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -36,7 +45,16 @@ export const AGENT_FLAGS_HELP = `  -m, --model <provider/model>  e.g. openai/gpt
       --thinking <level>         off | low | medium | high (mapped per provider)
       --max-cost <usd>           stop the run once it has cost this much (catalog prices)
       --json                     one JSON event per line on stdout, nothing else
-      --no-tools                 offer the model no tools
+      --no-tools                 offer the model no tools (no workspace, no MCP)
+      --tools <a,b,c>            only these tools (names or globs such as github__*)
+      --root <dir>               the workspace the file and shell tools are confined to (default: .)
+      --allow <rule>             permission rules, repeatable: --allow 'bash(git status*)',
+      --ask <rule>                 --ask 'write_file(src/**)', --deny 'bash(rm *)', --deny 'github__*'
+      --deny <rule>
+      --mode <mode>              default | acceptEdits | plan (no side effects) | yolo (no questions)
+      --no-mcp                   do not start the MCP servers of .mcp.json / ~/.rein/mcp.json
+      --no-skills                do not load skills (.rein/skills, .agents/skills, ~/.rein/skills)
+      --memory                   remember/recall tools and memory hits, in .rein/memory.db
       --store <path|postgres://…>  where runs are logged (default: $REIN_DATABASE_URL, else .rein/rein.db)
       --no-store                 do not log the run
   -h, --help                     this help`;
@@ -51,6 +69,15 @@ export type AgentFlagValues = {
   'max-cost'?: string;
   json?: boolean;
   'no-tools'?: boolean;
+  tools?: string;
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
+  mode?: string;
+  root?: string;
+  'no-mcp'?: boolean;
+  'no-skills'?: boolean;
+  memory?: boolean;
   store?: string;
   'no-store'?: boolean;
   help?: boolean;

@@ -83,6 +83,18 @@ export class HumanRenderer {
       case 'approval_decided':
         if (!event.approved) this.note(this.yellow(`  denied${event.reason ? `: ${event.reason}` : ''}`));
         break;
+      case 'permission_decided':
+        if (event.decision === 'deny') {
+          this.spinner.stop();
+          this.endTextLine();
+          this.note(this.yellow(`⊘ ${event.name} refused by the permission policy${event.rule ? ` (${event.rule})` : ''}`));
+        }
+        break;
+      case 'tool_progress': {
+        const of = event.total === undefined ? '' : `/${event.total}`;
+        this.spinner.start(`${event.name}: ${event.progress}${of}${event.message ? ` ${shorten(event.message, 60)}` : ''}`);
+        break;
+      }
       case 'retry_scheduled':
         this.spinner.stop();
         this.endTextLine();

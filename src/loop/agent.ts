@@ -16,6 +16,8 @@ import { createFinalAnswerTool } from '../tools/final-answer.js';
 import type { Tool } from '../tools/types.js';
 import { RunHandle, type RunControls } from './handle.js';
 import { AgentTools } from './agent-tools.js';
+import { createRedactor } from '../security/redact.js';
+import { redactingLog, redactingStore } from '../security/redacting-store.js';
 import { DEFAULT_LIMITS, type AgentOptions, type RunOptions } from './options.js';
 import { runLoop, type LoopDeps, type LoopStart } from './run-loop.js';
 import { RunLog } from './run-log.js';
@@ -25,6 +27,8 @@ import { canonicalJson } from './stop-rules.js';
 import type { RunStore } from '../store/types.js';
 import { createHash } from 'node:crypto';
 import { emptyUsage } from '../model/types.js';
+import { createContextEngine, type ContextEngine, type RunSeed } from '../context/engine.js';
+import { updatePlanTool } from '../context/plan-tool.js';
 
 /**
  * An agent: a model, a system prompt, tools, limits and hooks. Runs are independent;
@@ -52,6 +56,8 @@ export class Agent {
   private readonly finalAnswerTool: string | undefined;
   private readonly costOf: ((usage: Usage) => Cost | undefined) | undefined;
   private readonly store: RunStore | undefined;
+  private readonly log: AgentOptions['log'];
+  private readonly contextEngine: ContextEngine | undefined;
   /** What a stored run records of this agent, and its hash (a resume refuses a changed agent). */
   private readonly config: unknown;
   private readonly configHash: string;
@@ -61,6 +67,7 @@ export class Agent {
     this.options = options;
     this.model = typeof options.model === 'string' ? resolveModel(options.model, options.modelConfig) : options.model;
     const tools: Tool[] = [...(options.tools ?? [])];
+    if (options.context && options.context.planTool && !tools.some((t) => t.name === updatePlanTool.name)) tools.push(updatePlanTool);
     if (options.outputSchema !== undefined) {
       const finalAnswer = createFinalAnswerTool(options.outputSchema);
       tools.push(finalAnswer);
@@ -82,7 +89,11 @@ export class Agent {
           'give one as modelInfo: { pricing: { input, output } } (USD per million tokens), or use limits.maxTokens',
       );
     }
-    this.store = options.store;
+    // Secrets never reach the log: every stored event and run record is redacted on its way
+    // in (the live events and the model's history keep the real values the run needs).
+    const redactor = options.redact === false ? undefined : (options.redact ?? createRedactor());
+    this.store = options.store && redactor ? redactingStore(options.store, redactor) : options.store;
+    this.log = options.log && redactor ? redactingLog(options.log, redactor) : options.log;
     this.config = {
       model: `${this.model.provider}/${this.model.id}`,
       system: options.system ?? null,
@@ -96,6 +107,17 @@ export class Agent {
     const provider = options.streamFn ?? streamModel;
     const retry = options.retry ?? {};
     this.stream = (model, context, streamOptions) => streamWithRetry(provider, model, context, streamOptions, retry);
+    this.contextEngine =
+      options.context === false
+        ? undefined
+        : createContextEngine(options.context ?? {}, {
+            model: this.model,
+            stream: this.stream,
+            wrapStream: (fn) => (model, context, streamOptions) => streamWithRetry(fn, model, context, streamOptions, retry),
+            ...(options.system === undefined ? {} : { system: options.system }),
+            ...(options.modelInfo ? { modelInfo: options.modelInfo } : {}),
+            ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}),
+          });
   }
 
   /** The tools this agent offers the model. */
@@ -284,6 +306,7 @@ export class Agent {
         if (prepared.finished) return prepared.finished;
         seq = prepared.seq;
         deps.traceId = prepared.traceId;
+        if (this.contextEngine) deps.context = this.contextEngine.startRun(contextSeed(prepared.start));
         if (prepared.log) {
           log = prepared.log;
           deps.log = prepared.log;
@@ -309,7 +332,7 @@ export class Agent {
       ...(this.options.maxToolOutputChars === undefined ? {} : { maxOutputChars: this.options.maxToolOutputChars }),
       ...(hooks.beforeToolCall ? { beforeToolCall: hooks.beforeToolCall } : {}),
       ...(hooks.afterToolCall ? { afterToolCall: hooks.afterToolCall } : {}),
-      ...(this.options.log ? { log: this.options.log } : {}),
+      ...(this.log ? { log: this.log } : {}),
       onProgress: (call, update) => {
         emit({ type: 'tool_progress', step: stepOfCall.get(call.id) ?? 0, toolCallId: call.id, name: call.name, ...update });
       },
@@ -372,6 +395,14 @@ async function closeLog(store: RunStore, log: RunLog, result: RunResult): Promis
   } catch (error) {
     return { ...result, status: 'failed', reason: 'fatal_error', error: toReinError(error, 'store').toJSON() };
   }
+}
+
+/** What a run's context engine starts from: the goal, and a resumed run's task record. */
+function contextSeed(start: LoopStart): RunSeed {
+  if (start.kind === 'new') return { input: start.input, scanned: start.history.length };
+  const { state } = start;
+  // The record covers every completed batch; a pending one is recorded once it finishes.
+  return { input: state.input, task: state.task, scanned: state.history.length - (state.pending ? 1 : 0) };
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

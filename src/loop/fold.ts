@@ -10,7 +10,8 @@ import type { Message, ToolResultMessage } from '../model/types.js';
  * The history a run's events describe: its starting history and input, every complete
  * assistant message (an aborted or failed one is in the log but never in the history),
  * the tool results of each turn in call order (they may finish, and be logged, in any
- * order), and every injected message, in order.
+ * order), and every injected message, in order; a compaction replaces the leading
+ * messages with its summary, as the loop did.
  */
 export function messagesFromEvents(events: Iterable<RunEvent>): Message[] {
   const messages: Message[] = [];
@@ -48,6 +49,11 @@ export function messagesFromEvents(events: Iterable<RunEvent>): Message[] {
       case 'message_injected':
         flush();
         messages.push(event.message);
+        break;
+      case 'context_compacted':
+        // The same splice the loop made: the summary stands in for the leading messages.
+        flush();
+        messages.splice(0, event.removedMessages, event.summary);
         break;
       default:
         break;

@@ -8,6 +8,8 @@ import type { RetryPolicy } from '../model/retry.js';
 import type { ModelOverrides } from '../model/catalog.js';
 import type { RunStore } from '../store/types.js';
 import type { DispatcherOptions, Tool, ToolSource } from '../tools/types.js';
+import type { ContextOptions } from '../context/options.js';
+import type { Redactor } from '../security/redact.js';
 
 /** What `shouldStopAfterTurn` sees after each turn. */
 export interface TurnInfo {
@@ -94,8 +96,21 @@ export interface AgentOptions {
    * URL). With a store, every run is durable and can be resumed with `agent.resume(id)`.
    */
   store?: RunStore;
+  /**
+   * Redacts secrets (API keys, tokens, private keys, the values of secret-looking
+   * environment variables) from everything stored and logged. On by default; pass your own
+   * `createRedactor({ envNames, values })` to add names and values, or `false` to store
+   * runs verbatim.
+   */
+  redact?: Redactor | false;
   /** Log sink for tools' `ctx.log`. */
   log?: (message: string, data?: Record<string, unknown>) => void;
+  /**
+   * What goes into each request and how the history is compacted near the model's window
+   * (on by default: compaction at 70% of the window, the last 5 turns kept, summaries by
+   * the run's model). `false` sends the bare history and never compacts.
+   */
+  context?: ContextOptions | false;
 }
 
 /** Options of one run. */

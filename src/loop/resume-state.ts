@@ -7,6 +7,7 @@ import type { RunEvent, RunStatus, RunTotals } from '../events.js';
 import type { Message, ToolCall, ToolResultMessage, UserMessage } from '../model/types.js';
 import { messagesFromEvents } from './fold.js';
 import { addUsage } from './result.js';
+import { taskFromEvents, type TaskRecord } from '../context/task.js';
 
 /** A logged end of one call. */
 export interface LoggedFinish {
@@ -40,6 +41,8 @@ export interface ResumeState {
   /** The status the log shows: `running` when the process died without finishing the run. */
   lastStatus: RunStatus | 'running';
   pending?: PendingBatch;
+  /** The task record (goal, completed steps, plan) of the whole log, compacted turns included. */
+  task: TaskRecord;
 }
 
 /** Folds a run's stored events into the state a resume continues from. */
@@ -90,11 +93,15 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
       case 'run_resumed':
         lastStatus = 'running';
         break;
+      case 'context_compacted':
+        // The summary request's tokens count like a model turn's, without being a step.
+        if (event.usage) addUsage(totals, { role: 'assistant', content: [], stopReason: 'stop', usage: event.usage, provider: '', model: '' });
+        break;
       default:
         break;
     }
   });
   const pending = batch && batch.calls.some((call) => !batch?.finished.has(call.id)) ? batch : undefined;
   const history = pending ? messagesFromEvents(events.slice(0, batchIndex + 1)) : messagesFromEvents(events);
-  return { traceId: first.traceId, input: first.input, history, totals, lastStatus, ...(pending ? { pending } : {}) };
+  return { traceId: first.traceId, input: first.input, history, totals, lastStatus, task: taskFromEvents(events), ...(pending ? { pending } : {}) };
 }

@@ -8,9 +8,10 @@
  */
 import { toReinError } from '../errors.js';
 import type { LoopState, RunEventBody, RunLimits, RunResult, RunTotals } from '../events.js';
-import type { AssistantMessage, AssistantStreamEvent, Cost, Message, ModelRef, StreamFunction, StreamOptions, ToolCall, ToolSpec, Usage, UserMessage } from '../model/types.js';
+import type { AssistantMessage, AssistantStreamEvent, Context, Cost, Message, ModelRef, StreamFunction, StreamOptions, ToolCall, ToolSpec, Usage, UserMessage } from '../model/types.js';
 import type { DispatchOutcome, Tool } from '../tools/types.js';
 import type { AgentHooks } from './options.js';
+import type { RunContext, TurnContext } from '../context/engine.js';
 import type { RunControls } from './handle.js';
 import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
 import type { RunLog } from './run-log.js';
@@ -48,6 +49,8 @@ export interface LoopDeps {
   emit: (body: RunEventBody) => number;
   /** The durable log, when the run is stored: the loop waits on it at the write points. */
   log?: RunLog;
+  /** Assembles each request from layers and compacts the history near the window; absent: the bare history is sent. */
+  context?: RunContext;
   /** The tool behind a name (for its declared effect when a resume must decide). */
   toolOf: (name: string) => Tool | undefined;
   /** Which calls need a person's approval (see `AgentOptions.approvalPolicy`). */
@@ -211,48 +214,79 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
   // --- helpers bound to this run -------------------------------------------------------
 
   async function callModel(d: LoopDeps, history: Message[], step: number): Promise<{ message: AssistantMessage; seq: number }> {
-    let context = history;
-    if (d.hooks.transformContext) context = await d.hooks.transformContext([...history], { step, signal });
-    let attempt = 1;
-    emit({ type: 'model_request', step, attempt, messages: context.length });
-    const stream = d.stream(d.model, { ...(d.system === undefined ? {} : { system: d.system }), messages: context, tools: d.toolSpecs() }, { ...d.modelOptions, signal });
-    const onEvent = (event: AssistantStreamEvent): void => {
-      switch (event.type) {
-        case 'text_delta':
-          emit({ type: 'text_delta', step, delta: event.delta });
-          break;
-        case 'thinking_delta':
-          emit({ type: 'thinking_delta', step, delta: event.delta });
-          break;
-        case 'tool_call_start':
-          emit({ type: 'tool_call_delta', step, index: event.index, id: event.id, name: event.name, delta: '' });
-          break;
-        case 'tool_call_delta':
-          emit({ type: 'tool_call_delta', step, index: event.index, delta: event.delta });
-          break;
-        case 'retry':
-          emit({ type: 'retry_scheduled', step, attempt: event.attempt, delayMs: event.delayMs, error: event.error.toJSON() });
-          attempt = event.attempt + 1;
-          emit({ type: 'model_request', step, attempt, messages: context.length });
-          break;
-        default:
-          break;
-      }
+    const engine = d.context;
+    // A compaction's summary costs tokens like a turn (not a step); its event carries them for the fold.
+    const turn: TurnContext | undefined = engine && {
+      step,
+      signal,
+      onCompacted: (event, response) => {
+        emit(event);
+        if (response) addUsage(totals, response);
+      },
     };
-    let message: AssistantMessage;
-    if (stream.listen) message = await stream.listen(onEvent);
-    else {
-      for await (const event of stream) onEvent(event);
-      message = await stream.result();
+    let attempt = 1;
+    let recovered = false;
+    for (;;) {
+      const tools = d.toolSpecs();
+      if (engine && turn) {
+        // Compacts `history` (the loop's own array) in place when the request would reach the threshold.
+        const preparing = engine.prepare(history, tools, turn);
+        if (preparing) await preparing;
+      }
+      let context = history;
+      if (d.hooks.transformContext) context = await d.hooks.transformContext([...history], { step, signal });
+      const request: Context = engine ? engine.assemble(context, tools) : { ...(d.system === undefined ? {} : { system: d.system }), messages: context, tools };
+      emit({ type: 'model_request', step, attempt, messages: request.messages.length });
+      const stream = d.stream(d.model, request, { ...d.modelOptions, signal });
+      // Retries inside the stream count on from the attempts already made for this step.
+      const before = attempt - 1;
+      const onEvent = (event: AssistantStreamEvent): void => {
+        switch (event.type) {
+          case 'text_delta':
+            emit({ type: 'text_delta', step, delta: event.delta });
+            break;
+          case 'thinking_delta':
+            emit({ type: 'thinking_delta', step, delta: event.delta });
+            break;
+          case 'tool_call_start':
+            emit({ type: 'tool_call_delta', step, index: event.index, id: event.id, name: event.name, delta: '' });
+            break;
+          case 'tool_call_delta':
+            emit({ type: 'tool_call_delta', step, index: event.index, delta: event.delta });
+            break;
+          case 'retry':
+            emit({ type: 'retry_scheduled', step, attempt: before + event.attempt, delayMs: event.delayMs, error: event.error.toJSON() });
+            attempt = before + event.attempt + 1;
+            emit({ type: 'model_request', step, attempt, messages: request.messages.length });
+            break;
+          default:
+            break;
+        }
+      };
+      let message: AssistantMessage;
+      if (stream.listen) message = await stream.listen(onEvent);
+      else {
+        for await (const event of stream) onEvent(event);
+        message = await stream.result();
+      }
+      if (engine && turn && !recovered && message.stopReason === 'error' && message.error?.code === 'context_length' && !signal.aborted) {
+        // The provider refused the request as too long: compact once and ask again; a second refusal fails the run.
+        recovered = true;
+        if (await engine.recover(history, tools, turn)) {
+          attempt++;
+          continue;
+        }
+      }
+      engine?.observe(request, message);
+      // Usage events carry their cost, from the catalog, unless the adapter set it.
+      if (message.usage.cost === undefined && d.costOf) {
+        const cost = d.costOf(message.usage);
+        if (cost) message.usage.cost = cost;
+      }
+      // The seq of this event anchors the idempotency keys of the calls it contains.
+      const seq = emit({ type: 'assistant_message', step, message });
+      return { message, seq };
     }
-    // Usage events carry their cost, from the catalog, unless the adapter set it.
-    if (message.usage.cost === undefined && d.costOf) {
-      const cost = d.costOf(message.usage);
-      if (cost) message.usage.cost = cost;
-    }
-    // The seq of this event anchors the idempotency keys of the calls it contains.
-    const seq = emit({ type: 'assistant_message', step, message });
-    return { message, seq };
   }
 }
 
