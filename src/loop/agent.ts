@@ -16,6 +16,8 @@ import { createFinalAnswerTool } from '../tools/final-answer.js';
 import type { Tool } from '../tools/types.js';
 import { RunHandle, type RunControls } from './handle.js';
 import { AgentTools } from './agent-tools.js';
+import { AgentExtras, type RunExtras } from './agent-extras.js';
+import { deniedOutcome } from './tool-batch.js';
 import { createRedactor } from '../security/redact.js';
 import { redactingLog, redactingStore } from '../security/redacting-store.js';
 import { DEFAULT_LIMITS, type AgentOptions, type RunOptions } from './options.js';
@@ -58,6 +60,8 @@ export class Agent {
   private readonly store: RunStore | undefined;
   private readonly log: AgentOptions['log'];
   private readonly contextEngine: ContextEngine | undefined;
+  private readonly extras: AgentExtras;
+  private readonly system: string | undefined;
   /** What a stored run records of this agent, and its hash (a resume refuses a changed agent). */
   private readonly config: unknown;
   private readonly configHash: string;
@@ -66,7 +70,21 @@ export class Agent {
   constructor(options: AgentOptions) {
     this.options = options;
     this.model = typeof options.model === 'string' ? resolveModel(options.model, options.modelConfig) : options.model;
+    // Secrets never reach the log: every stored event and run record is redacted on its way
+    // in (the live events and the model's history keep the real values the run needs).
+    const redactor = options.redact === false ? undefined : (options.redact ?? createRedactor());
+    this.store = options.store && redactor ? redactingStore(options.store, redactor) : options.store;
+    this.log = options.log && redactor ? redactingLog(options.log, redactor) : options.log;
     const tools: Tool[] = [...(options.tools ?? [])];
+    this.extras = new AgentExtras({
+      ...(options.skills ? { skills: options.skills } : {}),
+      ...(options.memory ? { memory: options.memory } : {}),
+      ...(options.toolOutputPaging ? { toolOutputPaging: options.toolOutputPaging } : {}),
+      ...(options.toolSelection ? { toolSelection: options.toolSelection } : {}),
+      ownTools: tools.map((t) => t.name),
+      ...(this.store ? { store: this.store } : {}),
+    });
+    tools.push(...this.extras.tools);
     if (options.context && options.context.planTool && !tools.some((t) => t.name === updatePlanTool.name)) tools.push(updatePlanTool);
     if (options.outputSchema !== undefined) {
       const finalAnswer = createFinalAnswerTool(options.outputSchema);
@@ -89,11 +107,6 @@ export class Agent {
           'give one as modelInfo: { pricing: { input, output } } (USD per million tokens), or use limits.maxTokens',
       );
     }
-    // Secrets never reach the log: every stored event and run record is redacted on its way
-    // in (the live events and the model's history keep the real values the run needs).
-    const redactor = options.redact === false ? undefined : (options.redact ?? createRedactor());
-    this.store = options.store && redactor ? redactingStore(options.store, redactor) : options.store;
-    this.log = options.log && redactor ? redactingLog(options.log, redactor) : options.log;
     this.config = {
       model: `${this.model.provider}/${this.model.id}`,
       system: options.system ?? null,
@@ -107,14 +120,17 @@ export class Agent {
     const provider = options.streamFn ?? streamModel;
     const retry = options.retry ?? {};
     this.stream = (model, context, streamOptions) => streamWithRetry(provider, model, context, streamOptions, retry);
+    // Without a context engine, the skills catalog follows the system prompt directly.
+    const catalog = options.context === false ? this.extras.catalog() : '';
+    this.system = catalog ? (options.system ? `${options.system}\n\n${catalog}` : catalog) : options.system;
     this.contextEngine =
       options.context === false
         ? undefined
-        : createContextEngine(options.context ?? {}, {
+        : createContextEngine(this.extras.contextOptions(options.memory, options.context ?? {}), {
             model: this.model,
             stream: this.stream,
             wrapStream: (fn) => (model, context, streamOptions) => streamWithRetry(fn, model, context, streamOptions, retry),
-            ...(options.system === undefined ? {} : { system: options.system }),
+            ...(this.system === undefined ? {} : { system: this.system }),
             ...(options.modelInfo ? { modelInfo: options.modelInfo } : {}),
             ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}),
           });
@@ -133,14 +149,17 @@ export class Agent {
   run(input: string | UserMessage, options: RunOptions = {}): RunHandle {
     const runId = options.runId ?? newRunId();
     const user: UserMessage = typeof input === 'string' ? { role: 'user', content: input } : input;
-    return this.launch(runId, options.signal, async () => {
+    return this.launch(runId, options.signal, async (extras) => {
       const traceId = newTraceId();
+      const history = options.history ?? [];
+      extras?.restore(history);
+      const input = extras ? extras.input(user) : user;
       let log: RunLog | undefined;
       if (this.store) {
         await this.store.createRun({ id: runId, model: `${this.model.provider}/${this.model.id}`, config: this.config, configHash: this.configHash });
         log = new RunLog(this.store, runId, await this.store.acquireLease(runId));
       }
-      return { traceId, seq: 0, ...(log ? { log } : {}), start: { kind: 'new', input: user, history: options.history ?? [] } };
+      return { traceId, seq: 0, ...(log ? { log } : {}), start: { kind: 'new', input, history } };
     });
   }
 
@@ -171,7 +190,7 @@ export class Agent {
         await store.updateRun(runId, epoch, { status: last.status, reason: last.reason, totals: last.result.totals });
         return { traceId: state.traceId, seq: events.length, finished: { ...last.result, messages: messagesFromEvents(events) } as RunResult, start: { kind: 'resume', state, epoch } };
       }
-      return { traceId: state.traceId, seq: events.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch } };
+      return { traceId: state.traceId, seq: events.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch }, events };
     });
   }
 
@@ -219,7 +238,7 @@ export class Agent {
       await store.append(runId, epoch, decided);
       const all = [...events, ...decided];
       const state = resumeStateFrom(all);
-      return { traceId: state.traceId, seq: all.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch } };
+      return { traceId: state.traceId, seq: all.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch }, events: all };
     });
   }
 
@@ -239,7 +258,8 @@ export class Agent {
   }
 
   /** Wires a run's controls, events, dispatcher and log, then runs the loop from `prepare`'s start. */
-  private launch(runId: string, signal: AbortSignal | undefined, prepare: () => Promise<Prepared>): RunHandle {
+  private launch(runId: string, signal: AbortSignal | undefined, prepare: (extras: RunExtras | undefined) => Promise<Prepared>): RunHandle {
+    const extras = this.extras.active ? this.extras.startRun(runId) : undefined;
     const abortController = new AbortController();
     const controls: RunControls = { steering: [], followUps: [], abortController };
     if (signal) {
@@ -263,6 +283,7 @@ export class Agent {
         seq++;
         log?.record(event);
       }
+      extras?.onEvent(event);
       handle.deliver(event);
       return event.seq;
     };
@@ -276,10 +297,12 @@ export class Agent {
       model: this.model,
       stream: this.stream,
       modelOptions: this.options.modelOptions ?? {},
-      ...(this.options.system === undefined ? {} : { system: this.options.system }),
-      toolSpecs: () => this.registry.specs(),
+      ...(this.system === undefined ? {} : { system: this.system }),
+      toolSpecs: extras ? () => extras.specs(this.registry.specs()) : () => this.registry.specs(),
       dispatch: (call, ctx) => {
         stepOfCall.set(call.id, ctx.step);
+        const refusal = extras?.refuse(call);
+        if (refusal !== undefined) return deniedOutcome(call, refusal);
         return dispatcher.dispatchNow(call, ctx);
       },
       toolOf: (name) => this.registry.get(name),
@@ -299,7 +322,8 @@ export class Agent {
       .then(async () => {
         let prepared: Prepared;
         try {
-          prepared = await prepare();
+          prepared = await prepare(extras);
+          if (extras && prepared.start.kind === 'resume') extras.restore(prepared.start.state.history, prepared.events);
         } catch (error) {
           return notStarted(runId, toReinError(error, 'store'), emit);
         }
@@ -318,7 +342,10 @@ export class Agent {
         // runLoop never rejects by design; this is the last line of defence against a bug.
         throw toReinError(error);
       })
-      .finally(() => handle.finish());
+      .finally(() => {
+        extras?.end();
+        handle.finish();
+      });
     handle = new RunHandle(runId, controls, result);
     return handle;
   }
@@ -365,6 +392,8 @@ interface Prepared {
   seq: number;
   log?: RunLog;
   start: LoopStart;
+  /** A resumed run's log, for the extras to restore their state from. */
+  events?: RunEvent[];
   /** Set when the log shows the run already ended: its result, and nothing is run. */
   finished?: RunResult;
 }

@@ -10,6 +10,8 @@ import type { RunStore } from '../store/types.js';
 import type { DispatcherOptions, Tool, ToolSource } from '../tools/types.js';
 import type { ContextOptions } from '../context/options.js';
 import type { Redactor } from '../security/redact.js';
+import type { Skill } from '../skills/types.js';
+import type { MemoryStore } from '../memory/types.js';
 
 /** What `shouldStopAfterTurn` sees after each turn. */
 export interface TurnInfo {
@@ -56,6 +58,28 @@ export interface AgentOptions {
    * the model their current tools beside `tools`; a name already taken is left out.
    */
   toolSources?: ToolSource[];
+  /**
+   * Skills (from `loadSkills()`): their catalog joins the system layer and the model can
+   * `load_skill`; `/skill:name` in the input injects one; a description matching the input
+   * injects it (`match: false` turns that off). An active skill's `allowed-tools` narrows
+   * the tools.
+   */
+  skills?: Skill[] | { skills: Skill[]; match?: boolean };
+  /**
+   * Memory (`openMemory()` from SQLite FTS5, or your own store): `remember` / `recall`
+   * tools, and the hits for the latest input in each request.
+   */
+  memory?: MemoryStore;
+  /**
+   * A cut tool result can be paged with `read_tool_output` (the log keeps the whole text
+   * either way).
+   */
+  toolOutputPaging?: boolean | { maxPageChars?: number; archiveChars?: number };
+  /**
+   * With more tools than `maxTools` (default 24), send a subset — the agent's own tools,
+   * active skills', recently used and those found with `search_tools` — instead of all.
+   */
+  toolSelection?: { maxTools?: number; always?: string[]; fill?: boolean };
   /**
    * Least privilege: the tools this agent may use, by name or `*` glob (`github__*`).
    * Any other tool — its own, a source's — is neither offered to the model nor run.

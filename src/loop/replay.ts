@@ -10,6 +10,7 @@ import type { RunEvent } from '../events.js';
 import { EventStream } from '../model/event-stream.js';
 import { emptyUsage, type AssistantMessage, type AssistantStreamEvent, type StreamFunction } from '../model/types.js';
 import { canonicalJson } from './stop-rules.js';
+import { isSummaryRequest, SUMMARY_HEADER } from '../context/summary.js';
 
 /**
  * A model that replays the assistant messages of a recorded run, one per request. A request
@@ -22,9 +23,29 @@ import { canonicalJson } from './stop-rules.js';
  */
 export function replayModel(events: readonly RunEvent[]): StreamFunction {
   const answers = events.flatMap((e) => (e.type === 'assistant_message' && e.message.stopReason !== 'error' && e.message.stopReason !== 'aborted' ? [e.message] : []));
+  // A compaction's summary request is answered with the summary the run recorded, so it
+  // does not use up one of the agent's answers.
+  const summaries = events.flatMap((e) => (e.type === 'context_compacted' ? [e] : []));
+  let nextSummary = 0;
   let next = 0;
-  return (model) => {
+  return (model, context) => {
     const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
+    if (isSummaryRequest(context)) {
+      const summary = summaries[nextSummary++];
+      if (!summary || summary.summarizer === 'mechanical') {
+        // The run wrote this summary itself: failing the request makes the replay do so too.
+        const error = new ReinError('invalid_response', 'fatal', 'the recording has no model-written summary for this compaction');
+        const message: AssistantMessage = { role: 'assistant', content: [], stopReason: 'error', usage: emptyUsage(), provider: model.provider, model: model.id, error: error.toJSON() };
+        out.push({ type: 'error', error, message });
+        out.end(message);
+        return out;
+      }
+      const text = String(summary.summary.content).slice(SUMMARY_HEADER.length).trim();
+      const message: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text }], stopReason: 'stop', usage: summary.usage ?? emptyUsage(), provider: model.provider, model: model.id };
+      out.push({ type: 'done', message });
+      out.end(message);
+      return out;
+    }
     const recorded = answers[next++];
     if (!recorded) {
       const error = new ReinError('invalid_response', 'fatal', `the replayed run asked the model ${next} times; the recording has ${answers.length} answers`);

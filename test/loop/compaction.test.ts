@@ -4,6 +4,7 @@ import { CONTEXT_BLOCK_HEADER } from '../../src/context/layers.js';
 import { DELTA_EVENT_TYPES, type RunEvent } from '../../src/events.js';
 import { Agent } from '../../src/loop/agent.js';
 import { messagesFromEvents } from '../../src/loop/fold.js';
+import { firstDivergence, replayModel } from '../../src/loop/replay.js';
 import { resumeStateFrom } from '../../src/loop/resume-state.js';
 import { startScriptedServer, type ReceivedRequest, type ScriptMessage, type ScriptRequest, type ScriptTurn } from '../../src/model/scripted/index.js';
 import { MemoryStore } from '../../src/store/memory.js';
@@ -226,6 +227,27 @@ describe('compaction', () => {
     const state = resumeStateFrom(await store.loadEvents(handle.runId));
     expect(state.totals.usage).toEqual(result.totals.usage);
     expect(state.history).toEqual(result.messages);
+  });
+
+  it('a compacted run replays exactly: the summary request gets the recorded summary, not an agent answer', async () => {
+    const store = new MemoryStore();
+    let turns = 0;
+    const script = (request: ScriptRequest): ScriptTurn => {
+      if (isSummaryRequest(request)) return summarize(request);
+      turns++;
+      return turns <= 30 ? { toolCalls: [{ name: 'step', arguments: { n: turns, pad: 16 } }] } : { text: 'all done' };
+    };
+    const options = { tools: [stepTool], limits: { maxSteps: 40 }, modelInfo: { contextWindow: 2_500 } };
+    const { agent } = await setup(script, { ...options, store });
+    const handle = agent.run('Do 30 steps.');
+    const recorded = await handle;
+    const events = await store.loadEvents(handle.runId);
+    expect(compactions(events).length).toBeGreaterThan(0);
+    const replay = new Agent({ ...options, model: 'ollama/replay', streamFn: replayModel(events) });
+    const replayed = await collect(replay.run('Do 30 steps.'));
+    expect(replayed.result).toMatchObject({ status: recorded.status, text: recorded.text });
+    expect(firstDivergence(events, replayed.events)).toBeUndefined();
+    expect(compactions(replayed.events).map((c) => c.summary)).toEqual(compactions(events).map((c) => c.summary));
   });
 
   it('a compacted run resumes from its compacted history and task record', async () => {
