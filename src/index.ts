@@ -1,6 +1,7 @@
 /**
  * rein: an agent harness. The core entry point; explicit named exports only (STYLE 11).
- * The scripted model server for offline tests is in `rein/testing`.
+ * The scripted model server for offline tests is in `rein/testing`, the MCP host in
+ * `rein/mcp`, the run stores in `rein/store`.
  */
 export { Agent } from './loop/agent.js';
 export { RunHandle } from './loop/handle.js';
@@ -84,3 +85,36 @@ export { costOf, listModels, lookupModel, UNKNOWN_MODEL_DEFAULTS } from './model
 export type { ModelInfo, ModelOverrides, ModelPricing } from './model/catalog.js';
 export type { Cost } from './model/types.js';
 export { PRICES_AS_OF } from './model/catalog-data.js';
+
+// Context: what each request is built from, token counts, compaction (on by default; `context` option).
+export type { ContextOptions, LayerHook, LayerInfo, LayerSource, MemoryOptions } from './context/options.js';
+export { CONTEXT_BLOCK_HEADER } from './context/layers.js';
+export type { Layer } from './context/layers.js';
+export { createTokenCounter, estimateTokens } from './context/tokens.js';
+export type { TokenCounter } from './context/tokens.js';
+export { DEFAULT_KEEP_TURNS, DEFAULT_THRESHOLD, shouldCompact, splitForCompaction } from './context/compaction.js';
+export type { CompactionSplit } from './context/compaction.js';
+export { DEFAULT_SUMMARY_MAX_TOKENS, isSummaryMessage, isSummaryRequest, SUMMARY_HEADER } from './context/summary.js';
+export { renderTask, taskFromEvents } from './context/task.js';
+export type { TaskRecord } from './context/task.js';
+export { PLAN_TOOL_NAME, updatePlanTool } from './context/plan-tool.js';
+export { loadProjectRules } from './context/rules.js';
+export type { ProjectRules } from './context/rules.js';
+export { createToolOutputTool, ToolOutputArchive } from './context/tool-output.js';
+export { createSearchToolsTool, createToolSelector } from './context/tool-selection.js';
+export type { ToolSelector, ToolSelectorOptions } from './context/tool-selection.js';
+export { fullOutputOf } from './tools/truncate.js';
+
+// Skills, memory, permissions and the workspace tools have entry points of their own
+// (`rein/skills`, `rein/memory`, `rein/permissions`, `rein/workspace`), so that importing
+// the core stays fast; the agent options that take them are typed here.
+export type { LoadSkillsResult, Skill, SkillDiagnostic } from './skills/types.js';
+export type { MemoryRetriever, MemorySnippet, MemoryStore } from './memory/types.js';
+export type { PermissionDecision, PermissionMode, PermissionOptions, PermissionPolicy, PermissionVerdict } from './permissions/policy.js';
+export { createRedactor } from './security/redact.js';
+export type { Redactor, RedactorOptions } from './security/redact.js';
+export type { WorkspaceToolName, WorkspaceToolsOptions } from './workspace/index.js';
+
+// MCP: the host itself is in `rein/mcp` (it loads the official SDK); its types are here.
+export type { McpConfig, McpDiagnostic, McpServerConfig, McpServerStatus } from './mcp/types.js';
+export type { McpHost, McpHostOptions } from './mcp/host.js';

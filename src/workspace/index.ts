@@ -95,3 +95,10 @@ function positiveInteger(value: number | undefined, name: string): number | unde
   }
   return value;
 }
+
+export type { BashToolOptions } from './bash.js';
+export { resolveInWorkspace, workspaceSubject } from './paths.js';
+export type { ResolveOptions, WorkspacePath } from './paths.js';
+export { withFileLock } from './file-lock.js';
+export { unifiedDiff } from './diff.js';
+export { killRunningCommands } from './run-shell.js';

@@ -9,7 +9,7 @@
  * Written against the adapters' public StreamFunctions only.
  */
 import { describe, expect, it } from 'vitest';
-import { adapters } from '../../src/model/providers/index.js';
+import { loadAdapter } from '../../src/model/providers/index.js';
 import type { AssistantMessage, Context, Message, ModelApi, ToolCall } from '../../src/model/types.js';
 import { startServer } from '../model/fixture-server.js';
 import { collect } from '../model/stream-helpers.js';
@@ -79,7 +79,7 @@ describe('handoff matrix: a tool-call conversation of one API continued on anoth
         const turn = await decodeSource(source);
         const server = await startServer([recordedResponse(answer)]);
         try {
-          const { message } = await collect(adapters[target](modelRef(target, targetId, server.baseUrl), conversation(turn)));
+          const { message } = await collect((await loadAdapter(target))(modelRef(target, targetId, server.baseUrl), conversation(turn)));
           const request = server.requests[0];
           if (request === undefined) throw new Error(`the ${target} adapter sent no request: ${message.error?.code}: ${message.error?.message}`);
           const problems = checkRequest(target, request.json, { source: turn, own, targetId });

@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { adapters } from '../../src/model/providers/index.js';
+import { loadAdapter } from '../../src/model/providers/index.js';
 import type { AssistantMessage, AssistantStreamEvent } from '../../src/model/types.js';
 import { FIXTURES_DIR, startServer } from '../model/fixture-server.js';
 import { collect, expectWellFormed } from '../model/stream-helpers.js';
@@ -104,7 +104,7 @@ describe('error payloads from issue reports', () => {
       const server = await startServer([report.response]);
       try {
         const model = modelRef(report.api, typicalModelId(report.api), server.baseUrl);
-        const { events, message } = await collect(adapters[report.api](model, { messages: [{ role: 'user', content: 'hi' }] }));
+        const { events, message } = await collect((await loadAdapter(report.api))(model, { messages: [{ role: 'user', content: 'hi' }] }));
         expect(server.requests, 'the adapter sent no request').toHaveLength(1);
         const problems = violations(events, message, report.api, report.expected, report.response.status ?? 200);
         expect(problems, problems.join('; ')).toEqual([]);

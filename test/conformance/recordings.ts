@@ -4,7 +4,7 @@
  * and a model to ask for it. Shared by the conformance suites and the catalog tests.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { adapters } from '../../src/model/providers/index.js';
+import { loadAdapter } from '../../src/model/providers/index.js';
 import type { AssistantMessage, AssistantStreamEvent, Context, ModelApi, ModelRef, StreamOptions } from '../../src/model/types.js';
 import { FIXTURES_DIR, fixtureResponse, startServer } from '../model/fixture-server.js';
 import type { RecordedRequest, ScriptedResponse } from '../model/fixture-server.js';
@@ -127,7 +127,7 @@ export async function replayRecording(file: string, options: { id?: string; cont
     const model = modelRef(api, options.id ?? recordedModelId(file), server.baseUrl);
     const context = options.context ?? { messages: [{ role: 'user', content: 'hi' }] };
     const streamOptions: StreamOptions = isNonStreaming(file) ? { stream: false } : {};
-    const { events, message } = await collect(adapters[api](model, context, streamOptions));
+    const { events, message } = await collect((await loadAdapter(api))(model, context, streamOptions));
     return { events, message, requests: server.requests };
   } finally {
     await server.close();

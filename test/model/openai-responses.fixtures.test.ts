@@ -7,7 +7,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { adapters } from '../../src/model/providers/index.js';
+import { adapters, loadAdapter } from '../../src/model/providers/index.js';
 import { streamOpenAIResponses } from '../../src/model/providers/openai-responses.js';
 import type { AssistantMessage, AssistantStreamEvent, Context, Message, ModelRef, ThinkingContent } from '../../src/model/types.js';
 import { FIXTURES_DIR, fixtureResponse, readFixture, startServer } from './fixture-server.js';
@@ -91,7 +91,8 @@ describe('openai-responses recordings', () => {
     expect([...responses, ...lmstudio].filter((file) => !covered.has(file))).toEqual([]);
   });
 
-  it('is the adapter registered for the openai-responses API', () => {
+  it('is the adapter registered for the openai-responses API, loaded on first use', async () => {
+    expect(await loadAdapter('openai-responses')).toBe(streamOpenAIResponses);
     expect(adapters['openai-responses']).toBe(streamOpenAIResponses);
   });
 

@@ -17,6 +17,17 @@ describe('streamModel', () => {
     expect(adapters['openai-chat']).toBe(streamOpenAIChat);
   });
 
+  it('loads an adapter other than Chat Completions on its first request, then calls it directly', async () => {
+    server = await startServer([fixtureResponse('anthropic/stream-text.sse'), fixtureResponse('anthropic/stream-text.sse')]);
+    const model = testModel(server.baseUrl, { api: 'anthropic-messages', provider: 'anthropic' });
+    const first = await collect(streamModel(model, { messages: [{ role: 'user', content: 'hi' }] }));
+    expect(first.message.stopReason).toBe('stop');
+    expect(first.events.map((e) => e.type)).toContain('text_delta');
+    expect(adapters['anthropic-messages']).toBeTypeOf('function');
+    const second = await collect(streamModel(model, { messages: [{ role: 'user', content: 'hi' }] }));
+    expect(second.message).toEqual(first.message);
+  });
+
   it('dispatches on model.api', async () => {
     server = await startServer([fixtureResponse('openai-chat/stream-text-usage.sse')]);
     const { message } = await collect(streamModel(testModel(server.baseUrl), { messages: [] }));

@@ -6,18 +6,31 @@ import { ReinError } from '../../errors.js';
 import { EventStream } from '../event-stream.js';
 import { emptyUsage } from '../types.js';
 import type { AssistantMessage, AssistantStream, AssistantStreamEvent, Context, ModelApi, ModelRef, StreamFunction, StreamOptions } from '../types.js';
-import { streamAnthropic } from './anthropic.js';
-import { streamGemini } from './gemini.js';
 import { streamOpenAIChat } from './openai-chat.js';
-import { streamOpenAIResponses } from './openai-responses.js';
 
-/** Every adapter, keyed by {@link ModelApi}. */
-export const adapters: Record<ModelApi, StreamFunction> = {
-  'openai-chat': streamOpenAIChat,
-  'openai-responses': streamOpenAIResponses,
-  'anthropic-messages': streamAnthropic,
-  gemini: streamGemini,
+/**
+ * How each API's adapter is loaded. Chat Completions — the default, and what most
+ * OpenAI-compatible servers speak — is part of the core; the others are loaded on their
+ * first request, so importing rein does not pay for adapters a program never uses.
+ */
+export const adapterLoaders: Record<ModelApi, () => Promise<StreamFunction>> = {
+  'openai-chat': () => Promise.resolve(streamOpenAIChat),
+  'openai-responses': () => import('./openai-responses.js').then((m) => m.streamOpenAIResponses),
+  'anthropic-messages': () => import('./anthropic.js').then((m) => m.streamAnthropic),
+  gemini: () => import('./gemini.js').then((m) => m.streamGemini),
 };
+
+/** The adapters loaded so far, keyed by {@link ModelApi}; see {@link loadAdapter}. */
+export const adapters: Partial<Record<ModelApi, StreamFunction>> = { 'openai-chat': streamOpenAIChat };
+
+/** The adapter of `api`, loaded once (later calls answer from {@link adapters}). */
+export async function loadAdapter(api: ModelApi): Promise<StreamFunction> {
+  const loaded = adapters[api];
+  if (loaded) return loaded;
+  const adapter = await adapterLoaders[api]();
+  adapters[api] = adapter;
+  return adapter;
+}
 
 /**
  * Streams one response from `model` through the adapter of its API. Like every adapter it
@@ -29,10 +42,34 @@ export const adapters: Record<ModelApi, StreamFunction> = {
 export function streamModel(model: ModelRef, context: Context, options?: StreamOptions): AssistantStream {
   const adapter = adapters[model.api] as StreamFunction | undefined; // api may come from untyped config
   if (adapter !== undefined) return adapter(model, context, options);
-  const error = new ReinError('config', 'fatal', `No adapter for API "${String(model.api)}" of ${model.provider}/${model.id}: known APIs are ${Object.keys(adapters).join(', ')}`);
+  if (Object.hasOwn(adapterLoaders, model.api)) return streamWhenLoaded(model, context, options);
+  const error = new ReinError('config', 'fatal', `No adapter for API "${String(model.api)}" of ${model.provider}/${model.id}: known APIs are ${Object.keys(adapterLoaders).join(', ')}`);
   const message: AssistantMessage = { role: 'assistant', content: [], stopReason: 'error', usage: emptyUsage(), provider: model.provider, model: model.id, error: error.toJSON() };
   const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
   out.push({ type: 'error', error, message });
   out.end(message);
   return out;
+}
+
+/** The first request of an API whose adapter is not loaded yet: load it, then relay its stream. */
+function streamWhenLoaded(model: ModelRef, context: Context, options?: StreamOptions): AssistantStream {
+  const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
+  loadAdapter(model.api).then(
+    async (adapter) => {
+      const inner = adapter(model, context, options);
+      out.end(await inner.listen?.((event) => out.push(event)) ?? (await relay(inner, out)));
+    },
+    (cause: unknown) => {
+      const error = new ReinError('internal', 'fatal', `the ${model.api} adapter could not be loaded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+      const message: AssistantMessage = { role: 'assistant', content: [], stopReason: 'error', usage: emptyUsage(), provider: model.provider, model: model.id, error: error.toJSON() };
+      out.push({ type: 'error', error, message });
+      out.end(message);
+    },
+  );
+  return out;
+}
+
+async function relay(inner: AssistantStream, out: EventStream<AssistantStreamEvent, AssistantMessage>): Promise<AssistantMessage> {
+  for await (const event of inner) out.push(event);
+  return inner.result();
 }
