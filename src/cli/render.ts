@@ -90,6 +90,17 @@ export class HumanRenderer {
           this.note(this.yellow(`⊘ ${event.name} refused by the permission policy${event.rule ? ` (${event.rule})` : ''}`));
         }
         break;
+      case 'context_compacted':
+        this.spinner.stop();
+        this.endTextLine();
+        this.note(
+          this.dim(
+            `⇣ context compacted (${event.reason === 'context_length' ? 'the model refused the request as too long' : 'near the window'}): ` +
+              `${event.tokensBefore} → ${event.tokensAfter} tokens, ${event.removedMessages} messages summarized ` +
+              `by ${event.summarizer === 'model' ? event.summaryModel : 'rein (the summary model failed)'}`,
+          ),
+        );
+        break;
       case 'tool_progress': {
         const of = event.total === undefined ? '' : `/${event.total}`;
         this.spinner.start(`${event.name}: ${event.progress}${of}${event.message ? ` ${shorten(event.message, 60)}` : ''}`);

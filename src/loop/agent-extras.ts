@@ -105,10 +105,24 @@ export class AgentExtras {
     const { archive, match } = this;
     return {
       input: (user) => {
-        if (!session || typeof user.content !== 'string') return user;
-        const prepared = session.prepareInput(user.content, { match });
-        const text = prepared.injection ? `${prepared.injection}\n\n${prepared.text}` : prepared.text;
-        return text === user.content ? user : { ...user, content: text };
+        if (!session) return user;
+        const prepare = (input: string): string => {
+          const prepared = session.prepareInput(input, { match });
+          return prepared.injection ? `${prepared.injection}\n\n${prepared.text}` : prepared.text;
+        };
+        if (typeof user.content === 'string') {
+          const text = prepare(user.content);
+          return text === user.content ? user : { ...user, content: text };
+        }
+        // Content with attachments (an image, an MCP resource): the first text part is the input.
+        const first = user.content.findIndex((part) => part.type === 'text');
+        const part = user.content[first];
+        if (!part || part.type !== 'text') return user;
+        const text = prepare(part.text);
+        if (text === part.text) return user;
+        const content = [...user.content];
+        content[first] = { type: 'text', text };
+        return { ...user, content };
       },
       restore: (history, events) => {
         session?.restore(skillNamesIn(history));

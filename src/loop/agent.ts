@@ -63,7 +63,7 @@ export class Agent {
   private readonly extras: AgentExtras;
   private readonly system: string | undefined;
   /** What a stored run records of this agent, and its hash (a resume refuses a changed agent). */
-  private readonly config: unknown;
+  private config: unknown;
   private readonly configHash: string;
 
   /** Throws a {@link ReinError} with code `config` when the configuration cannot work. */
@@ -117,6 +117,8 @@ export class Agent {
       ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
     };
     this.configHash = createHash('sha256').update(canonicalJson(this.config)).digest('hex');
+    // Metadata is recorded with each run but is not part of what a resume compares.
+    if (options.metadata) this.config = { ...(this.config as Record<string, unknown>), metadata: options.metadata };
     const provider = options.streamFn ?? streamModel;
     const retry = options.retry ?? {};
     this.stream = (model, context, streamOptions) => streamWithRetry(provider, model, context, streamOptions, retry);

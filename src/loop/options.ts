@@ -127,6 +127,11 @@ export interface AgentOptions {
    * runs verbatim.
    */
   redact?: Redactor | false;
+  /**
+   * Recorded with each stored run (in its record's `config.metadata`), for the program that
+   * continues it later: how it built this agent. Not part of the resume check.
+   */
+  metadata?: Record<string, unknown>;
   /** Log sink for tools' `ctx.log`. */
   log?: (message: string, data?: Record<string, unknown>) => void;
   /**

@@ -71,7 +71,10 @@ describe('rein run', () => {
     const plain = await rein(['run', '--no-tools', '--base-url', s.url, 'hi'], { env: cleanEnv() });
     expect(plain.code).toBe(0);
     expect(s.requests[1]!.tools).toBeUndefined();
-    expect(s.requests[0]!.tools!.map((t) => t.function.name).sort()).toEqual(['calculate', 'get_current_time', 'roll_dice']);
+    // By default: the seed tools, the workspace tools, and paging of cut results.
+    expect(s.requests[0]!.tools!.map((t) => t.function.name).sort()).toEqual(
+      ['bash', 'calculate', 'edit_file', 'get_current_time', 'glob', 'grep', 'list_dir', 'read_file', 'read_tool_output', 'roll_dice', 'write_file'].sort(),
+    );
   });
 
   it('a missing key ends with a message that says what to set (exit 2)', async () => {

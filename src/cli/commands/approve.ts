@@ -45,15 +45,19 @@ export const command: Command = {
       try {
         const record = await store.getRun(runId);
         if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store (rein runs lists them)`);
-        const agent = agentForStoredRun(record, store, values['base-url']);
-        const handle = agent.approve(runId, {
-          approved: !values.deny,
-          signal: io.signal,
-          ...(values.reason === undefined ? {} : { reason: values.reason }),
-          ...(values.call === undefined ? {} : { toolCallId: values.call }),
-          ...(values.force ? { force: true } : {}),
-        });
-        return exitCodeOf(await renderRun(handle, io, false));
+        const { agent, close } = await agentForStoredRun(record, store, values['base-url'], io);
+        try {
+          const handle = agent.approve(runId, {
+            approved: !values.deny,
+            signal: io.signal,
+            ...(values.reason === undefined ? {} : { reason: values.reason }),
+            ...(values.call === undefined ? {} : { toolCallId: values.call }),
+            ...(values.force ? { force: true } : {}),
+          });
+          return exitCodeOf(await renderRun(handle, io, false));
+        } finally {
+          await close();
+        }
       } finally {
         await store.close();
       }

@@ -11,7 +11,10 @@ import { HumanRenderer } from '../render.js';
 import { AGENT_FLAGS_HELP, agentOptionsFromFlags, parseAgentArgs, storeFromFlags } from '../agent-flags.js';
 import { Agent } from '../../loop/agent.js';
 import type { RunStore } from '../../store/types.js';
-import { reportSetupError } from './run.js';
+import { announce, reportSetupError } from './run.js';
+import { cliMetadata } from './resume.js';
+import { openWorkbench, type Workbench } from '../workbench.js';
+import { userInput } from '../session-input.js';
 
 const usage = `rein chat [options]
 
@@ -27,6 +30,14 @@ export const command: Command = {
   async run(argv, io) {
     let agent;
     let store: RunStore | undefined;
+    let bench: Workbench | undefined;
+    // An approval question waiting for the next line typed (the chat reads every line).
+    let pendingAnswer: ((line: string) => void) | undefined;
+    const question = (text: string): Promise<string> =>
+      new Promise((resolve) => {
+        io.stderr.write(text);
+        pendingAnswer = resolve;
+      });
     try {
       const { values } = parseAgentArgs(argv);
       if (values.help) {
@@ -36,16 +47,23 @@ export const command: Command = {
       if (values.json) throw new ReinError('config', 'fatal', '--json is for `rein run`; chat is interactive');
       const options = agentOptionsFromFlags(values, io.env);
       store = await storeFromFlags(values, io);
-      agent = new Agent({ ...options, ...(store ? { store } : {}) });
+      bench = await openWorkbench(values, io, options.tools ?? [], { question });
+      announce(bench, io);
+      agent = new Agent({ ...options, ...bench.options, ...(store ? { store } : {}), metadata: { ...cliMetadata(values, bench.root) } });
     } catch (error) {
+      await bench?.close();
       await store?.close();
       return reportSetupError(error, io, false);
     }
+    const mcp = bench.mcp;
+    const closeBench = bench.close;
     const chatAgent = agent;
 
     const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: Boolean(io.stdin.isTTY) });
     let history: Message[] = [];
     let active: RunHandle | undefined;
+    /** The current run from its set-up to its summary: the session ends after it. */
+    let current: Promise<void> | undefined;
     let exitAfterRun = false;
     let closed = false;
     const prompt = (): void => {
@@ -68,10 +86,20 @@ export const command: Command = {
         // readline only pauses its input; a piped stdin would keep the process alive.
         io.stdin.destroy();
         // Let a run that is still going end cleanly before leaving.
-        void (active ?? Promise.resolve()).then(() => store?.close()).then(() => resolve(EXIT.ok));
+        pendingAnswer?.('');
+        void (current ?? Promise.resolve())
+          .then(() => closeBench())
+          .then(() => store?.close())
+          .then(() => resolve(EXIT.ok));
       });
       rl.on('line', (line) => {
         const text = line.trim();
+        if (pendingAnswer) {
+          const answer = pendingAnswer;
+          pendingAnswer = undefined;
+          answer(text);
+          return;
+        }
         if (active) {
           // `exit` typed during a run ends the session once the run is done, not a steer.
           if (text === 'exit' || text === 'quit') exitAfterRun = true;
@@ -84,19 +112,40 @@ export const command: Command = {
         }
         if (text === 'exit' || text === 'quit') return finish();
         if (!text) return prompt();
-        const handle = chatAgent.run(text, { history });
-        active = handle;
-        const renderer = new HumanRenderer(io);
-        void (async () => {
-          for await (const event of handle) renderer.onEvent(event);
-          const result = await handle;
-          renderer.summary(result);
-          history = result.messages;
+        current = startRun(text);
+      });
+      /** Expands the line (MCP prompt, resource mentions), then runs it and renders it. */
+      const startRun = async (text: string): Promise<void> => {
+        // Until the run exists, lines typed are kept to steer it (not started as runs).
+        const queued: string[] = [];
+        let cancelled = false;
+        const pending = { steer: (t: string) => queued.push(t), abort: () => (cancelled = true) };
+        active = pending as unknown as RunHandle;
+        let input: Awaited<ReturnType<typeof userInput>>;
+        try {
+          input = await userInput(text, mcp, io, { prompts: true });
+        } catch (error) {
+          io.stderr.write(`rein: ${error instanceof Error ? error.message : String(error)}\n`);
+          cancelled = true;
+        }
+        if (cancelled) {
           active = undefined;
           if (exitAfterRun && !closed) rl.close();
           else prompt();
-        })();
-      });
+          return;
+        }
+        const handle = chatAgent.run(input!, { history });
+        for (const steer of queued) handle.steer(steer);
+        active = handle;
+        const renderer = new HumanRenderer(io);
+        for await (const event of handle) renderer.onEvent(event);
+        const result = await handle;
+        renderer.summary(result);
+        history = result.messages;
+        active = undefined;
+        if (exitAfterRun && !closed) rl.close();
+        else prompt();
+      };
       io.stderr.write('rein chat — type a task; `exit` to leave.\n');
       prompt();
     });

@@ -7,17 +7,46 @@ import { parseArgs } from 'node:util';
 import { ReinError } from '../../errors.js';
 import { Agent } from '../../loop/agent.js';
 import { seedTools } from '../../tools/builtin/index.js';
-import { EXIT, type Command } from '../io.js';
-import { exitCodeOf, renderRun, reportSetupError } from './run.js';
+import { EXIT, type CliIO, type Command } from '../io.js';
+import { announce, exitCodeOf, renderRun, reportSetupError } from './run.js';
+import type { AgentFlagValues } from '../agent-flags.js';
+import { openWorkbench } from '../workbench.js';
 import { openStoreFor } from './store-command.js';
 import type { RunRecord, RunStore } from '../../store/types.js';
 
+/** How `rein run` / `rein chat` record the flags that shaped an agent, for resume and approve. */
+export interface CliRunMetadata {
+  cli: { flags: AgentFlagValues };
+}
+
+/** The flags of `values` that decide an agent's tools and policy (what a resume must rebuild). */
+export function cliMetadata(values: AgentFlagValues, root: string): CliRunMetadata {
+  const keep: Array<keyof AgentFlagValues> = ['no-tools', 'tools', 'allow', 'ask', 'deny', 'mode', 'no-mcp', 'no-skills', 'memory'];
+  const flags: AgentFlagValues = { root };
+  for (const key of keep) if (values[key] !== undefined) (flags as Record<string, unknown>)[key] = values[key];
+  return { cli: { flags } };
+}
+
 /**
  * The agent a stored run was started with, as far as the CLI can rebuild it: the run's
- * model and system prompt, and the CLI's tools that the run had.
+ * model and system prompt, and — for a run the CLI started — the same tools, MCP servers
+ * and permission policy, from the flags it recorded. Nobody is asked anything: a call that
+ * needs approval pauses the run again.
  */
-export function agentForStoredRun(record: RunRecord, store: RunStore, baseUrl: string | undefined): Agent {
-  const config = record.config as { model?: string; system?: string | null; tools?: Array<{ name: string }> };
+export async function agentForStoredRun(record: RunRecord, store: RunStore, baseUrl: string | undefined, io: CliIO): Promise<{ agent: Agent; close(): Promise<void> }> {
+  const config = record.config as { model?: string; system?: string | null; tools?: Array<{ name: string }>; metadata?: Partial<CliRunMetadata> };
+  const base = {
+    model: config.model ?? record.model,
+    ...(baseUrl ? { modelConfig: { baseUrl } } : {}),
+    ...(config.system ? { system: config.system } : {}),
+    store,
+  };
+  const flags = config.metadata?.cli?.flags;
+  if (flags) {
+    const bench = await openWorkbench(flags, io, flags['no-tools'] ? [] : seedTools());
+    announce(bench, io);
+    return { agent: new Agent({ ...base, ...bench.options }), close: () => bench.close() };
+  }
   const wanted = new Set((config.tools ?? []).map((t) => t.name));
   const available = seedTools().map((t) => t.name);
   const missing = [...wanted].filter((name) => !available.includes(name));
@@ -29,13 +58,8 @@ export function agentForStoredRun(record: RunRecord, store: RunStore, baseUrl: s
       `run ${record.id} used tools the rein command does not have (${missing.join(', ')}): continue it from the program that defines them, with agent.resume() or agent.approve()`,
     );
   }
-  return new Agent({
-    model: config.model ?? record.model,
-    ...(baseUrl ? { modelConfig: { baseUrl } } : {}),
-    ...(config.system ? { system: config.system } : {}),
-    tools: seedTools().filter((t) => wanted.has(t.name)),
-    store,
-  });
+  const agent = new Agent({ ...base, tools: seedTools().filter((t) => wanted.has(t.name)) });
+  return { agent, close: () => Promise.resolve() };
 }
 
 const usage = `rein resume <run> [--force] [--json] [--store <path|url>] [--base-url URL]
@@ -73,9 +97,13 @@ export const command: Command = {
       try {
         const record = await store.getRun(runId);
         if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store (rein runs lists them)`);
-        const agent = agentForStoredRun(record, store, values['base-url']);
-        const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
-        return exitCodeOf(await renderRun(handle, io, json));
+        const { agent, close } = await agentForStoredRun(record, store, values['base-url'], io);
+        try {
+          const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
+          return exitCodeOf(await renderRun(handle, io, json));
+        } finally {
+          await close();
+        }
       } finally {
         await store.close();
       }

@@ -8,6 +8,10 @@ import { EXIT, type CliIO, type Command } from '../io.js';
 import { HumanRenderer, describeError, type RenderOptions } from '../render.js';
 import { AGENT_FLAGS_HELP, agentOptionsFromFlags, parseAgentArgs, storeFromFlags } from '../agent-flags.js';
 import type { RunStore } from '../../store/types.js';
+import { openWorkbench, type Workbench } from '../workbench.js';
+import { userInput } from '../session-input.js';
+import { cliMetadata } from './resume.js';
+import { createInterface } from 'node:readline';
 
 const usage = `rein run [options] "<task>"
 
@@ -47,6 +51,28 @@ export async function renderRun(handle: RunHandle, io: CliIO, json: boolean, ren
   return result;
 }
 
+/** Prints what the workbench found wrong while loading, and the yolo banner. */
+export function announce(bench: Workbench, io: CliIO): void {
+  for (const notice of bench.notices) io.stderr.write(`rein: ${notice}\n`);
+  if (bench.policy.isYolo) io.stderr.write(`rein: ⚠ ${bench.policy.describe()}\n`);
+}
+
+/** Asks one question at the terminal. */
+export function askLine(io: CliIO, question: string): Promise<string> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
+    let answered = false;
+    rl.question(question, (answer) => {
+      answered = true;
+      rl.close();
+      resolve(answer);
+    });
+    rl.once('close', () => {
+      if (!answered) resolve('');
+    });
+  });
+}
+
 /** Reports an error that happened before a run could start, in the chosen output mode. */
 export function reportSetupError(error: unknown, io: CliIO, json: boolean): number {
   const info = toReinError(error).toJSON();
@@ -64,6 +90,7 @@ export const command: Command = {
   async run(argv, io) {
     let json = argv.includes('--json');
     let store: RunStore | undefined;
+    let bench: Workbench | undefined;
     try {
       const { values, positionals } = parseAgentArgs(argv);
       json = Boolean(values.json);
@@ -75,11 +102,20 @@ export const command: Command = {
       if (!task) throw new ReinError('config', 'fatal', 'no task given: rein run "<task>" (see --help)');
       const options = agentOptionsFromFlags(values, io.env);
       store = await storeFromFlags(values, io);
-      const result = await runTask(new Agent({ ...options, ...(store ? { store } : {}) }), task, io, json);
+      // A person can answer approval questions only at a terminal, and not under --json;
+      // otherwise a call that needs approval pauses the run (rein approve continues it).
+      const interactive = !json && Boolean(io.stdin.isTTY) && Boolean(io.stderr.isTTY);
+      bench = await openWorkbench(values, io, options.tools ?? [], interactive ? { question: (q) => askLine(io, q) } : {});
+      announce(bench, io);
+      const agent = new Agent({ ...options, ...bench.options, ...(store ? { store } : {}), metadata: { ...cliMetadata(values, bench.root) } });
+      const input = await userInput(task, bench.mcp, io, { signal: io.signal });
+      const result = await renderRun(agent.run(input, { signal: io.signal }), io, json);
+      if (result.status === 'paused' && !json) io.stderr.write(`rein: the run waits for approval: rein approve ${result.runId} (or --deny)\n`);
       return exitCodeOf(result);
     } catch (error) {
       return reportSetupError(error, io, json);
     } finally {
+      await bench?.close();
       await store?.close();
     }
   },
