@@ -1,12 +1,12 @@
 // `rein mcp list | tools | call` through the real binary (needs `npm run build`), in a
 // temporary project with its own .mcp.json and HOME, against real servers from npm.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isGone } from '../mcp/helpers.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin', 'rein.js');
@@ -67,20 +67,6 @@ function rein(args: string[]): Promise<{ code: number | null; stdout: string; st
   });
 }
 
-/** True when the process has ended (a zombie waiting for init to reap it counts as ended). */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return process.platform === 'linux';
-  }
-}
 
 describe('rein mcp', () => {
   it('list shows every server with transport, status, tool count and last error; servers’ stderr stays off the terminal', async () => {
