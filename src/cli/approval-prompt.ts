@@ -10,7 +10,10 @@ import type { CliIO } from './io.js';
 /** How the prompt reads an answer and what "always" does. */
 export interface ApprovalPromptOptions {
   io: CliIO;
-  /** Shows `text` and resolves with the line typed (rejects or resolves '' when input ends). */
+  /**
+   * Shows `text` and resolves with the line typed. Rejects when nobody will answer (the
+   * input ended, Ctrl-C), with a message that says why; resolving '' means "no".
+   */
   question: (text: string) => Promise<string>;
   /**
    * Called when the person answers "always": allow calls like this one for the rest of the
@@ -28,11 +31,16 @@ const MAX_TRIES = 3;
 
 /**
  * An `onConfirm` hook that asks at the terminal. Calls are asked one at a time (the loop
- * asks in call order); an unreadable answer is asked again, and a closed input denies.
+ * asks in call order); an unreadable answer is asked again, and a question given up (the
+ * input closed, Ctrl-C) denies.
  */
 export function approvalPrompt(options: ApprovalPromptOptions): (call: ToolCall, args: Record<string, unknown>, tool: Tool) => Promise<PromptDecision> {
   const { io } = options;
   return async (call, args, tool) => {
+    // The renderer reads the run's events a little behind the loop that calls this hook:
+    // let it catch up first, or the spinner it stops on the assistant message would erase
+    // the question's line at a terminal.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     io.stderr.write(`\n? ${call.name} needs your approval\n${indent(formatArguments(args))}\n`);
     const preview = await previewOf(tool, args);
     if (preview) io.stderr.write(`${indent(shortenLines(preview, options.previewLines ?? 60))}\n`);
@@ -41,8 +49,9 @@ export function approvalPrompt(options: ApprovalPromptOptions): (call: ToolCall,
       let answer: string;
       try {
         answer = (await options.question(`  allow? ${choices}: `)).trim().toLowerCase();
-      } catch {
-        return { allow: false, reason: 'no answer: the input was closed' };
+      } catch (error) {
+        // The question was given up: the input ended, or Ctrl-C (which also stops the run).
+        return { allow: false, reason: `no answer: ${error instanceof Error ? error.message : String(error)}` };
       }
       if (answer === 'y' || answer === 'yes') return { allow: true };
       if (answer === 'n' || answer === 'no' || answer === '') return { allow: false, reason: 'declined at the prompt' };

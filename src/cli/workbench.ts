@@ -64,7 +64,10 @@ export async function openWorkbench(values: AgentFlagValues, io: CliIO, baseTool
 
   const loaded = await loadPermissionsConfig({ cwd, home });
   for (const d of loaded.diagnostics) notices.push(`${d.file}${d.key ? ` (${d.key})` : ''}: ${d.message}`);
-  const policy = createPermissionPolicy(mergePermissionOptions(fromFlags, loaded.options));
+  // --memory asked for notes to be kept: the agent's own memory is not a change to the
+  // project, so writing a note does not ask (a deny rule still refuses it).
+  const memoryRules = values.memory ? { allow: ['remember'] } : {};
+  const policy = createPermissionPolicy(mergePermissionOptions(fromFlags, loaded.options, memoryRules));
 
   const tools: Tool[] = [...baseTools];
   if (!noTools) {
@@ -117,9 +120,11 @@ export async function openWorkbench(values: AgentFlagValues, io: CliIO, baseTool
         question: people.question,
         always: (call, tool) => {
           const suggested = suggestSessionRules(call, tool);
-          const added = suggested.length > 0 ? suggested : [call.name];
-          for (const rule of added) policy.allowForSession(rule);
-          return added.join(', ');
+          // Some calls no narrow rule can cover (a command with `$(…)` or a redirection):
+          // allowing the whole tool would be far more than was asked, so only this call runs.
+          if (suggested.length === 0) return 'nothing more than this call (no rule can cover calls like it safely)';
+          for (const rule of suggested) policy.allowForSession(rule);
+          return suggested.join(', ');
         },
       }),
     };

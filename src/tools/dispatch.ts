@@ -421,7 +421,7 @@ function isResult(value: unknown): value is ToolResultMessage {
 /** The code of a tool's thrown error: an MCP server's own codes stay visible, anything else failed. */
 function thrownCode(error: unknown): ErrorCode {
   if (error instanceof ReinError) {
-    if (error.code === 'mcp_unavailable' || error.code === 'mcp_error') return error.code;
+    if (error.code === 'mcp_unavailable' || error.code === 'mcp_error' || error.code === 'path_refused') return error.code;
     if (error.code === 'timeout') return 'tool_timeout';
   }
   return 'tool_failed';

@@ -54,7 +54,7 @@ export const command: Command = {
             ...(values.call === undefined ? {} : { toolCallId: values.call }),
             ...(values.force ? { force: true } : {}),
           });
-          return exitCodeOf(await renderRun(handle, io, false));
+          return exitCodeOf(await renderRun(handle, io, false, {}, () => store.loadEvents(runId)));
         } finally {
           await close();
         }

@@ -11,7 +11,7 @@ import { HumanRenderer } from '../render.js';
 import { AGENT_FLAGS_HELP, agentOptionsFromFlags, parseAgentArgs, storeFromFlags } from '../agent-flags.js';
 import { Agent } from '../../loop/agent.js';
 import type { RunStore } from '../../store/types.js';
-import { announce, reportSetupError } from './run.js';
+import { announce, reportSetupError, warnUnmatchedTools } from './run.js';
 import { cliMetadata } from './resume.js';
 import { openWorkbench, type Workbench } from '../workbench.js';
 import { userInput } from '../session-input.js';
@@ -32,11 +32,19 @@ export const command: Command = {
     let store: RunStore | undefined;
     let bench: Workbench | undefined;
     // An approval question waiting for the next line typed (the chat reads every line).
-    let pendingAnswer: ((line: string) => void) | undefined;
+    let pendingAnswer: { answer(line: string): void; giveUp(why: string): void } | undefined;
+    // Once the input has ended nobody can answer: a question asked after that (piped input
+    // that ended while the run was working) is refused at once instead of waiting forever.
+    let inputEnded = false;
     const question = (text: string): Promise<string> =>
-      new Promise((resolve) => {
+      new Promise((resolve, reject) => {
         io.stderr.write(text);
-        pendingAnswer = resolve;
+        const giveUp = (why: string): void => {
+          io.stderr.write('\n');
+          reject(new Error(why));
+        };
+        if (inputEnded) giveUp('the input was closed');
+        else pendingAnswer = { answer: resolve, giveUp };
       });
     try {
       const { values } = parseAgentArgs(argv);
@@ -50,6 +58,7 @@ export const command: Command = {
       bench = await openWorkbench(values, io, options.tools ?? [], { question });
       announce(bench, io);
       agent = new Agent({ ...options, ...bench.options, ...(store ? { store } : {}), metadata: { ...cliMetadata(values, bench.root) } });
+      warnUnmatchedTools(agent, bench, io);
     } catch (error) {
       await bench?.close();
       await store?.close();
@@ -78,15 +87,22 @@ export const command: Command = {
         rl.close();
       };
       rl.on('SIGINT', () => {
-        if (active) active.abort('interrupted');
-        else finish();
+        if (active) {
+          active.abort('interrupted');
+          // The run cannot stop while it waits for an answer: give the question up.
+          const waiting = pendingAnswer;
+          pendingAnswer = undefined;
+          waiting?.giveUp('interrupted');
+        } else finish();
       });
       rl.on('close', () => {
         closed = true;
+        inputEnded = true;
         // readline only pauses its input; a piped stdin would keep the process alive.
         io.stdin.destroy();
         // Let a run that is still going end cleanly before leaving.
-        pendingAnswer?.('');
+        pendingAnswer?.giveUp('the input was closed');
+        pendingAnswer = undefined;
         void (current ?? Promise.resolve())
           .then(() => closeBench())
           .then(() => store?.close())
@@ -95,7 +111,7 @@ export const command: Command = {
       rl.on('line', (line) => {
         const text = line.trim();
         if (pendingAnswer) {
-          const answer = pendingAnswer;
+          const { answer } = pendingAnswer;
           pendingAnswer = undefined;
           answer(text);
           return;

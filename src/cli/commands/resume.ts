@@ -10,6 +10,8 @@ import { seedTools } from '../../tools/builtin/index.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { announce, exitCodeOf, renderRun, reportSetupError } from './run.js';
 import type { AgentFlagValues } from '../agent-flags.js';
+import type { AgentOptions } from '../../loop/options.js';
+import type { ThinkingLevel } from '../../model/types.js';
 import { openWorkbench } from '../workbench.js';
 import { openStoreFor } from './store-command.js';
 import type { RunRecord, RunStore } from '../../store/types.js';
@@ -19,9 +21,27 @@ export interface CliRunMetadata {
   cli: { flags: AgentFlagValues };
 }
 
-/** The flags of `values` that decide an agent's tools and policy (what a resume must rebuild). */
+/**
+ * The flags of `values` that decide an agent's tools, policy, limits and model server (what
+ * a resume must rebuild: a run paused under --max-cost must not continue without it).
+ */
 export function cliMetadata(values: AgentFlagValues, root: string): CliRunMetadata {
-  const keep: Array<keyof AgentFlagValues> = ['no-tools', 'tools', 'allow', 'ask', 'deny', 'mode', 'no-mcp', 'no-skills', 'memory'];
+  const keep: Array<keyof AgentFlagValues> = [
+    'no-tools',
+    'tools',
+    'allow',
+    'ask',
+    'deny',
+    'mode',
+    'no-mcp',
+    'no-skills',
+    'memory',
+    'max-steps',
+    'timeout',
+    'max-cost',
+    'thinking',
+    'base-url',
+  ];
   const flags: AgentFlagValues = { root };
   for (const key of keep) if (values[key] !== undefined) (flags as Record<string, unknown>)[key] = values[key];
   return { cli: { flags } };
@@ -35,13 +55,16 @@ export function cliMetadata(values: AgentFlagValues, root: string): CliRunMetada
  */
 export async function agentForStoredRun(record: RunRecord, store: RunStore, baseUrl: string | undefined, io: CliIO): Promise<{ agent: Agent; close(): Promise<void> }> {
   const config = record.config as { model?: string; system?: string | null; tools?: Array<{ name: string }>; metadata?: Partial<CliRunMetadata> };
+  const flags = config.metadata?.cli?.flags;
+  // A --base-url given now wins; else the one the run was started with.
+  const url = baseUrl ?? flags?.['base-url'];
   const base = {
     model: config.model ?? record.model,
-    ...(baseUrl ? { modelConfig: { baseUrl } } : {}),
+    ...(url ? { modelConfig: { baseUrl: url } } : {}),
     ...(config.system ? { system: config.system } : {}),
+    ...(flags ? limitsFromFlags(flags) : {}),
     store,
   };
-  const flags = config.metadata?.cli?.flags;
   if (flags) {
     const bench = await openWorkbench(flags, io, flags['no-tools'] ? [] : seedTools());
     announce(bench, io);
@@ -62,11 +85,26 @@ export async function agentForStoredRun(record: RunRecord, store: RunStore, base
   return { agent, close: () => Promise.resolve() };
 }
 
+/** The limits and thinking level a run was started with (its flags were checked then). */
+function limitsFromFlags(flags: AgentFlagValues): Pick<AgentOptions, 'limits' | 'modelOptions'> {
+  const seconds = flags.timeout === undefined ? undefined : Number(flags.timeout);
+  return {
+    limits: {
+      ...(flags['max-steps'] === undefined ? {} : { maxSteps: Number(flags['max-steps']) }),
+      ...(seconds === undefined ? {} : { timeoutMs: Math.round(seconds * 1000) }),
+      ...(flags['max-cost'] === undefined ? {} : { maxCostUsd: Number(flags['max-cost']) }),
+    },
+    ...(flags.thinking === undefined ? {} : { modelOptions: { thinking: flags.thinking as ThinkingLevel } }),
+  };
+}
+
 const usage = `rein resume <run> [--force] [--json] [--store <path|url>] [--base-url URL]
 
 Continues a run that crashed, failed, was aborted or is paused, from the end of its log.
-The model and system prompt are the run's own. --force resumes even if the agent's tools,
-prompt or model changed since the run started.`;
+The model and system prompt are the run's own; for a run of rein run or rein chat, so are
+its tools, MCP servers, permission rules, limits and --base-url (a --base-url given here
+wins). --force resumes even if the agent's tools, prompt or model changed since the run
+started.`;
 
 export const command: Command = {
   description: 'continue a stored run from its log',
@@ -100,7 +138,7 @@ export const command: Command = {
         const { agent, close } = await agentForStoredRun(record, store, values['base-url'], io);
         try {
           const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
-          return exitCodeOf(await renderRun(handle, io, json));
+          return exitCodeOf(await renderRun(handle, io, json, {}, () => store.loadEvents(runId)));
         } finally {
           await close();
         }

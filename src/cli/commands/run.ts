@@ -1,7 +1,9 @@
 /** `rein run "<task>"`: one task, streamed, ending with a summary line and an exit code. */
-import type { RunResult } from '../../events.js';
+import type { RunEvent, RunResult } from '../../events.js';
 import { ReinError, toReinError } from '../../errors.js';
 import { Agent } from '../../loop/agent.js';
+import { nameMatcher } from '../../loop/agent-tools.js';
+import { closestName } from '../../tools/suggest.js';
 import type { RunHandle } from '../../loop/handle.js';
 import { SUCCESS_REASONS } from '../../loop/options.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
@@ -34,21 +36,65 @@ export function runTask(agent: Agent, task: string, io: CliIO, json: boolean, re
   return renderRun(agent.run(task, { signal: io.signal }), io, json, render);
 }
 
-/** Streams a run's events as JSON lines or for people, then its summary; returns its result. */
-export async function renderRun(handle: RunHandle, io: CliIO, json: boolean, render: RenderOptions = {}): Promise<RunResult> {
+/**
+ * Streams a run's events as JSON lines or for people, then its summary; returns its result.
+ * `storedEvents` reads the whole log of a resumed run: a run that pauses again then names
+ * every call still waiting for approval, including those asked before this process.
+ */
+export async function renderRun(
+  handle: RunHandle,
+  io: CliIO,
+  json: boolean,
+  render: RenderOptions = {},
+  storedEvents?: () => Promise<readonly RunEvent[]>,
+): Promise<RunResult> {
   if (json) {
     for await (const event of handle) io.stdout.write(`${JSON.stringify(event)}\n`);
     return handle;
   }
   const renderer = new HumanRenderer(io, render);
+  let waiting = new WaitingCalls();
   try {
-    for await (const event of handle) renderer.onEvent(event);
+    for await (const event of handle) {
+      renderer.onEvent(event);
+      waiting.onEvent(event);
+    }
   } finally {
     renderer.close();
   }
   const result = await handle;
   renderer.summary(result);
+  // A person deciding with `rein approve` should see what they decide on, not only a run id.
+  if (result.status === 'paused') {
+    if (storedEvents) {
+      waiting = new WaitingCalls();
+      for (const event of await storedEvents()) waiting.onEvent(event);
+    }
+    for (const line of waiting.lines()) io.stderr.write(`rein: waiting for approval: ${line}\n`);
+    io.stderr.write(`rein: the run waits for approval: rein approve ${result.runId} (or --deny)\n`);
+  }
   return result;
+}
+
+/** The calls of a run that asked for approval and are not decided yet, with the rule that asked. */
+class WaitingCalls {
+  private readonly rules = new Map<string, string>();
+  private readonly calls = new Map<string, string>();
+
+  onEvent(event: RunEvent): void {
+    if (event.type === 'permission_decided' && event.rule) this.rules.set(event.toolCallId, event.rule);
+    else if (event.type === 'approval_requested') {
+      const args = JSON.stringify(event.arguments);
+      this.calls.set(event.toolCallId, `${event.name} ${args.length > 200 ? `${args.slice(0, 200)}…` : args}`);
+    } else if (event.type === 'approval_decided') this.calls.delete(event.toolCallId);
+  }
+
+  lines(): string[] {
+    return [...this.calls].map(([id, call]) => {
+      const rule = this.rules.get(id);
+      return `${call}${rule ? ` (${rule})` : ''} [${id}]`;
+    });
+  }
 }
 
 /** Prints what the workbench found wrong while loading, and the yolo banner. */
@@ -57,18 +103,45 @@ export function announce(bench: Workbench, io: CliIO): void {
   if (bench.policy.isYolo) io.stderr.write(`rein: ⚠ ${bench.policy.describe()}\n`);
 }
 
-/** Asks one question at the terminal. */
-export function askLine(io: CliIO, question: string): Promise<string> {
-  return new Promise((resolve) => {
+/**
+ * Warns about `--tools` entries that match none of the agent's tools: a typo would
+ * otherwise leave the model without the tool it was meant to have, silently.
+ */
+export function warnUnmatchedTools(agent: Agent, bench: Workbench, io: CliIO): void {
+  const selection = bench.options.allowedTools;
+  if (!selection) return;
+  const offered = agent.tools.map((t) => t.name);
+  const known = [...(bench.options.tools ?? []), ...(bench.mcp?.tools() ?? [])].map((t) => t.name);
+  for (const entry of selection) {
+    if (offered.some(nameMatcher([entry]))) continue;
+    const guess = closestName(entry, known);
+    io.stderr.write(`rein: --tools ${entry} matches no tool${guess ? ` (did you mean ${guess}?)` : ''}; rein mcp tools lists the MCP servers' tools\n`);
+  }
+}
+
+/**
+ * Asks one question at the terminal. Ctrl-C there reaches readline, not the process (the
+ * terminal is in raw mode): it rejects with "interrupted" and calls `onInterrupt`, so the
+ * run stops as a Ctrl-C anywhere else stops it.
+ */
+export function askLine(io: CliIO, question: string, onInterrupt?: () => void): Promise<string> {
+  return new Promise((resolve, reject) => {
     const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
-    let answered = false;
+    let settled = false;
     rl.question(question, (answer) => {
-      answered = true;
+      settled = true;
       rl.close();
       resolve(answer);
     });
+    rl.on('SIGINT', () => {
+      settled = true;
+      rl.close();
+      io.stderr.write('\n');
+      onInterrupt?.();
+      reject(new Error('interrupted'));
+    });
     rl.once('close', () => {
-      if (!answered) resolve('');
+      if (!settled) resolve('');
     });
   });
 }
@@ -105,12 +178,16 @@ export const command: Command = {
       // A person can answer approval questions only at a terminal, and not under --json;
       // otherwise a call that needs approval pauses the run (rein approve continues it).
       const interactive = !json && Boolean(io.stdin.isTTY) && Boolean(io.stderr.isTTY);
-      bench = await openWorkbench(values, io, options.tools ?? [], interactive ? { question: (q) => askLine(io, q) } : {});
+      // Ctrl-C at an approval question stops the run too (see askLine).
+      const interrupted = new AbortController();
+      const signal = AbortSignal.any([io.signal, interrupted.signal]);
+      const question = (q: string): Promise<string> => askLine(io, q, () => interrupted.abort('interrupted'));
+      bench = await openWorkbench(values, io, options.tools ?? [], interactive ? { question } : {});
       announce(bench, io);
       const agent = new Agent({ ...options, ...bench.options, ...(store ? { store } : {}), metadata: { ...cliMetadata(values, bench.root) } });
-      const input = await userInput(task, bench.mcp, io, { signal: io.signal });
-      const result = await renderRun(agent.run(input, { signal: io.signal }), io, json);
-      if (result.status === 'paused' && !json) io.stderr.write(`rein: the run waits for approval: rein approve ${result.runId} (or --deny)\n`);
+      warnUnmatchedTools(agent, bench, io);
+      const input = await userInput(task, bench.mcp, io, { signal });
+      const result = await renderRun(agent.run(input, { signal }), io, json);
       return exitCodeOf(result);
     } catch (error) {
       return reportSetupError(error, io, json);
