@@ -111,6 +111,8 @@ export async function openWorkbench(values: AgentFlagValues, io: CliIO, baseTool
     ...(skills.length > 0 ? { skills } : {}),
     ...(memory ? { memory } : {}),
     ...(noTools ? {} : { toolOutputPaging: true }),
+    // MCP servers can bring dozens of tools: past 40, send a relevant subset and search_tools.
+    ...(mcp && mcp.status().length > 0 ? { toolSelection: { maxTools: 40 } } : {}),
   };
   if (people.question) {
     const { suggestSessionRules } = await import('../permissions/suggest.js');

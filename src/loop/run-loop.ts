@@ -5,13 +5,18 @@
  * Per turn: check limits → assemble context → stream the model → no tool calls: final
  * answer (unless a follow-up or steering message is queued) → else dispatch every call,
  * write results back in call order → inject steering → stop rules → next turn.
+ *
+ * A run's state lives on one {@link LoopRun} object and each step of a turn is a small
+ * method: the async parts hold few values across their awaits, and the engine compiles
+ * each piece on its own. (One large async function with closures was the most expensive
+ * thing the JIT compiled in the first hundred runs of a process.)
  */
 import { toReinError } from '../errors.js';
 import type { LoopState, RunEventBody, RunLimits, RunResult, RunTotals } from '../events.js';
 import type { AssistantMessage, AssistantStreamEvent, Context, Cost, Message, ModelRef, StreamFunction, StreamOptions, ToolCall, ToolSpec, Usage, UserMessage } from '../model/types.js';
 import type { DispatchOutcome, Tool } from '../tools/types.js';
 import type { AgentHooks } from './options.js';
-import type { RunContext, TurnContext } from '../context/engine.js';
+import type { ContextCompactedEvent, RunContext, TurnContext } from '../context/engine.js';
 import type { RunControls } from './handle.js';
 import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
 import type { RunLog } from './run-log.js';
@@ -64,235 +69,326 @@ export type LoopStart =
 
 /** Runs one agent run to its end. Never rejects: every ending is a {@link RunResult}. */
 export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResult> {
-  const started = Date.now();
-  const { controls, limits, emit } = deps;
-  const signal = controls.abortController.signal;
-  const resume = start.kind === 'resume' ? start.state : undefined;
-  const messages: Message[] = start.kind === 'resume' ? [...start.state.history] : [...start.history, start.input];
-  const totals: RunTotals = resume
-    ? structuredClone(resume.totals)
-    : {
-        steps: 0,
-        toolCalls: 0,
-        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 },
-        durationMs: 0,
-      };
-  const repeats = new RepeatTracker(limits.noProgressRepeats);
-  const breaker = new ToolErrorBreaker(limits.maxConsecutiveToolErrors);
-  let state: LoopState = 'idle';
-  let timedOut = false;
+  const run = new LoopRun(deps, start);
+  run.announce(start);
+  try {
+    await run.drive(start);
+  } catch (error) {
+    // A bug in a hook or in rein itself still ends as a typed result with the work so far.
+    run.stop = run.signal.aborted ? run.abortStop() : { reason: 'fatal_error', error: toReinError(error) };
+  } finally {
+    run.clearTimer();
+  }
+  return finish(deps, run.stop, run.messages, run.totals, run.started, run.lastOutput, run.setState);
+}
 
-  const setState = (to: LoopState): void => {
-    if (to === state) return;
-    emit({ type: 'state_changed', from: state, to, step: totals.steps });
-    state = to;
-  };
+/** The state of one run and the steps of its turns. */
+class LoopRun {
+  readonly started = Date.now();
+  readonly signal: AbortSignal;
+  readonly messages: Message[];
+  readonly totals: RunTotals;
+  stop: Stop | undefined;
+  lastOutput: unknown;
+  private state: LoopState = 'idle';
+  private timedOut = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly repeats: RepeatTracker;
+  private readonly breaker: ToolErrorBreaker;
+  /** The options of every model request: the agent's, with the run's signal. */
+  private readonly streamOptions: StreamOptions;
+  /** The context engine's view of the current turn (one object per run; `step` moves on). */
+  private readonly turn: TurnContext | undefined;
+  // The model request in flight (one at a time per run), for the stream listener.
+  private requestStep = 0;
+  private requestMessages = 0;
+  private attempt = 1;
+  private attemptsBefore = 0;
+  /** The seq of the last `assistant_message`: it anchors the idempotency keys of its calls. */
+  private assistantSeq = 0;
 
-  if (start.kind === 'resume') emit({ type: 'run_resumed', epoch: start.epoch, from: start.state.lastStatus });
-  else {
-    emit({
-      type: 'run_started',
-      traceId: deps.traceId,
-      input: start.input,
-      history: start.history,
-      model: { provider: deps.model.provider, id: deps.model.id, api: deps.model.api, baseUrl: deps.model.baseUrl },
-      ...(deps.system === undefined ? {} : { system: deps.system }),
-      tools: deps.toolSpecs().map((t) => t.name),
-      limits,
-    });
+  constructor(
+    private readonly deps: LoopDeps,
+    start: LoopStart,
+  ) {
+    const { controls, limits } = deps;
+    this.signal = controls.abortController.signal;
+    this.messages = start.kind === 'resume' ? [...start.state.history] : [...start.history, start.input];
+    this.totals =
+      start.kind === 'resume'
+        ? structuredClone(start.state.totals)
+        : { steps: 0, toolCalls: 0, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 }, durationMs: 0 };
+    this.repeats = new RepeatTracker(limits.noProgressRepeats);
+    this.breaker = new ToolErrorBreaker(limits.maxConsecutiveToolErrors);
+    this.streamOptions = { ...deps.modelOptions, signal: this.signal };
+    this.turn = deps.context && { step: 0, signal: this.signal, onCompacted: this.onCompacted };
   }
 
-  const timer =
-    limits.timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          timedOut = true;
-          controls.abortController.abort('timeout');
-        }, limits.timeoutMs);
-  // The run's timer must never keep a process alive on its own.
-  timer?.unref();
+  /** Moves the loop to `to`, announcing the change. Bound: `finish` calls it on its own. */
+  readonly setState = (to: LoopState): void => {
+    if (to === this.state) return;
+    this.deps.emit({ type: 'state_changed', from: this.state, to, step: this.totals.steps });
+    this.state = to;
+  };
 
-  const abortStop = (): Stop => (timedOut ? { reason: 'timeout' } : { reason: 'aborted' });
+  abortStop(): Stop {
+    return this.timedOut ? { reason: 'timeout' } : { reason: 'aborted' };
+  }
 
-  let stop: Stop | undefined;
-  let lastOutput: unknown;
-  try {
+  clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** The whole run, from its first event until a stop rule holds. */
+  async drive(start: LoopStart): Promise<void> {
+    const { deps } = this;
     // The run exists durably from its first event on, so a crash at any later point can be
     // resumed (a model request without an answer is then simply asked again).
     if (deps.log) await deps.log.flush();
-    if (resume?.pending) {
-      // The crashed process left a tool batch open: finish it before asking the model again.
-      const pending = resume.pending;
-      // The resume history ends with the assistant message of that batch.
-      const assistant = messages[messages.length - 1] as AssistantMessage;
-      setState('tool_calling');
-      const outcomes = await resumeBatch(deps, pending);
-      if (outcomes === PAUSED) stop = { reason: 'awaiting_approval' };
-      else {
-        setState('observing');
-        totals.toolCalls += pending.calls.filter((call) => !pending.finished.has(call.id)).length;
-        messages.push(...outcomes.map((o) => o.result));
-        injectQueued(deps, messages, pending.step, false);
-        const checked = checkStopRules(deps, { calls: pending.calls, outcomes, assistant, step: pending.step, messages, totals, repeats, breaker });
-        stop = checked instanceof Promise ? await checked : checked;
-        if (stop?.output !== undefined) lastOutput = stop.output;
-      }
-    }
-    if (!stop) setState('planning');
-    for (;;) {
-      if (stop) break;
-      if (signal.aborted) {
-        stop = abortStop();
-        break;
-      }
-      if (totals.steps >= limits.maxSteps) {
-        stop = { reason: 'max_steps' };
-        break;
-      }
-      totals.steps++;
-      const step = totals.steps;
-
-      const { message: assistant, seq: assistantSeq } = await callModel(deps, messages, step);
-      addUsage(totals, assistant);
-      if (assistant.stopReason === 'aborted' || (assistant.stopReason === 'error' && signal.aborted)) {
-        // The partial answer is in the log (assistant_message) but never in the history:
-        // a half-streamed tool call must not be sent to a model again.
-        stop = abortStop();
-        break;
-      }
-      if (assistant.stopReason === 'error') {
-        stop = { reason: 'fatal_error', error: errorFromMessage(assistant) };
-        break;
-      }
-      messages.push(assistant);
-      const calls = assistant.content.filter((c): c is ToolCall => c.type === 'tool_call');
-
-      if (calls.length === 0) {
-        if (injectQueued(deps, messages, step, true)) continue;
-        stop = { reason: 'final_answer' };
-        break;
-      }
-
-      setState('tool_calling');
-      const batch = runTools(deps, calls, step, assistantSeq);
+    if (start.kind === 'resume' && start.state.pending) await this.finishPending(start.state.pending);
+    if (!this.stop) this.setState('planning');
+    while (!this.stop && this.beginTurn()) {
+      const step = this.totals.steps;
+      const message = await this.callModel(step);
+      const calls = this.takeAnswer(message, step);
+      if (calls === undefined) continue;
+      const batch = runTools(deps, calls, step, this.assistantSeq);
       const outcomes = batch instanceof Promise ? await batch : batch;
       if (outcomes === PAUSED) {
         // Durably waiting for a person: any process can continue it with agent.approve().
-        stop = { reason: 'awaiting_approval' };
+        this.stop = { reason: 'awaiting_approval' };
         break;
       }
-      setState('observing');
-      const results = outcomes.map((o) => o.result);
-      messages.push(...results);
-      totals.toolCalls += calls.length;
-
-      if (signal.aborted) {
-        stop = abortStop();
-        break;
-      }
-      injectQueued(deps, messages, step, false);
-      const checked = checkStopRules(deps, { calls, outcomes, assistant, step, messages, totals, repeats, breaker });
-      stop = checked instanceof Promise ? await checked : checked;
-      if (stop) {
-        if (stop.output !== undefined) lastOutput = stop.output;
-        break;
-      }
-      if (budgetReached(limits, totals)) {
-        stop = { reason: 'budget' };
-        break;
-      }
-      setState('planning');
+      const checked = this.takeResults(calls, outcomes, message, step);
+      const stop = checked instanceof Promise ? await checked : checked;
+      this.endTurn(stop);
     }
-  } catch (error) {
-    // A bug in a hook or in rein itself still ends as a typed result with the work so far.
-    stop = signal.aborted ? abortStop() : { reason: 'fatal_error', error: toReinError(error) };
-  } finally {
-    if (timer) clearTimeout(timer);
   }
-  return finish(deps, stop, messages, totals, started, lastOutput, setState);
 
-  // --- helpers bound to this run -------------------------------------------------------
+  /** `run_started` (or `run_resumed`), and the run's timer. */
+  announce(start: LoopStart): void {
+    const { deps } = this;
+    const { limits } = deps;
+    if (start.kind === 'resume') deps.emit({ type: 'run_resumed', epoch: start.epoch, from: start.state.lastStatus });
+    else {
+      const model = deps.model;
+      deps.emit({
+        type: 'run_started',
+        traceId: deps.traceId,
+        input: start.input,
+        history: start.history,
+        model: { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl },
+        ...(deps.system === undefined ? {} : { system: deps.system }),
+        tools: deps.toolSpecs().map((t) => t.name),
+        limits,
+      });
+    }
+    if (limits.timeoutMs !== undefined) {
+      this.timer = setTimeout(() => {
+        this.timedOut = true;
+        deps.controls.abortController.abort('timeout');
+      }, limits.timeoutMs);
+      // The run's timer must never keep a process alive on its own.
+      this.timer.unref();
+    }
+  }
 
-  async function callModel(d: LoopDeps, history: Message[], step: number): Promise<{ message: AssistantMessage; seq: number }> {
-    const engine = d.context;
-    // A compaction's summary costs tokens like a turn (not a step); its event carries them for the fold.
-    const turn: TurnContext | undefined = engine && {
-      step,
-      signal,
-      onCompacted: (event, response) => {
-        emit(event);
-        if (response) addUsage(totals, response);
-      },
-    };
-    let attempt = 1;
+  /** A resumed run whose crashed process left a tool batch open: finish it before asking the model again. */
+  private async finishPending(pending: NonNullable<ResumeState['pending']>): Promise<void> {
+    const { deps, messages } = this;
+    // The resume history ends with the assistant message of that batch.
+    const assistant = messages[messages.length - 1] as AssistantMessage;
+    this.setState('tool_calling');
+    const outcomes = await resumeBatch(deps, pending);
+    if (outcomes === PAUSED) {
+      this.stop = { reason: 'awaiting_approval' };
+      return;
+    }
+    this.setState('observing');
+    this.totals.toolCalls += pending.calls.filter((call) => !pending.finished.has(call.id)).length;
+    for (const outcome of outcomes) messages.push(outcome.result);
+    injectQueued(deps, messages, pending.step, false);
+    const checked = checkStopRules(deps, { calls: pending.calls, outcomes, assistant, step: pending.step, messages, totals: this.totals, repeats: this.repeats, breaker: this.breaker });
+    this.stop = checked instanceof Promise ? await checked : checked;
+    if (this.stop?.output !== undefined) this.lastOutput = this.stop.output;
+  }
+
+  /** Checks the abort and the step limit; true when a turn may start (its step is counted). */
+  private beginTurn(): boolean {
+    if (this.signal.aborted) {
+      this.stop = this.abortStop();
+      return false;
+    }
+    if (this.totals.steps >= this.deps.limits.maxSteps) {
+      this.stop = { reason: 'max_steps' };
+      return false;
+    }
+    this.totals.steps++;
+    return true;
+  }
+
+  /**
+   * What the answer means for the run: its tool calls (the loop moves to `tool_calling`),
+   * or `undefined` when the turn ends here — a stop, or a queued message to answer next.
+   */
+  private takeAnswer(assistant: AssistantMessage, step: number): ToolCall[] | undefined {
+    const { deps, messages, signal } = this;
+    addUsage(this.totals, assistant);
+    if (assistant.stopReason === 'aborted' || (assistant.stopReason === 'error' && signal.aborted)) {
+      // The partial answer is in the log (assistant_message) but never in the history:
+      // a half-streamed tool call must not be sent to a model again.
+      this.stop = this.abortStop();
+      return undefined;
+    }
+    if (assistant.stopReason === 'error') {
+      this.stop = { reason: 'fatal_error', error: errorFromMessage(assistant) };
+      return undefined;
+    }
+    messages.push(assistant);
+    let calls: ToolCall[] | undefined;
+    for (const block of assistant.content) if (block.type === 'tool_call') (calls ??= []).push(block);
+    if (calls === undefined) {
+      if (!injectQueued(deps, messages, step, true)) this.stop = { reason: 'final_answer' };
+      return undefined;
+    }
+    this.setState('tool_calling');
+    return calls;
+  }
+
+  /** Writes a batch's results back and asks the stop rules (a promise only when a hook must be asked). */
+  private takeResults(calls: ToolCall[], outcomes: DispatchOutcome[], assistant: AssistantMessage, step: number): Stop | undefined | Promise<Stop | undefined> {
+    const { deps, messages, totals } = this;
+    this.setState('observing');
+    for (const outcome of outcomes) messages.push(outcome.result);
+    totals.toolCalls += calls.length;
+    if (this.signal.aborted) return this.abortStop();
+    injectQueued(deps, messages, step, false);
+    return checkStopRules(deps, { calls, outcomes, assistant, step, messages, totals, repeats: this.repeats, breaker: this.breaker });
+  }
+
+  /** After the stop rules: stop, or go on planning unless the budget is used up. */
+  private endTurn(stop: Stop | undefined): void {
+    if (stop) {
+      this.stop = stop;
+      if (stop.output !== undefined) this.lastOutput = stop.output;
+    } else if (budgetReached(this.deps.limits, this.totals)) {
+      this.stop = { reason: 'budget' };
+    } else {
+      this.setState('planning');
+    }
+  }
+
+  /** One model request of `step` (asked again after a context-length refusal that compaction fixed). */
+  private async callModel(step: number): Promise<AssistantMessage> {
+    const { deps } = this;
+    const engine = deps.context;
+    const turn = this.turn;
+    const history = this.messages;
+    if (turn) turn.step = step;
+    this.attempt = 1;
     let recovered = false;
     for (;;) {
-      const tools = d.toolSpecs();
+      const tools = deps.toolSpecs();
       if (engine && turn) {
         // Compacts `history` (the loop's own array) in place when the request would reach the threshold.
         const preparing = engine.prepare(history, tools, turn);
         if (preparing) await preparing;
       }
-      let context = history;
-      if (d.hooks.transformContext) context = await d.hooks.transformContext([...history], { step, signal });
-      const request: Context = engine ? engine.assemble(context, tools) : { ...(d.system === undefined ? {} : { system: d.system }), messages: context, tools };
-      emit({ type: 'model_request', step, attempt, messages: request.messages.length });
-      const stream = d.stream(d.model, request, { ...d.modelOptions, signal });
-      // Retries inside the stream count on from the attempts already made for this step.
-      const before = attempt - 1;
-      const onEvent = (event: AssistantStreamEvent): void => {
-        switch (event.type) {
-          case 'text_delta':
-            emit({ type: 'text_delta', step, delta: event.delta });
-            break;
-          case 'thinking_delta':
-            emit({ type: 'thinking_delta', step, delta: event.delta });
-            break;
-          case 'tool_call_start':
-            emit({ type: 'tool_call_delta', step, index: event.index, id: event.id, name: event.name, delta: '' });
-            break;
-          case 'tool_call_delta':
-            emit({ type: 'tool_call_delta', step, index: event.index, delta: event.delta });
-            break;
-          case 'retry':
-            emit({ type: 'retry_scheduled', step, attempt: before + event.attempt, delayMs: event.delayMs, error: event.error.toJSON() });
-            attempt = before + event.attempt + 1;
-            emit({ type: 'model_request', step, attempt, messages: request.messages.length });
-            break;
-          default:
-            break;
-        }
-      };
-      let message: AssistantMessage;
-      if (stream.listen) message = await stream.listen(onEvent);
-      else {
-        for await (const event of stream) onEvent(event);
-        message = await stream.result();
-      }
-      if (engine && turn && !recovered && message.stopReason === 'error' && message.error?.code === 'context_length' && !signal.aborted) {
+      const transform = deps.hooks.transformContext;
+      const context = transform ? await transform([...history], { step, signal: this.signal }) : history;
+      const request = this.request(context, tools);
+      const stream = this.send(request, step);
+      const message = stream.listen ? await stream.listen(this.onStreamEvent) : await this.iterate(stream);
+      if (engine && turn && !recovered && message.stopReason === 'error' && message.error?.code === 'context_length' && !this.signal.aborted) {
         // The provider refused the request as too long: compact once and ask again; a second refusal fails the run.
         recovered = true;
         if (await engine.recover(history, tools, turn)) {
-          attempt++;
+          this.attempt++;
           continue;
         }
       }
-      engine?.observe(request, message);
-      // Usage events carry their cost, from the catalog, unless the adapter set it.
-      if (message.usage.cost === undefined && d.costOf) {
-        const cost = d.costOf(message.usage);
-        if (cost) message.usage.cost = cost;
-      }
-      // The seq of this event anchors the idempotency keys of the calls it contains.
-      const seq = emit({ type: 'assistant_message', step, message });
-      return { message, seq };
+      return this.answered(request, message, step);
     }
   }
+
+  /** The request of this turn: assembled by the context engine, or the bare history. */
+  private request(messages: Message[], tools: ToolSpec[]): Context {
+    const { deps } = this;
+    if (deps.context) return deps.context.assemble(messages, tools);
+    return deps.system === undefined ? { messages, tools } : { system: deps.system, messages, tools };
+  }
+
+  /** Announces the request and starts streaming it. */
+  private send(request: Context, step: number): ReturnType<StreamFunction> {
+    const { deps } = this;
+    this.requestStep = step;
+    this.requestMessages = request.messages.length;
+    deps.emit({ type: 'model_request', step, attempt: this.attempt, messages: this.requestMessages });
+    // Retries inside the stream count on from the attempts already made for this step.
+    this.attemptsBefore = this.attempt - 1;
+    return deps.stream(deps.model, request, this.streamOptions);
+  }
+
+  /** For streams without the synchronous `listen`. */
+  private async iterate(stream: ReturnType<StreamFunction>): Promise<AssistantMessage> {
+    for await (const event of stream) this.onStreamEvent(event);
+    return stream.result();
+  }
+
+  /** The run's events for one model stream event (bound once per run, not per request). */
+  private readonly onStreamEvent = (event: AssistantStreamEvent): void => {
+    const { emit } = this.deps;
+    const step = this.requestStep;
+    switch (event.type) {
+      case 'text_delta':
+        emit({ type: 'text_delta', step, delta: event.delta });
+        break;
+      case 'thinking_delta':
+        emit({ type: 'thinking_delta', step, delta: event.delta });
+        break;
+      case 'tool_call_start':
+        emit({ type: 'tool_call_delta', step, index: event.index, id: event.id, name: event.name, delta: '' });
+        break;
+      case 'tool_call_delta':
+        emit({ type: 'tool_call_delta', step, index: event.index, delta: event.delta });
+        break;
+      case 'retry': {
+        const before = this.attemptsBefore;
+        emit({ type: 'retry_scheduled', step, attempt: before + event.attempt, delayMs: event.delayMs, error: event.error.toJSON() });
+        this.attempt = before + event.attempt + 1;
+        emit({ type: 'model_request', step, attempt: this.attempt, messages: this.requestMessages });
+        break;
+      }
+      default:
+        break;
+    }
+  };
+
+  /** The answer is final for this step: teach the engine, price it, log it. */
+  private answered(request: Context, message: AssistantMessage, step: number): AssistantMessage {
+    const { deps } = this;
+    deps.context?.observe(request, message);
+    // Usage events carry their cost, from the catalog, unless the adapter set it.
+    if (message.usage.cost === undefined && deps.costOf) {
+      const cost = deps.costOf(message.usage);
+      if (cost) message.usage.cost = cost;
+    }
+    // The seq of this event anchors the idempotency keys of the calls it contains.
+    this.assistantSeq = deps.emit({ type: 'assistant_message', step, message });
+    return message;
+  }
+
+  /** A compaction's summary costs tokens like a turn (not a step); its event carries them for the fold. */
+  private readonly onCompacted = (event: ContextCompactedEvent, response: AssistantMessage | undefined): void => {
+    this.deps.emit(event);
+    if (response) addUsage(this.totals, response);
+  };
 }
 
 /** Moves queued steering (and, when the agent would stop, follow-up) messages into the history. */
 function injectQueued(deps: LoopDeps, messages: Message[], step: number, wouldStop: boolean): boolean {
   const { steering, followUps } = deps.controls;
+  if (steering.length === 0 && (!wouldStop || followUps.length === 0)) return false;
   let injected = false;
   while (steering.length > 0) {
     const message = steering.shift() as UserMessage;
