@@ -147,11 +147,8 @@ export class RunContext {
    */
   assemble(messages: Message[], tools: ToolSpec[]): Context {
     const { system, systemRaw, block, blockRaw } = this.layers.joined;
-    const request: Context = {
-      ...(system === undefined ? {} : { system }),
-      messages: block ? (this.placed ??= new RequestMessages()).place(messages, block) : messages,
-      tools,
-    };
+    const placed = block ? (this.placed ??= new RequestMessages()).place(messages, block) : messages;
+    const request: Context = system === undefined ? { messages: placed, tools } : { system, messages: placed, tools };
     this.lastRequest = request;
     this.lastRaw = systemRaw + this.setup.counter.tools(tools) + this.sums.ofRequest(messages) + blockRaw;
     return request;

@@ -34,7 +34,12 @@ export class MessageSums {
 
   /** Raw tokens of an array sent instead of the history (or the history itself). */
   ofRequest(messages: readonly Message[]): number {
-    if (messages === this.history.array) return this.sum(messages, this.history, undefined);
+    const history = this.history;
+    if (messages === history.array) {
+      // The usual request: the history itself, just summed for the turn's estimate.
+      if (history.version === this.counter.version && history.length === messages.length && history.last === messages[messages.length - 1] && history.first === messages[0]) return history.raw;
+      return this.sum(messages, history, undefined);
+    }
     let counts = (this.counts ??= new Map());
     // A hook that makes new message objects every turn would grow the map without end.
     if (counts.size > 2 * messages.length + 1_000) counts = this.counts = new Map();

@@ -5,7 +5,7 @@
 import { DELTA_EVENT_TYPES, type RunEvent, type RunEventBody, type RunLimits, type RunResult } from '../events.js';
 import { ReinError, toReinError } from '../errors.js';
 import { newRunId, newTraceId } from '../ids.js';
-import type { Cost, ModelRef, StreamFunction, ToolCall, Usage, UserMessage } from '../model/types.js';
+import type { Cost, ModelRef, StreamFunction, ToolCall, ToolSpec, Usage, UserMessage } from '../model/types.js';
 import { lookupModel, priceUsage } from '../model/catalog.js';
 import { resolveModel } from '../model/resolve.js';
 import { streamWithRetry } from '../model/retry.js';
@@ -137,6 +137,10 @@ export class Agent {
             ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}),
           });
   }
+
+  /** The specs of the agent's tools, and the tool behind a name (shared by its runs). */
+  private readonly ownSpecs = (): ToolSpec[] => this.registry.specs();
+  private readonly toolOf = (name: string): Tool | undefined => this.registry.get(name);
 
   /** The tools this agent offers the model. */
   get tools(): readonly Tool[] {
@@ -277,11 +281,15 @@ export class Agent {
     // Stored events are numbered without gaps; a delta (streamed, never stored) carries the
     // seq of the stored event that will follow it, so the order stays visible.
     const emit = (body: RunEventBody): number => {
+      const stored = !DELTA_EVENT_TYPES.has(body.type);
+      // Nobody can see this event (no log, no extras, no listener, no iterator: the run is
+      // only awaited): it only takes its number.
+      if (log === undefined && extras === undefined && !handle.observed) return stored ? seq++ : seq;
       const event = body as RunEvent;
       event.runId = runId;
       event.seq = seq;
       event.at = Date.now();
-      if (!DELTA_EVENT_TYPES.has(event.type)) {
+      if (stored) {
         seq++;
         log?.record(event);
       }
@@ -291,32 +299,36 @@ export class Agent {
     };
 
     const stepOfCall = new Map<string, number>();
-    const hooks = this.options.hooks ?? {};
     const dispatcher = this.dispatcherFor(emit, stepOfCall);
+    // Every field is present from the start (optional ones as undefined): one object shape
+    // for every run, and no spread per optional field.
     const deps: LoopDeps = {
       runId,
       traceId: '',
       model: this.model,
       stream: this.stream,
       modelOptions: this.options.modelOptions ?? {},
-      ...(this.system === undefined ? {} : { system: this.system }),
-      toolSpecs: extras ? () => extras.specs(this.registry.specs()) : () => this.registry.specs(),
+      system: this.system,
+      toolSpecs: extras ? () => extras.specs(this.registry.specs()) : this.ownSpecs,
       dispatch: (call, ctx) => {
         stepOfCall.set(call.id, ctx.step);
         const refusal = extras?.refuse(call);
         if (refusal !== undefined) return deniedOutcome(call, refusal);
         return dispatcher.dispatchNow(call, ctx);
       },
-      toolOf: (name) => this.registry.get(name),
-      ...(this.options.approvalPolicy ? { approvalPolicy: this.options.approvalPolicy } : {}),
-      ...(this.finalAnswerTool === undefined ? {} : { finalAnswerTool: this.finalAnswerTool }),
-      ...(this.costOf === undefined ? {} : { costOf: this.costOf }),
+      toolOf: this.toolOf,
+      approvalPolicy: this.options.approvalPolicy,
+      finalAnswerTool: this.finalAnswerTool,
+      costOf: this.costOf,
       limits: this.limits,
       toolExecution: this.options.toolExecution ?? 'parallel',
       stopOnToolError: this.options.stopOnToolError ?? false,
-      hooks,
+      hooks: this.options.hooks ?? {},
       controls,
       emit,
+      wantsDeltas: () => handle.observed,
+      log: undefined,
+      context: undefined,
     };
 
     // Start on a later tick so the caller can attach an iterator or listener first.

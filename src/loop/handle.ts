@@ -31,9 +31,10 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
   private readonly controls: RunControls;
   private readonly resultPromise: Promise<RunResult>;
   private buffer: RunEvent[] | undefined = [];
-  private readonly listeners = new Set<Listener>();
+  // Made on first use: most runs have no listener and no waiting iterator.
+  private listeners: Set<Listener> | undefined;
   private finished = false;
-  private readonly wakeups = new Set<() => void>();
+  private wakeups: Set<() => void> | undefined;
 
   constructor(runId: string, controls: RunControls, result: Promise<RunResult>) {
     this.runId = runId;
@@ -43,21 +44,32 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
 
   /** Called by the loop for every event. */
   deliver(event: RunEvent): void {
-    this.buffer?.push(event);
-    for (const listener of this.listeners) listener(event);
-    if (this.wakeups.size > 0) for (const wake of this.wakeups) wake();
+    // A run that is only awaited has no buffer, listener or iterator: nothing to do.
+    if (this.buffer !== undefined) this.buffer.push(event);
+    if (this.listeners !== undefined && this.listeners.size > 0) for (const listener of this.listeners) listener(event);
+    if (this.wakeups !== undefined && this.wakeups.size > 0) for (const wake of this.wakeups) wake();
+  }
+
+  /**
+   * Whether an event delivered now would reach anyone: a listener, or the buffer kept for
+   * iterators. A run that is only awaited has neither, and the loop then skips building its
+   * streamed deltas (they are never stored).
+   */
+  get observed(): boolean {
+    return this.buffer !== undefined || (this.listeners !== undefined && this.listeners.size > 0);
   }
 
   /** Called by the loop after the terminal event. */
   finish(): void {
     this.finished = true;
-    for (const wake of this.wakeups) wake();
+    if (this.wakeups !== undefined) for (const wake of this.wakeups) wake();
   }
 
   /** Adds a live listener (no replay of earlier events). Returns the unsubscribe function. */
   subscribe(listener: Listener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    const listeners = (this.listeners ??= new Set());
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   /**
@@ -106,11 +118,12 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
           if (position < buffer.length) return { value: buffer[position++] as RunEvent, done: false };
           if (this.finished) return { value: undefined, done: true };
           await new Promise<void>((resolve) => {
+            const wakeups = (this.wakeups ??= new Set());
             const wake = (): void => {
-              this.wakeups.delete(wake);
+              wakeups.delete(wake);
               resolve();
             };
-            this.wakeups.add(wake);
+            wakeups.add(wake);
           });
         }
       },

@@ -67,19 +67,15 @@ export function finish(
   const status = STATUS_OF[final.reason];
   totals.durationMs = Date.now() - started;
   setState(status === 'failed' ? 'failed' : status === 'aborted' ? 'aborted' : status === 'paused' ? 'paused' : 'done');
-  const result: RunResult = {
-    runId: deps.runId,
-    traceId: deps.traceId,
-    status,
-    reason: final.reason,
-    text: lastText(messages),
-    messages,
-    totals,
-    ...(output === undefined ? {} : { output }),
-    ...(final.error === undefined ? {} : { error: final.error.toJSON() }),
-    ...(final.detail === undefined ? {} : { detail: final.detail }),
-  };
-  const { messages: _omit, ...summary } = result;
+  const text = lastText(messages);
+  const error = final.error === undefined ? undefined : final.error.toJSON();
+  // The result, and the same without its messages for the event; optional fields in a
+  // fixed order, present only when set.
+  const result: RunResult = { runId: deps.runId, traceId: deps.traceId, status, reason: final.reason, text, messages, totals };
+  const summary: Omit<RunResult, 'messages'> = { runId: deps.runId, traceId: deps.traceId, status, reason: final.reason, text, totals };
+  if (output !== undefined) result.output = summary.output = output;
+  if (error !== undefined) result.error = summary.error = error;
+  if (final.detail !== undefined) result.detail = summary.detail = final.detail;
   deps.emit({ type: 'run_finished', status, reason: final.reason, result: summary });
   return result;
 }

@@ -52,6 +52,11 @@ export interface LoopDeps {
   controls: RunControls;
   /** Receives every event body; returns the `seq` it was stamped with. */
   emit: (body: RunEventBody) => number;
+  /**
+   * Whether streamed deltas (`text_delta`, `thinking_delta`, `tool_call_delta`) would reach
+   * anyone now; they are skipped when not (they are never stored). Absent: always emitted.
+   */
+  wantsDeltas?: () => boolean;
   /** The durable log, when the run is stored: the loop waits on it at the write points. */
   log?: RunLog;
   /** Assembles each request from layers and compacts the history near the window; absent: the bare history is sent. */
@@ -147,22 +152,74 @@ class LoopRun {
     if (deps.log) await deps.log.flush();
     if (start.kind === 'resume' && start.state.pending) await this.finishPending(start.state.pending);
     if (!this.stop) this.setState('planning');
-    while (!this.stop && this.beginTurn()) {
+    if (!this.stop) await new Promise<void>((resolve, reject) => {
+      this.stopped = resolve;
+      this.crashed = reject;
+      this.nextTurn();
+    });
+  }
+
+  // The turns run as a chain of small synchronous steps, one `then` per wait (the model's
+  // answer; a tool, a hook or the log only when they are asynchronous), rather than as one
+  // async function: nothing is suspended and resumed per await, and each step is cheap for
+  // the engine to compile. Every step hands a thrown error to `crashed`.
+  private stopped: () => void = noop;
+  private crashed: (error: unknown) => void = noop;
+  private readonly crash = (error: unknown): void => this.crashed(error);
+
+  /** Starts the next turn, or ends the chain when a stop rule holds. */
+  private nextTurn(): void {
+    try {
+      if (this.stop || !this.beginTurn()) {
+        this.stopped();
+        return;
+      }
       const step = this.totals.steps;
-      const message = await this.callModel(step);
+      this.callModel(step).then((message) => this.onAnswer(message, step), this.crash);
+    } catch (error) {
+      this.crashed(error);
+    }
+  }
+
+  private onAnswer(message: AssistantMessage, step: number): void {
+    try {
       const calls = this.takeAnswer(message, step);
-      if (calls === undefined) continue;
-      const batch = runTools(deps, calls, step, this.assistantSeq);
-      const outcomes = batch instanceof Promise ? await batch : batch;
+      if (calls === undefined) {
+        this.nextTurn();
+        return;
+      }
+      const batch = runTools(this.deps, calls, step, this.assistantSeq);
+      if (batch instanceof Promise) batch.then((outcomes) => this.onOutcomes(calls, outcomes, message, step), this.crash);
+      else this.onOutcomes(calls, batch, message, step);
+    } catch (error) {
+      this.crashed(error);
+    }
+  }
+
+  private onOutcomes(calls: ToolCall[], outcomes: DispatchOutcome[] | typeof PAUSED, message: AssistantMessage, step: number): void {
+    try {
       if (outcomes === PAUSED) {
         // Durably waiting for a person: any process can continue it with agent.approve().
         this.stop = { reason: 'awaiting_approval' };
-        break;
+        this.stopped();
+        return;
       }
       const checked = this.takeResults(calls, outcomes, message, step);
-      const stop = checked instanceof Promise ? await checked : checked;
-      this.endTurn(stop);
+      if (checked instanceof Promise) checked.then((stop) => this.onChecked(stop), this.crash);
+      else this.onChecked(checked);
+    } catch (error) {
+      this.crashed(error);
     }
+  }
+
+  private onChecked(stop: Stop | undefined): void {
+    try {
+      this.endTurn(stop);
+    } catch (error) {
+      this.crashed(error);
+      return;
+    }
+    this.nextTurn();
   }
 
   /** `run_started` (or `run_resumed`), and the run's timer. */
@@ -278,37 +335,66 @@ class LoopRun {
     }
   }
 
-  /** One model request of `step` (asked again after a context-length refusal that compaction fixed). */
-  private async callModel(step: number): Promise<AssistantMessage> {
+  /**
+   * One model request of `step` (asked again after a context-length refusal that
+   * compaction fixed). The common turn — nothing to compact, no `transformContext` — costs
+   * one `then` on the stream's answer.
+   */
+  private callModel(step: number): Promise<AssistantMessage> {
+    const { deps } = this;
+    const engine = deps.context;
+    const turn = this.turn;
+    if (turn) turn.step = step;
+    this.attempt = 1;
+    const tools = deps.toolSpecs();
+    // Compacts the history (the loop's own array) in place when the request would reach the threshold.
+    const preparing = engine && turn ? engine.prepare(this.messages, tools, turn) : undefined;
+    if (preparing || deps.hooks.transformContext) return this.callModelSlowly(step, false, tools, preparing);
+    const request = this.request(this.messages, tools);
+    const stream = this.send(request, step);
+    const answer = stream.listen ? stream.listen(this.onStreamEvent) : this.iterate(stream);
+    return answer.then((message) => (this.mustRecover(message) ? this.recover(step, tools, request, message) : this.answered(request, message, step)));
+  }
+
+  /** The same, for a turn that waits on the engine or on `transformContext`, and for the request after a recovery. */
+  private async callModelSlowly(step: number, recovered: boolean, firstTools?: ToolSpec[], firstPreparing?: Promise<void>): Promise<AssistantMessage> {
     const { deps } = this;
     const engine = deps.context;
     const turn = this.turn;
     const history = this.messages;
-    if (turn) turn.step = step;
-    this.attempt = 1;
-    let recovered = false;
-    for (;;) {
-      const tools = deps.toolSpecs();
-      if (engine && turn) {
-        // Compacts `history` (the loop's own array) in place when the request would reach the threshold.
-        const preparing = engine.prepare(history, tools, turn);
-        if (preparing) await preparing;
-      }
+    for (let first = true; ; first = false) {
+      const tools = first && firstTools ? firstTools : deps.toolSpecs();
+      const preparing = first && firstTools ? firstPreparing : engine && turn ? engine.prepare(history, tools, turn) : undefined;
+      if (preparing) await preparing;
       const transform = deps.hooks.transformContext;
       const context = transform ? await transform([...history], { step, signal: this.signal }) : history;
       const request = this.request(context, tools);
       const stream = this.send(request, step);
       const message = stream.listen ? await stream.listen(this.onStreamEvent) : await this.iterate(stream);
-      if (engine && turn && !recovered && message.stopReason === 'error' && message.error?.code === 'context_length' && !this.signal.aborted) {
+      if (!recovered && this.mustRecover(message)) {
         // The provider refused the request as too long: compact once and ask again; a second refusal fails the run.
         recovered = true;
-        if (await engine.recover(history, tools, turn)) {
+        if (await (engine as RunContext).recover(history, tools, turn as TurnContext)) {
           this.attempt++;
           continue;
         }
       }
       return this.answered(request, message, step);
     }
+  }
+
+  /** A context-length refusal the context engine may fix by compacting. */
+  private mustRecover(message: AssistantMessage): boolean {
+    return this.turn !== undefined && message.stopReason === 'error' && message.error?.code === 'context_length' && !this.signal.aborted;
+  }
+
+  /** Compacts after a refusal and asks again (once), or takes the refusal as the answer. */
+  private async recover(step: number, tools: ToolSpec[], request: Context, message: AssistantMessage): Promise<AssistantMessage> {
+    if (await (this.deps.context as RunContext).recover(this.messages, tools, this.turn as TurnContext)) {
+      this.attempt++;
+      return this.callModelSlowly(step, true);
+    }
+    return this.answered(request, message, step);
   }
 
   /** The request of this turn: assembled by the context engine, or the bare history. */
@@ -341,16 +427,16 @@ class LoopRun {
     const step = this.requestStep;
     switch (event.type) {
       case 'text_delta':
-        emit({ type: 'text_delta', step, delta: event.delta });
+        if (this.deltasWanted()) emit({ type: 'text_delta', step, delta: event.delta });
         break;
       case 'thinking_delta':
-        emit({ type: 'thinking_delta', step, delta: event.delta });
+        if (this.deltasWanted()) emit({ type: 'thinking_delta', step, delta: event.delta });
         break;
       case 'tool_call_start':
-        emit({ type: 'tool_call_delta', step, index: event.index, id: event.id, name: event.name, delta: '' });
+        if (this.deltasWanted()) emit({ type: 'tool_call_delta', step, index: event.index, id: event.id, name: event.name, delta: '' });
         break;
       case 'tool_call_delta':
-        emit({ type: 'tool_call_delta', step, index: event.index, delta: event.delta });
+        if (this.deltasWanted()) emit({ type: 'tool_call_delta', step, index: event.index, delta: event.delta });
         break;
       case 'retry': {
         const before = this.attemptsBefore;
@@ -363,6 +449,11 @@ class LoopRun {
         break;
     }
   };
+
+  private deltasWanted(): boolean {
+    const wants = this.deps.wantsDeltas;
+    return wants === undefined || wants();
+  }
 
   /** The answer is final for this step: teach the engine, price it, log it. */
   private answered(request: Context, message: AssistantMessage, step: number): AssistantMessage {
@@ -384,6 +475,8 @@ class LoopRun {
     if (response) addUsage(this.totals, response);
   };
 }
+
+function noop(): void {}
 
 /** Moves queued steering (and, when the agent would stop, follow-up) messages into the history. */
 function injectQueued(deps: LoopDeps, messages: Message[], step: number, wouldStop: boolean): boolean {

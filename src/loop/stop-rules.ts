@@ -80,6 +80,15 @@ export class ToolErrorBreaker {
     return this.limit > 0 && this.consecutive >= this.limit;
   }
 
+  /** The same as {@link ToolErrorBreaker.record}, over a batch's outcomes. */
+  recordOutcomes(outcomes: readonly { result: ToolResultMessage }[]): boolean {
+    for (const outcome of outcomes) {
+      if (outcome.result.isError) this.consecutive++;
+      else this.consecutive = 0;
+    }
+    return this.limit > 0 && this.consecutive >= this.limit;
+  }
+
   get count(): number {
     return this.consecutive;
   }

@@ -6,6 +6,7 @@
  * the run goes on. Without a log nothing waits, and synchronous tools cost no promise.
  */
 import { createHash } from 'node:crypto';
+import type { RunEventBody } from '../events.js';
 import type { ToolCall } from '../model/types.js';
 import { canonicalJson } from './stop-rules.js';
 import type { DispatchOutcome, Tool } from '../tools/types.js';
@@ -18,18 +19,20 @@ export function idempotencyKey(runId: string, assistantSeq: number, index: numbe
 }
 
 /** Emits the `tool_finished` of an outcome. */
-export function emitFinished(deps: LoopDeps, step: number, call: ToolCall, outcome: DispatchOutcome, extra: { outcome?: 'unknown' | 'reconciled' } = {}): void {
-  deps.emit({
+export function emitFinished(deps: LoopDeps, step: number, call: ToolCall, outcome: DispatchOutcome, extra?: { outcome?: 'unknown' | 'reconciled' }): void {
+  const event: Extract<RunEventBody, { type: 'tool_finished' }> = {
     type: 'tool_finished',
     step,
     toolCallId: call.id,
     name: call.name,
     result: outcome.result,
     durationMs: outcome.durationMs,
-    ...(outcome.errorCode === undefined ? {} : { errorCode: outcome.errorCode }),
-    ...(outcome.terminate ? { terminate: true } : {}),
-    ...extra,
-  });
+  };
+  // Optional fields in a fixed order, present only when set (the log stays as compact as before).
+  if (outcome.errorCode !== undefined) event.errorCode = outcome.errorCode;
+  if (outcome.terminate) event.terminate = true;
+  if (extra !== undefined && 'outcome' in extra) event.outcome = extra.outcome;
+  deps.emit(event);
 }
 
 /** Returned instead of outcomes when the batch waits for a person's approval. */
@@ -108,28 +111,44 @@ export async function askPerson(deps: LoopDeps, step: number, call: ToolCall): P
 export function runTools(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): DispatchOutcome[] | Promise<DispatchOutcome[] | typeof PAUSED> {
   if (deps.approvalPolicy) return runGated(deps, calls, step, assistantSeq);
   if (deps.log) return runToolsDurably(deps, calls, step, assistantSeq);
-  const signal = deps.controls.abortController.signal;
-  const one = (call: ToolCall, index: number): DispatchOutcome | Promise<DispatchOutcome> => {
-    const key = idempotencyKey(deps.runId, assistantSeq, index);
-    deps.emit({ type: 'tool_started', step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key });
-    const outcome = deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey: key, step });
-    const finished = (o: DispatchOutcome): DispatchOutcome => {
-      emitFinished(deps, step, call, o);
-      return o;
-    };
-    return outcome instanceof Promise ? outcome.then(finished) : finished(outcome);
-  };
-  if (deps.toolExecution === 'sequential') return inSequence(calls, one);
-  const outcomes = calls.map(one);
-  return outcomes.some((o) => o instanceof Promise) ? Promise.all(outcomes) : (outcomes as DispatchOutcome[]);
+  const sequential = deps.toolExecution === 'sequential';
+  const outcomes: Array<DispatchOutcome | Promise<DispatchOutcome>> = [];
+  let waiting = false;
+  for (let i = 0; i < calls.length; i++) {
+    if (sequential && waiting) return inSequence(deps, calls, step, assistantSeq, outcomes);
+    const outcome = startCall(deps, calls[i] as ToolCall, i, step, assistantSeq);
+    if (outcome instanceof Promise) waiting = true;
+    outcomes.push(outcome);
+  }
+  return waiting ? Promise.all(outcomes) : (outcomes as DispatchOutcome[]);
 }
 
+/** `tool_started`, the dispatch, and `tool_finished` once it is done (at once for a synchronous tool). */
+function startCall(deps: LoopDeps, call: ToolCall, index: number, step: number, assistantSeq: number): DispatchOutcome | Promise<DispatchOutcome> {
+  const key = idempotencyKey(deps.runId, assistantSeq, index);
+  deps.emit({ type: 'tool_started', step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key });
+  const outcome = deps.dispatch(call, { signal: deps.controls.abortController.signal, runId: deps.runId, idempotencyKey: key, step });
+  if (outcome instanceof Promise) {
+    return outcome.then((o) => {
+      emitFinished(deps, step, call, o);
+      return o;
+    });
+  }
+  emitFinished(deps, step, call, outcome);
+  return outcome;
+}
+
+/** Sequential execution once a call had to wait: each call starts after the one before it finished. */
 async function inSequence(
+  deps: LoopDeps,
   calls: ToolCall[],
-  one: (call: ToolCall, index: number) => DispatchOutcome | Promise<DispatchOutcome>,
+  step: number,
+  assistantSeq: number,
+  started: Array<DispatchOutcome | Promise<DispatchOutcome>>,
 ): Promise<DispatchOutcome[]> {
   const outcomes: DispatchOutcome[] = [];
-  for (let i = 0; i < calls.length; i++) outcomes.push(await one(calls[i] as ToolCall, i));
+  for (const outcome of started) outcomes.push(await outcome);
+  for (let i = started.length; i < calls.length; i++) outcomes.push(await startCall(deps, calls[i] as ToolCall, i, step, assistantSeq));
   return outcomes;
 }
 

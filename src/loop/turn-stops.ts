@@ -36,23 +36,29 @@ export interface TurnFacts {
  * unless a `shouldStopAfterTurn` hook has to be asked.
  */
 export function checkStopRules(deps: LoopDeps, t: TurnFacts): Stop | undefined | Promise<Stop | undefined> {
-  const results = t.outcomes.map((o) => o.result);
+  const { outcomes } = t;
   if (deps.finalAnswerTool) {
-    const done = t.outcomes.find((o) => o.result.toolName === deps.finalAnswerTool && !o.result.isError);
+    const done = outcomes.find((o) => o.result.toolName === deps.finalAnswerTool && !o.result.isError);
     if (done) return { reason: 'done_signal', output: done.arguments };
   }
-  if (t.outcomes.every((o) => o.terminate && !o.result.isError)) return { reason: 'terminate' };
-  if (deps.stopOnToolError && results.some((r) => r.isError)) return { reason: 'tool_errors' };
-  if (t.breaker.record(results)) return { reason: 'tool_errors' };
+  let allTerminate = true;
+  let anyError = false;
+  for (const outcome of outcomes) {
+    if (outcome.result.isError) anyError = true;
+    if (!outcome.terminate || outcome.result.isError) allTerminate = false;
+  }
+  if (allTerminate) return { reason: 'terminate' };
+  if (deps.stopOnToolError && anyError) return { reason: 'tool_errors' };
+  if (t.breaker.recordOutcomes(outcomes)) return { reason: 'tool_errors' };
   let stuck = false;
   for (let i = 0; i < t.calls.length; i++) {
     const call = t.calls[i] as ToolCall;
-    if (t.repeats.record(call.name, t.outcomes[i]?.arguments ?? call.arguments)) stuck = true;
+    if (t.repeats.record(call.name, outcomes[i]?.arguments ?? call.arguments)) stuck = true;
   }
   if (stuck) return { reason: 'no_progress', detail: `the same call was made ${t.repeats.repeats} times in a row` };
   const hook = deps.hooks.shouldStopAfterTurn;
   if (!hook) return undefined;
-  const info: TurnInfo = { step: t.step, assistant: t.assistant, toolResults: results, messages: t.messages, totals: t.totals };
+  const info: TurnInfo = { step: t.step, assistant: t.assistant, toolResults: outcomes.map((o) => o.result), messages: t.messages, totals: t.totals };
   return Promise.resolve(hook(info)).then(hookStop);
 }
 

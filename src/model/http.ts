@@ -100,18 +100,49 @@ export function httpPost(
           req.destroy(error);
         }
       : undefined;
-    if (onAbort) signal?.addEventListener('abort', onAbort, { once: true });
-    if (onAbort || watch) {
+    const aborts = onAbort && signal ? watchAbort(signal, onAbort) : undefined;
+    if (aborts || watch) {
       // `close` of the request follows the end of the response body (or a failure), so a
-      // signal shared by a whole run does not collect one listener per request.
-      req.once('close', () => {
-        if (onAbort) signal?.removeEventListener('abort', onAbort);
+      // signal shared by a whole run does not collect one callback per request. (`on`, not
+      // `once`, here and below: each fires once per request object, and `once` costs a
+      // wrapper and a removal per listener on every request.)
+      req.on('close', () => {
+        if (aborts) aborts.delete(onAbort as () => void);
         if (watch) unwatchIdle(watch);
       });
     }
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/**
+ * The abort callbacks of the requests in flight, per signal. A run hands the same signal to
+ * every request it makes: the signal gets one `abort` listener, added with its first
+ * request, and each request adds and removes a callback in a set, which costs a fraction
+ * of an EventTarget listener's add and remove (and a process-wide signal never collects
+ * listeners, however many requests use it).
+ */
+const abortCallbacks = new WeakMap<AbortSignal, Set<() => void>>();
+
+function watchAbort(signal: AbortSignal, onAbort: () => void): Set<() => void> {
+  let callbacks = abortCallbacks.get(signal);
+  if (callbacks === undefined) {
+    const set = new Set<() => void>();
+    callbacks = set;
+    abortCallbacks.set(signal, set);
+    signal.addEventListener(
+      'abort',
+      () => {
+        abortCallbacks.delete(signal);
+        for (const callback of set) callback();
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  callbacks.add(onAbort);
+  return callbacks;
 }
 
 interface Target {
@@ -142,16 +173,33 @@ function targetOf(url: URL): Target {
 }
 
 function wrap(res: IncomingMessage, watch: IdleWatch | undefined): HttpResponse {
-  return {
-    status: res.statusCode ?? 0,
-    headers: res.headers,
-    body: res,
-    consume: (onChunk) => consume(res, watch ? alive(watch, onChunk) : onChunk),
-    text: (maxChars = 64 * 1024) => readText(res, maxChars),
-    destroy: () => {
-      res.destroy();
-    },
-  };
+  return new NodeResponse(res, watch);
+}
+
+/** A response over `node:http` (a class: one object per request, no closures). */
+class NodeResponse implements HttpResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+
+  constructor(
+    readonly body: IncomingMessage,
+    private readonly watch: IdleWatch | undefined,
+  ) {
+    this.status = body.statusCode ?? 0;
+    this.headers = body.headers;
+  }
+
+  consume(onChunk: (text: string) => void): Promise<void> {
+    return consume(this.body, this.watch ? alive(this.watch, onChunk) : onChunk);
+  }
+
+  text(maxChars = 64 * 1024): Promise<string> {
+    return readText(this.body, maxChars);
+  }
+
+  destroy(): void {
+    this.body.destroy();
+  }
 }
 
 /** Wraps a chunk handler so every chunk counts as a sign of life for the idle watchdog. */
@@ -171,14 +219,14 @@ function consume(res: IncomingMessage, onChunk: (text: string) => void): Promise
       reject(error);
     };
     res.on('data', onChunk);
-    res.once('end', () => {
+    res.on('end', () => {
       settled = true;
       resolve();
     });
-    res.once('error', fail);
+    res.on('error', fail);
     // A connection cut mid-body ends in `close` without `end` (and, depending on timing,
     // without `error`): that is a truncated body, never a success.
-    res.once('close', () => {
+    res.on('close', () => {
       if (!res.complete) fail(Object.assign(new Error('socket hang up: the response body was cut'), { code: 'ECONNRESET' }));
     });
   });

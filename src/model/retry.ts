@@ -61,90 +61,124 @@ export function streamWithRetry(
   options: StreamOptions = {},
   policy: Partial<RetryPolicy> = {},
 ): AssistantStream {
-  const full: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...policy };
   const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
-  void run(out, fn, model, context, options, full);
+  new Attempts(out, fn, model, context, options, policy).next(1);
   return out;
 }
 
-async function run(
-  out: EventStream<AssistantStreamEvent, AssistantMessage>,
-  fn: StreamFunction,
-  model: ModelRef,
-  context: Context,
-  options: StreamOptions,
-  policy: RetryPolicy,
-): Promise<void> {
-  const sleep = policy.sleep ?? defaultSleep;
-  for (let attempt = 1; ; attempt++) {
-    const failure = await forwardAttempt(out, fn, model, context, options);
-    if (failure === undefined) return; // done was forwarded
+type Failure = Extract<AssistantStreamEvent, { type: 'error' }>;
+
+/**
+ * The attempts of one request. The common request (one attempt, a stream with `listen`)
+ * costs one listener and one `then`: no async function, no promise per event, and the
+ * policy is resolved only once an attempt failed.
+ */
+class Attempts {
+  private full: RetryPolicy | undefined;
+
+  constructor(
+    private readonly out: EventStream<AssistantStreamEvent, AssistantMessage>,
+    private readonly fn: StreamFunction,
+    private readonly model: ModelRef,
+    private readonly context: Context,
+    private readonly options: StreamOptions,
+    private readonly policy: Partial<RetryPolicy>,
+  ) {}
+
+  /** Starts attempt `attempt` and forwards its events; its failure, if any, goes to {@link Attempts.failed}. */
+  next(attempt: number): void {
+    const { out } = this;
+    let stream: AssistantStream;
+    try {
+      stream = this.fn(this.model, this.context, this.options);
+    } catch (thrown) {
+      // Adapters must not throw; a custom StreamFunction might.
+      this.failed(attempt, this.thrown(thrown));
+      return;
+    }
+    if (!stream.listen) {
+      this.iterate(stream).then(
+        (failure) => failure && this.failed(attempt, failure),
+        (thrown: unknown) => this.failed(attempt, this.thrown(thrown)),
+      );
+      return;
+    }
+    // Fast path: forward synchronously, no promise per event.
+    let failure: Failure | undefined;
+    let listening: Promise<AssistantMessage>;
+    try {
+      listening = stream.listen((event) => {
+        if (event.type === 'error') {
+          failure = event;
+          return;
+        }
+        out.push(event);
+        if (event.type === 'done') out.end(event.message);
+      });
+    } catch (thrown) {
+      this.failed(attempt, this.thrown(thrown));
+      return;
+    }
+    listening.then(
+        () => {
+          if (failure) this.failed(attempt, failure);
+          else if (!out.isEnded) this.failed(attempt, this.thrown(this.unfinished()));
+        },
+        (thrown: unknown) => this.failed(attempt, this.thrown(thrown)),
+      );
+  }
+
+  /** Forwards a stream without `listen`; resolves with its error event (not forwarded) if it failed. */
+  private async iterate(stream: AssistantStream): Promise<Failure | undefined> {
+    for await (const event of stream) {
+      if (event.type === 'error') return event;
+      this.out.push(event);
+      if (event.type === 'done') {
+        this.out.end(event.message);
+        return undefined;
+      }
+    }
+    throw this.unfinished();
+  }
+
+  /** Retries after a backoff when the error is transient and attempts remain; else ends the stream with it. */
+  private failed(attempt: number, failure: Failure): void {
+    const { out, options } = this;
+    const policy = (this.full ??= { ...DEFAULT_RETRY_POLICY, ...this.policy });
     const { error } = failure;
-    const delayMs = error.kind === 'transient' && attempt <= policy.maxRetries && !options.signal?.aborted
-      ? backoffDelay(attempt, error.retryAfterMs, policy)
-      : undefined;
+    const delayMs = error.kind === 'transient' && attempt <= policy.maxRetries && !options.signal?.aborted ? backoffDelay(attempt, error.retryAfterMs, policy) : undefined;
     if (delayMs === undefined) {
       out.push(failure);
       out.end(failure.message);
       return;
     }
     out.push({ type: 'retry', attempt, delayMs, error });
+    let slept: Promise<void>;
     try {
-      await sleep(delayMs, options.signal);
-    } catch {
-      // Only an abort interrupts the wait: end now rather than after the delay.
-      const aborted = new ReinError('aborted', 'fatal', 'The model request was aborted while waiting to retry', { cause: error });
-      const message: AssistantMessage = { ...failure.message, content: [], stopReason: 'aborted', error: aborted.toJSON() };
-      out.push({ type: 'error', error: aborted, message });
-      out.end(message);
-      return;
+      slept = (policy.sleep ?? defaultSleep)(delayMs, options.signal);
+    } catch (thrown) {
+      slept = Promise.reject(thrown);
     }
+    slept.then(
+      () => this.next(attempt + 1),
+      () => {
+        // Only an abort interrupts the wait: end now rather than after the delay.
+        const aborted = new ReinError('aborted', 'fatal', 'The model request was aborted while waiting to retry', { cause: error });
+        const message: AssistantMessage = { ...failure.message, content: [], stopReason: 'aborted', error: aborted.toJSON() };
+        out.push({ type: 'error', error: aborted, message });
+        out.end(message);
+      },
+    );
   }
-}
 
-type Failure = Extract<AssistantStreamEvent, { type: 'error' }>;
+  private unfinished(): ReinError {
+    return new ReinError('internal', 'fatal', `The ${this.model.provider} adapter ended its stream without a done or error event`);
+  }
 
-/** Forwards one attempt's events; returns its error event (not forwarded) if it failed. */
-async function forwardAttempt(
-  out: EventStream<AssistantStreamEvent, AssistantMessage>,
-  fn: StreamFunction,
-  model: ModelRef,
-  context: Context,
-  options: StreamOptions,
-): Promise<Failure | undefined> {
-  try {
-    const stream = fn(model, context, options);
-    if (stream.listen) {
-      // Fast path: forward synchronously, no promise per event.
-      let failure: Failure | undefined;
-      let done = false;
-      await stream.listen((event) => {
-        if (event.type === 'error') {
-          failure = event;
-          return;
-        }
-        out.push(event);
-        if (event.type === 'done') {
-          done = true;
-          out.end(event.message);
-        }
-      });
-      if (failure) return failure;
-      if (done) return undefined;
-    } else {
-      for await (const event of stream) {
-        if (event.type === 'error') return event;
-        out.push(event);
-        if (event.type === 'done') {
-          out.end(event.message);
-          return undefined;
-        }
-      }
-    }
-    throw new ReinError('internal', 'fatal', `The ${model.provider} adapter ended its stream without a done or error event`);
-  } catch (thrown) {
-    // Adapters must not throw; a custom StreamFunction might.
+  /** A thrown error as the failure of an attempt. */
+  private thrown(thrown: unknown): Failure {
     const error = toReinError(thrown);
+    const { model } = this;
     const message: AssistantMessage = {
       role: 'assistant',
       content: [],

@@ -124,12 +124,14 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
   /** (6) Execute with timeout; (7) normalize and truncate; (8) afterToolCall. */
   function runExecute(call: ToolCall, ctx: DispatchContext, tool: Tool, args: Record<string, unknown>): Outcome | Promise<Outcome> {
     const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    const finish = (settled: Settled): Outcome | Promise<Outcome> => {
-      const outcome = toOutcome(call, args, settled, timeoutMs, maxChars, registry);
-      return options.afterToolCall ? runAfterHook(options.afterToolCall, call, args, outcome) : outcome;
-    };
     const running = execute(tool, args, call, ctx, timeoutMs);
-    return running instanceof Promise ? running.then(finish) : finish(running);
+    if (running instanceof Promise) return running.then((settled) => settle(call, args, settled, timeoutMs));
+    return settle(call, args, running, timeoutMs);
+  }
+
+  function settle(call: ToolCall, args: Record<string, unknown>, settled: Settled, timeoutMs: number): Outcome | Promise<Outcome> {
+    const outcome = toOutcome(call, args, settled, timeoutMs, maxChars, registry);
+    return options.afterToolCall ? runAfterHook(options.afterToolCall, call, args, outcome) : outcome;
   }
 
   /** Validates in place (`args` is always ours: a fresh parse or a clone). */
@@ -246,28 +248,37 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
 
   function dispatchNow(call: ToolCall, ctx: DispatchContext): DispatchOutcome | Promise<DispatchOutcome> {
     const started = performance.now();
-    const done = (outcome: Outcome): DispatchOutcome => {
-      // Outcomes are fresh objects made for this call: complete them in place.
-      const complete = outcome as DispatchOutcome;
-      complete.durationMs = performance.now() - started;
-      return complete;
-    };
-    // Every stage above already turns its failures into results; this is the last net.
-    const crashed = (error: unknown): DispatchOutcome =>
-      done(failure(call, 'internal', `tool "${call.name}" could not be run: ${messageOf(error)}`));
     let outcome: Outcome | Promise<Outcome>;
     try {
       outcome = run(call, ctx);
     } catch (error) {
-      return crashed(error);
+      return crashed(call, error, started);
     }
-    return outcome instanceof Promise ? outcome.then(done, crashed) : done(outcome);
+    if (outcome instanceof Promise) {
+      return outcome.then(
+        (o) => timed(o, started),
+        (error: unknown) => crashed(call, error, started),
+      );
+    }
+    return timed(outcome, started);
   }
 
   return {
     dispatchNow,
     dispatch: (call, ctx) => Promise.resolve(dispatchNow(call, ctx)),
   };
+}
+
+/** Outcomes are fresh objects made for this call: complete them in place. */
+function timed(outcome: Outcome, started: number): DispatchOutcome {
+  const complete = outcome as DispatchOutcome;
+  complete.durationMs = performance.now() - started;
+  return complete;
+}
+
+/** Every stage of a dispatch already turns its failures into results; this is the last net. */
+function crashed(call: ToolCall, error: unknown, started: number): DispatchOutcome {
+  return timed(failure(call, 'internal', `tool "${call.name}" could not be run: ${messageOf(error)}`), started);
 }
 
 /** Fails closed: a permission check that throws denies. */

@@ -24,9 +24,18 @@ import { isRecord, notJsonEventError, tokenCount, type Json } from '../json.js';
 interface ToolSlot {
   call: ToolCall;
   index: number;
-  parser: PartialJsonParser;
+  /**
+   * Parses `call.rawArguments` for the `partialArguments` of the deltas, made on the first
+   * read: the agent loop never reads them, and a character-by-character parse of every
+   * delta cost more than the rest of decoding a chunk.
+   */
+  parser: PartialJsonParser | undefined;
+  /** How many characters of `rawArguments` the parser has consumed. */
+  parsed: number;
+  /** The call's `index` on the wire, when the server sent one. */
+  wireIndex: number | undefined;
   ended: boolean;
-  /** Arguments arrived after `tool_call_end` (interleaved deltas): re-parse at the finish. */
+  /** Arguments arrived after `tool_call_end` (interleaved deltas). */
   stale: boolean;
 }
 
@@ -44,9 +53,7 @@ export class ChatDecoder {
   private thinking: ThinkingContent | undefined;
   private blockIndex = 0;
   private readonly slots: ToolSlot[] = [];
-  private readonly slotsByIndex = new Map<number, ToolSlot>();
   private openSlots: ToolSlot[] = [];
-  private readonly ids = new Set<string>();
 
   constructor(
     private readonly out: EventStream<AssistantStreamEvent, AssistantMessage>,
@@ -93,8 +100,9 @@ export class ChatDecoder {
     }
     const choices = chunk.choices;
     if (!Array.isArray(choices) || choices.length === 0) return;
-    // One completion per request (n = 1): take choice 0.
-    const choice: unknown = choices.find((c) => isRecord(c) && c.index === 0) ?? choices[0];
+    // One completion per request (n = 1): take choice 0 (nearly always the first element).
+    const first: unknown = choices[0];
+    const choice: unknown = isRecord(first) && first.index === 0 ? first : (choices.find((c) => isRecord(c) && c.index === 0) ?? first);
     if (!isRecord(choice)) return;
     const delta = choice.delta ?? choice.message;
     if (isRecord(delta)) this.delta(delta);
@@ -158,7 +166,11 @@ export class ChatDecoder {
     if (typeof delta.content === 'string' && delta.content !== '') this.appendText(delta.content);
     if (typeof delta.refusal === 'string' && delta.refusal !== '') this.message.refusal = (this.message.refusal ?? '') + delta.refusal;
     if (Array.isArray(delta.tool_calls)) {
-      for (const call of delta.tool_calls) if (isRecord(call)) this.toolDelta(call);
+      const calls: unknown[] = delta.tool_calls;
+      for (let i = 0; i < calls.length; i++) {
+        const call = calls[i];
+        if (isRecord(call)) this.toolDelta(call);
+      }
     } else if (isRecord(delta.function_call)) {
       this.toolDelta({ index: 0, function: delta.function_call }); // the legacy single-function form
     }
@@ -196,7 +208,7 @@ export class ChatDecoder {
     const fn = isRecord(call.function) ? call.function : {};
     const name = typeof fn.name === 'string' ? fn.name : '';
     let slot: ToolSlot | undefined;
-    if (typeof call.index === 'number') slot = this.slotsByIndex.get(call.index);
+    if (typeof call.index === 'number') slot = this.slotAt(call.index);
     // Without an index, a name starts a new call and anything else continues the last one.
     else if (name === '') slot = this.slots[this.slots.length - 1];
     if (slot === undefined) slot = this.startTool(call, name);
@@ -204,18 +216,17 @@ export class ChatDecoder {
     const args = typeof fn.arguments === 'string' ? fn.arguments : isRecord(fn.arguments) ? JSON.stringify(fn.arguments) : '';
     if (args === '') return;
     slot.call.rawArguments += args;
-    slot.parser.push(args);
     if (slot.ended) slot.stale = true;
-    else this.out.push({ type: 'tool_call_delta', index: slot.index, delta: args, partialArguments: slot.parser.value });
+    else this.out.push(deltaEvent(slot, args, slot.call.rawArguments.length));
   }
 
   private startTool(call: Json, name: string): ToolSlot {
     // Tool calls stay open together (parallel calls may interleave); text or thinking closes them.
     if (this.open !== 'tools') this.closeOpen();
     const toolCall: ToolCall = { type: 'tool_call', id: this.uniqueId(call.id), name, arguments: {}, rawArguments: '' };
-    const slot: ToolSlot = { call: toolCall, index: this.message.content.push(toolCall) - 1, parser: new PartialJsonParser(), ended: false, stale: false };
+    const wireIndex = typeof call.index === 'number' ? call.index : undefined;
+    const slot: ToolSlot = { call: toolCall, index: this.message.content.push(toolCall) - 1, parser: undefined, parsed: 0, wireIndex, ended: false, stale: false };
     this.slots.push(slot);
-    if (typeof call.index === 'number') this.slotsByIndex.set(call.index, slot);
     this.openSlots.push(slot);
     this.open = 'tools';
     this.out.push({ type: 'tool_call_start', index: slot.index, id: toolCall.id, name });
@@ -224,10 +235,22 @@ export class ChatDecoder {
 
   /** The server's id, unless it is missing, a bare number (OpenRouter "0") or already used. */
   private uniqueId(id: unknown): string {
-    let unique = typeof id === 'string' && id !== '' && !/^\d+$/.test(id) && !this.ids.has(id) ? id : undefined;
-    unique ??= `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-    this.ids.add(unique);
-    return unique;
+    const unique = typeof id === 'string' && id !== '' && !isDigits(id) && !this.idTaken(id) ? id : undefined;
+    return unique ?? `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  }
+
+  // A response carries a handful of calls: a scan of the slots costs less than a Map and a
+  // Set made for every response.
+  /** The latest call the server numbered `wireIndex`. */
+  private slotAt(wireIndex: number): ToolSlot | undefined {
+    const { slots } = this;
+    for (let i = slots.length - 1; i >= 0; i--) if ((slots[i] as ToolSlot).wireIndex === wireIndex) return slots[i];
+    return undefined;
+  }
+
+  private idTaken(id: string): boolean {
+    for (const slot of this.slots) if (slot.call.id === id) return true;
+    return false;
   }
 
   private closeOpen(): void {
@@ -237,7 +260,6 @@ export class ChatDecoder {
       this.out.push({ type: 'thinking_end', index: this.blockIndex, thinking: this.thinking.thinking });
     } else if (this.open === 'tools') {
       for (const slot of this.openSlots) {
-        slot.parser.end();
         slot.call.arguments = parseArguments(slot);
         slot.ended = true;
         this.out.push({ type: 'tool_call_end', index: slot.index, toolCall: slot.call });
@@ -259,16 +281,61 @@ export class ChatDecoder {
   }
 }
 
+/** True for a string of ASCII digits only (OpenRouter's "0" is not an id). */
+function isDigits(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 /** The final arguments: the parsed object, or `{}` when the text is not a JSON object. */
 function parseArguments(slot: ToolSlot): Record<string, unknown> {
-  const { parser } = slot;
-  if (!slot.stale && parser.done && !parser.failed) return isRecord(parser.value) ? parser.value : {};
   try {
     const value: unknown = JSON.parse(slot.call.rawArguments);
     return isRecord(value) ? value : {};
   } catch {
     return {};
   }
+}
+
+/**
+ * A `tool_call_delta` whose `partialArguments` (the arguments as far as the first `upTo`
+ * characters go) are parsed when first read, and then stay the same object.
+ */
+function deltaEvent(slot: ToolSlot, delta: string, upTo: number): AssistantStreamEvent {
+  let partial: unknown;
+  let read = false;
+  return {
+    type: 'tool_call_delta',
+    index: slot.index,
+    delta,
+    get partialArguments(): unknown {
+      if (!read) {
+        partial = partialArguments(slot, upTo);
+        read = true;
+      }
+      return partial;
+    },
+  };
+}
+
+/** The arguments parsed from the first `upTo` characters, incrementally when read in order. */
+function partialArguments(slot: ToolSlot, upTo: number): unknown {
+  const raw = slot.call.rawArguments;
+  if (slot.parsed > upTo) {
+    // A later delta was read first: parse this prefix on its own.
+    const parser = new PartialJsonParser();
+    parser.push(raw.slice(0, upTo));
+    return parser.value;
+  }
+  const parser = (slot.parser ??= new PartialJsonParser());
+  if (slot.parsed < upTo) {
+    parser.push(raw.slice(slot.parsed, upTo));
+    slot.parsed = upTo;
+  }
+  return parser.value;
 }
 
 /** Chat Completions usage → rein's {@link Usage} (`input` excludes cached prompt tokens). */

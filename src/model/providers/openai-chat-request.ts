@@ -59,26 +59,36 @@ export function buildChatRequest(model: ModelRef, context: Context, options: Str
 
 // Messages in a history are never changed once written (the loop only appends), so each
 // one is serialized once, on the first request that carries it, instead of on every turn.
+// (Not a cache of the joined text per history array: it keeps every turn's text alive for
+// the whole run, and the collector's extra work costs more than these lookups.)
 const messageJson = new WeakMap<object, string | null>();
 const toolsJson = new WeakMap<object, string>();
 
+/** The JSON of `list`'s messages, comma-separated. */
+function messagesJson(list: readonly Message[]): string {
+  let json = '';
+  for (let i = 0; i < list.length; i++) {
+    const message = list[i] as Message;
+    let one = messageJson.get(message);
+    if (one === undefined) {
+      const converted = toChatMessage(message);
+      one = converted === undefined ? null : JSON.stringify(converted);
+      messageJson.set(message, one);
+    }
+    if (one !== null) json = json === '' ? one : `${json},${one}`;
+  }
+  return json;
+}
+
 /**
  * The request body as JSON text, equal to `JSON.stringify(buildChatRequest(…))`, built from
- * per-message JSON cached across requests: the cost of a request no longer grows with the
+ * JSON cached across requests: the cost of a request no longer grows with the
  * re-serialization of the whole history. Treat messages as immutable once sent.
  */
 export function buildChatBody(model: ModelRef, context: Context, options: StreamOptions = {}): string {
-  let messages = '';
-  if (context.system !== undefined && context.system !== '') messages = JSON.stringify({ role: 'system', content: context.system });
-  for (const message of prepareHistory(context.messages, model)) {
-    let json = messageJson.get(message);
-    if (json === undefined) {
-      const converted = toChatMessage(message);
-      json = converted === undefined ? null : JSON.stringify(converted);
-      messageJson.set(message, json);
-    }
-    if (json !== null) messages = messages === '' ? json : `${messages},${json}`;
-  }
+  const history = messagesJson(prepareHistory(context.messages, model));
+  const system = context.system !== undefined && context.system !== '' ? JSON.stringify({ role: 'system', content: context.system }) : '';
+  const messages = system === '' ? history : history === '' ? system : `${system},${history}`;
   let body = `{"model":${JSON.stringify(model.id)},"messages":[${messages}]`;
   const tools = context.tools;
   if (tools !== undefined && tools.length > 0) {
@@ -120,17 +130,23 @@ export function chatHeaders(model: ModelRef): OutgoingHttpHeaders {
   return headers;
 }
 
-const urls = new Map<string, URL>();
+const targets = new Map<string, { url: URL; href: string }>();
 
 /** `{baseUrl}/chat/completions`, parsed once per base URL (this is on every request). */
 export function chatUrl(baseUrl: string): URL {
-  let url = urls.get(baseUrl);
-  if (url === undefined) {
-    url = new URL(`${baseUrl.replace(/\/+$/, '')}/chat/completions`);
-    if (urls.size > 64) urls.clear();
-    urls.set(baseUrl, url);
+  return chatTarget(baseUrl).url;
+}
+
+/** The request URL and its text (URL getters are slow in Node 20: read once per base URL). */
+export function chatTarget(baseUrl: string): { url: URL; href: string } {
+  let target = targets.get(baseUrl);
+  if (target === undefined) {
+    const url = new URL(`${baseUrl.replace(/\/+$/, '')}/chat/completions`);
+    target = { url, href: url.href };
+    if (targets.size > 64) targets.clear();
+    targets.set(baseUrl, target);
   }
-  return url;
+  return target;
 }
 
 function isOpenAIHost(baseUrl: string): boolean {
@@ -176,8 +192,13 @@ function assistantMessage(message: AssistantMessage): ChatMessage | undefined {
 
 function toolMessage(message: ToolResultMessage): ChatMessage {
   // Tool messages carry text only in Chat Completions; an image is marked where it was.
-  const content = message.content.map((part: TextContent | ImageContent) => (part.type === 'text' ? part.text : '[image]')).join('\n');
+  const parts = message.content;
+  const content = parts.length === 1 ? partText(parts[0] as TextContent | ImageContent) : parts.map(partText).join('\n');
   return { role: 'tool', tool_call_id: message.toolCallId, content };
+}
+
+function partText(part: TextContent | ImageContent): string {
+  return part.type === 'text' ? part.text : '[image]';
 }
 
 function dataUrl(image: ImageContent): string {

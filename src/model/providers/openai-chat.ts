@@ -2,11 +2,14 @@
  * The OpenAI Chat Completions adapter (`POST {baseUrl}/chat/completions`). It also serves
  * every OpenAI-compatible server: Ollama, vLLM, LM Studio, OpenRouter, Groq, DeepSeek, ….
  */
-import { errorFromResponse } from '../http-errors.js';
-import type { StreamFunction } from '../types.js';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { ReinError } from '../../errors.js';
+import type { EventStream } from '../event-stream.js';
+import { errorFromResponse, type ErrorContext } from '../http-errors.js';
+import type { AssistantMessage, AssistantStreamEvent, Context, ModelRef, StreamFunction, StreamOptions } from '../types.js';
 import { ChatDecoder } from './openai-chat-decode.js';
-import { buildChatBody, chatHeaders, chatUrl } from './openai-chat-request.js';
-import { streamWire } from './wire-request.js';
+import { buildChatBody, chatHeaders, chatTarget } from './openai-chat-request.js';
+import { streamWire, type WireSpec } from './wire-request.js';
 
 /**
  * Streams one Chat Completions response as rein events. Never throws: every failure (an
@@ -21,14 +24,41 @@ import { streamWire } from './wire-request.js';
  * for await (const event of stream) if (event.type === 'text_delta') process.stdout.write(event.delta);
  * const message = await stream.result();
  */
-export const streamOpenAIChat: StreamFunction = (model, context, options = {}) =>
-  streamWire(model, options, {
-    api: 'openai-chat',
-    errorUrl: `${model.baseUrl}/chat/completions`,
-    makeDecoder: (out, ctx) => new ChatDecoder(out, model, ctx),
-    prepare: () => ({ url: chatUrl(model.baseUrl), headers: chatHeaders(model), body: buildChatBody(model, context, options) }),
-    onEvent: (decoder, event, data) => decoder.sse(event, data),
-    onBody: (decoder, body) => decoder.completion(body as Record<string, unknown>),
-    errorFromResponse,
-    htmlHint: 'check the base URL (it usually ends with /v1)',
-  });
+export const streamOpenAIChat: StreamFunction = (model, context, options = {}) => streamWire(model, options, new ChatWire(model, context, options));
+
+/** The Chat Completions part of one request: one object per request, its methods shared. */
+class ChatWire implements WireSpec<ChatDecoder> {
+  readonly api = 'openai-chat';
+  readonly htmlHint = 'check the base URL (it usually ends with /v1)';
+  readonly errorUrl: string;
+
+  constructor(
+    private readonly model: ModelRef,
+    private readonly context: Context,
+    private readonly options: StreamOptions,
+  ) {
+    this.errorUrl = `${model.baseUrl}/chat/completions`;
+  }
+
+  makeDecoder(out: EventStream<AssistantStreamEvent, AssistantMessage>, ctx: ErrorContext): ChatDecoder {
+    return new ChatDecoder(out, this.model, ctx);
+  }
+
+  prepare(): { url: URL; errorUrl: string; headers: OutgoingHttpHeaders; body: string } {
+    const { model } = this;
+    const target = chatTarget(model.baseUrl);
+    return { url: target.url, errorUrl: target.href, headers: chatHeaders(model), body: buildChatBody(model, this.context, this.options) };
+  }
+
+  onEvent(decoder: ChatDecoder, event: string | undefined, data: string): void {
+    decoder.sse(event, data);
+  }
+
+  onBody(decoder: ChatDecoder, body: unknown): void {
+    decoder.completion(body as Record<string, unknown>);
+  }
+
+  errorFromResponse(status: number, headers: IncomingHttpHeaders, text: string, ctx: ErrorContext): ReinError {
+    return errorFromResponse(status, headers, text, ctx);
+  }
+}
