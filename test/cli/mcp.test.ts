@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rein as spawnRein, spawned, type CliRun } from './spawn.js';
 import { isGone } from '../mcp/helpers.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(root, 'bin', 'rein.js');
 const EVERYTHING = join(root, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const MEMORY = join(root, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
 const FIXTURE = join(root, 'test', 'mcp', 'fixtures', 'fault-server.mjs');
@@ -47,24 +47,11 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-function rein(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' };
-  const child = spawn(process.execPath, [bin, ...args], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`rein ${args.join(' ')} did not end in time.\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, 25_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+/** Runs `rein <args>` in the project with a clean environment and the test's HOME. */
+function rein(args: string[]): Promise<CliRun> {
+  const run = spawnRein(args, { cwd: project, stdin: '', env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' } });
+  children.push(spawned[spawned.length - 1] as ChildProcess);
+  return run;
 }
 
 

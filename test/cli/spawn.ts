@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = fileURLToPath(new URL('../../bin/rein.js', import.meta.url));
 /** Every child a test started, so a test can prove none is left running. */
 export const spawned: ChildProcess[] = [];
 
@@ -18,9 +19,12 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-/** Runs `rein <args>`; kills it (and fails) if it has not ended within `timeoutMs`. */
-export function rein(args: string[], options: { env?: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number } = {}): Promise<CliRun> {
-  const child = spawn(process.execPath, ['bin/rein.js', ...args], { cwd: root, env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * Runs `rein <args>` (in `cwd`, default the repository); kills it (and fails) if it has not
+ * ended within `timeoutMs`.
+ */
+export function rein(args: string[], options: { env?: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number; cwd?: string } = {}): Promise<CliRun> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? root, env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
   spawned.push(child);
   let stdout = '';
   let stderr = '';

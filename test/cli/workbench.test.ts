@@ -3,7 +3,7 @@
 // `rein approve` continues, workspace confinement, MCP servers from .mcp.json, project
 // rules and skills; and, in process at a fake terminal, questions asked at the prompt.
 // Each test has its own project folder as cwd and its own HOME.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rein as spawnRein, spawned, type CliRun } from './spawn.js';
 import { command as runCommand } from '../../src/cli/commands/run.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import { startScriptedServer, type ChatRequest, type ScriptedServer, type ScriptToolCall } from '../../src/model/scripted/index.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(repo, 'bin', 'rein.js');
 const EVERYTHING = join(repo, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
 const children: ChildProcess[] = [];
@@ -46,31 +46,11 @@ afterEach(async () => {
 });
 
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs `rein <args>` in the project with a clean environment and the test's HOME. */
 function rein(args: string[]): Promise<CliRun> {
-  const env = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' };
-  const child = spawn(process.execPath, [bin, ...args], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`rein ${args.join(' ')} did not end in time.\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  const run = spawnRein(args, { cwd: project, stdin: '', env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' } });
+  children.push(spawned[spawned.length - 1] as ChildProcess);
+  return run;
 }
 
 /** Live (not zombie) processes whose command line mentions `text` (Linux; elsewhere none are found). */

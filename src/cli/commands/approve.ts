@@ -5,9 +5,8 @@
 import { parseArgs } from 'node:util';
 import { ReinError } from '../../errors.js';
 import { EXIT, type Command } from '../io.js';
-import { agentForStoredRun } from './resume.js';
+import { withStoredRun } from './resume.js';
 import { exitCodeOf, renderRun, reportSetupError } from './run.js';
-import { openStoreFor } from './store-command.js';
 
 const usage = `rein approve <run> [--deny] [--reason <text>] [--call <tool-call-id>] [--force] [--store <path|url>] [--base-url URL]
 
@@ -41,26 +40,16 @@ export const command: Command = {
       }
       const runId = positionals[0];
       if (!runId) throw new ReinError('config', 'fatal', 'no run given: rein approve <run> (rein runs --status paused lists them)');
-      const store = await openStoreFor(values.store, io);
-      try {
-        const record = await store.getRun(runId);
-        if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store (rein runs lists them)`);
-        const { agent, close } = await agentForStoredRun(record, store, values['base-url'], io);
-        try {
-          const handle = agent.approve(runId, {
-            approved: !values.deny,
-            signal: io.signal,
-            ...(values.reason === undefined ? {} : { reason: values.reason }),
-            ...(values.call === undefined ? {} : { toolCallId: values.call }),
-            ...(values.force ? { force: true } : {}),
-          });
-          return exitCodeOf(await renderRun(handle, io, false, {}, () => store.loadEvents(runId)));
-        } finally {
-          await close();
-        }
-      } finally {
-        await store.close();
-      }
+      return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'] }, io, async (agent, store) => {
+        const handle = agent.approve(runId, {
+          approved: !values.deny,
+          signal: io.signal,
+          ...(values.reason === undefined ? {} : { reason: values.reason }),
+          ...(values.call === undefined ? {} : { toolCallId: values.call }),
+          ...(values.force ? { force: true } : {}),
+        });
+        return exitCodeOf(await renderRun(handle, io, false, {}, () => store.loadEvents(runId)));
+      });
     } catch (error) {
       return reportSetupError(error instanceof TypeError ? new ReinError('config', 'fatal', `${error.message}. See --help.`) : error, io, false);
     }

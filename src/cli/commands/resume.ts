@@ -98,6 +98,31 @@ function limitsFromFlags(flags: AgentFlagValues): Pick<AgentOptions, 'limits' | 
   };
 }
 
+/**
+ * Opens the store, finds run `runId`, rebuilds its agent and hands both to `use`; closes
+ * everything afterwards. Shared by `rein resume` and `rein approve`.
+ */
+export async function withStoredRun<T>(
+  runId: string,
+  options: { store: string | undefined; baseUrl: string | undefined },
+  io: CliIO,
+  use: (agent: Agent, store: RunStore) => Promise<T>,
+): Promise<T> {
+  const store = await openStoreFor(options.store, io);
+  try {
+    const record = await store.getRun(runId);
+    if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store (rein runs lists them)`);
+    const { agent, close } = await agentForStoredRun(record, store, options.baseUrl, io);
+    try {
+      return await use(agent, store);
+    } finally {
+      await close();
+    }
+  } finally {
+    await store.close();
+  }
+}
+
 const usage = `rein resume <run> [--force] [--json] [--store <path|url>] [--base-url URL]
 
 Continues a run that crashed, failed, was aborted or is paused, from the end of its log.
@@ -131,20 +156,10 @@ export const command: Command = {
       }
       const runId = positionals[0];
       if (!runId) throw new ReinError('config', 'fatal', 'no run given: rein resume <run> (rein runs lists them)');
-      const store = await openStoreFor(values.store, io);
-      try {
-        const record = await store.getRun(runId);
-        if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store (rein runs lists them)`);
-        const { agent, close } = await agentForStoredRun(record, store, values['base-url'], io);
-        try {
-          const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
-          return exitCodeOf(await renderRun(handle, io, json, {}, () => store.loadEvents(runId)));
-        } finally {
-          await close();
-        }
-      } finally {
-        await store.close();
-      }
+      return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'] }, io, async (agent, store) => {
+        const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
+        return exitCodeOf(await renderRun(handle, io, json, {}, () => store.loadEvents(runId)));
+      });
     } catch (error) {
       return reportSetupError(error instanceof TypeError ? new ReinError('config', 'fatal', `${error.message}. See --help.`) : error, io, json);
     }
