@@ -7,6 +7,7 @@ import { seedTools } from '../tools/builtin/index.js';
 import type { ThinkingLevel } from '../model/types.js';
 import type { RunStore } from '../store/types.js';
 import type { CliIO } from './io.js';
+import { openStoreFor } from './commands/store-command.js';
 
 const THINKING_LEVELS: readonly string[] = ['off', 'low', 'medium', 'high'];
 
@@ -109,8 +110,7 @@ export async function storeFromFlags(values: AgentFlagValues, io: CliIO): Promis
   if (values['no-store']) return undefined;
   const named = values.store ?? io.env.REIN_DATABASE_URL;
   try {
-    const { openStore } = await import('../store/open.js');
-    return await openStore(named, { env: io.env });
+    return await openStoreFor(named, io);
   } catch (error) {
     if (named !== undefined) throw new ReinError('config', 'fatal', `cannot open the run store ${named}: ${(error as Error).message}`);
     io.stderr.write(`rein: runs are not being logged (${(error as Error).message}); --no-store silences this\n`);
@@ -119,11 +119,10 @@ export async function storeFromFlags(values: AgentFlagValues, io: CliIO): Promis
 }
 
 /**
- * The agent's options from the flags, checked (bad numbers, unknown thinking level, the
- * model resolved so a missing key or unknown provider is reported) before anything is
- * opened.
+ * The limits and thinking level of the flags, checked (a bad number or an unknown level is
+ * a `config` error). Also what `rein resume` rebuilds from the flags a run recorded.
  */
-export function agentOptionsFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): AgentOptions {
+export function limitsFromFlags(values: AgentFlagValues): Pick<AgentOptions, 'limits' | 'modelOptions'> {
   const maxSteps = positiveNumber('max-steps', values['max-steps']);
   if (maxSteps !== undefined && !Number.isInteger(maxSteps)) {
     throw new ReinError('config', 'fatal', `--max-steps expects a whole number, got "${values['max-steps']}"`);
@@ -134,16 +133,28 @@ export function agentOptionsFromFlags(values: AgentFlagValues, env: NodeJS.Proce
   if (thinking !== undefined && !THINKING_LEVELS.includes(thinking as ThinkingLevel)) {
     throw new ReinError('config', 'fatal', `--thinking expects one of ${THINKING_LEVELS.join(', ')}, got "${thinking}"`);
   }
-  const baseUrl = values['base-url'];
   return {
-    model: resolveModel(values.model ?? env.REIN_MODEL ?? 'openai/gpt-4o-mini', baseUrl === undefined ? {} : { baseUrl }, env),
-    ...(values.system === undefined ? {} : { system: values.system }),
-    tools: values['no-tools'] ? [] : seedTools(),
     limits: {
       ...(maxSteps === undefined ? {} : { maxSteps }),
       ...(timeoutS === undefined ? {} : { timeoutMs: Math.round(timeoutS * 1000) }),
       ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
     },
     ...(thinking === undefined ? {} : { modelOptions: { thinking: thinking as ThinkingLevel } }),
+  };
+}
+
+/**
+ * The agent's options from the flags, checked (bad numbers, unknown thinking level, the
+ * model resolved so a missing key or unknown provider is reported) before anything is
+ * opened.
+ */
+export function agentOptionsFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): AgentOptions {
+  const limits = limitsFromFlags(values);
+  const baseUrl = values['base-url'];
+  return {
+    model: resolveModel(values.model ?? env.REIN_MODEL ?? 'openai/gpt-4o-mini', baseUrl === undefined ? {} : { baseUrl }, env),
+    ...(values.system === undefined ? {} : { system: values.system }),
+    tools: values['no-tools'] ? [] : seedTools(),
+    ...limits,
   };
 }

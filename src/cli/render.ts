@@ -185,12 +185,13 @@ export function describeError(error: ErrorInfo): string {
     network: 'Is the server running and reachable? Check OPENAI_BASE_URL or --base-url.',
     stream_cut: 'The server closed the stream early; check the server, then retry.',
     model_not_found: 'Check the model id given with --model (provider/model, e.g. openai/gpt-4o-mini).',
-    not_found: 'Check the base URL: it should end with the API version, e.g. http://127.0.0.1:11434/v1.',
     context_length: 'The conversation is longer than the model accepts; shorten the task or use a model with a larger window.',
     rate_limited: 'The provider kept rate-limiting after all retries; wait, or lower the request rate.',
     timeout: 'The server stopped sending data; check that it is alive (retries were tried).',
     bad_request: 'The server rejected the request. If it says the model does not support tools, run with --no-tools.',
   };
+  // No hint for not_found: a model server's 404 already names the base URL to check, and a
+  // run missing from the store says where to look; a generic base-URL hint would mislead it.
   const extra = hint[error.code];
   return `error (${error.code}): ${error.message}${extra ? `\n${extra}` : ''}`;
 }

@@ -96,8 +96,14 @@ export async function openWorkbench(values: AgentFlagValues, io: CliIO, baseTool
 
   let mcp: McpHost | undefined;
   if (!noTools && !values['no-mcp']) {
-    const { startMcp } = await import('../mcp/host.js');
-    mcp = await startMcp({ cwd, home, env: io.env });
+    try {
+      const { startMcp } = await import('../mcp/host.js');
+      mcp = await startMcp({ cwd, home, env: io.env });
+    } catch (error) {
+      // Nothing opened so far may outlive a failed start: the memory database is closed.
+      memory?.close();
+      throw error;
+    }
     for (const d of mcp.diagnostics) notices.push(`mcp ${d.file ? `${d.file} ` : ''}${d.key ? `(${d.key}) ` : ''}${d.message}`);
     for (const s of mcp.status()) if (s.state === 'failed' && s.lastError) notices.push(`mcp server "${s.name}" did not start: ${s.lastError}`);
   }

@@ -5,9 +5,10 @@
  * user's own `~/.rein/AGENTS.md` comes before all of them.
  */
 import { createHash } from 'node:crypto';
-import { lstat, readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, readFile, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
+import { projectDirs } from '../skills/repo-root.js';
 
 /**
  * The file names read in each directory, in this order. `AGENTS.md` comes first so that a
@@ -67,14 +68,16 @@ interface Candidate {
 export async function loadProjectRules(options: LoadProjectRulesOptions): Promise<ProjectRules> {
   const cwd = resolve(options.cwd);
   const maxChars = options.maxFileChars ?? DEFAULT_MAX_RULES_FILE_CHARS;
-  const root = await findRepoRoot(cwd);
+  // From the repository root (or `cwd` outside one) down to `cwd`.
+  const dirs = projectDirs(cwd).reverse();
+  const top = dirs[0] as string;
   const candidates: Candidate[] = [];
   const home = options.home === undefined ? homedir() : options.home;
   if (home !== false) candidates.push({ path: join(resolve(home), '.rein', 'AGENTS.md'), label: '~/.rein/AGENTS.md' });
-  for (const dir of directoriesFrom(root ?? cwd, cwd)) {
+  for (const dir of dirs) {
     for (const name of RULES_FILE_NAMES) {
       const path = join(dir, name);
-      candidates.push({ path, label: relative(root ?? cwd, path).split(sep).join('/') });
+      candidates.push({ path, label: relative(top, path).split(sep).join('/') });
     }
   }
 
@@ -111,27 +114,6 @@ export async function loadProjectRules(options: LoadProjectRulesOptions): Promis
     '# Project rules\n\nInstructions from the rules files of this project (AGENTS.md). Files further down are closer to the ' +
     'working directory: where they disagree with earlier ones, follow the later ones.';
   return { text: `${preface}\n\n${sections.join('\n\n')}`, files, diagnostics };
-}
-
-/** The nearest directory from `cwd` up holding `.git` (a directory, or a file in a worktree). */
-async function findRepoRoot(cwd: string): Promise<string | undefined> {
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    try {
-      await stat(join(dir, '.git'));
-      return dir;
-    } catch {
-      // Not here (or not readable): look further up.
-    }
-    if (dirname(dir) === dir) return undefined;
-  }
-}
-
-/** `from`, then each directory below it down to `to` (which is `from` or inside it). */
-function directoriesFrom(from: string, to: string): string[] {
-  const steps = relative(from, to).split(sep).filter(Boolean);
-  const dirs = [from];
-  for (const step of steps) dirs.push(join(dirs[dirs.length - 1] as string, step));
-  return dirs;
 }
 
 type Read = { kind: 'ok'; text: string; realPath: string } | { kind: 'missing' } | { kind: 'failed'; reason: string };

@@ -15,6 +15,7 @@ import type { ToolSpec } from '../model/types.js';
 import { defineTool } from '../tools/define.js';
 import { READ_TOOL_OUTPUT } from '../tools/truncate.js';
 import type { Tool } from '../tools/types.js';
+import { stem } from '../skills/keywords.js';
 
 /** The name of the search tool. */
 export const SEARCH_TOOLS = 'search_tools';
@@ -356,14 +357,4 @@ function wordsOf(text: string): string[] {
     }
   }
   return words;
-}
-
-/** A light suffix stripper, so "files" finds "file" and "creating" finds "create". */
-function stem(word: string): string {
-  if (word.length > 5 && word.endsWith('ing')) word = word.slice(0, -3);
-  else if (word.length > 4 && word.endsWith('ed')) word = word.slice(0, -2);
-  else if (word.length > 4 && word.endsWith('es')) word = word.slice(0, -2);
-  else if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) word = word.slice(0, -1);
-  if (word.length > 3 && word.endsWith('e')) word = word.slice(0, -1);
-  return word;
 }

@@ -80,7 +80,7 @@ export class AgentExtras {
 
   /** The context layers the extras fill (the skills catalog, memory hits), unless the user set them. */
   contextOptions(memory: MemoryStore | undefined, given: ContextOptions): ContextOptions {
-    const catalog = this.skills.length > 0 ? skillsCatalog(this.skills) : '';
+    const catalog = this.catalog();
     return {
       ...given,
       ...(catalog && given.skills === undefined ? { skills: catalog } : {}),

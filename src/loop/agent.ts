@@ -148,6 +148,14 @@ export class Agent {
   }
 
   /**
+   * Tools of the tool sources left out because their name was already taken (by the
+   * agent's own tools or an earlier source), as of now: a source's tools can change.
+   */
+  get toolConflicts(): ReadonlyArray<{ source: string; name: string }> {
+    return this.registry.conflicts();
+  }
+
+  /**
    * Starts a run. The handle is an async iterable of events and a promise of the result;
    * the result always arrives (a limit, an abort or an error is a `reason`, not a throw).
    * With a `store`, every event is logged at the write points and the run can be resumed.
@@ -179,7 +187,7 @@ export class Agent {
    */
   resume(runId: string, options: { signal?: AbortSignal; force?: boolean } = {}): RunHandle {
     return this.launch(runId, options.signal, async () => {
-      const { store } = await this.loadResumable(runId, options.force === true);
+      const store = await this.loadResumable(runId, options.force === true, false);
       const epoch = await store.acquireLease(runId);
       // Read the log after taking the lease: nothing can be appended to it any more.
       const events = await store.loadEvents(runId);
@@ -213,11 +221,7 @@ export class Agent {
     decision: { approved?: boolean; reason?: string; toolCallId?: string; argumentsHash?: string; signal?: AbortSignal; force?: boolean } = {},
   ): RunHandle {
     return this.launch(runId, decision.signal, async () => {
-      const record = await this.store?.getRun(runId);
-      if (record && record.status !== 'paused') {
-        throw new ReinError('conflict', 'fatal', `run ${runId} is not waiting for approval (it is ${record.status}): there is nothing to decide`);
-      }
-      const { store } = await this.loadResumable(runId, decision.force === true);
+      const store = await this.loadResumable(runId, decision.force === true, true);
       const epoch = await store.acquireLease(runId);
       // Read the log after taking the lease: nothing can be appended to it any more.
       const events = await store.loadEvents(runId);
@@ -248,19 +252,25 @@ export class Agent {
     });
   }
 
-  /** The store and log of a run that may be continued by this agent (checks shared by resume and approve). */
-  private async loadResumable(runId: string, force: boolean): Promise<{ store: RunStore }> {
+  /**
+   * The store of a run that may be continued by this agent (checks shared by resume and
+   * approve; `approving` also requires the run to be paused).
+   */
+  private async loadResumable(runId: string, force: boolean, approving: boolean): Promise<RunStore> {
     const store = this.store;
     if (!store) throw new ReinError('config', 'fatal', 'continuing a stored run needs a store: new Agent({ store: await openStore(), … })');
     const record = await store.getRun(runId);
     if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store`);
+    if (approving && record.status !== 'paused') {
+      throw new ReinError('conflict', 'fatal', `run ${runId} is not waiting for approval (it is ${record.status}): there is nothing to decide`);
+    }
     if (record.status === 'done' || record.status === 'stopped') {
       throw new ReinError('conflict', 'fatal', `run ${runId} is ${record.status} (${record.reason ?? 'no reason'}): only a run that crashed, failed, was aborted or is paused can be continued`);
     }
     if (record.configHash !== this.configHash && !force) {
       throw new ReinError('conflict', 'fatal', `the agent's tools, system prompt or model changed since run ${runId} started: continue it with force (rein resume --force) to go on anyway`);
     }
-    return { store };
+    return store;
   }
 
   /** Wires a run's controls, events, dispatcher and log, then runs the loop from `prepare`'s start. */

@@ -11,7 +11,7 @@ import { normalizeOutput } from '../tools/output.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { PendingBatch } from './resume-state.js';
 import type { LoopDeps } from './run-loop.js';
-import { PAUSED, argumentsHash, askPerson, deniedOutcome, emitFinished, idempotencyKey, verdictOf } from './tool-batch.js';
+import { NO_ONE_TO_ASK, PAUSED, argumentsHash, askPerson, deniedOutcome, emitFinished, idempotencyKey, policyRefusal, verdictOf } from './tool-batch.js';
 import { crashPoint } from './crash-points.js';
 
 /** Outcomes of every call of the batch, in call order. */
@@ -37,7 +37,7 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
       // Not decided by a person: the policy decides now, as it would have in the batch.
       const verdict = verdictOf(deps, call);
       if (verdict.decision === 'deny') {
-        outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, verdict.reason ?? 'the permission policy does not allow it')));
+        outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, policyRefusal(verdict))));
         continue;
       }
       if (verdict.decision === 'ask') {
@@ -52,7 +52,7 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
           await deps.log.flush();
           return PAUSED;
         } else {
-          outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, "it needs a person's approval, and this run has no store to pause in")));
+          outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, NO_ONE_TO_ASK)));
           continue;
         }
       }
@@ -80,7 +80,7 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
     }
     // Never started, or safe to run again: run it now, with the key it always had.
     deps.emit({ type: 'tool_started', step: batch.step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key });
-    await deps.log?.flush((tool?.effect ?? 'unsafe') === 'unsafe' ? 'full' : 'normal');
+    await deps.log?.flush(effect === 'unsafe' ? 'full' : 'normal');
     crashPoint('before-tool-execute');
     const outcome = await deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey: key, step: batch.step });
     outcomes.push(await record(deps, batch.step, call, outcome));
@@ -95,7 +95,7 @@ async function record(
   outcome: DispatchOutcome,
   kind?: 'unknown' | 'reconciled',
 ): Promise<DispatchOutcome> {
-  emitFinished(deps, step, call, outcome, kind ? { outcome: kind } : {});
+  emitFinished(deps, step, call, outcome, kind);
   await deps.log?.flush();
   return outcome;
 }

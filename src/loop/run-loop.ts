@@ -13,7 +13,7 @@
  */
 import { toReinError } from '../errors.js';
 import type { LoopState, RunEventBody, RunLimits, RunResult, RunTotals } from '../events.js';
-import type { AssistantMessage, AssistantStreamEvent, Context, Cost, Message, ModelRef, StreamFunction, StreamOptions, ToolCall, ToolSpec, Usage, UserMessage } from '../model/types.js';
+import { emptyUsage, type AssistantMessage, type AssistantStreamEvent, type Context, type Cost, type Message, type ModelRef, type StreamFunction, type StreamOptions, type ToolCall, type ToolSpec, type Usage, type UserMessage } from '../model/types.js';
 import type { DispatchOutcome, Tool } from '../tools/types.js';
 import type { AgentHooks } from './options.js';
 import type { ContextCompactedEvent, RunContext, TurnContext } from '../context/engine.js';
@@ -122,7 +122,7 @@ class LoopRun {
     this.totals =
       start.kind === 'resume'
         ? structuredClone(start.state.totals)
-        : { steps: 0, toolCalls: 0, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 }, durationMs: 0 };
+        : { steps: 0, toolCalls: 0, usage: emptyUsage(), durationMs: 0 };
     this.repeats = new RepeatTracker(limits.noProgressRepeats);
     this.breaker = new ToolErrorBreaker(limits.maxConsecutiveToolErrors);
     this.streamOptions = { ...deps.modelOptions, signal: this.signal };
@@ -266,8 +266,8 @@ class LoopRun {
     for (const outcome of outcomes) messages.push(outcome.result);
     injectQueued(deps, messages, pending.step, false);
     const checked = checkStopRules(deps, { calls: pending.calls, outcomes, assistant, step: pending.step, messages, totals: this.totals, repeats: this.repeats, breaker: this.breaker });
-    this.stop = checked instanceof Promise ? await checked : checked;
-    if (this.stop?.output !== undefined) this.lastOutput = this.stop.output;
+    // The same end of turn as without the crash: a budget used up by that turn stops here too.
+    this.endTurn(checked instanceof Promise ? await checked : checked);
   }
 
   /** Checks the abort and the step limit; true when a turn may start (its step is counted). */

@@ -18,8 +18,8 @@ export function idempotencyKey(runId: string, assistantSeq: number, index: numbe
   return `${runId}:${assistantSeq}:${index}`;
 }
 
-/** Emits the `tool_finished` of an outcome. */
-export function emitFinished(deps: LoopDeps, step: number, call: ToolCall, outcome: DispatchOutcome, extra?: { outcome?: 'unknown' | 'reconciled' }): void {
+/** Emits the `tool_finished` of an outcome; `kind` marks one a resume did not run (see `resume-batch.ts`). */
+export function emitFinished(deps: LoopDeps, step: number, call: ToolCall, outcome: DispatchOutcome, kind?: 'unknown' | 'reconciled'): void {
   const event: Extract<RunEventBody, { type: 'tool_finished' }> = {
     type: 'tool_finished',
     step,
@@ -31,7 +31,7 @@ export function emitFinished(deps: LoopDeps, step: number, call: ToolCall, outco
   // Optional fields in a fixed order, present only when set (the log stays as compact as before).
   if (outcome.errorCode !== undefined) event.errorCode = outcome.errorCode;
   if (outcome.terminate) event.terminate = true;
-  if (extra !== undefined && 'outcome' in extra) event.outcome = extra.outcome;
+  if (kind !== undefined) event.outcome = kind;
   deps.emit(event);
 }
 
@@ -54,19 +54,34 @@ export function deniedOutcome(call: ToolCall, reason: string): DispatchOutcome {
   };
 }
 
+/** A policy's decision on a call, with the rule that made it. */
+export interface Verdict {
+  decision: 'allow' | 'ask' | 'deny';
+  rule?: string;
+  reason?: string;
+}
+
 /** What an approval policy answers: a decision, or a verdict naming the rule that made it. */
-export type PolicyAnswer = 'allow' | 'ask' | 'deny' | { decision: 'allow' | 'ask' | 'deny'; rule?: string; reason?: string };
+export type PolicyAnswer = Verdict['decision'] | Verdict;
 
 /** A policy's answer as a verdict; `allow` without a policy, and for unknown tools (the dispatcher answers those). */
-export function verdictOf(deps: LoopDeps, call: ToolCall): { decision: 'allow' | 'ask' | 'deny'; rule?: string; reason?: string } {
+export function verdictOf(deps: LoopDeps, call: ToolCall): Verdict {
   const tool = deps.toolOf(call.name);
   if (!deps.approvalPolicy || !tool) return { decision: 'allow' };
   const answer = deps.approvalPolicy(call, tool);
   return typeof answer === 'string' ? { decision: answer } : answer;
 }
 
+/** Why the policy denied a call, as the model reads it (in a batch and on resume alike). */
+export function policyRefusal(verdict: Verdict): string {
+  return verdict.reason ?? `the permission policy does not allow it${verdict.rule ? ` (rule: ${verdict.rule})` : ''}`;
+}
+
+/** Why a call that needs a person was refused: there is no one to ask and nowhere to wait. */
+export const NO_ONE_TO_ASK = "it needs a person's approval, and this run has no store to pause in and no onConfirm hook to ask";
+
 /** Records a policy's decision on a call, with the rule that made it. */
-function emitDecision(deps: LoopDeps, step: number, call: ToolCall, verdict: { decision: 'allow' | 'ask' | 'deny'; rule?: string; reason?: string }): void {
+function emitDecision(deps: LoopDeps, step: number, call: ToolCall, verdict: Verdict): void {
   deps.emit({
     type: 'permission_decided',
     step,
@@ -155,11 +170,6 @@ async function inSequence(
 /** Stands in for the log of a run that has no store: every write point is already reached. */
 const NO_LOG = { flush: (): Promise<void> => Promise.resolve() };
 
-/** True when running `tool` could change the world in a way that must not happen twice. */
-export function hasSideEffects(tool: Tool | undefined): boolean {
-  return (tool?.effect ?? 'unsafe') !== 'pure';
-}
-
 async function runToolsDurably(deps: LoopDeps, allCalls: ToolCall[], step: number, assistantSeq: number, skip?: ReadonlySet<string>): Promise<DispatchOutcome[]> {
   // Keys come from each call's position among all the turn's calls, skipped ones included.
   const calls = skip ? allCalls.filter((c) => !skip.has(c.id)) : allCalls;
@@ -196,16 +206,14 @@ async function runToolsDurably(deps: LoopDeps, allCalls: ToolCall[], step: numbe
 }
 
 async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): Promise<DispatchOutcome[] | typeof PAUSED> {
-  const verdicts = calls.map((call) => verdictOf(deps, call));
-  calls.forEach((call, i) => {
-    if (deps.toolOf(call.name)) emitDecision(deps, step, call, verdicts[i] as ReturnType<typeof verdictOf>);
-  });
-  const asks = calls.filter((_, i) => verdicts[i]?.decision === 'ask');
+  const asks: ToolCall[] = [];
   const refusals = new Map<string, string>();
-  calls.forEach((call, i) => {
-    const verdict = verdicts[i] as ReturnType<typeof verdictOf>;
-    if (verdict.decision === 'deny') refusals.set(call.id, verdict.reason ?? `the permission policy does not allow it${verdict.rule ? ` (rule: ${verdict.rule})` : ''}`);
-  });
+  for (const call of calls) {
+    const verdict = verdictOf(deps, call);
+    if (deps.toolOf(call.name)) emitDecision(deps, step, call, verdict);
+    if (verdict.decision === 'ask') asks.push(call);
+    else if (verdict.decision === 'deny') refusals.set(call.id, policyRefusal(verdict));
+  }
   if (asks.length > 0) {
     if (deps.hooks.onConfirm) {
       // One question at a time: a person reads them in call order.
@@ -215,7 +223,7 @@ async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assista
       }
     } else if (!deps.log) {
       // Nowhere to pause: without a store the run cannot wait for a person.
-      for (const call of asks) refusals.set(call.id, "it needs a person's approval, and this run has no store to pause in and no onConfirm hook to ask");
+      for (const call of asks) refusals.set(call.id, NO_ONE_TO_ASK);
     } else {
       for (const call of asks) {
         deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: call.arguments, argumentsHash: argumentsHash(call) });
@@ -234,9 +242,10 @@ async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assista
     if (refusal !== undefined) {
       const outcome = deniedOutcome(call, refusal);
       emitFinished(deps, step, call, outcome);
-      await deps.log?.flush();
       outcomes.push(outcome);
     } else outcomes.push(byId.get(call.id) as DispatchOutcome);
   }
+  // One write point for all the refusals: each `tool_finished` is durable before the run goes on.
+  if (skip.size > 0) await deps.log?.flush();
   return outcomes;
 }

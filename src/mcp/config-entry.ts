@@ -4,6 +4,7 @@
  * its key and no server, so the other entries still start.
  */
 import { isAbsolute, resolve } from 'node:path';
+import { isRecord } from '../model/json.js';
 import type { McpDiagnostic, McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from './types.js';
 
 /** Where an entry came from and what it may use while being checked. */
@@ -16,7 +17,7 @@ export interface EntryContext {
 }
 
 /** Server names appear in tool names, `@server:uri` mentions and `/server:prompt` commands. */
-export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 const COMMON = ['type', 'timeoutMs', 'startupTimeoutMs', 'enabled', 'disabled', 'tools', 'toolPrefix', 'description'];
 const STDIO_FIELDS = new Set([...COMMON, 'command', 'args', 'env', 'cwd']);
@@ -218,11 +219,6 @@ export function expandVars(value: string, env: Record<string, string | undefined
     if (found === undefined) missing(name);
     return '';
   });
-}
-
-/** True for a plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function describe(value: unknown): string {

@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { checkServerEntry, isRecord } from './config-entry.js';
+import { isRecord } from '../model/json.js';
+import { checkServerEntry } from './config-entry.js';
 import type { McpConfig, McpDiagnostic, McpServerConfig } from './types.js';
 
 /** Options of {@link loadMcpConfig}. */
@@ -59,7 +60,7 @@ export async function loadMcpConfig(options: LoadMcpConfigOptions = {}): Promise
  * Parses the text of one config file into its `mcpServers` object, reporting bad JSON
  * (with line and column) or a wrong shape. Returns `{}` when nothing is usable.
  */
-export function parseConfigText(text: string, file: string, out: McpDiagnostic[]): Record<string, unknown> {
+function parseConfigText(text: string, file: string, out: McpDiagnostic[]): Record<string, unknown> {
   let data: unknown;
   try {
     data = JSON.parse(text.replace(/^\uFEFF/, ''));

@@ -106,7 +106,7 @@ export class ServerConnection {
   /** Makes the first attempt; resolves when it has succeeded or failed (never rejects). */
   async start(): Promise<void> {
     if (this.state === 'disabled' || this.closed) return;
-    this.allowed = toolFilter(this.options.config, this.options.sdk.glob);
+    this.allowed = toolFilter(this.options.config);
     await this.connect();
   }
 

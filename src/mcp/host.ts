@@ -14,6 +14,7 @@ import { defaultConfigFiles, loadMcpConfig } from './config.js';
 import type { ReconnectPolicy } from './backoff.js';
 import { ServerConnection } from './connection.js';
 import { toToolOutput, type McpCallDetails } from './content.js';
+import { messageOf } from './failures.js';
 import { expandMentions, type ExpandedMentions } from './mentions.js';
 import { bridgeTools, type BridgedTool } from './mcp-tools.js';
 import { ToolNamer } from './naming.js';
@@ -235,7 +236,7 @@ export class McpHost implements ToolSource {
   /** Prompts of every connected server that offers them (or of `server`), usable as `/server:prompt`. */
   listPrompts(server?: string): Promise<McpPromptInfo[]> {
     const chosen = server === undefined ? [...this.connections.values()].filter((c) => c.hasPrompts && c.state === 'connected') : [this.connection(server)];
-    return listPrompts(chosen, (name, error) => this.options.log?.({ server: name, level: 'warn', kind: 'event', message: `listing prompts failed: ${String(error)}` }));
+    return listPrompts(chosen, (name, error) => this.options.log?.({ server: name, level: 'warn', kind: 'event', message: `listing prompts failed: ${messageOf(error)}` }));
   }
 
   /**

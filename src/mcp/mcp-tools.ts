@@ -23,12 +23,12 @@ export interface BridgedTool {
  * spec makes an unannotated tool potentially destructive (`destructiveHint` defaults to
  * true), so rein does not guess it harmless; `execute` is kept for rein's own shell tools.
  */
-export function riskOf(tool: ServerTool): ToolRisk {
+function riskOf(tool: ServerTool): ToolRisk {
   return tool.annotations?.readOnlyHint === true ? 'read' : 'write';
 }
 
 /** Effect from MCP annotations: read-only → `pure`, `idempotentHint` → `idempotent`, else `unsafe`. */
-export function effectOf(tool: ServerTool): ToolEffect {
+function effectOf(tool: ServerTool): ToolEffect {
   if (tool.annotations?.readOnlyHint === true) return 'pure';
   if (tool.annotations?.idempotentHint === true) return 'idempotent';
   return 'unsafe';

@@ -43,7 +43,7 @@ export interface OpenClientOptions {
  * Variables a stdio server inherits: what a process needs to run (PATH, HOME, locale,
  * temp dir, proxies and CA certificates), not the caller's secrets. Add more with `env`.
  */
-export const INHERITED_ENV = [
+const INHERITED_ENV = [
   'HOME', 'LOGNAME', 'USER', 'PATH', 'SHELL', 'TERM', 'TMPDIR', 'TEMP', 'TMP', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ',
   'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR',
   'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy',
@@ -52,7 +52,7 @@ export const INHERITED_ENV = [
 ];
 
 /** The environment of a stdio server: the inherited safe variables, then its `env`. */
-export function stdioEnvironment(inherited: Record<string, string | undefined>, extra: Record<string, string> = {}): Record<string, string> {
+function stdioEnvironment(inherited: Record<string, string | undefined>, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of INHERITED_ENV) {
     const value = inherited[key];

@@ -9,9 +9,9 @@
  * - any group still alive when the Node process exits is killed on the way out.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { groupAlive, killOnExit, signalGroup, terminateGroup } from '../workspace/process-group.js';
 import { settlesWithin } from './timing.js';
 
 /** The SDK's stdio framing, passed in because the SDK is loaded lazily. */
@@ -41,7 +41,7 @@ const GROUPS = process.platform !== 'win32';
 const MAX_LINE = 2000;
 /** Process groups still running, killed if the Node process exits without closing them. */
 const live = new Set<number>();
-let exitHookInstalled = false;
+killOnExit(live);
 
 /** An MCP transport over a child process's stdin / stdout. */
 export class ProcessTransport implements Transport {
@@ -88,7 +88,7 @@ export class ProcessTransport implements Transport {
         this.exit ??= { code, signal };
         if (child.pid !== undefined) live.delete(child.pid);
         // The leader is gone; anything it started is an orphan now.
-        if (started && GROUPS && child.pid !== undefined) this.reaped = killGroup(child.pid);
+        if (started && GROUPS && child.pid !== undefined) this.reaped = terminateGroup(child.pid, 1000).then(() => undefined);
         ended(this.exit);
         if (started) this.onclose?.();
       });
@@ -107,7 +107,6 @@ export class ProcessTransport implements Transport {
         started = true;
         if (GROUPS && child.pid !== undefined) {
           live.add(child.pid);
-          installExitHook();
         }
         resolve();
       });
@@ -189,82 +188,19 @@ export class ProcessTransport implements Transport {
 
 /**
  * True when the process group (or, without groups, the process) `pid` still has a running
- * member. On Linux, members that have exited but wait to be reaped (zombies: their parent
- * died, and init reaps when it gets round to it) do not count.
+ * member; zombies do not count (see {@link groupAlive}).
  */
 export function processGroupAlive(pid: number): boolean {
+  if (GROUPS) return groupAlive(pid);
   try {
-    process.kill(GROUPS ? -pid : pid, 0);
+    process.kill(pid, 0);
+    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-  return process.platform === 'linux' ? linuxGroupRunning(GROUPS ? pid : undefined, pid) : true;
-}
-
-/** Scans /proc for a member of group `pgid` (or the process `pid`) that is not a zombie. */
-function linuxGroupRunning(pgid: number | undefined, pid: number): boolean {
-  let entries: string[];
-  try {
-    entries = pgid === undefined ? [String(pid)] : readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // ended while we looked
-    }
-    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields[0] === 'Z' || fields[0] === 'X') continue;
-    if (pgid === undefined || Number(fields[2]) === pgid) return true;
-  }
-  return false;
 }
 
 function signal(child: ChildProcess, name: NodeJS.Signals): void {
-  try {
-    if (GROUPS && child.pid !== undefined) process.kill(-child.pid, name);
-    else child.kill(name);
-  } catch {
-    // Already gone.
-  }
-}
-
-/**
- * SIGTERM to what is left of a group, SIGKILL to whatever ignores it for a second; resolves
- * when the group is gone (polling: the members are not our children, so no event tells).
- */
-async function killGroup(pgid: number): Promise<void> {
-  try {
-    process.kill(-pgid, 'SIGTERM');
-  } catch {
-    return; // the group is empty
-  }
-  const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 50).unref());
-  for (let waited = 0; waited < 1000 && processGroupAlive(pgid); waited += 50) await pause();
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    return; // gone
-  }
-  // SIGKILL cannot be ignored; wait only for the kernel to act on it.
-  for (let waited = 0; waited < 1000 && processGroupAlive(pgid); waited += 50) await pause();
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // Synchronous by necessity: nothing asynchronous runs after 'exit'.
-  process.once('exit', () => {
-    for (const pgid of live) {
-      try {
-        process.kill(-pgid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-  });
+  if (GROUPS && child.pid !== undefined) signalGroup(child.pid, name);
+  else child.kill(name);
 }

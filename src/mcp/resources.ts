@@ -118,7 +118,7 @@ export function resourceTools(servers: () => ServerConnection[]): Tool[] {
 }
 
 /** The listing as text a model reads: one line per resource, grouped by server. */
-export function formatListing(listing: ResourceListing): string {
+function formatListing(listing: ResourceListing): string {
   const lines: string[] = [];
   for (const r of listing.resources) {
     lines.push(`${r.server}: ${r.uri} — ${r.name}${r.mimeType ? ` (${r.mimeType})` : ''}${r.description ? `: ${oneLine(r.description)}` : ''}`);

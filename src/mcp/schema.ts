@@ -3,9 +3,9 @@
  * that ajv compiles, whatever the server sent (no `type`, a draft-04 schema, a `$schema`
  * ajv does not know, a schema that does not compile at all).
  */
+import { isRecord } from '../model/json.js';
 import type { JsonSchema } from '../model/types.js';
 import { compileValidator } from '../tools/validate.js';
-import { isRecord } from './config-entry.js';
 
 /** A normalized schema, and what had to be given up to get it (for the host's log). */
 export interface PreparedSchema {

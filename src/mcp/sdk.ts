@@ -15,8 +15,6 @@ export interface Sdk {
   ToolListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ToolListChangedNotificationSchema;
   ProgressNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ProgressNotificationSchema;
   framing: StdioFraming;
-  /** Glob matching for `tools` allow / deny lists. */
-  glob: (patterns: string[]) => (name: string) => boolean;
 }
 
 let loading: Promise<Sdk> | undefined;
@@ -29,8 +27,7 @@ export function loadSdk(): Promise<Sdk> {
     import('@modelcontextprotocol/sdk/client/sse.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('@modelcontextprotocol/sdk/shared/stdio.js'),
-    import('picomatch'),
-  ]).then(([client, http, sse, types, stdio, picomatch]) => ({
+  ]).then(([client, http, sse, types, stdio]) => ({
     Client: client.Client,
     StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
     StreamableHTTPError: http.StreamableHTTPError,
@@ -40,8 +37,6 @@ export function loadSdk(): Promise<Sdk> {
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     ProgressNotificationSchema: types.ProgressNotificationSchema,
     framing: { ReadBuffer: stdio.ReadBuffer, serializeMessage: stdio.serializeMessage },
-    // picomatch is CommonJS: under Node's ESM interop the function is the default export.
-    glob: (patterns: string[]) => picomatch.default(patterns),
   }));
   return loading;
 }

@@ -3,8 +3,9 @@
  * entry's allow / deny lists, with input schemas normalized and compiled once.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { isRecord } from '../model/json.js';
 import type { JsonSchema } from '../model/types.js';
-import { isRecord } from './config-entry.js';
+import { loadPicomatch } from '../workspace/patterns.js';
 import { prepareInputSchema } from './schema.js';
 import type { McpServerConfig } from './types.js';
 
@@ -39,10 +40,11 @@ interface ListedTool {
   execution?: { taskSupport?: unknown };
 }
 
-/** Builds the allow / deny test of an entry's `tools` field. */
-export function toolFilter(config: McpServerConfig, glob: (patterns: string[]) => (name: string) => boolean): (name: string) => boolean {
+/** Builds the allow / deny test of an entry's `tools` field (globs: picomatch, loaded here on first use). */
+export function toolFilter(config: McpServerConfig): (name: string) => boolean {
   const tools = config.tools;
   if (tools === undefined) return () => true;
+  const glob = loadPicomatch();
   const allowList = Array.isArray(tools) ? tools : tools.allow;
   const denyList = Array.isArray(tools) ? undefined : tools.deny;
   const allow = allowList ? glob(allowList) : () => true;

@@ -3,9 +3,10 @@
  * (the project's, from the working directory up to the repository root, and the user's in
  * `~/.rein/`) and the CLI's `--allow` / `--ask` / `--deny` / `--mode` flags.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { ReinError } from '../errors.js';
+import { projectDirs } from '../skills/repo-root.js';
 import { parsePermissionMode, type PermissionDecision, type PermissionMode, type PermissionOptions } from './policy.js';
 import { parsePermissionRule } from './rule.js';
 
@@ -108,7 +109,7 @@ export function mergePermissionOptions(...layers: PermissionOptions[]): Permissi
  */
 export async function loadPermissionsConfig(where: { cwd: string; home: string }): Promise<LoadedPermissions> {
   const user = join(resolve(where.home), '.rein', 'settings.json');
-  const project = (await projectDirs(resolve(where.cwd))).map((dir) => join(dir, '.rein', 'settings.json')).filter((f) => f !== user);
+  const project = projectDirs(where.cwd).map((dir) => join(dir, '.rein', 'settings.json')).filter((f) => f !== user);
   const diagnostics: PermissionDiagnostic[] = [];
   const layers: PermissionOptions[] = [];
   const files: string[] = [];
@@ -120,25 +121,6 @@ export async function loadPermissionsConfig(where: { cwd: string; home: string }
     }
   }
   return { options: mergePermissionOptions(...layers), diagnostics, files };
-}
-
-/** `cwd` and its parents up to the one holding `.git`; just `cwd` when none does. */
-async function projectDirs(cwd: string): Promise<string[]> {
-  const dirs: string[] = [];
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    dirs.push(dir);
-    if (await exists(join(dir, '.git'))) return dirs;
-    if (dirname(dir) === dir) return [cwd];
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** One settings file's `permissions`, or undefined when the file is absent or unusable. */

@@ -23,15 +23,21 @@ export type CallSubject =
   | { kind: 'path'; text: string; path: string; outside: boolean; /** The path with leading `/` and `../` dropped: what deny and ask rules also try. */ inner: string }
   | { kind: 'command'; text: string; analysis: CommandAnalysis; /** Whole line, parts and hidden forms: what deny and ask rules try. */ candidates: string[] };
 
-/** Reads the subject of a call; a subject that cannot be read is `none`. */
-export function subjectOf(tool: Tool, args: Record<string, unknown>): CallSubject {
-  let text: string | undefined;
+/** The text a tool names as a call's subject; undefined when it has none or cannot read it. */
+export function subjectText(tool: Tool, args: Record<string, unknown>): string | undefined {
+  let text: unknown;
   try {
     text = tool.permissionSubject?.(args);
   } catch {
-    text = undefined;
+    return undefined;
   }
-  if (typeof text !== 'string' || text.trim() === '') return { kind: 'none', text: undefined };
+  return typeof text === 'string' && text.trim() !== '' ? text : undefined;
+}
+
+/** Reads the subject of a call; a subject that cannot be read is `none`. */
+export function subjectOf(tool: Tool, args: Record<string, unknown>): CallSubject {
+  const text = subjectText(tool, args);
+  if (text === undefined) return { kind: 'none', text: undefined };
   if (tool.risk === 'execute') {
     const analysis = analyzeCommand(text);
     return { kind: 'command', text, analysis, candidates: [normalizeCommand(text), ...analysis.parts, ...analysis.hidden] };

@@ -3,20 +3,12 @@
  * `name` | `glob` | `name(pattern)`. Parsed once; its matchers are compiled on first use
  * and kept, because a policy runs for every tool call.
  */
-import { createRequire } from 'node:module';
 import { posix } from 'node:path';
-import type picomatch from 'picomatch';
 import { ReinError } from '../errors.js';
+import { loadPicomatch } from '../workspace/patterns.js';
 import { normalizeCommand } from './command-part.js';
 
-type Picomatch = typeof picomatch;
 type Matcher = (subject: string) => boolean;
-
-let loadedPicomatch: Picomatch | undefined;
-/** picomatch is loaded by the first rule that needs a glob, not when rein is imported. */
-function glob(): Picomatch {
-  return (loadedPicomatch ??= createRequire(import.meta.url)('picomatch') as Picomatch);
-}
 
 const EXAMPLES = 'write a tool name or glob such as "read_file" or "github__*", optionally with an argument pattern: "bash(git status*)", "write_file(src/**)"';
 /** Tool names are letters, digits, `_` and `-`; a name glob adds `* ? [ ] { } ,`. */
@@ -47,7 +39,7 @@ export class PermissionRule {
   /** True when the rule's name glob matches the tool name. */
   matchesTool(name: string): boolean {
     this.nameMatcher ??= GLOB_CHARS.test(this.tool)
-      ? glob()(this.tool, { nocase: true, dot: true })
+      ? loadPicomatch()(this.tool, { nocase: true, dot: true })
       : ((lower) => (n: string) => n.toLowerCase() === lower)(this.tool.toLowerCase());
     return this.nameMatcher(name);
   }
@@ -58,7 +50,7 @@ export class PermissionRule {
    */
   matchesPath(path: string): boolean {
     if (this.argument === undefined) return false;
-    this.pathMatcher ??= glob()(pathGlob(this.argument), { dot: true });
+    this.pathMatcher ??= loadPicomatch()(pathGlob(this.argument), { dot: true });
     return this.pathMatcher(path);
   }
 

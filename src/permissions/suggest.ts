@@ -4,6 +4,7 @@
  */
 import type { Tool } from '../tools/types.js';
 import { analyzeCommand } from './command.js';
+import { subjectText } from './match.js';
 import { normalizeSubjectPath } from './rule.js';
 
 /**
@@ -20,13 +21,8 @@ import { normalizeSubjectPath } from './rule.js';
  * // ['bash(git add)', 'bash(git commit)']
  */
 export function suggestSessionRules(call: { name: string; arguments: Record<string, unknown> }, tool: Tool): string[] {
-  let subject: string | undefined;
-  try {
-    subject = tool.permissionSubject?.(call.arguments);
-  } catch {
-    subject = undefined;
-  }
-  if (typeof subject !== 'string' || subject.trim() === '') return [call.name];
+  const subject = subjectText(tool, call.arguments);
+  if (subject === undefined) return [call.name];
   if (tool.risk !== 'execute') {
     const { path, outside } = normalizeSubjectPath(subject);
     return outside || path === '' ? [] : [`${call.name}(${path})`];

@@ -35,10 +35,9 @@ export function skillsCatalog(skills: readonly Skill[]): string {
 /**
  * A skill's instructions as the model reads them, in an unambiguous wrapper, followed by
  * the files of its folder it can read with `read_skill_file` (names only: their contents
- * are disclosed when asked for).
+ * are disclosed when asked for). `listing` is the folder's, when the caller has it already.
  */
-export function renderSkill(skill: Skill): string {
-  const listing = listSkillFiles(skill.dir);
+export function renderSkill(skill: Skill, listing: { files: string[]; truncated: number } = listSkillFiles(skill.dir)): string {
   const parts = [`<skill name="${skill.name}">`, skill.body === '' ? '(this skill has no instructions beyond its description)' : skill.body, '</skill>'];
   if (listing.files.length > 0) {
     parts.push(

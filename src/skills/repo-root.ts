@@ -1,16 +1,19 @@
 /**
  * The project a working directory belongs to: the nearest ancestor holding `.git` (a
- * folder, or a file in worktrees and submodules). Skills are searched up to it and memory
- * is scoped by it.
+ * folder, or a file in worktrees and submodules). Skills and project rules are searched up
+ * to it and memory is scoped by it.
  */
 import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
-/** The nearest ancestor of `cwd` (itself included) with a `.git` entry, or undefined. */
+/**
+ * The nearest ancestor of `cwd` (itself included) with a `.git` entry, or undefined. A
+ * folder that cannot be looked into (no permission, not a folder) counts as holding none.
+ */
 export function findRepoRoot(cwd: string): string | undefined {
   let dir = resolve(cwd);
   for (;;) {
-    if (statSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined) return dir;
+    if (hasGit(dir)) return dir;
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
@@ -29,5 +32,13 @@ export function projectDirs(cwd: string): string[] {
   for (let dir = start; ; dir = dirname(dir)) {
     dirs.push(dir);
     if (dir === root || dirname(dir) === dir) return dirs;
+  }
+}
+
+function hasGit(dir: string): boolean {
+  try {
+    return statSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false; // EACCES, ENOTDIR: look further up
   }
 }

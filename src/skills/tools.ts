@@ -83,8 +83,9 @@ export function createSkillTools(skills: readonly Skill[], session: SessionFor, 
       sessionOf(ctx.runId).activate(found, 'model');
       // The instructions come back on every call, even for an active skill: the earlier
       // result may have been compacted away, and the model asked because it needs them.
-      const details: LoadSkillDetails = { skill: found.name, files: listSkillFiles(found.dir).files };
-      return { content: renderSkill(found), details };
+      const listing = listSkillFiles(found.dir);
+      const details: LoadSkillDetails = { skill: found.name, files: listing.files };
+      return { content: renderSkill(found, listing), details };
     },
   });
 

@@ -118,7 +118,7 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
 }
 
 /** The output, then one bracketed line (or a few) saying how the command ended. */
-export function formatResult(result: ShellRunResult, timeoutMs: number, killGraceMs: number): string {
+function formatResult(result: ShellRunResult, timeoutMs: number, killGraceMs: number): string {
   const notes: string[] = [];
   if (result.timedOut) {
     notes.push(

@@ -43,7 +43,7 @@ export function createGlobTool(workspace: Workspace): Tool {
         throw new ReinError('tool_failed', 'correctable', `${base.relative} is a file, not a directory: set path to a directory (or leave it out to search the whole workspace)`);
       }
       const relativePattern = normalizePattern(pattern, base.absolute);
-      const picomatch = await loadPicomatch();
+      const picomatch = loadPicomatch();
       const isMatch = picomatch(relativePattern, { dot: true });
       // Walk only below the pattern's literal prefix: "src/lib/**/*.ts" starts in src/lib.
       const { base: literal, isGlob } = picomatch.scan(relativePattern);

@@ -64,7 +64,7 @@ async function grep(workspace: Workspace, args: GrepArgs, signal: AbortSignal) {
   if (base.existingAncestor !== base.absolute) {
     await search.file(base, signal);
   } else {
-    const filter = args.glob ? await globFilter(args.glob, base) : undefined;
+    const filter = args.glob ? globFilter(args.glob, base) : undefined;
     const prefix = base.relative === '.' ? '' : `${base.relative}/`;
     const walk = await walkWorkspace({
       root: workspace.realRoot,
@@ -101,10 +101,9 @@ function compile(pattern: string, ignoreCase: boolean): RegExp {
 }
 
 /** A path filter for `glob`: without "/", matched against file names at any depth, like ripgrep's --glob. */
-async function globFilter(glob: string, base: WorkspacePath): Promise<(path: string) => boolean> {
+function globFilter(glob: string, base: WorkspacePath): (path: string) => boolean {
   const pattern = normalizePattern(glob, base.absolute);
-  const picomatch = await loadPicomatch();
-  return picomatch(pattern, { dot: true, basename: !pattern.includes('/') });
+  return loadPicomatch()(pattern, { dot: true, basename: !pattern.includes('/') });
 }
 
 /** Collects matches across files up to the cap, formatting them as it goes. */

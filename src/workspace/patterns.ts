@@ -1,18 +1,22 @@
 /**
- * Glob patterns from the model, with picomatch (loaded on first use). Patterns are
+ * Glob patterns from the model, with picomatch (loaded on first use; permission rules load
+ * it through here too). Patterns are
  * relative to a base directory; `..` segments and absolute patterns that leave the base
  * are refused, since a glob must not become a way out of the workspace.
  */
+import { createRequire } from 'node:module';
 import { isAbsolute } from 'node:path';
 import { ReinError } from '../errors.js';
 
 type Picomatch = typeof import('picomatch');
-let loading: Promise<Picomatch> | undefined;
+let loaded: Picomatch | undefined;
 
-/** picomatch, imported once. */
-export function loadPicomatch(): Promise<Picomatch> {
-  loading ??= import('picomatch').then((module) => module.default as unknown as Picomatch);
-  return loading;
+/**
+ * picomatch, required on first use rather than when rein is imported. Synchronous, because
+ * permission rules match tool names inside a synchronous policy check.
+ */
+export function loadPicomatch(): Picomatch {
+  return (loaded ??= createRequire(import.meta.url)('picomatch') as Picomatch);
 }
 
 /**

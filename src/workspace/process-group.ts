@@ -37,7 +37,7 @@ export function groupAlive(pgid: number): boolean {
 }
 
 /** Pids of the live (not zombie) processes of group `pgid`, read from `/proc` (Linux only). */
-export function liveMembers(pgid: number): number[] {
+function liveMembers(pgid: number): number[] {
   const members: number[] = [];
   let names: string[];
   try {
@@ -86,4 +86,26 @@ async function waitUntilGone(pgid: number, ms: number): Promise<boolean> {
     interval = Math.min(interval * 2, 100);
   }
   return true;
+}
+
+/**
+ * Process groups started detached (shell commands, stdio MCP servers) that must not outlive
+ * this process: one list and one synchronous exit hook for all of them, each owner holding
+ * its own set of what it started.
+ */
+const owners = new Set<ReadonlySet<number>>();
+let exitHookInstalled = false;
+
+/**
+ * Registers a set of process-group ids (the owner keeps adding and removing its groups) to
+ * be SIGKILLed if the Node process exits first.
+ */
+export function killOnExit(groups: ReadonlySet<number>): void {
+  owners.add(groups);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Synchronous by necessity: nothing asynchronous runs after 'exit'.
+  process.once('exit', () => {
+    for (const set of owners) for (const pgid of set) signalGroup(pgid, 'SIGKILL');
+  });
 }

@@ -9,8 +9,9 @@ import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { settlesWithin } from '../mcp/timing.js';
 import { OutputBuffer } from './output-buffer.js';
-import { groupAlive, signalGroup, terminateGroup } from './process-group.js';
+import { groupAlive, killOnExit, signalGroup, terminateGroup } from './process-group.js';
 
 /** What {@link runShell} needs. */
 export interface ShellRunOptions {
@@ -60,13 +61,9 @@ let defaultShell: string | undefined;
 
 /** Groups of commands still running, killed if this process exits first (they are detached, so nothing else would). */
 const runningGroups = new Set<number>();
-let exitHookInstalled = false;
+killOnExit(runningGroups);
 
 function track(pgid: number): void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', killRunningCommands);
-  }
   runningGroups.add(pgid);
 }
 
@@ -80,7 +77,7 @@ export function killRunningCommands(): void {
 }
 
 /** bash when it is on PATH (or in /bin), else /bin/sh; looked up once. */
-export function findDefaultShell(): string {
+function findDefaultShell(): string {
   if (defaultShell) return defaultShell;
   const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), '/bin', '/usr/bin'];
   for (const dir of dirs) {
@@ -228,15 +225,4 @@ async function stopGroup(child: ChildProcess, pgid: number, graceMs: number): Pr
     return;
   }
   await terminateGroup(pgid, graceMs);
-}
-
-/** Whether `closed` settles within `ms`. */
-async function settlesWithin(closed: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([closed.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

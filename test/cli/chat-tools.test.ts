@@ -3,88 +3,41 @@
 // input that ends before a question, and MCP in the chat (`@server:uri` attaches a
 // resource, `/server:prompt args` sends a prompt). In process, at a fake terminal: Ctrl-C
 // at a question. Each test has its own project folder as cwd and its own HOME.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeProject, removeProject, type TempProject } from './project.js';
+import { startRein } from './spawn.js';
 import { command as chatCommand } from '../../src/cli/commands/chat.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import { startScriptedServer, type ChatRequest, type ScriptFunction, type ScriptedServer } from '../../src/model/scripted/index.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(repo, 'bin', 'rein.js');
 const EVERYTHING_DIST = join(repo, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist');
 
-const children: ChildProcess[] = [];
 const servers: ScriptedServer[] = [];
-let base: string;
 let project: string;
 let home: string;
+let dirs: TempProject;
 
 beforeEach(async () => {
-  base = await mkdtemp(join(tmpdir(), 'rein-chat-tools-'));
-  project = join(base, 'project');
-  home = join(base, 'home');
-  await mkdir(join(project, '.git'), { recursive: true });
-  await mkdir(home);
+  dirs = await makeProject('rein-chat-tools-');
+  ({ project, home } = dirs);
 });
 
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
-  // Each test awaits its chat's end: a process still running here is a failure (and is killed).
-  const lingering = children.splice(0).filter((c) => c.exitCode === null && c.signalCode === null);
-  for (const child of lingering) child.kill('SIGKILL');
-  await rm(base, { recursive: true, force: true });
-  expect(lingering.map((c) => c.pid)).toEqual([]);
-  // No MCP server started for this project outlives the chat that started it.
-  expect(processesMentioning(project)).toEqual([]);
+  await removeProject(dirs);
 });
 
 /** An interactive `rein chat` in the project: write lines, wait for output, await its end. */
 function chat(args: string[], extraEnv: Record<string, string> = {}) {
-  const env = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', ...extraEnv };
-  const child = spawn(process.execPath, [bin, 'chat', ...args], { cwd: project, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  children.push(child);
-  const out = { stdout: '', stderr: '' };
-  const waiters: Array<() => void> = [];
-  const poke = (): void => {
-    for (const w of waiters.splice(0)) w();
-  };
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    out.stdout += d;
-    poke();
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
-    out.stderr += d;
-    poke();
-  });
-  const done = new Promise<{ code: number | null }>((resolve) => child.on('close', (code) => resolve({ code })));
-  child.on('close', poke);
-  return {
-    out,
-    done,
-    write: (line: string) => child.stdin.write(`${line}\n`),
-    end: () => child.stdin.end(),
-    /** Resolves once stderr holds `pattern` `times` times; fails with the output so far after 20 s. */
-    async waitFor(pattern: RegExp, times = 1): Promise<void> {
-      const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
-      const started = Date.now();
-      while ((out.stderr.match(global) ?? []).length < times) {
-        const what = `${pattern} ×${times}:\nstdout: ${out.stdout}\nstderr: ${out.stderr}`;
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`rein chat exited before ${what}`);
-        if (Date.now() - started > 20_000) throw new Error(`rein chat did not print ${what}`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 1000);
-        });
-      }
-    },
-  };
+  const session = startRein(['chat', ...args], { cwd: project, env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', ...extraEnv } });
+  return { ...session, done: session.done.then(({ code }) => ({ code })) };
 }
 
 /** The chat's prompt, at the start of a line (what follows it is written on the same line). */
@@ -278,20 +231,3 @@ describe('rein chat: MCP resources and prompts', () => {
     expect(s.received).toHaveLength(2);
   });
 });
-
-/** Live (not zombie) processes whose command line mentions `text` (Linux; elsewhere none are found). */
-function processesMentioning(text: string): string[] {
-  if (process.platform !== 'linux') return [];
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!cmdline.includes(text)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))) found.push(`${pid}: ${cmdline.replace(/\0/g, ' ')}`);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return found;
-}

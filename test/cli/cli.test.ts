@@ -171,7 +171,7 @@ describe('rein chat', () => {
       if (last.role === 'tool') return { text: 'Second answer.' };
       return { text: `Steered: ${String(last.content)}` };
     });
-    const chat = startRein(['chat', '--base-url', s.url], cleanEnv());
+    const chat = startRein(['chat', '--base-url', s.url], { env: cleanEnv() });
     try {
       await chat.waitFor(/> $/m);
       chat.write('hello');

@@ -54,9 +54,12 @@ export function isGone(pid: number | undefined): boolean {
   }
 }
 
-/** An interactive `rein` process: write lines, wait for output, then await its end. */
-export function startRein(args: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, ['bin/rein.js', ...args], { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * An interactive `rein` process (in `cwd`, default the repository): write lines, wait for
+ * output, then await its end.
+ */
+export function startRein(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? root, env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
   spawned.push(child);
   const out = { stdout: '', stderr: '' };
   const waiters: Array<() => void> = [];
@@ -72,17 +75,30 @@ export function startRein(args: string[], env: NodeJS.ProcessEnv) {
     poke();
   });
   const done = new Promise<CliRun>((resolve) => child.on('close', (code) => resolve({ code, ...out })));
+  // A waiter must hear of the end too, or it would wait for output that never comes.
+  child.on('close', poke);
   return {
     out,
     done,
     write: (line: string) => child.stdin.write(`${line}\n`),
     end: () => child.stdin.end(),
     kill: () => child.kill('SIGKILL'),
-    /** Resolves once stdout + stderr match `pattern` (the test's own timeout bounds it). */
-    async waitFor(pattern: RegExp): Promise<void> {
-      while (!pattern.test(out.stdout + out.stderr)) {
-        if (child.exitCode !== null) throw new Error(`rein exited before ${pattern}: ${out.stdout}${out.stderr}`);
-        await new Promise<void>((r) => waiters.push(r));
+    /**
+     * Resolves once `pattern` has matched `times` times (in stdout and stderr, each read on
+     * its own); fails with the output so far if rein ends first or after 20 s.
+     */
+    async waitFor(pattern: RegExp, times = 1): Promise<void> {
+      const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
+      const count = (text: string): number => (text.match(global) ?? []).length;
+      const started = Date.now();
+      while (count(out.stdout) + count(out.stderr) < times) {
+        const what = `${pattern} ×${times}:\nstdout: ${out.stdout}\nstderr: ${out.stderr}`;
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`rein ${args.join(' ')} exited before ${what}`);
+        if (Date.now() - started > 20_000) throw new Error(`rein ${args.join(' ')} did not print ${what}`);
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 1000);
+        });
       }
     },
   };

@@ -3,15 +3,14 @@
 // `rein approve` continues, workspace confinement, MCP servers from .mcp.json, project
 // rules and skills; and, in process at a fake terminal, questions asked at the prompt.
 // Each test has its own project folder as cwd and its own HOME.
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rein as spawnRein, spawned, type CliRun } from './spawn.js';
+import { rein as spawnRein, type CliRun } from './spawn.js';
+import { makeProject, removeProject, type TempProject } from './project.js';
 import { command as runCommand } from '../../src/cli/commands/run.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { openSqliteStore } from '../../src/store/open.js';
@@ -20,54 +19,26 @@ import { startScriptedServer, type ChatRequest, type ScriptedServer, type Script
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const EVERYTHING = join(repo, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
-const children: ChildProcess[] = [];
 const servers: ScriptedServer[] = [];
 /** A folder holding the project (cwd of rein) and, beside it, what must stay out of reach. */
 let base: string;
 let project: string;
 let home: string;
+let dirs: TempProject;
 
 beforeEach(async () => {
-  base = await mkdtemp(join(tmpdir(), 'rein-workbench-'));
-  project = join(base, 'project');
-  home = join(base, 'home');
-  // A `.git` folder makes the project a repository root: rules, skills and settings stop here.
-  await mkdir(join(project, '.git'), { recursive: true });
-  await mkdir(home);
+  dirs = await makeProject('rein-workbench-');
+  ({ base, project, home } = dirs);
 });
 
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
-  // Every rein process was awaited; none may be left running.
-  expect(children.splice(0).filter((c) => c.exitCode === null && c.signalCode === null).map((c) => c.pid)).toEqual([]);
-  // No MCP server started for this project outlives the rein process that started it.
-  expect(processesMentioning(project)).toEqual([]);
-  await rm(base, { recursive: true, force: true });
+  await removeProject(dirs);
 });
-
 
 /** Runs `rein <args>` in the project with a clean environment and the test's HOME. */
 function rein(args: string[]): Promise<CliRun> {
-  const run = spawnRein(args, { cwd: project, stdin: '', env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' } });
-  children.push(spawned[spawned.length - 1] as ChildProcess);
-  return run;
-}
-
-/** Live (not zombie) processes whose command line mentions `text` (Linux; elsewhere none are found). */
-function processesMentioning(text: string): string[] {
-  if (process.platform !== 'linux') return [];
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!cmdline.includes(text)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))) found.push(`${pid}: ${cmdline.replace(/\0/g, ' ')}`);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return found;
+  return spawnRein(args, { cwd: project, stdin: '', env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' } });
 }
 
 /**

@@ -55,6 +55,7 @@ describe('tool sources', () => {
     const agent = new Agent({ model: 'ollama/llama3.1', tools: [addTool], toolSources: [source] });
     expect(agent.tools.map((t) => t.name)).toEqual(['add', 'other']);
     expect(agent.tools[0]).toBe(addTool);
+    expect(agent.toolConflicts).toEqual([{ source: 'test', name: 'add' }]);
   });
 
   it('a changing source does not block resuming a stored run: the record names the source, not its tools', async () => {

@@ -9,11 +9,9 @@ import { Agent } from '../../loop/agent.js';
 import { seedTools } from '../../tools/builtin/index.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { announce, exitCodeOf, renderRun, reportSetupError } from './run.js';
-import type { AgentFlagValues } from '../agent-flags.js';
-import type { AgentOptions } from '../../loop/options.js';
-import type { ThinkingLevel } from '../../model/types.js';
+import { limitsFromFlags, type AgentFlagValues } from '../agent-flags.js';
 import { openWorkbench } from '../workbench.js';
-import { openStoreFor } from './store-command.js';
+import { findRun, openStoreFor } from './store-command.js';
 import type { RunRecord, RunStore } from '../../store/types.js';
 
 /** How `rein run` / `rein chat` record the flags that shaped an agent, for resume and approve. */
@@ -62,6 +60,7 @@ export async function agentForStoredRun(record: RunRecord, store: RunStore, base
     model: config.model ?? record.model,
     ...(url ? { modelConfig: { baseUrl: url } } : {}),
     ...(config.system ? { system: config.system } : {}),
+    // The run's flags were checked when it started.
     ...(flags ? limitsFromFlags(flags) : {}),
     store,
   };
@@ -85,19 +84,6 @@ export async function agentForStoredRun(record: RunRecord, store: RunStore, base
   return { agent, close: () => Promise.resolve() };
 }
 
-/** The limits and thinking level a run was started with (its flags were checked then). */
-function limitsFromFlags(flags: AgentFlagValues): Pick<AgentOptions, 'limits' | 'modelOptions'> {
-  const seconds = flags.timeout === undefined ? undefined : Number(flags.timeout);
-  return {
-    limits: {
-      ...(flags['max-steps'] === undefined ? {} : { maxSteps: Number(flags['max-steps']) }),
-      ...(seconds === undefined ? {} : { timeoutMs: Math.round(seconds * 1000) }),
-      ...(flags['max-cost'] === undefined ? {} : { maxCostUsd: Number(flags['max-cost']) }),
-    },
-    ...(flags.thinking === undefined ? {} : { modelOptions: { thinking: flags.thinking as ThinkingLevel } }),
-  };
-}
-
 /**
  * Opens the store, finds run `runId`, rebuilds its agent and hands both to `use`; closes
  * everything afterwards. Shared by `rein resume` and `rein approve`.
@@ -110,8 +96,7 @@ export async function withStoredRun<T>(
 ): Promise<T> {
   const store = await openStoreFor(options.store, io);
   try {
-    const record = await store.getRun(runId);
-    if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store (rein runs lists them)`);
+    const record = await findRun(store, runId);
     const { agent, close } = await agentForStoredRun(record, store, options.baseUrl, io);
     try {
       return await use(agent, store);

@@ -10,7 +10,7 @@ import { messagesFromEvents } from '../../loop/fold.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { HumanRenderer, formatMs } from '../render.js';
 import { reportSetupError } from './run.js';
-import { openStoreFor } from './store-command.js';
+import { findRun, openStoreFor } from './store-command.js';
 
 /** Renders stored events the way the live run looked. */
 export function renderLog(events: readonly RunEvent[], io: CliIO): void {
@@ -48,8 +48,7 @@ function makeCommand(name: 'show' | 'replay'): Command {
         if (!runId) throw new ReinError('config', 'fatal', `no run given: rein ${name} <run> (rein runs lists them)`);
         const store = await openStoreFor(values.store, io);
         try {
-          const run = await store.getRun(runId);
-          if (!run) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store (rein runs lists them)`);
+          const run = await findRun(store, runId);
           const events = await store.loadEvents(runId);
           if (values.json && name === 'show') {
             for (const event of events) io.stdout.write(`${JSON.stringify(event)}\n`);
