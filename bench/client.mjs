@@ -1,9 +1,9 @@
 // One measured implementation in its own process: warm-up, a sequential phase (CPU and
 // latency) and a concurrent phase (wall time and peak RSS). Prints one JSON line.
-// Usage: node bench/client.mjs <rein|fetch|http> <baseUrl> <turns> [sequential] [concurrent]
+// Usage: node bench/client.mjs <rein|fetch|http> <baseUrl> <turns> [sequential] [concurrent] [warm-up runs]
 import { fetchFloor, httpFloor } from './floors.mjs';
 
-const [impl, url, turnsArg, seqArg = '30', concArg = '100'] = process.argv.slice(2);
+const [impl, url, turnsArg, seqArg = '30', concArg = '100', warmArg = '3'] = process.argv.slice(2);
 const turns = Number(turnsArg);
 const model = `bench-${turns}`;
 const task = `Add the numbers, ${turns} times.`;
@@ -32,7 +32,7 @@ async function makeRunner() {
 }
 
 const run = await makeRunner();
-for (let i = 0; i < 3; i++) await run();
+for (let i = 0; i < Number(warmArg); i++) await run();
 
 const sequential = Number(seqArg);
 const durations = [];

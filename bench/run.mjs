@@ -7,8 +7,8 @@ import { startServer } from './server.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.execPath;
 
-function client(impl, url, turns) {
-  const out = execFileSync(node, ['bench/client.mjs', impl, url, String(turns)], { cwd: root, encoding: 'utf8' });
+function client(impl, url, turns, extra = []) {
+  const out = execFileSync(node, ['bench/client.mjs', impl, url, String(turns), ...extra], { cwd: root, encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop());
 }
 
@@ -37,6 +37,17 @@ try {
     }
     process.stderr.write(`round ${round} of ${ROUNDS} measured\n`);
   }
+  // A diagnostic beside the check above: the same 30-run window after the same number of
+  // warm-up requests (about 1,000) for both workloads. With 3 warm-up runs, the 32-turn
+  // window is where V8 compiles rein's per-request code (the 8-turn window ends before it
+  // does); after an equal warm-up, what is left is the cost of the longer history.
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [turns, warm] of [[8, 110], [32, 30]]) {
+      for (const impl of ['http', 'rein']) {
+        (samples[`${impl}-${turns}-warm`] ??= []).push(client(impl, url, turns, ['30', '0', String(warm)]));
+      }
+    }
+  }
 } finally {
   child.kill('SIGTERM');
 }
@@ -61,12 +72,20 @@ for (const turns of [8, 32]) {
     rows.push(`| ${impl} | ${turns} | ${f(r.cpuUsPerRequest)} | ${f(r.medianMsPerRun, 1)} | ${f(r.concurrentWallMs)} | ${f(r.peakRssMb, 1)} |`);
   }
 }
+for (const turns of [8, 32]) {
+  for (const impl of ['http', 'rein']) {
+    const r = results[`${impl}-${turns}-warm`];
+    rows.push(`| ${impl}, after ~1,000 warm-up requests | ${turns} | ${f(r.cpuUsPerRequest)} | ${f(r.medianMsPerRun, 1)} | – | – |`);
+  }
+}
 const ratio = (turns, floor) => results[`rein-${turns}`].cpuUsPerRequest / results[`${floor}-${turns}`].cpuUsPerRequest;
 const r8f = ratio(8, 'fetch');
 const r8h = ratio(8, 'http');
 const r32f = ratio(32, 'fetch');
 const r32h = ratio(32, 'http');
 const growth = r32h / r8h;
+const warmRatio = (turns) => results[`rein-${turns}-warm`].cpuUsPerRequest / results[`http-${turns}-warm`].cpuUsPerRequest;
+const warmGrowth = warmRatio(32) / warmRatio(8);
 const verdict = (ok) => (ok ? 'ok' : 'OVER TARGET');
 console.log(`
 ## rein benchmark (${new Date().toISOString()}, node ${process.version})
@@ -74,7 +93,9 @@ console.log(`
 Workload: one tool \`add(a, b)\`; each run is N tool-call turns plus a final answer,
 streaming, against the scripted model server in its own process. Per measurement, a fresh
 process does 3 warm-up runs, then 30 sequential runs (CPU, latency), then 100 concurrent
-runs (wall, peak RSS). Figures are medians over ${ROUNDS} interleaved rounds.
+runs (wall, peak RSS). Figures are medians over ${ROUNDS} interleaved rounds. The rows
+"after ~1,000 warm-up requests" measure the same 30 runs after 110 (8 turns) or 30 (32
+turns) warm-up runs, when V8 has compiled the per-request code of both.
 
 | impl | tool turns | CPU µs / model request | median ms / run | 100-concurrent wall ms | peak RSS MB |
 |---|---|---|---|---|---|
@@ -87,6 +108,7 @@ ${rows.join('\n')}
 | rein / fetch floor, 32 turns | ${f(r32f, 2)}× | ≤ 1.0× | ${verdict(r32f <= 1)} |
 | rein / node:http floor, 32 turns | ${f(r32h, 2)}× | ≤ 1.3× | ${verdict(r32h <= 1.3)} |
 | growth of the http ratio, 32 vs 8 turns | ${f(growth, 2)} | within ±10% | ${verdict(Math.abs(growth - 1) <= 0.1)} |
+| growth after ~1,000 warm-up requests for both (diagnostic: ${f(warmRatio(8), 2)}× at 8, ${f(warmRatio(32), 2)}× at 32) | ${f(warmGrowth, 2)} | within ±10% | ${verdict(Math.abs(warmGrowth - 1) <= 0.1)} |
 | peak RSS, rein 100 concurrent (8 turns) | ${f(results['rein-8'].peakRssMb, 1)} MB | ≤ 130 MB | ${verdict(results['rein-8'].peakRssMb <= 130)} |
 | core import (median of 5 fresh processes) | ${f(importTime, 1)} ms | ≤ 50 ms | ${verdict(importTime <= 50)} |
 `);

@@ -1,27 +1,25 @@
 /**
- * A minimal JSON POST over `node:http` / `node:https`, for the model adapters' hot path.
+ * rein's HTTP client: a POST over HTTP/1.1 on keep-alive `node:net` / `node:tls`
+ * connections, for the model adapters' hot path.
  *
- * Why not `fetch`: the benchmark holds rein to ≤ 1.3× the CPU of a bare `node:http`
- * keep-alive loop per model request. undici's web streams allocate per chunk; here the body
- * is a plain Node readable decoded with `setEncoding('utf8')`, and its string chunks go
- * straight to the SSE parser.
+ * Why not `node:http` or `fetch`: the benchmark holds rein to the CPU of a bare `node:http`
+ * keep-alive loop per model request, and measured on that workload `node:http` itself is
+ * about 60% of that loop's CPU (its agent, request and response streams and listeners per
+ * request); `fetch` costs 3×, undici's `request` and `dispatch` 1.6–1.8×. A model request is
+ * one POST whose answer is read as it streams, so the client does only that: it writes the
+ * request in one piece, parses the response with {@link ResponseParser}, and hands the body
+ * on as text once per socket read. Connections come from {@link acquire}.
  */
-import http from 'node:http';
-import https from 'node:https';
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { acquire, release, type Connection, type ConnectionUser, type Origin } from './http-pool.js';
+import { ResponseParser, type ResponseHead, type ResponseSink } from './http-parser.js';
 import { unwatchIdle, watchIdle, type IdleWatch } from './idle-watchdog.js';
-
-// One keep-alive agent per protocol for the whole process: a run makes many requests to
-// the same host, and reusing the TCP/TLS connection is most of the latency we can save.
-const httpAgent = new http.Agent({ keepAlive: true });
-const httpsAgent = new https.Agent({ keepAlive: true });
 
 /** A response whose head has arrived; the body has not been read yet. */
 export interface HttpResponse {
   status: number;
   headers: IncomingHttpHeaders;
-  /** The body as a Node readable, already set to UTF-8 (chunks are strings). */
-  body: IncomingMessage;
   /**
    * Feeds every body chunk to `onChunk`. Resolves when the body ended completely; rejects
    * when the connection closed before that (a cut stream) or the request was aborted.
@@ -44,8 +42,12 @@ export function abortError(signal: AbortSignal): Error {
 
 /**
  * POSTs `body` to `url`. Resolves once the response head arrived (any status); rejects with
- * the Node network error (`ECONNREFUSED`, `ENOTFOUND`, `socket hang up`, …) or with an
- * `AbortError` when `signal` aborts. Aborting later also ends the body with an `AbortError`.
+ * the network error (`ECONNREFUSED`, `ENOTFOUND`, `socket hang up`, …), a header Node would
+ * refuse (`ERR_INVALID_CHAR`, `ERR_INVALID_HTTP_TOKEN`), or an `AbortError` when `signal`
+ * aborts. Aborting later also ends the body with an `AbortError`.
+ *
+ * A kept-alive connection the server closed in the meantime is replaced by a new one
+ * before any byte of an answer arrived, so that race never reaches the caller.
  *
  * @example
  * const res = await httpPost(new URL('http://127.0.0.1:11434/v1/chat/completions'), { 'content-type': 'application/json' }, '{}');
@@ -53,7 +55,7 @@ export function abortError(signal: AbortSignal): Error {
  */
 export function httpPost(
   url: URL,
-  /** Request headers; `content-length` is set on this object (pass a fresh one). */
+  /** Request headers (any `content-length` among them is replaced by the body's length). */
   headers: OutgoingHttpHeaders,
   body: string,
   signal?: AbortSignal,
@@ -65,54 +67,17 @@ export function httpPost(
       reject(abortError(signal));
       return;
     }
-    const target = targetOf(url);
-    const secure = target.secure;
-    headers['content-length'] = Buffer.byteLength(body);
-    const options: http.RequestOptions = {
-      agent: secure ? httpsAgent : httpAgent,
-      protocol: target.protocol,
-      hostname: target.hostname,
-      port: target.port,
-      path: target.path,
-      method: 'POST',
-      headers,
-    };
-    let response: IncomingMessage | undefined;
-    const watch =
-      idleTimeoutMs !== undefined && idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)
-        ? watchIdle(idleTimeoutMs, () => {
-            const error = Object.assign(new Error(`no data from the server for ${idleTimeoutMs} ms`), { code: 'ETIMEDOUT' });
-            response?.destroy(error);
-            req.destroy(error);
-          })
-        : undefined;
-    const req = (secure ? https : http).request(options, (res) => {
-      response = res;
-      if (watch) watch.last = Date.now();
-      res.setEncoding('utf8');
-      resolve(wrap(res, watch));
-    });
-    const onAbort = signal
-      ? (): void => {
-          const error = abortError(signal);
-          // Destroy the response first so its readers see the AbortError, not a bare "aborted".
-          response?.destroy(error);
-          req.destroy(error);
-        }
-      : undefined;
-    const aborts = onAbort && signal ? watchAbort(signal, onAbort) : undefined;
-    if (aborts || watch) {
-      // `close` of the request follows the end of the response body (or a failure), so a
-      // signal shared by a whole run does not collect one callback per request. (`on`, not
-      // `once`, here and below: each fires once per request object, and `once` costs a
-      // wrapper and a removal per listener on every request.)
-      req.on('close', () => {
-        if (aborts) aborts.delete(onAbort as () => void);
-        if (watch) unwatchIdle(watch);
-      });
+    let request: Buffer;
+    let target: Target;
+    try {
+      target = targetOf(url);
+      const length = Buffer.byteLength(body);
+      request = requestBytes(requestHead(target, headers, length), body, length);
+    } catch (error) {
+      reject(error);
+      return;
     }
-    req.on('error', reject);
-    req.end(body);
+    new Exchange(target.origin, request, resolve, reject, signal, idleTimeoutMs).send();
   });
 }
 
@@ -146,11 +111,10 @@ function watchAbort(signal: AbortSignal, onAbort: () => void): Set<() => void> {
 }
 
 interface Target {
-  secure: boolean;
-  protocol: string;
-  hostname: string;
-  port: string | undefined;
+  origin: Origin;
   path: string;
+  /** The Host header: the URL's host, with the port only when it is not the default. */
+  host: string;
 }
 
 // URL getters are slow in Node 20 and a run posts to the same URL object every turn.
@@ -159,83 +123,229 @@ const targets = new WeakMap<URL, Target>();
 function targetOf(url: URL): Target {
   let target = targets.get(url);
   if (!target) {
+    const secure = url.protocol === 'https:';
+    if (!secure && url.protocol !== 'http:') {
+      throw Object.assign(new TypeError(`Protocol "${url.protocol}" not supported. Expected "http:" or "https:"`), { code: 'ERR_INVALID_PROTOCOL' });
+    }
+    // URL keeps the brackets of IPv6 literals; the socket wants the bare address.
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
     target = {
-      secure: url.protocol === 'https:',
-      protocol: url.protocol,
-      // URL keeps the brackets of IPv6 literals; the socket wants the bare address.
-      hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-      port: url.port === '' ? undefined : url.port,
+      origin: { key: `${url.protocol}//${url.host}`, secure, host, port },
       path: url.pathname + url.search,
+      host: url.host,
     };
     targets.set(url, target);
   }
   return target;
 }
 
-function wrap(res: IncomingMessage, watch: IdleWatch | undefined): HttpResponse {
-  return new NodeResponse(res, watch);
+/** A header name Node would accept (an RFC 9110 token). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Characters a header value may not hold: control characters (CR and LF above all) and non-ASCII. */
+const BAD_VALUE = /[^\t\x20-\x7e]/;
+/** Headers about the connection and the framing, which the client writes itself. */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length']);
+
+/** The request line and headers. Throws, as Node does, on a header that would break the request. */
+function requestHead(target: Target, headers: OutgoingHttpHeaders, contentLength: number): string {
+  let head = `POST ${target.path} HTTP/1.1\r\ncontent-length: ${contentLength}\r\n`;
+  let host = false;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (!TOKEN.test(name)) throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
+    const lower = name.toLowerCase();
+    if (CONNECTION_HEADERS.has(lower)) continue;
+    if (lower === 'host') host = true;
+    if (Array.isArray(value)) {
+      for (const one of value) head += headerLine(name, one);
+    } else head += headerLine(name, typeof value === 'string' ? value : String(value));
+  }
+  return `${host ? head : `${head}Host: ${target.host}\r\n`}\r\n`;
 }
 
-/** A response over `node:http` (a class: one object per request, no closures). */
-class NodeResponse implements HttpResponse {
-  readonly status: number;
-  readonly headers: IncomingHttpHeaders;
+/**
+ * The request as one buffer: the body is encoded straight into it. (Writing `head + body`
+ * as a string makes the engine copy the whole request into a new string before encoding
+ * it; with a long history that copy is most of the request's size on every turn.)
+ */
+function requestBytes(head: string, body: string, bodyLength: number): Buffer {
+  const headLength = head.length; // printable ASCII only: one byte per character
+  const bytes = Buffer.allocUnsafe(headLength + bodyLength);
+  bytes.write(head, 0, 'latin1');
+  bytes.write(body, headLength, 'utf8');
+  return bytes;
+}
+
+function headerLine(name: string, value: string): string {
+  if (BAD_VALUE.test(value)) {
+    throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]: header values must be printable ASCII`), { code: 'ERR_INVALID_CHAR' });
+  }
+  return `${name}: ${value}\r\n`;
+}
+
+/**
+ * One request and its response (a class: one object per request, no closures), which is
+ * also the {@link HttpResponse} handed to the caller.
+ */
+class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
+  status = 0;
+  headers: IncomingHttpHeaders = {};
+  private conn: Connection | undefined;
+  private readonly parser: ResponseParser;
+  private readonly decoder = new StringDecoder('utf8');
+  /** Text that arrived before `consume` was called. */
+  private pending: string[] | undefined;
+  private onChunk: ((text: string) => void) | undefined;
+  private headSettled = false;
+  /** Whether the current connection carried a request before this one. */
+  private reused = false;
+  private ended = false;
+  private failure: Error | undefined;
+  private bodyDone: (() => void) | undefined;
+  private bodyFailed: ((error: Error) => void) | undefined;
+  private readonly watch: IdleWatch | undefined;
+  private readonly aborts: Set<() => void> | undefined;
+  private readonly onAbort: (() => void) | undefined;
 
   constructor(
-    readonly body: IncomingMessage,
-    private readonly watch: IdleWatch | undefined,
+    private readonly origin: Origin,
+    private readonly request: Buffer,
+    private readonly headArrived: (response: HttpResponse) => void,
+    private readonly headFailed: (error: Error) => void,
+    private readonly signal: AbortSignal | undefined,
+    idleTimeoutMs: number | undefined,
   ) {
-    this.status = body.statusCode ?? 0;
-    this.headers = body.headers;
+    this.parser = new ResponseParser(this);
+    this.watch =
+      idleTimeoutMs !== undefined && idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)
+        ? watchIdle(idleTimeoutMs, () => this.fail(Object.assign(new Error(`no data from the server for ${idleTimeoutMs} ms`), { code: 'ETIMEDOUT' })))
+        : undefined;
+    if (signal) {
+      this.onAbort = () => this.fail(abortError(signal));
+      this.aborts = watchAbort(signal, this.onAbort);
+    }
   }
+
+  /** Writes the request on a connection (a kept-alive one when there is one). */
+  send(): void {
+    const conn = acquire(this.origin, this);
+    this.conn = conn;
+    this.reused = conn.uses > 0;
+    conn.socket.write(this.request);
+  }
+
+  // ConnectionUser: the socket's events while this request holds the connection.
+
+  onData(data: Buffer): void {
+    if (this.watch) this.watch.last = Date.now();
+    try {
+      this.parser.execute(data);
+    } catch (error) {
+      this.fail(error as Error);
+    }
+  }
+
+  onEof(): void {
+    this.conn = undefined;
+    if (this.parser.eof()) return; // a body delimited by the end of the connection: complete
+    this.lost(Object.assign(new Error(this.headSettled ? 'socket hang up: the response body was cut' : 'socket hang up'), { code: 'ECONNRESET' }));
+  }
+
+  onError(error: Error): void {
+    this.conn = undefined;
+    this.lost(error);
+  }
+
+  // ResponseSink: what the parser found.
+
+  onHead(head: ResponseHead): void {
+    this.status = head.status;
+    this.headers = head.headers;
+    this.headSettled = true;
+    this.headArrived(this);
+  }
+
+  onBody(body: Buffer): void {
+    const text = this.decoder.write(body);
+    if (text === '') return;
+    if (this.onChunk) this.onChunk(text);
+    else (this.pending ??= []).push(text);
+  }
+
+  onEnd(reusable: boolean): void {
+    const conn = this.conn;
+    this.conn = undefined;
+    if (conn) {
+      if (reusable) release(conn);
+      else conn.destroy();
+    }
+    const rest = this.decoder.end();
+    if (rest !== '') {
+      if (this.onChunk) this.onChunk(rest);
+      else (this.pending ??= []).push(rest);
+    }
+    this.ended = true;
+    this.cleanup();
+    this.bodyDone?.();
+  }
+
+  // HttpResponse: what the caller reads.
 
   consume(onChunk: (text: string) => void): Promise<void> {
-    return consume(this.body, this.watch ? alive(this.watch, onChunk) : onChunk);
+    const pending = this.pending;
+    this.pending = undefined;
+    if (pending) for (const text of pending) onChunk(text);
+    if (this.ended) return Promise.resolve();
+    if (this.failure) return Promise.reject(this.failure);
+    this.onChunk = onChunk;
+    return new Promise<void>((resolve, reject) => {
+      this.bodyDone = resolve;
+      this.bodyFailed = reject;
+    });
   }
 
-  text(maxChars = 64 * 1024): Promise<string> {
-    return readText(this.body, maxChars);
+  async text(maxChars = 64 * 1024): Promise<string> {
+    let text = '';
+    await this.consume((chunk) => {
+      if (text.length < maxChars) text += chunk.length + text.length > maxChars ? chunk.slice(0, maxChars - text.length) : chunk;
+    });
+    return text;
   }
 
   destroy(): void {
-    this.body.destroy();
+    if (this.ended || this.failure) return;
+    this.fail(Object.assign(new Error('the response was abandoned'), { code: 'ECONNRESET' }));
   }
-}
 
-/** Wraps a chunk handler so every chunk counts as a sign of life for the idle watchdog. */
-function alive(watch: IdleWatch, onChunk: (text: string) => void): (text: string) => void {
-  return (text) => {
-    watch.last = Date.now();
-    onChunk(text);
-  };
-}
+  /** The connection failed or closed under this request (it is already dropped). */
+  private lost(error: Error): void {
+    // A kept-alive connection the server had closed: nothing was answered, so the request
+    // never reached it; ask again on another connection (a new one, in the end).
+    if (this.reused && !this.parser.started && this.failure === undefined && !this.ended && !this.signal?.aborted) {
+      this.send();
+      return;
+    }
+    this.fail(error);
+  }
 
-function consume(res: IncomingMessage, onChunk: (text: string) => void): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let settled = false;
-    const fail = (error: Error): void => {
-      if (settled) return;
-      settled = true;
-      reject(error);
-    };
-    res.on('data', onChunk);
-    res.on('end', () => {
-      settled = true;
-      resolve();
-    });
-    res.on('error', fail);
-    // A connection cut mid-body ends in `close` without `end` (and, depending on timing,
-    // without `error`): that is a truncated body, never a success.
-    res.on('close', () => {
-      if (!res.complete) fail(Object.assign(new Error('socket hang up: the response body was cut'), { code: 'ECONNRESET' }));
-    });
-  });
-}
+  /** Ends the request with `error`: the connection is closed, the waiting promise rejected. */
+  private fail(error: Error): void {
+    if (this.ended || this.failure) return;
+    this.failure = error;
+    const conn = this.conn;
+    this.conn = undefined;
+    conn?.destroy();
+    this.cleanup();
+    if (!this.headSettled) {
+      this.headSettled = true;
+      this.headFailed(error);
+    } else this.bodyFailed?.(error);
+  }
 
-async function readText(res: IncomingMessage, maxChars: number): Promise<string> {
-  let text = '';
-  await consume(res, (chunk) => {
-    if (text.length < maxChars) text += chunk.length + text.length > maxChars ? chunk.slice(0, maxChars - text.length) : chunk;
-  });
-  return text;
+  private cleanup(): void {
+    if (this.watch) unwatchIdle(this.watch);
+    if (this.aborts && this.onAbort) this.aborts.delete(this.onAbort);
+  }
 }

@@ -58,16 +58,41 @@ export function buildChatRequest(model: ModelRef, context: Context, options: Str
 }
 
 // Messages in a history are never changed once written (the loop only appends), so each
-// one is serialized once, on the first request that carries it, instead of on every turn.
-// (Not a cache of the joined text per history array: it keeps every turn's text alive for
-// the whole run, and the collector's extra work costs more than these lookups.)
+// one is serialized once, on the first request that carries it, and the loop sends the same
+// array, grown by a few messages, every turn: the joined text of each history array is kept
+// with the messages it was made from, and a request only checks that those are still in
+// place (pointer comparisons) and appends the new ones. Anything else (a compaction, a
+// context message replaced at the end) is found by that check and rebuilt from the point
+// where the array changed.
 const messageJson = new WeakMap<object, string | null>();
 const toolsJson = new WeakMap<object, string>();
 
+/** The messages a history array's JSON was joined from, and where each one's JSON ends. */
+interface JoinedMessages {
+  refs: Message[];
+  ends: number[];
+  json: string;
+}
+const joinedJson = new WeakMap<readonly Message[], JoinedMessages>();
+
 /** The JSON of `list`'s messages, comma-separated. */
 function messagesJson(list: readonly Message[]): string {
-  let json = '';
-  for (let i = 0; i < list.length; i++) {
+  let joined = joinedJson.get(list);
+  if (joined === undefined) {
+    joined = { refs: [], ends: [], json: '' };
+    joinedJson.set(list, joined);
+  }
+  const { refs, ends } = joined;
+  const same = Math.min(refs.length, list.length);
+  let kept = 0;
+  while (kept < same && refs[kept] === list[kept]) kept++;
+  if (kept < refs.length) {
+    refs.length = kept;
+    ends.length = kept;
+    joined.json = kept === 0 ? '' : joined.json.slice(0, ends[kept - 1]);
+  }
+  let json = joined.json;
+  for (let i = kept; i < list.length; i++) {
     const message = list[i] as Message;
     let one = messageJson.get(message);
     if (one === undefined) {
@@ -76,7 +101,10 @@ function messagesJson(list: readonly Message[]): string {
       messageJson.set(message, one);
     }
     if (one !== null) json = json === '' ? one : `${json},${one}`;
+    refs.push(message);
+    ends.push(json.length);
   }
+  joined.json = json;
   return json;
 }
 

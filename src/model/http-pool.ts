@@ -1,0 +1,189 @@
+/**
+ * Keep-alive connections for rein's HTTP client, per origin, for the whole process. A run
+ * asks the same server again every turn: reusing its TCP (and TLS) connection is most of
+ * the latency rein can save. A connection carries one request at a time.
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+
+/** Where connections go. `key` names the origin (protocol, host, port). */
+export interface Origin {
+  readonly key: string;
+  readonly secure: boolean;
+  /** The host to connect to (an IPv6 address without brackets). */
+  readonly host: string;
+  readonly port: number;
+}
+
+/** The request a connection carries receives its socket's events. */
+export interface ConnectionUser {
+  onData(data: Buffer): void;
+  /** The server closed its side (or the socket closed) without an error. */
+  onEof(): void;
+  onError(error: Error): void;
+}
+
+/** Connections left unused this long are closed: a server often drops them sooner. */
+export const IDLE_CONNECTION_MS = 15_000;
+/** At most this many idle connections are kept per origin (as Node's `maxFreeSockets`). */
+const MAX_IDLE_PER_ORIGIN = 256;
+
+/** One socket and the request it carries (none while idle). */
+export class Connection {
+  user: ConnectionUser | undefined;
+  /** How many requests it carried before the current one (a reused connection may be stale). */
+  uses = 0;
+  idleSince = 0;
+  private closed = false;
+
+  constructor(
+    readonly socket: net.Socket,
+    readonly origin: Origin,
+  ) {
+    // Listeners are set once per connection, never per request.
+    socket.on('data', (data: Buffer) => {
+      if (this.user) this.user.onData(data);
+      else this.destroy(); // bytes nobody asked for: the connection cannot be trusted
+    });
+    socket.on('end', () => this.eof());
+    socket.on('close', () => this.eof());
+    socket.on('error', (error: Error) => {
+      const user = this.user;
+      this.closed = true;
+      forget(this);
+      if (user) {
+        this.user = undefined;
+        user.onError(error);
+      }
+    });
+  }
+
+  /** The socket is gone or going: no new request may use it. */
+  get usable(): boolean {
+    return !this.closed && !this.socket.destroyed;
+  }
+
+  destroy(error?: Error): void {
+    this.closed = true;
+    forget(this);
+    this.user = undefined;
+    this.socket.destroy(error);
+  }
+
+  private eof(): void {
+    const user = this.user;
+    this.closed = true;
+    forget(this);
+    if (user) {
+      this.user = undefined;
+      user.onEof();
+    }
+    if (!this.socket.destroyed) this.socket.destroy();
+  }
+}
+
+const idle = new Map<string, Connection[]>();
+const tlsSessions = new Map<string, Buffer>();
+let sweeper: NodeJS.Timeout | undefined;
+
+/**
+ * A connection to `origin` for `user`: the most recently used idle one, or a new one. A
+ * connection with `uses > 0` may turn out to be closed by the server; the caller can then
+ * ask again, with the stale connection already dropped.
+ */
+export function acquire(origin: Origin, user: ConnectionUser): Connection {
+  const list = idle.get(origin.key);
+  if (list !== undefined) {
+    const now = Date.now();
+    for (let conn = list.pop(); conn !== undefined; conn = list.pop()) {
+      if (conn.usable && now - conn.idleSince < IDLE_CONNECTION_MS) {
+        conn.user = user;
+        conn.socket.ref();
+        return conn;
+      }
+      conn.destroy();
+    }
+  }
+  const conn = new Connection(connect(origin), origin);
+  conn.user = user;
+  return conn;
+}
+
+/** Puts a connection whose response is complete back for the next request. */
+export function release(conn: Connection): void {
+  conn.user = undefined;
+  if (!conn.usable) return;
+  let list = idle.get(conn.origin.key);
+  if (list === undefined) {
+    list = [];
+    idle.set(conn.origin.key, list);
+  }
+  if (list.length >= MAX_IDLE_PER_ORIGIN) {
+    conn.destroy();
+    return;
+  }
+  conn.uses++;
+  conn.idleSince = Date.now();
+  // An idle connection never keeps the process alive.
+  conn.socket.unref();
+  list.push(conn);
+  if (sweeper === undefined) {
+    sweeper = setInterval(sweep, IDLE_CONNECTION_MS);
+    sweeper.unref();
+  }
+}
+
+/** Closes every idle connection (tests, and programs that want a clean exit). */
+export function closeIdleConnections(): void {
+  for (const list of idle.values()) for (const conn of [...list]) conn.destroy();
+  idle.clear();
+}
+
+/** How many idle connections are kept, per origin key (for tests and diagnostics). */
+export function idleConnectionCount(): number {
+  let n = 0;
+  for (const list of idle.values()) n += list.length;
+  return n;
+}
+
+function forget(conn: Connection): void {
+  const list = idle.get(conn.origin.key);
+  if (list === undefined) return;
+  const at = list.indexOf(conn);
+  if (at >= 0) list.splice(at, 1);
+  if (list.length === 0) idle.delete(conn.origin.key);
+}
+
+function sweep(): void {
+  const now = Date.now();
+  for (const list of [...idle.values()]) {
+    for (const conn of [...list]) if (now - conn.idleSince >= IDLE_CONNECTION_MS) conn.destroy();
+  }
+  if (idle.size === 0 && sweeper !== undefined) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+  }
+}
+
+function connect(origin: Origin): net.Socket {
+  let socket: net.Socket;
+  if (origin.secure) {
+    const session = tlsSessions.get(origin.key);
+    const secure = tls.connect({
+      host: origin.host,
+      port: origin.port,
+      // SNI names a host, never an IP address.
+      ...(net.isIP(origin.host) === 0 ? { servername: origin.host } : {}),
+      ALPNProtocols: ['http/1.1'],
+      ...(session ? { session } : {}),
+    });
+    // A later connection to the same server resumes this TLS session (a shorter handshake).
+    secure.on('session', (data: Buffer) => tlsSessions.set(origin.key, data));
+    socket = secure;
+  } else {
+    socket = net.connect({ host: origin.host, port: origin.port });
+  }
+  socket.setNoDelay(true);
+  socket.setKeepAlive(true, 1000);
+  return socket;
+}
