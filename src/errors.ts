@@ -109,3 +109,13 @@ export function toReinError(error: unknown, fallback: ErrorCode = 'internal', ki
   const message = error instanceof Error ? error.message : String(error);
   return new ReinError(fallback, kind, message, { cause: error });
 }
+
+/** The typed error a failed model response carried (its code, kind, status and details). */
+export function errorFromMessage(message: { error?: ErrorInfo }): ReinError {
+  const info = message.error;
+  if (!info) return new ReinError('internal', 'fatal', 'the model call failed without an error');
+  return new ReinError(info.code, info.kind, info.message, {
+    ...(info.status === undefined ? {} : { status: info.status }),
+    ...(info.details === undefined ? {} : { details: info.details }),
+  });
+}

@@ -1,12 +1,13 @@
 /** Flags shared by `rein run` and `rein chat`, and building an Agent from them. */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ReinError } from '../errors.js';
 import type { AgentOptions } from '../loop/options.js';
 import { resolveModel } from '../model/resolve.js';
 import { seedTools } from '../tools/builtin/index.js';
 import type { ThinkingLevel } from '../model/types.js';
+import { maskStoreLocation, namedStoreLocation } from '../store/open.js';
 import type { RunStore } from '../store/types.js';
 import type { CliIO } from './io.js';
+import type { FlagOptions } from './flags.js';
 import { openStoreFor } from './commands/store-command.js';
 
 const THINKING_LEVELS: readonly string[] = ['off', 'low', 'medium', 'high'];
@@ -33,8 +34,7 @@ export const AGENT_FLAGS = {
   memory: { type: 'boolean' },
   store: { type: 'string' },
   'no-store': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies ParseArgsConfig['options'];
+} as const satisfies FlagOptions;
 
 /** Help text of the shared flags. */
 export const AGENT_FLAGS_HELP = `  -m, --model <provider/model>  e.g. openai/gpt-4o-mini, ollama/llama3.1, vllm/<id>
@@ -84,16 +84,6 @@ export type AgentFlagValues = {
   help?: boolean;
 };
 
-/** Parses argv with the shared flags; a bad flag is a `config` error that says what to fix. */
-export function parseAgentArgs(argv: string[]): { values: AgentFlagValues; positionals: string[] } {
-  try {
-    const { values, positionals } = parseArgs({ args: argv, options: AGENT_FLAGS, allowPositionals: true, strict: true });
-    return { values: values as AgentFlagValues, positionals };
-  } catch (error) {
-    throw new ReinError('config', 'fatal', `${(error as Error).message}. See --help.`);
-  }
-}
-
 function positiveNumber(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -108,11 +98,13 @@ function positiveNumber(flag: string, value: string | undefined): number | undef
  */
 export async function storeFromFlags(values: AgentFlagValues, io: CliIO): Promise<RunStore | undefined> {
   if (values['no-store']) return undefined;
-  const named = values.store ?? io.env.REIN_DATABASE_URL;
+  const named = namedStoreLocation(values.store, io.env);
   try {
-    return await openStoreFor(named, io);
+    return await openStoreFor(values.store, io);
   } catch (error) {
-    if (named !== undefined) throw new ReinError('config', 'fatal', `cannot open the run store ${named}: ${(error as Error).message}`);
+    if (named !== undefined) {
+      throw new ReinError('config', 'fatal', `cannot open the run store ${maskStoreLocation(named)}: ${(error as Error).message}`, { cause: error });
+    }
     io.stderr.write(`rein: runs are not being logged (${(error as Error).message}); --no-store silences this\n`);
     return undefined;
   }
@@ -120,7 +112,7 @@ export async function storeFromFlags(values: AgentFlagValues, io: CliIO): Promis
 
 /**
  * The limits and thinking level of the flags, checked (a bad number or an unknown level is
- * a `config` error). Also what `rein resume` rebuilds from the flags a run recorded.
+ * a `config` error).
  */
 export function limitsFromFlags(values: AgentFlagValues): Pick<AgentOptions, 'limits' | 'modelOptions'> {
   const maxSteps = positiveNumber('max-steps', values['max-steps']);
@@ -146,7 +138,7 @@ export function limitsFromFlags(values: AgentFlagValues): Pick<AgentOptions, 'li
 /**
  * The agent's options from the flags, checked (bad numbers, unknown thinking level, the
  * model resolved so a missing key or unknown provider is reported) before anything is
- * opened.
+ * opened. Also what `rein resume` rebuilds from the flags a run recorded.
  */
 export function agentOptionsFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): AgentOptions {
   const limits = limitsFromFlags(values);

@@ -105,7 +105,13 @@ export async function openWorkbench(values: AgentFlagValues, io: CliIO, baseTool
       throw error;
     }
     for (const d of mcp.diagnostics) notices.push(`mcp ${d.file ? `${d.file} ` : ''}${d.key ? `(${d.key}) ` : ''}${d.message}`);
-    for (const s of mcp.status()) if (s.state === 'failed' && s.lastError) notices.push(`mcp server "${s.name}" did not start: ${s.lastError}`);
+    for (const s of mcp.status()) {
+      // A broken entry (transport unknown) was just reported as a diagnostic. A server whose
+      // first attempt failed is `reconnecting` here, since the host keeps retrying it.
+      if (s.transport === 'unknown' || (s.state !== 'failed' && s.state !== 'reconnecting')) continue;
+      const retrying = s.state === 'reconnecting' ? ' (retrying in the background)' : '';
+      notices.push(`mcp server "${s.name}" did not start: ${s.lastError ?? 'no reason given'}${retrying}`);
+    }
   }
 
   const options: Partial<AgentOptions> = {

@@ -32,6 +32,8 @@ export interface MemoryOptions {
   topK?: number;
   /** Snippets scoring below this are left out (default: keep all the retriever returns). */
   minScore?: number;
+  /** The memory block stops taking snippets past this many characters (default 4000; the best one is always shown, cut if it must be). */
+  maxChars?: number;
 }
 
 /** What a layer hook sees besides the layers. */

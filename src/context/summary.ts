@@ -3,7 +3,7 @@
  * hard cap on what comes back, and a mechanical summary from the task record for when the
  * summary model fails (a compaction never fails a run on its own).
  */
-import { ReinError, toReinError } from '../errors.js';
+import { errorFromMessage, ReinError, toReinError } from '../errors.js';
 import type { AssistantMessage, Context, Message, ModelRef, StreamFunction, StreamOptions, UserMessage } from '../model/types.js';
 import { clip, userText } from './task.js';
 import type { TokenCounter } from './tokens.js';
@@ -178,9 +178,7 @@ export async function requestSummary(
     return { ok: false, error: toReinError(error) };
   }
   if (response.stopReason === 'error' || response.stopReason === 'aborted') {
-    const info = response.error;
-    const error = info ? new ReinError(info.code, info.kind, info.message) : new ReinError('internal', 'fatal', 'the summary request failed without an error');
-    return { ok: false, error, response };
+    return { ok: false, error: errorFromMessage(response), response };
   }
   const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('').trim();
   if (text === '') return { ok: false, error: new ReinError('invalid_response', 'fatal', 'the summary model answered with no text'), response };

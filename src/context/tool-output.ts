@@ -11,7 +11,7 @@ import type { RunEvent } from '../events.js';
 import type { Message, ToolResultMessage } from '../model/types.js';
 import type { RunStore } from '../store/types.js';
 import { defineTool } from '../tools/define.js';
-import { fullOutputOf, READ_TOOL_OUTPUT } from '../tools/truncate.js';
+import { formatCount, fullOutputOf, isLowSurrogate, READ_TOOL_OUTPUT } from '../tools/truncate.js';
 import type { Tool } from '../tools/types.js';
 
 /** Finds the whole output of a call by its id; `undefined` when there is none. */
@@ -37,7 +37,6 @@ const MAX_FOUND_LINES = 20;
 /** A matching line longer than this is shown around the match only. */
 const MAX_FOUND_LINE_CHARS = 200;
 
-const formatCount = (n: number): string => n.toLocaleString('en-US');
 
 /**
  * The `read_tool_output` tool: pages through the whole output of a call whose result was
@@ -152,10 +151,6 @@ function excerpt(text: string, lineStart: number, lineEnd: number, match: number
 
 function failed(text: string) {
   return { content: text, isError: true };
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** Options of a {@link ToolOutputArchive}. */

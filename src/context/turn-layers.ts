@@ -5,7 +5,7 @@
  */
 import type { Message, UserMessage } from '../model/types.js';
 import { joinSystem, joinUser, type Layer } from './layers.js';
-import type { ContextSetup } from './options.js';
+import type { ContextSetup, MemorySnippet } from './options.js';
 import { isSummaryMessage } from './summary.js';
 import { clip, renderTask, userText, type TaskRecord } from './task.js';
 
@@ -129,17 +129,27 @@ export class TurnLayers {
     if (this.memory?.query === query) return this.memory.text;
     const snippets = await memory.retrieve(query, memory.topK ?? 5, turn.signal);
     const relevant = snippets.filter((s) => s.text.trim() !== '' && (memory.minScore === undefined || s.score === undefined || s.score >= memory.minScore));
-    const text =
-      relevant.length === 0
-        ? undefined
-        : [
-            '## Relevant memory',
-            `(Retrieved for "${clip(query.replace(/\s+/g, ' '), 80)}"; use what helps, ignore the rest.)`,
-            ...relevant.map((s) => `- ${s.text.trim()}${s.source ? ` (${s.source})` : ''}`),
-          ].join('\n');
+    const text = relevant.length === 0 ? undefined : memoryBlock(query, relevant, memory.maxChars ?? 4000);
     this.memory = { query, text };
     return text;
   }
+}
+
+/**
+ * The memory layer: the snippets, best first, while the block stays within `maxChars` (it
+ * goes into every request of the turn; the best snippet is always shown, cut if it must be).
+ */
+function memoryBlock(query: string, snippets: readonly MemorySnippet[], maxChars: number): string {
+  let text = ['## Relevant memory', `(Retrieved for "${clip(query.replace(/\s+/g, ' '), 80)}"; use what helps, ignore the rest.)`].join('\n');
+  let shown = 0;
+  for (const snippet of snippets) {
+    const line = `- ${snippet.text.trim()}${snippet.source ? ` (${snippet.source})` : ''}`;
+    if (text.length + 1 + line.length <= maxChars) text += `\n${line}`;
+    else if (shown === 0) text += `\n${clip(line, Math.max(1, maxChars - text.length - 1))}`;
+    else break;
+    shown++;
+  }
+  return text;
 }
 
 /** Whether two layer lists have the same texts for `role`, in order. */

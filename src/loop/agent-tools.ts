@@ -4,6 +4,7 @@
  * for the specs every turn, so a source's change is seen from the next turn on; the merged
  * view is rebuilt only when a source hands out a different array.
  */
+import { nameGlobMatcher } from '../tools/name-glob.js';
 import { ReinError } from '../errors.js';
 import type { ToolSpec } from '../model/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -101,14 +102,10 @@ export class AgentTools {
  * `_` and `-`, so no other glob syntax is needed (and none is accepted silently).
  */
 export function nameMatcher(patterns: readonly string[]): (name: string) => boolean {
-  const exact = new Set<string>();
-  const globs: RegExp[] = [];
   for (const pattern of patterns) {
     if (!/^[a-zA-Z0-9_*?-]+$/.test(pattern)) {
       throw new ReinError('config', 'fatal', `allowedTools: "${pattern}" is not a tool name or glob: use letters, digits, _ and -, with * or ? as wildcards (e.g. "github__*")`);
     }
-    if (/[*?]/.test(pattern)) globs.push(new RegExp(`^${pattern.replace(/\*/g, '.*').replace(/\?/g, '.')}$`));
-    else exact.add(pattern);
   }
-  return (name) => exact.has(name) || globs.some((g) => g.test(name));
+  return nameGlobMatcher(patterns);
 }

@@ -225,7 +225,8 @@ export class Agent {
       const epoch = await store.acquireLease(runId);
       // Read the log after taking the lease: nothing can be appended to it any more.
       const events = await store.loadEvents(runId);
-      const pending = resumeStateFrom(events).pending;
+      const state = resumeStateFrom(events);
+      const pending = state.pending;
       const waiting = pending ? [...pending.approvalsRequested].filter(([id]) => !pending.approvalsDecided.has(id)) : [];
       const chosen = waiting.filter(([id, hash]) => (decision.toolCallId === undefined || id === decision.toolCallId) && (decision.argumentsHash === undefined || hash === decision.argumentsHash));
       if (!pending || chosen.length === 0) {
@@ -246,8 +247,9 @@ export class Agent {
         ...(decision.reason === undefined ? {} : { reason: decision.reason }),
       }));
       await store.append(runId, epoch, decided);
+      // The state folded above, with the decisions just logged (one fold of the log, not two).
+      for (const [toolCallId] of chosen) pending.approvalsDecided.set(toolCallId, { approved, ...(decision.reason === undefined ? {} : { reason: decision.reason }) });
       const all = [...events, ...decided];
-      const state = resumeStateFrom(all);
       return { traceId: state.traceId, seq: all.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch }, events: all };
     });
   }

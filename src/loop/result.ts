@@ -2,7 +2,7 @@
  * Turning a stopped run into its {@link RunResult} and final event, and the small sums the
  * loop keeps on the way.
  */
-import { ReinError, type ErrorInfo } from '../errors.js';
+import { ReinError } from '../errors.js';
 import type { LoopState, RunResult, RunStatus, RunTotals, StopReasonCode } from '../events.js';
 import type { AssistantMessage, Message } from '../model/types.js';
 import type { LoopDeps } from './run-loop.js';
@@ -28,15 +28,6 @@ export function addUsage(totals: RunTotals, message: AssistantMessage): void {
   }
 }
 
-/** The typed error a failed model response carried. */
-export function errorFromMessage(message: AssistantMessage): ReinError {
-  const info: ErrorInfo | undefined = message.error;
-  if (!info) return new ReinError('internal', 'fatal', 'the model call failed without an error');
-  return new ReinError(info.code, info.kind, info.message, {
-    ...(info.status === undefined ? {} : { status: info.status }),
-    ...(info.details === undefined ? {} : { details: info.details }),
-  });
-}
 
 const STATUS_OF: Record<StopReasonCode, RunStatus> = {
   final_answer: 'done',

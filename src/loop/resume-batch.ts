@@ -11,7 +11,7 @@ import { normalizeOutput } from '../tools/output.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { PendingBatch } from './resume-state.js';
 import type { LoopDeps } from './run-loop.js';
-import { NO_ONE_TO_ASK, PAUSED, argumentsHash, askPerson, deniedOutcome, emitFinished, idempotencyKey, policyRefusal, verdictOf } from './tool-batch.js';
+import { NO_ONE_TO_ASK, PAUSED, askPerson, decide, declined, deniedOutcome, emitFinished, idempotencyKey, policyRefusal, requestApproval } from './tool-batch.js';
 import { crashPoint } from './crash-points.js';
 
 /** Outcomes of every call of the batch, in call order. */
@@ -30,12 +30,12 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
     crashPoint('before-resume-call');
     const decision = batch.approvalsDecided.get(call.id);
     if (decision && !decision.approved) {
-      outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, decision.reason ?? 'a person declined it')));
+      outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, decision.reason ?? declined(undefined))));
       continue;
     }
     if (!decision && !batch.started.has(call.id)) {
       // Not decided by a person: the policy decides now, as it would have in the batch.
-      const verdict = verdictOf(deps, call);
+      const verdict = decide(deps, batch.step, call);
       if (verdict.decision === 'deny') {
         outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, policyRefusal(verdict))));
         continue;
@@ -44,11 +44,11 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
         if (deps.hooks.onConfirm) {
           const answer = await askPerson(deps, batch.step, call);
           if (!answer.allow) {
-            outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, answer.reason ? `a person declined it: ${answer.reason}` : 'a person declined it')));
+            outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, declined(answer.reason))));
             continue;
           }
         } else if (deps.log) {
-          deps.emit({ type: 'approval_requested', step: batch.step, toolCallId: call.id, name: call.name, arguments: call.arguments, argumentsHash: argumentsHash(call) });
+          requestApproval(deps, batch.step, call);
           await deps.log.flush();
           return PAUSED;
         } else {

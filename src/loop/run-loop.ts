@@ -11,7 +11,7 @@
  * each piece on its own. (One large async function with closures was the most expensive
  * thing the JIT compiled in the first hundred runs of a process.)
  */
-import { toReinError } from '../errors.js';
+import { errorFromMessage, toReinError } from '../errors.js';
 import type { LoopState, RunEventBody, RunLimits, RunResult, RunTotals } from '../events.js';
 import { emptyUsage, type AssistantMessage, type AssistantStreamEvent, type Context, type Cost, type Message, type ModelRef, type StreamFunction, type StreamOptions, type ToolCall, type ToolSpec, type Usage, type UserMessage } from '../model/types.js';
 import type { DispatchOutcome, Tool } from '../tools/types.js';
@@ -24,7 +24,7 @@ import type { ResumeState } from './resume-state.js';
 import { resumeBatch } from './resume-batch.js';
 import { PAUSED, runTools, type PolicyAnswer } from './tool-batch.js';
 import { budgetReached, checkStopRules, type Stop } from './turn-stops.js';
-import { addUsage, errorFromMessage, finish } from './result.js';
+import { addUsage, finish } from './result.js';
 
 /** Everything the loop needs, injected so tests and other front-ends can swap any part. */
 export interface LoopDeps {

@@ -72,15 +72,6 @@ export class ToolErrorBreaker {
   constructor(private readonly limit: number) {}
 
   /** Records a batch's results in call order; true when the breaker trips. */
-  record(results: readonly ToolResultMessage[]): boolean {
-    for (const result of results) {
-      if (result.isError) this.consecutive++;
-      else this.consecutive = 0;
-    }
-    return this.limit > 0 && this.consecutive >= this.limit;
-  }
-
-  /** The same as {@link ToolErrorBreaker.record}, over a batch's outcomes. */
   recordOutcomes(outcomes: readonly { result: ToolResultMessage }[]): boolean {
     for (const outcome of outcomes) {
       if (outcome.result.isError) this.consecutive++;

@@ -80,17 +80,34 @@ export function policyRefusal(verdict: Verdict): string {
 /** Why a call that needs a person was refused: there is no one to ask and nowhere to wait. */
 export const NO_ONE_TO_ASK = "it needs a person's approval, and this run has no store to pause in and no onConfirm hook to ask";
 
-/** Records a policy's decision on a call, with the rule that made it. */
-function emitDecision(deps: LoopDeps, step: number, call: ToolCall, verdict: Verdict): void {
-  deps.emit({
-    type: 'permission_decided',
-    step,
-    toolCallId: call.id,
-    name: call.name,
-    decision: verdict.decision,
-    ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
-    ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
-  });
+/**
+ * The policy's verdict on a call, recorded as `permission_decided` with the rule that made
+ * it (in a batch and on resume alike; unknown tools are left to the dispatcher).
+ */
+export function decide(deps: LoopDeps, step: number, call: ToolCall): Verdict {
+  const verdict = verdictOf(deps, call);
+  if (deps.toolOf(call.name)) {
+    deps.emit({
+      type: 'permission_decided',
+      step,
+      toolCallId: call.id,
+      name: call.name,
+      decision: verdict.decision,
+      ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
+      ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
+    });
+  }
+  return verdict;
+}
+
+/** Why a person's "no" refused a call, as the model reads it. */
+export function declined(reason: string | undefined): string {
+  return reason ? `a person declined it: ${reason}` : 'a person declined it';
+}
+
+/** Records that a call waits for a person's decision (the run pauses once the log has it). */
+export function requestApproval(deps: LoopDeps, step: number, call: ToolCall, hash: string = argumentsHash(call)): void {
+  deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: call.arguments, argumentsHash: hash });
 }
 
 /**
@@ -99,7 +116,8 @@ function emitDecision(deps: LoopDeps, step: number, call: ToolCall, verdict: Ver
  */
 export async function askPerson(deps: LoopDeps, step: number, call: ToolCall): Promise<{ allow: boolean; reason?: string }> {
   const onConfirm = deps.hooks.onConfirm as NonNullable<LoopDeps['hooks']['onConfirm']>;
-  deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: call.arguments, argumentsHash: argumentsHash(call) });
+  const hash = argumentsHash(call);
+  requestApproval(deps, step, call, hash);
   let decision: { allow: boolean; reason?: string };
   try {
     const answer = await onConfirm(call, call.arguments, deps.toolOf(call.name) as Tool);
@@ -112,7 +130,7 @@ export async function askPerson(deps: LoopDeps, step: number, call: ToolCall): P
     step,
     toolCallId: call.id,
     approved: decision.allow,
-    argumentsHash: argumentsHash(call),
+    argumentsHash: hash,
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
   });
   return decision;
@@ -209,8 +227,7 @@ async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assista
   const asks: ToolCall[] = [];
   const refusals = new Map<string, string>();
   for (const call of calls) {
-    const verdict = verdictOf(deps, call);
-    if (deps.toolOf(call.name)) emitDecision(deps, step, call, verdict);
+    const verdict = decide(deps, step, call);
     if (verdict.decision === 'ask') asks.push(call);
     else if (verdict.decision === 'deny') refusals.set(call.id, policyRefusal(verdict));
   }
@@ -219,15 +236,13 @@ async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assista
       // One question at a time: a person reads them in call order.
       for (const call of asks) {
         const decision = await askPerson(deps, step, call);
-        if (!decision.allow) refusals.set(call.id, decision.reason ? `a person declined it: ${decision.reason}` : 'a person declined it');
+        if (!decision.allow) refusals.set(call.id, declined(decision.reason));
       }
     } else if (!deps.log) {
       // Nowhere to pause: without a store the run cannot wait for a person.
       for (const call of asks) refusals.set(call.id, NO_ONE_TO_ASK);
     } else {
-      for (const call of asks) {
-        deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: call.arguments, argumentsHash: argumentsHash(call) });
-      }
+      for (const call of asks) requestApproval(deps, step, call);
       await deps.log.flush();
       return PAUSED;
     }

@@ -4,9 +4,9 @@
  * servers passed in code. Loading never throws: every problem is a diagnostic naming its
  * file and key, and the good entries are used.
  */
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { readJsonFile } from '../config/json-file.js';
 import { isRecord } from '../model/json.js';
 import { checkServerEntry } from './config-entry.js';
 import type { McpConfig, McpDiagnostic, McpServerConfig } from './types.js';
@@ -21,7 +21,8 @@ export interface LoadMcpConfigOptions {
   env?: Record<string, string | undefined>;
   /**
    * The files to read, later ones winning on a shared server name. Default: the user file,
-   * then the project file. Missing files are skipped silently.
+   * then the project file, each skipped when it does not exist. A file listed here that
+   * does not exist is an error diagnostic: it was asked for by name.
    */
   files?: string[];
   /** Servers given in code; they win over every file. */
@@ -34,9 +35,10 @@ export function defaultConfigFiles(cwd: string, home: string): string[] {
 }
 
 /**
- * Reads and checks MCP configuration. A file that is missing is skipped; a file that is
- * not JSON, or an entry that is broken (missing `command`, an unknown field, an unset
- * `${VAR}`), is reported in `diagnostics` and left out; the rest is returned.
+ * Reads and checks MCP configuration. A default file that is missing is skipped; a file
+ * named in `files` that is missing, a file that is not JSON, or an entry that is broken
+ * (missing `command`, an unknown field, an unset `${VAR}`), is reported in `diagnostics`
+ * and left out; the rest is returned.
  *
  * @example
  * const { servers, diagnostics } = await loadMcpConfig({ cwd: process.cwd() });
@@ -45,29 +47,38 @@ export function defaultConfigFiles(cwd: string, home: string): string[] {
 export async function loadMcpConfig(options: LoadMcpConfigOptions = {}): Promise<McpConfig> {
   const cwd = resolve(options.cwd ?? process.cwd());
   const env = options.env ?? process.env;
+  const named = options.files !== undefined;
   const files = options.files ?? defaultConfigFiles(cwd, options.home ?? homedir());
   const config: McpConfig = { servers: {}, sources: {}, diagnostics: [] };
   for (const file of files) {
-    const text = await readText(file, config.diagnostics);
-    if (text === undefined) continue;
-    addEntries(config, parseConfigText(text, file, config.diagnostics), { file, baseDir: dirname(file), env });
+    const data = await readConfigFile(file, named, config.diagnostics);
+    if (data === undefined) continue;
+    addEntries(config, serversOf(data, file, config.diagnostics), { file, baseDir: dirname(file), env });
   }
   if (options.servers) addEntries(config, options.servers, { baseDir: cwd, env }, 'options');
   return config;
 }
 
-/**
- * Parses the text of one config file into its `mcpServers` object, reporting bad JSON
- * (with line and column) or a wrong shape. Returns `{}` when nothing is usable.
- */
-function parseConfigText(text: string, file: string, out: McpDiagnostic[]): Record<string, unknown> {
-  let data: unknown;
-  try {
-    data = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    out.push({ severity: 'error', file, key: '', message: `is not valid JSON (${jsonErrorWhere(text, error)}); no server of this file was started` });
-    return {};
+/** The parsed JSON of one config file, or `undefined` (with a diagnostic unless it is a missing default file). */
+async function readConfigFile(file: string, named: boolean, out: McpDiagnostic[]): Promise<unknown> {
+  const read = await readJsonFile(file);
+  switch (read.kind) {
+    case 'ok':
+      return read.data;
+    case 'missing':
+      if (named) out.push({ severity: 'error', file, key: '', message: 'does not exist: check the path given for it' });
+      return undefined;
+    case 'unreadable':
+      out.push({ severity: 'error', file, key: '', message: `cannot be read (${read.reason})` });
+      return undefined;
+    case 'invalid':
+      out.push({ severity: 'error', file, key: '', message: `is not valid JSON (${read.where}); no server of this file was started` });
+      return undefined;
   }
+}
+
+/** The `mcpServers` object of a config file, reporting a wrong shape; `{}` when nothing is usable. */
+function serversOf(data: unknown, file: string, out: McpDiagnostic[]): Record<string, unknown> {
   if (!isRecord(data)) {
     out.push({ severity: 'error', file, key: '', message: 'must be a JSON object like { "mcpServers": { "name": { "command": "…" } } }' });
     return {};
@@ -100,27 +111,4 @@ function addEntries(
     config.servers[name] = server;
     config.sources[name] = source;
   }
-}
-
-async function readText(file: string, out: McpDiagnostic[]): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    out.push({ severity: 'error', file, key: '', message: `cannot be read (${(error as Error).message})` });
-    return undefined;
-  }
-}
-
-/** "line 3, column 5: Unexpected token …" from a JSON.parse error, when it names a position. */
-function jsonErrorWhere(text: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const match = /position (\d+)/.exec(message);
-  if (!match) return message;
-  const position = Number(match[1]);
-  const before = text.slice(0, position);
-  const line = before.split('\n').length;
-  const column = position - before.lastIndexOf('\n');
-  return `line ${line}, column ${column}: ${message.replace(/ in JSON at position \d+.*$/s, '')}`;
 }

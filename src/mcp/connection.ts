@@ -8,6 +8,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ReinError } from '../errors.js';
+import { settlesWithin } from '../process/timing.js';
 import { reconnectDelay, type ReconnectPolicy } from './backoff.js';
 import { describeEnd, downReason, requestError, whatNext } from './down-messages.js';
 import { classifyFailure, messageOf, type FailureKind } from './failures.js';
@@ -16,8 +17,7 @@ import { closeClient, openClient, type OpenedClient } from './open-client.js';
 import { ProgressRouter, type Progress } from './progress.js';
 import type { Sdk } from './sdk.js';
 import { ServerLog } from './server-log.js';
-import { ANY_RESULT, fetchServerTools, toolFilter, type ServerTool } from './server-tools.js';
-import { settlesWithin } from './timing.js';
+import { ANY_RESULT, fetchServerTools, toolFilter, type PreparedSchemas, type ServerTool } from './server-tools.js';
 import { ToolList } from './tool-list.js';
 import type { McpLogEntry, McpServerConfig, McpServerState, McpServerStatus, McpTransportKind } from './types.js';
 
@@ -77,6 +77,7 @@ export class ServerConnection {
   private closed = false;
   private readonly waiters = new Set<() => void>();
   private readonly toolList = new ToolList();
+  private readonly schemas: PreparedSchemas = new Map();
   private allowed: (name: string) => boolean = () => true;
   private readonly progress = new ProgressRouter();
 
@@ -282,7 +283,7 @@ export class ServerConnection {
   }
 
   private listTools(client: Client, signal: AbortSignal | undefined, timeout: number): Promise<ServerTool[]> {
-    return fetchServerTools(client, this.allowed, { ...(signal ? { signal } : {}), timeout }, (message) => this.log.noteOnce('warn', message));
+    return fetchServerTools(client, this.allowed, { ...(signal ? { signal } : {}), timeout }, (message) => this.log.noteOnce('warn', message), this.schemas);
   }
 
   /** `list_changed`: list again (coalesced), unless the connection moved on meanwhile. */

@@ -116,7 +116,7 @@ function describeLink(link: Record<string, unknown>, server: string): string {
 }
 
 /** The decoded size of base64 data, without decoding it. */
-function base64Bytes(data: unknown): number {
+export function base64Bytes(data: unknown): number {
   if (typeof data !== 'string') return 0;
   const clean = data.replace(/\s/g, '');
   const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { ReinError } from '../errors.js';
 import type { ImageContent, TextContent } from '../model/types.js';
 import type { Tool, ToolSource } from '../tools/types.js';
-import { defaultConfigFiles, loadMcpConfig } from './config.js';
+import { loadMcpConfig } from './config.js';
 import type { ReconnectPolicy } from './backoff.js';
 import { ServerConnection } from './connection.js';
 import { toToolOutput, type McpCallDetails } from './content.js';
@@ -28,9 +28,10 @@ export interface McpHostOptions {
   /** Servers given in code, checked like file entries (and winning over them). */
   servers?: Record<string, McpServerConfig>;
   /**
-   * Config files to read, later ones winning. Default: `~/.rein/mcp.json` then `.mcp.json`
-   * in `cwd` — unless `servers` is given, in which case no file is read unless listed here.
-   * `false`: none.
+   * Config files to read, later ones winning; one listed here that does not exist is an
+   * error diagnostic. Default: `~/.rein/mcp.json` then `.mcp.json` in `cwd`, each only if
+   * it exists — unless `servers` is given, in which case no file is read unless listed
+   * here. `false`: none.
    */
   configFiles?: string[] | false;
   /** The project folder (default `process.cwd()`): where `.mcp.json` is, what relative paths mean. */
@@ -98,8 +99,9 @@ const RESOURCE_TOOLS = ['list_resources', 'read_resource'];
 export async function startMcp(options: McpHostOptions = {}): Promise<McpHost> {
   const cwd = resolve(options.cwd ?? process.cwd());
   const env = options.env ?? process.env;
-  const files = options.configFiles === false ? [] : (options.configFiles ?? (options.servers ? [] : defaultConfigFiles(cwd, options.home ?? homedir())));
-  const config = await loadMcpConfig({ cwd, env, files, ...(options.servers ? { servers: options.servers } : {}) });
+  // Files named by the caller must exist; the default ones are read only when they do.
+  const files = options.configFiles === false || (options.configFiles === undefined && options.servers) ? [] : options.configFiles;
+  const config = await loadMcpConfig({ cwd, env, home: options.home ?? homedir(), ...(files ? { files } : {}), ...(options.servers ? { servers: options.servers } : {}) });
   const only = options.only ? new Set(options.only) : undefined;
   const names = Object.keys(config.servers).filter((name) => !only || only.has(name));
   const sdk = names.length > 0 ? await loadSdk() : undefined;

@@ -6,9 +6,9 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { settlesWithin } from '../process/timing.js';
 import { ProcessTransport } from './process-transport.js';
 import type { Sdk } from './sdk.js';
-import { settlesWithin } from './timing.js';
 import type { McpServerConfig, McpTransportKind } from './types.js';
 
 /** A client that finished `initialize`, and what it runs on. */

@@ -11,8 +11,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { groupAlive, killOnExit, signalGroup, terminateGroup } from '../workspace/process-group.js';
-import { settlesWithin } from './timing.js';
+import { killOnExit, terminateGroup } from '../process/process-group.js';
+import { settlesWithin } from '../process/timing.js';
 
 /** The SDK's stdio framing, passed in because the SDK is loaded lazily. */
 export interface StdioFraming {
@@ -54,8 +54,8 @@ export class ProcessTransport implements Transport {
   private stderrRest = '';
   private closing = false;
   private exited: Promise<ProcessExit> | undefined;
-  /** Settles once the child's whole process group is gone. */
-  private reaped: Promise<void> = Promise.resolve();
+  /** Settles once the child's whole process group is gone; set by whoever stops it first. */
+  private reaped: Promise<void> | undefined;
   /** How the child ended, once it has. */
   exit: ProcessExit | undefined;
 
@@ -87,8 +87,8 @@ export class ProcessTransport implements Transport {
       child.once('close', (code, signal) => {
         this.exit ??= { code, signal };
         if (child.pid !== undefined) live.delete(child.pid);
-        // The leader is gone; anything it started is an orphan now.
-        if (started && GROUPS && child.pid !== undefined) this.reaped = terminateGroup(child.pid, 1000).then(() => undefined);
+        // The leader is gone; anything it started is an orphan now, unless close() is already stopping the group.
+        if (started && GROUPS) this.reaped ??= stop(child, 1000);
         ended(this.exit);
         if (started) this.onclose?.();
       });
@@ -132,8 +132,9 @@ export class ProcessTransport implements Transport {
   }
 
   /**
-   * Ends the server: closes its stdin (well-behaved servers exit on that), then SIGTERM to
-   * its process group after 1 s, SIGKILL after 2 s more. Resolves once the child is gone.
+   * Ends the server: closes its stdin (well-behaved servers exit on that), then after 1 s
+   * SIGTERM to its process group and SIGKILL after 2 s more. Resolves once the child and
+   * its group are gone.
    */
   async close(): Promise<void> {
     const child = this.child;
@@ -145,10 +146,7 @@ export class ProcessTransport implements Transport {
     this.closing = true;
     if (!this.exit) {
       child.stdin?.end();
-      if (!(await settlesWithin(this.exited, 1000))) {
-        signal(child, 'SIGTERM');
-        if (!(await settlesWithin(this.exited, 2000))) signal(child, 'SIGKILL');
-      }
+      if (!(await settlesWithin(this.exited, 1000))) this.reaped ??= stop(child, 2000);
       await this.exited;
     }
     await this.reaped;
@@ -186,21 +184,9 @@ export class ProcessTransport implements Transport {
   }
 }
 
-/**
- * True when the process group (or, without groups, the process) `pid` still has a running
- * member; zombies do not count (see {@link groupAlive}).
- */
-export function processGroupAlive(pid: number): boolean {
-  if (GROUPS) return groupAlive(pid);
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function signal(child: ChildProcess, name: NodeJS.Signals): void {
-  if (GROUPS && child.pid !== undefined) signalGroup(child.pid, name);
-  else child.kill(name);
+/** Stops the child's whole process group; Windows has no groups, so only the child is ended there. */
+function stop(child: ChildProcess, graceMs: number): Promise<void> {
+  if (GROUPS && child.pid !== undefined) return terminateGroup(child.pid, graceMs).then(() => undefined);
+  child.kill();
+  return Promise.resolve();
 }

@@ -1,12 +1,13 @@
 /**
  * A server's tool list as the host keeps it: every page of `tools/list`, filtered by the
- * entry's allow / deny lists, with input schemas normalized and compiled once.
+ * entry's allow / deny lists, with input schemas normalized and compiled once: listing
+ * again (a reconnect, `list_changed`) compiles only the schemas that changed.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { isRecord } from '../model/json.js';
 import type { JsonSchema } from '../model/types.js';
 import { loadPicomatch } from '../workspace/patterns.js';
-import { prepareInputSchema } from './schema.js';
+import { prepareInputSchema, type PreparedSchema } from './schema.js';
 import type { McpServerConfig } from './types.js';
 
 /** One tool of a server, ready to become a rein tool. */
@@ -19,6 +20,13 @@ export interface ServerTool {
   parameters: JsonSchema;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
 }
+
+/**
+ * The prepared schemas of a server's last listing, by tool name and the schema as the
+ * server sent it. An unchanged tool keeps its schema object, and with it the validator
+ * compiled for it.
+ */
+export type PreparedSchemas = Map<string, PreparedSchema>;
 
 /** Safety net against a server whose cursor never ends. */
 const MAX_PAGES = 100;
@@ -55,14 +63,17 @@ export function toolFilter(config: McpServerConfig): (name: string) => boolean {
 /**
  * Lists every tool of a connected server. Tools the filter refuses are left out, and so
  * are tools that can only run as MCP tasks (rein calls tools directly); `note` hears why.
+ * `schemas` holds what the previous listing prepared and is left holding this one's.
  */
 export async function fetchServerTools(
   client: Client,
   allowed: (name: string) => boolean,
   request: { signal?: AbortSignal; timeout: number },
   note: (message: string) => void,
+  schemas: PreparedSchemas,
 ): Promise<ServerTool[]> {
   const tools: ServerTool[] = [];
+  const kept: PreparedSchemas = new Map();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const params = cursor === undefined ? {} : { cursor };
@@ -73,7 +84,9 @@ export async function fetchServerTools(
         note(`tool "${tool.name}" runs only as an MCP task, which rein does not use: left out`);
         continue;
       }
-      const prepared = await prepareInputSchema(tool.inputSchema);
+      const key = `${tool.name}\n${JSON.stringify(tool.inputSchema ?? null)}`;
+      const prepared = schemas.get(key) ?? (await prepareInputSchema(tool.inputSchema));
+      kept.set(key, prepared);
       if (prepared.warning) note(`tool "${tool.name}": ${prepared.warning}`);
       const entry: ServerTool = { name: tool.name, parameters: prepared.schema };
       if (typeof tool.title === 'string') entry.title = tool.title;
@@ -84,6 +97,9 @@ export async function fetchServerTools(
     cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
     if (cursor === undefined) break;
   }
+  // Only what this list uses stays: a server that renames tools must not grow the cache.
+  schemas.clear();
+  for (const [key, prepared] of kept) schemas.set(key, prepared);
   return tools;
 }
 

@@ -3,11 +3,11 @@
  * per project, so memory and retrieval work with no service to run. better-sqlite3 is
  * loaded only when a memory is opened.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ReinError } from '../errors.js';
 import { findRepoRoot } from '../skills/repo-root.js';
+import { openSqliteDatabase, useWal } from '../store/sqlite-file.js';
 import { ftsQuery } from './query.js';
 import type { MemorySnippet, MemoryStore, RememberOptions, RememberResult, RetrieveOptions } from './types.js';
 
@@ -92,12 +92,9 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Sqlit
   }
   let db: BetterSqlite3.Database;
   try {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    db = openSqliteDatabase(Database, path, { busyTimeoutMs: options.busyTimeoutMs });
   } catch (error) {
-    if (/bindings file|NODE_MODULE_VERSION|ERR_DLOPEN/.test(String((error as Error)?.message) + String((error as { code?: unknown })?.code))) {
-      throw new ReinError('config', 'fatal', `better-sqlite3 cannot load its native module (${firstLine(error)}): run \`npm rebuild better-sqlite3\``, { cause: error });
-    }
+    if (error instanceof ReinError) throw error;
     throw new ReinError('store', 'fatal', `cannot open the memory file ${path}: ${firstLine(error)}`, { cause: error });
   }
   try {
@@ -123,8 +120,7 @@ export class SqliteMemory implements MemoryStore {
   constructor(db: BetterSqlite3.Database, project: string) {
     this.db = db;
     this.project = project;
-    if (db.name !== ':memory:' && db.name !== '') db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    useWal(db);
     migrate(db);
     const p = (sql: string): Stmt => db.prepare(sql);
     this.s = {

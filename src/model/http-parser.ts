@@ -86,8 +86,8 @@ export class ResponseParser {
         if (next < 0) {
           // Needs more bytes: keep the unfinished part.
           this.carry = buf.subarray(at);
-          if (this.state === 'head' && this.carry.length > this.maxHeadBytes) throw new HttpParseError(`the response head is longer than ${this.maxHeadBytes} bytes`);
-          if (this.carry.length > this.maxHeadBytes) throw new HttpParseError(`a chunk-size or trailer line is longer than ${this.maxHeadBytes} bytes`);
+          // Unfinished text is kept only up to the head limit, whatever it is part of.
+          if (this.carry.length > this.maxHeadBytes) throw new HttpParseError(`${this.state === 'head' ? 'the response head' : 'a chunk-size or trailer line'} is longer than ${this.maxHeadBytes} bytes`);
           break;
         }
         at = next;
@@ -116,13 +116,8 @@ export class ResponseParser {
     switch (this.state) {
       case 'head':
         return this.head(buf, at);
-      case 'length': {
-        const take = Math.min(this.remaining, buf.length - at);
-        this.pieces.push(buf.subarray(at, at + take));
-        this.remaining -= take;
-        if (this.remaining === 0) this.state = 'done';
-        return at + take;
-      }
+      case 'length':
+        return this.take(buf, at, 'done');
       case 'until-close':
         this.pieces.push(at === 0 ? buf : buf.subarray(at));
         return buf.length;
@@ -137,13 +132,8 @@ export class ResponseParser {
         }
         return eol + 1;
       }
-      case 'chunk-data': {
-        const take = Math.min(this.remaining, buf.length - at);
-        this.pieces.push(buf.subarray(at, at + take));
-        this.remaining -= take;
-        if (this.remaining === 0) this.state = 'chunk-end';
-        return at + take;
-      }
+      case 'chunk-data':
+        return this.take(buf, at, 'chunk-end');
       case 'chunk-end': {
         // The CRLF after a chunk's data (a bare LF is tolerated, as by most parsers).
         if (buf[at] === LF) {
@@ -166,6 +156,15 @@ export class ResponseParser {
       default:
         return buf.length;
     }
+  }
+
+  /** Takes up to `remaining` body bytes from `at`; moves to `then` once none remain. */
+  private take(buf: Buffer, at: number, then: State): number {
+    const end = Math.min(at + this.remaining, buf.length);
+    this.pieces.push(buf.subarray(at, end));
+    this.remaining -= end - at;
+    if (this.remaining === 0) this.state = then;
+    return end;
   }
 
   /** Parses one head (skipping 1xx interim responses); -1 until its blank line arrived. */

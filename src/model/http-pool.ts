@@ -24,7 +24,7 @@ export interface ConnectionUser {
 }
 
 /** Connections left unused this long are closed: a server often drops them sooner. */
-export const IDLE_CONNECTION_MS = 15_000;
+const IDLE_CONNECTION_MS = 15_000;
 /** At most this many idle connections are kept per origin (as Node's `maxFreeSockets`). */
 const MAX_IDLE_PER_ORIGIN = 256;
 
@@ -45,17 +45,9 @@ export class Connection {
       if (this.user) this.user.onData(data);
       else this.destroy(); // bytes nobody asked for: the connection cannot be trusted
     });
-    socket.on('end', () => this.eof());
-    socket.on('close', () => this.eof());
-    socket.on('error', (error: Error) => {
-      const user = this.user;
-      this.closed = true;
-      forget(this);
-      if (user) {
-        this.user = undefined;
-        user.onError(error);
-      }
-    });
+    socket.on('end', () => this.lost(undefined));
+    socket.on('close', () => this.lost(undefined));
+    socket.on('error', (error: Error) => this.lost(error));
   }
 
   /** The socket is gone or going: no new request may use it. */
@@ -63,22 +55,24 @@ export class Connection {
     return !this.closed && !this.socket.destroyed;
   }
 
-  destroy(error?: Error): void {
+  destroy(): void {
     this.closed = true;
     forget(this);
     this.user = undefined;
-    this.socket.destroy(error);
+    this.socket.destroy();
   }
 
-  private eof(): void {
+  /** The socket ended, closed or failed: the request it carries (if any) is told once. */
+  private lost(error: Error | undefined): void {
     const user = this.user;
     this.closed = true;
+    this.user = undefined;
     forget(this);
     if (user) {
-      this.user = undefined;
-      user.onEof();
+      if (error) user.onError(error);
+      else user.onEof();
     }
-    if (!this.socket.destroyed) this.socket.destroy();
+    if (!error && !this.socket.destroyed) this.socket.destroy();
   }
 }
 

@@ -3,9 +3,10 @@
  * (the project's, from the working directory up to the repository root, and the user's in
  * `~/.rein/`) and the CLI's `--allow` / `--ask` / `--deny` / `--mode` flags.
  */
-import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { readJsonFile } from '../config/json-file.js';
 import { ReinError } from '../errors.js';
+import { isRecord } from '../model/json.js';
 import { projectDirs } from '../skills/repo-root.js';
 import { parsePermissionMode, type PermissionDecision, type PermissionMode, type PermissionOptions } from './policy.js';
 import { parsePermissionRule } from './rule.js';
@@ -125,28 +126,24 @@ export async function loadPermissionsConfig(where: { cwd: string; home: string }
 
 /** One settings file's `permissions`, or undefined when the file is absent or unusable. */
 async function readSettings(file: string, isProject: boolean, diagnostics: PermissionDiagnostic[]): Promise<PermissionOptions | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') diagnostics.push({ file, message: `cannot read it (${(error as Error).message}): fix its permissions or remove it` });
+  const read = await readJsonFile(file);
+  if (read.kind === 'missing') return undefined;
+  if (read.kind === 'unreadable') {
+    diagnostics.push({ file, message: `cannot read it (${read.reason}): fix its permissions or remove it` });
     return undefined;
   }
-  let settings: unknown;
-  try {
-    settings = JSON.parse(text);
-  } catch (error) {
-    diagnostics.push({ file, message: `not valid JSON (${(error as Error).message}): fix the syntax; its permissions are ignored until then` });
+  if (read.kind === 'invalid') {
+    diagnostics.push({ file, message: `not valid JSON (${read.where}): fix the syntax; its permissions are ignored until then` });
     return undefined;
   }
-  if (!isObject(settings)) {
+  const settings = read.data;
+  if (!isRecord(settings)) {
     diagnostics.push({ file, message: 'must hold a JSON object such as {"permissions": {"allow": ["read_file"]}}' });
     return undefined;
   }
   const section = settings.permissions;
   if (section === undefined) return {};
-  if (!isObject(section)) {
+  if (!isRecord(section)) {
     diagnostics.push({ file, key: 'permissions', message: 'must be an object with mode, allow, ask, deny or defaults' });
     return undefined;
   }
@@ -194,7 +191,7 @@ function readMode(value: unknown, isProject: boolean, options: PermissionOptions
 }
 
 function readDefaults(value: unknown, options: PermissionOptions, report: (key: string, message: string) => void): void {
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     report('defaults', 'must be an object such as {"execute": "deny"}');
     return;
   }
@@ -205,8 +202,4 @@ function readDefaults(value: unknown, options: PermissionOptions, report: (key: 
     else defaults[risk as keyof typeof defaults] = decision as PermissionDecision;
   }
   if (Object.keys(defaults).length > 0) options.defaults = defaults;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

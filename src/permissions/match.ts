@@ -79,13 +79,7 @@ export function coverage(entries: readonly PolicyEntry[], subject: CallSubject):
   }
   const { parts, unsafe } = subject.analysis;
   if (unsafe || parts.length === 0) return undefined;
-  const used: PolicyEntry[] = [];
-  for (const part of parts) {
-    const found = entries.find((e) => allowsOne(e, subject, part));
-    if (!found) return undefined;
-    if (!used.includes(found)) used.push(found);
-  }
-  return used;
+  return coverEvery(entries, subject, parts);
 }
 
 /**
@@ -102,9 +96,14 @@ export function sessionOverride(session: readonly PolicyEntry[], all: readonly P
   const wholeAsk = asks.some((e) => e.rule.argument === undefined);
   const parts = subject.analysis.parts.filter((p) => wholeAsk || asks.some((e) => e.rule.matchesCommand(p)));
   if (parts.length === 0) return undefined;
+  return coverEvery(session, subject, parts);
+}
+
+/** The entries that allow every one of `parts` (each entry once), or undefined when one part is not allowed. */
+function coverEvery(entries: readonly PolicyEntry[], subject: CallSubject, parts: readonly string[]): PolicyEntry[] | undefined {
   const used: PolicyEntry[] = [];
   for (const part of parts) {
-    const found = session.find((e) => allowsOne(e, subject, part));
+    const found = entries.find((e) => allowsOne(e, subject, part));
     if (!found) return undefined;
     if (!used.includes(found)) used.push(found);
   }

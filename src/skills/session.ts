@@ -4,6 +4,7 @@
  */
 import { ReinError } from '../errors.js';
 import { FINAL_ANSWER_TOOL } from '../tools/final-answer.js';
+import { nameGlobMatcher } from '../tools/name-glob.js';
 import { parseSkillCommands, type UnknownSkill } from './commands.js';
 import { toolNameOf } from './front-matter.js';
 import { matchSkills, type MatchOptions } from './match.js';
@@ -187,10 +188,20 @@ export class SkillSession {
     return { allowed: false, reason: `tool "${name}" is not allowed while ${which} active; allowed tools: ${allowed}` };
   }
 
-  /** The tools the model may be offered now: all of them, or those the active skills allow. */
+  /**
+   * The tools the model may be offered now: `tools` itself when no active skill narrows them,
+   * else those the skills allow. The same input gets the same array back until the skills
+   * change, so what is built per tool list downstream (tool selection, token counts) is kept.
+   * Treat the result as read-only.
+   */
   filterTools<T extends { name: string }>(tools: readonly T[]): T[] {
     const allowed = this.allowed();
-    return allowed === undefined ? [...tools] : tools.filter((tool) => allowed.test(tool.name));
+    if (allowed === undefined) return tools as T[];
+    const last = this.filtered;
+    if (last !== undefined && last.input === tools && last.allowed === allowed) return last.output as T[];
+    const output = tools.filter((tool) => allowed.test(tool.name));
+    this.filtered = { input: tools, allowed, output };
+    return output;
   }
 
   /** Calls `listener` whenever a skill is activated; returns an unsubscribe function. */
@@ -199,13 +210,15 @@ export class SkillSession {
     return () => this.listeners.delete(listener);
   }
 
+  private filtered: { input: readonly unknown[]; allowed: object; output: readonly unknown[] } | undefined;
+
   private allowed(): { patterns: Set<string>; test: (name: string) => boolean } | undefined {
     if (this.allowedCache !== null) return this.allowedCache;
     const declaring = this.active().filter((a) => a.skill.allowedTools !== undefined);
     if (declaring.length === 0) return (this.allowedCache = undefined);
     const patterns = new Set(this.alwaysAllowed);
     for (const { skill } of declaring) for (const entry of skill.allowedTools ?? []) patterns.add(toolNameOf(entry));
-    return (this.allowedCache = { patterns, test: globTest(patterns) });
+    return (this.allowedCache = { patterns, test: nameGlobMatcher(patterns) });
   }
 
   private changed(): void {
@@ -218,13 +231,3 @@ export class SkillSession {
   }
 }
 
-/** Names match exactly; `*` and `?` are wildcards (as in the agent's `allowedTools`). */
-function globTest(patterns: Set<string>): (name: string) => boolean {
-  const exact = new Set<string>();
-  const globs: RegExp[] = [];
-  for (const pattern of patterns) {
-    if (!/[*?]/.test(pattern)) exact.add(pattern);
-    else globs.push(new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`));
-  }
-  return (name) => exact.has(name) || globs.some((glob) => glob.test(name));
-}

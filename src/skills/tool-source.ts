@@ -20,12 +20,14 @@ import type { SkillSession } from './session.js';
  * });
  */
 export function skillToolSource(tools: readonly Tool[], session: SkillSession, id = 'skills'): ToolSource {
-  let current: readonly Tool[] = Object.freeze(session.filterTools(tools));
+  // A frozen copy: the source's list must not change under its consumers, and the filter
+  // may hand back `tools` itself.
+  let current: readonly Tool[] = Object.freeze([...session.filterTools(tools)]);
   const listeners = new Set<() => void>();
   session.onChange(() => {
     const next = session.filterTools(tools);
     if (next.length === current.length && next.every((tool, i) => tool === current[i])) return;
-    current = Object.freeze(next);
+    current = Object.freeze([...next]);
     for (const listener of [...listeners]) listener();
   });
   return {

@@ -28,16 +28,30 @@ export interface OpenStoreOptions {
 }
 
 /**
+ * The store location someone chose: `location` if given, else `REIN_DATABASE_URL`;
+ * `undefined` when neither is set (the default file).
+ */
+export function namedStoreLocation(location: string | undefined, env: Record<string, string | undefined> = process.env): string | undefined {
+  return location || env.REIN_DATABASE_URL || undefined;
+}
+
+/** `location` fit to print: a URL's user and password (and a `password=` parameter) become `…`. */
+export function maskStoreLocation(location: string): string {
+  // Greedy up to the authority's last `@`: an unescaped `@` in a password must not leave its tail.
+  return location.replace(/\/\/[^/?#]*@/, '//…@').replace(/([?&]password=)[^&#]*/gi, '$1…');
+}
+
+/**
  * Where the store lives: `location` if given, else `REIN_DATABASE_URL`, else
  * `.rein/rein.db`. `postgres://` and `postgresql://` URLs mean Postgres; `file:` URLs and
  * paths mean a SQLite file (`:memory:` a private in-memory one); other URL schemes are refused.
  */
 export function resolveStoreLocation(location?: string, env: Record<string, string | undefined> = process.env, cwd: string = process.cwd()): StoreLocation {
-  const chosen = location || env.REIN_DATABASE_URL || '.rein/rein.db';
+  const chosen = namedStoreLocation(location, env) ?? '.rein/rein.db';
   if (/^postgres(ql)?:\/\//i.test(chosen)) return { kind: 'postgres', url: chosen };
   if (/^file:/i.test(chosen)) return { kind: 'sqlite', path: fileURLToPath(chosen) };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(chosen)) {
-    throw new ReinError('config', 'fatal', `unsupported store location ${chosen.replace(/\/\/[^@/]*@/, '//…@')}: use a file path or postgres://…`);
+    throw new ReinError('config', 'fatal', `unsupported store location ${maskStoreLocation(chosen)}: use a file path or postgres://…`);
   }
   if (chosen === ':memory:') return { kind: 'sqlite', path: chosen };
   return { kind: 'sqlite', path: isAbsolute(chosen) ? chosen : resolve(cwd, chosen) };

@@ -6,14 +6,13 @@
  * is one IMMEDIATE transaction (the write lock taken up front, so two connections never
  * deadlock upgrading a read), conditional on the lease epoch and the next seq.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { ReinError } from '../errors.js';
 import type { RunEvent, RunTotals, StopReasonCode } from '../events.js';
 import { blobThreshold, decodeEvents, encodeBatch, type EncodedEvent } from './encode.js';
 import { checkLimit, duplicateRun, explainRefusal, newRunRow, notFound, toRecord, type RunRow } from './rows.js';
 import { checkVersion, metaTable, migrations, SCHEMA_VERSION } from './schema.js';
+import { openSqliteDatabase, useWal } from './sqlite-file.js';
 import type { Durability, NewRun, RunFilter, RunRecord, RunStore } from './types.js';
 
 /** The file used when no location is given, relative to the working directory. */
@@ -56,18 +55,12 @@ export class SqliteStore implements RunStore {
     this.threshold = blobThreshold(options.blobThreshold);
     this.probe = options.probeSynchronous;
     try {
-      if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
-      this.db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+      this.db = openSqliteDatabase(Database, path, { busyTimeoutMs: options.busyTimeoutMs });
     } catch (error) {
-      // A native module that was never built (its install script skipped) or built for another Node.
-      if (/bindings file|NODE_MODULE_VERSION|ERR_DLOPEN/.test(String((error as Error)?.message) + String((error as { code?: unknown })?.code))) {
-        throw new ReinError('config', 'fatal', `better-sqlite3 cannot load its native module (${(error as Error).message.split('\n')[0]}): run \`npm rebuild better-sqlite3\``, { cause: error });
-      }
       throw storeError(error, `cannot open the SQLite store ${path}`);
     }
     try {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
+      useWal(this.db);
       migrate(this.db, path);
     } catch (error) {
       this.db.close();

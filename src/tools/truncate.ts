@@ -33,7 +33,8 @@ export interface ReadMoreHint {
 
 type Part = TextContent | ImageContent;
 
-const formatCount = (n: number): string => n.toLocaleString('en-US');
+/** A count as the model reads it: `12,345`. */
+export const formatCount = (n: number): string => n.toLocaleString('en-US');
 
 /**
  * Returns `text` unchanged when it has at most `maxChars` characters; otherwise keeps its
@@ -150,6 +151,7 @@ function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
-function isLowSurrogate(code: number): boolean {
+/** The second half of a surrogate pair: a cut before it would split a character. */
+export function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }

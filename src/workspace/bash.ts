@@ -11,7 +11,7 @@ import { defineTool } from '../tools/define.js';
 import type { Tool } from '../tools/types.js';
 import { DEFAULT_DRAIN_MS, DEFAULT_KILL_GRACE_MS, runShell, type ShellRunResult } from './run-shell.js';
 import { formatCount } from './text.js';
-import type { Workspace } from './workspace.js';
+import { positiveInteger, type Workspace } from './workspace.js';
 
 /** Options of the `bash` tool. */
 export interface BashToolOptions {
@@ -19,7 +19,11 @@ export interface BashToolOptions {
   timeoutMs?: number;
   /** The most a call may ask for with `timeout_ms` (default 600 000 ms, or `timeoutMs` when larger). */
   maxTimeoutMs?: number;
-  /** Output kept per call, head and tail, in characters (default 12 000). */
+  /**
+   * Output kept per call, head and tail, in characters (default 1 000 000). A bound on
+   * memory: what the model sees is cut by the dispatcher (`maxToolOutputChars`), which
+   * keeps the whole result for paging.
+   */
   maxOutputChars?: number;
   /**
    * Environment variables passed to commands: only these names (plus PATH and HOME) when
@@ -37,16 +41,20 @@ export interface BashToolOptions {
 type BashArgs = { command: string; timeout_ms?: number };
 
 /** Default of {@link BashToolOptions.timeoutMs}. */
-export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
-/** Default of {@link BashToolOptions.maxOutputChars}: fits the dispatcher's default output cap. */
-export const DEFAULT_BASH_OUTPUT_CHARS = 12_000;
+const DEFAULT_BASH_TIMEOUT_MS = 120_000;
+/**
+ * Default of {@link BashToolOptions.maxOutputChars}: far above the dispatcher's cap, so the
+ * dispatcher's cut applies and `read_tool_output` can page through the middle of a long
+ * output; it only stops a runaway command from filling memory.
+ */
+const DEFAULT_BASH_OUTPUT_CHARS = 1_000_000;
 const DEFAULT_MAX_TIMEOUT_MS = 600_000;
 
 /** Creates the `bash` tool running commands in `workspace`'s root. */
 export function createBashTool(workspace: Workspace, options: BashToolOptions = {}): Tool {
-  const timeoutMs = positive(options.timeoutMs, 'bash.timeoutMs') ?? DEFAULT_BASH_TIMEOUT_MS;
-  const maxTimeoutMs = positive(options.maxTimeoutMs, 'bash.maxTimeoutMs') ?? Math.max(timeoutMs, DEFAULT_MAX_TIMEOUT_MS);
-  const maxOutputChars = positive(options.maxOutputChars, 'bash.maxOutputChars') ?? DEFAULT_BASH_OUTPUT_CHARS;
+  const timeoutMs = positiveInteger(options.timeoutMs, 'bash.timeoutMs') ?? DEFAULT_BASH_TIMEOUT_MS;
+  const maxTimeoutMs = positiveInteger(options.maxTimeoutMs, 'bash.maxTimeoutMs') ?? Math.max(timeoutMs, DEFAULT_MAX_TIMEOUT_MS);
+  const maxOutputChars = positiveInteger(options.maxOutputChars, 'bash.maxOutputChars') ?? DEFAULT_BASH_OUTPUT_CHARS;
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const errorOnNonZeroExit = options.errorOnNonZeroExit ?? true;
   const env = options.envAllowlist ? () => allowedEnv(options.envAllowlist!) : () => ({ ...process.env });
@@ -60,7 +68,7 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
       'stdin is closed: interactive prompts fail instead of waiting, so pass flags such as --yes. ' +
       `A command is stopped (with everything it started) after ${seconds(timeoutMs)}; set timeout_ms for longer work, up to ${seconds(maxTimeoutMs)}. ` +
       'Processes left running in the background (`&`) are stopped when the command exits. ' +
-      `Output beyond ${formatCount(maxOutputChars)} characters keeps its beginning and end. ` +
+      'Long output is cut in the middle, keeping its beginning and end. ' +
       (errorOnNonZeroExit ? 'A non-zero exit code makes the result an error. ' : '') +
       'To read, find or search files prefer read_file, glob and grep.',
     parameters: {
@@ -148,12 +156,4 @@ function allowedEnv(names: readonly string[]): NodeJS.ProcessEnv {
     if (value !== undefined) env[name] = value;
   }
   return env;
-}
-
-function positive(value: number | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) {
-    throw new ReinError('config', 'fatal', `${name} must be a positive number; got ${String(value)}`);
-  }
-  return value;
 }

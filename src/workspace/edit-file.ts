@@ -9,7 +9,7 @@ import type { Tool } from '../tools/types.js';
 import { unifiedDiff } from './diff.js';
 import { applyEdit, type EditResult } from './edit-apply.js';
 import { withFileLock } from './file-lock.js';
-import { resolveInWorkspace, workspaceSubject, type WorkspacePath } from './paths.js';
+import { resolveIn, subjectIn, type WorkspacePath } from './paths.js';
 import { binaryKind, BINARY_SAMPLE_BYTES, formatCount } from './text.js';
 import { readVerified, writeFileAtomic } from './verified-io.js';
 import type { Workspace } from './workspace.js';
@@ -42,7 +42,7 @@ export function createEditFileTool(workspace: Workspace): Tool {
     },
     risk: 'write',
     effect: 'unsafe',
-    permissionSubject: (args) => workspaceSubject(workspace.root, args.path),
+    permissionSubject: (args) => subjectIn(workspace, args.path),
     preview: async (args) => {
       const edit = args as EditArgs;
       const target = await resolveEditable(workspace, edit.path);
@@ -77,7 +77,7 @@ function compute(before: string, edit: EditArgs, target: WorkspacePath): EditRes
 }
 
 async function resolveEditable(workspace: Workspace, path: string): Promise<WorkspacePath> {
-  const target = await resolveInWorkspace(workspace.root, path);
+  const target = await resolveIn(workspace, path);
   if (target.existingAncestor === target.absolute) {
     throw new ReinError('tool_failed', 'correctable', `${target.relative} is a directory: give the path of a file inside it`);
   }
@@ -88,23 +88,19 @@ async function resolveEditable(workspace: Workspace, path: string): Promise<Work
 async function readText(target: WorkspacePath): Promise<string> {
   const bytes = await readVerified(target);
   const kind = binaryKind(bytes.subarray(0, BINARY_SAMPLE_BYTES));
-  let valid = kind === undefined;
-  if (valid) {
+  if (kind === undefined) {
     try {
-      new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      // `ignoreBOM` keeps a byte-order mark in the text, so the edited file keeps it too.
+      return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
     } catch {
-      valid = false;
+      // not UTF-8: refused below
     }
   }
-  if (!valid) {
-    throw new ReinError(
-      'tool_failed',
-      'correctable',
-      `${target.relative} is not UTF-8 text (${kind ?? 'it has bytes that are not valid UTF-8'}); edit_file only edits UTF-8 text files and would corrupt this one`,
-    );
-  }
-  // Buffer decoding keeps a byte-order mark, so the file keeps it too.
-  return bytes.toString('utf8');
+  throw new ReinError(
+    'tool_failed',
+    'correctable',
+    `${target.relative} is not UTF-8 text (${kind ?? 'it has bytes that are not valid UTF-8'}); edit_file only edits UTF-8 text files and would corrupt this one`,
+  );
 }
 
 function cut(diff: string): string {

@@ -7,7 +7,7 @@ import { ReinError } from '../errors.js';
 import { defineTool } from '../tools/define.js';
 import type { Tool } from '../tools/types.js';
 import { compareNames } from './list-dir.js';
-import { resolveInWorkspace, workspaceSubject } from './paths.js';
+import { resolveIn, subjectIn } from './paths.js';
 import { loadPicomatch, normalizePattern } from './patterns.js';
 import { formatCount } from './text.js';
 import { walkWorkspace } from './walk.js';
@@ -35,10 +35,10 @@ export function createGlobTool(workspace: Workspace): Tool {
     },
     risk: 'read',
     effect: 'pure',
-    permissionSubject: (args) => workspaceSubject(workspace.root, pathArgument(args)),
+    permissionSubject: (args) => subjectIn(workspace, pathArgument(args)),
     execute: async (args, ctx) => {
       const { pattern } = args as GlobArgs;
-      const base = await resolveInWorkspace(workspace.root, pathArgument(args));
+      const base = await resolveIn(workspace, pathArgument(args));
       if (base.existingAncestor !== base.absolute) {
         throw new ReinError('tool_failed', 'correctable', `${base.relative} is a file, not a directory: set path to a directory (or leave it out to search the whole workspace)`);
       }
@@ -86,7 +86,7 @@ async function startWalk(
   const none = { entries: 0, stopped: false, truncated: false };
   let walkFrom = start;
   if (literal !== '') {
-    const resolved = await resolveInWorkspace(workspace.root, join(baseAbsolute, literal)).catch(() => undefined);
+    const resolved = await resolveIn(workspace, join(baseAbsolute, literal)).catch(() => undefined);
     if (!resolved) return none;
     const isDirectory = resolved.existingAncestor === resolved.absolute;
     if (!isGlob || !isDirectory) {

@@ -8,7 +8,7 @@ import { ReinError } from '../errors.js';
 import { defineTool } from '../tools/define.js';
 import type { Tool } from '../tools/types.js';
 import { readLines } from './line-reader.js';
-import { resolveInWorkspace, workspaceSubject, type WorkspacePath } from './paths.js';
+import { resolveIn, subjectIn, type WorkspacePath } from './paths.js';
 import { loadPicomatch, normalizePattern } from './patterns.js';
 import { binaryKind, BINARY_SAMPLE_BYTES, formatCount } from './text.js';
 import { openVerified } from './verified-io.js';
@@ -51,14 +51,14 @@ export function createGrepTool(workspace: Workspace): Tool {
     },
     risk: 'read',
     effect: 'pure',
-    permissionSubject: (args) => workspaceSubject(workspace.root, pathArgument(args)),
+    permissionSubject: (args) => subjectIn(workspace, pathArgument(args)),
     execute: (args, ctx) => grep(workspace, args as GrepArgs, ctx.signal),
   });
 }
 
 async function grep(workspace: Workspace, args: GrepArgs, signal: AbortSignal) {
   const regex = compile(args.pattern, args.ignore_case === true);
-  const base = await resolveInWorkspace(workspace.root, pathArgument(args));
+  const base = await resolveIn(workspace, pathArgument(args));
   const search = new Search(regex, Math.min(args.context ?? 0, MAX_CONTEXT), args.files_only === true, workspace.maxResults);
   let truncatedWalk = false;
   if (base.existingAncestor !== base.absolute) {

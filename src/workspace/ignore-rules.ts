@@ -58,10 +58,14 @@ export async function withDirectoryRules(rules: IgnoreRules, directory: string, 
   return next;
 }
 
-/** The rules in effect inside `start` from the ignore files of the root and every directory down to (not including) `start`. */
+/**
+ * The rules in effect inside `start` from the ignore files of the root and every directory
+ * down to (not including) `start`: none when `start` is the root, whose own files the walk
+ * reads as it does every directory's.
+ */
 export async function ancestorRules(root: string, startRelative: string): Promise<IgnoreRules> {
+  if (startRelative === '.' || startRelative === '') return [];
   let rules: IgnoreRules = await withDirectoryRules([], root, '');
-  if (startRelative === '.' || startRelative === '') return rules;
   const parts = startRelative.split('/');
   for (let depth = 1; depth < parts.length; depth++) {
     const base = parts.slice(0, depth).join('/');

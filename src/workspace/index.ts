@@ -13,7 +13,7 @@ import { createGlobTool } from './glob.js';
 import { createGrepTool } from './grep.js';
 import { createListDirTool } from './list-dir.js';
 import { createReadFileTool } from './read-file.js';
-import { DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_RESULTS, type Workspace } from './workspace.js';
+import { DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_RESULTS, positiveInteger, type Workspace } from './workspace.js';
 import { createWriteFileTool } from './write-file.js';
 
 /** Options of {@link createWorkspaceTools}. */
@@ -86,14 +86,6 @@ function realDirectory(root: string): string {
     throw new ReinError('config', 'fatal', `workspace root ${root} is not a directory: pass a directory as root`);
   }
   return real;
-}
-
-function positiveInteger(value: number | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new ReinError('config', 'fatal', `${name} must be a positive integer; got ${String(value)}`);
-  }
-  return value;
 }
 
 export type { BashToolOptions } from './bash.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ReinError } from '../errors.js';
 import { defineTool } from '../tools/define.js';
 import type { Tool } from '../tools/types.js';
-import { isInside, resolveInWorkspace, workspaceSubject } from './paths.js';
+import { isInside, resolveIn, subjectIn } from './paths.js';
 import { formatBytes, formatCount } from './text.js';
 import { fileError } from './verified-io.js';
 import { pathArgument, type Workspace } from './workspace.js';
@@ -30,9 +30,9 @@ export function createListDirTool(workspace: Workspace): Tool {
     },
     risk: 'read',
     effect: 'pure',
-    permissionSubject: (args) => workspaceSubject(workspace.root, pathArgument(args)),
+    permissionSubject: (args) => subjectIn(workspace, pathArgument(args)),
     execute: async (args) => {
-      const target = await resolveInWorkspace(workspace.root, pathArgument(args));
+      const target = await resolveIn(workspace, pathArgument(args));
       if (target.existingAncestor !== target.absolute) {
         throw new ReinError('tool_failed', 'correctable', `${target.relative} is a file, not a directory: use read_file to read it`);
       }

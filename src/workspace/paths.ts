@@ -6,11 +6,13 @@
  * tools operate on real locations, and the checks here stay true until a component is
  * swapped underneath us — which `verified-io.ts` re-checks when the file is opened.
  */
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync, type Stats } from 'node:fs';
 import { lstat, readdir, realpath } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ReinError } from '../errors.js';
+import { errnoOf } from '../process/errno.js';
 import { closestName } from '../tools/suggest.js';
+import type { Workspace } from './workspace.js';
 
 /** A path the guard accepted. */
 export interface WorkspacePath {
@@ -25,6 +27,9 @@ export interface WorkspacePath {
   /** The deepest existing directory on the way (the path itself when it exists and is a directory). */
   existingAncestor: string;
 }
+
+/** A workspace root as configured and as resolved to its real path. */
+export type WorkspaceRoot = Pick<Workspace, 'root' | 'realRoot'>;
 
 /** Options of {@link resolveInWorkspace}. */
 export interface ResolveOptions {
@@ -47,15 +52,20 @@ export interface ResolveOptions {
  * await resolveInWorkspace(process.cwd(), '../etc/passwd'); // throws path_refused
  */
 export async function resolveInWorkspace(root: string, path: string, options: ResolveOptions = {}): Promise<WorkspacePath> {
-  const rootReal = await realRoot(root);
+  return resolveIn({ root, realRoot: await realRoot(root) }, path, options);
+}
+
+/** {@link resolveInWorkspace} in a workspace whose real root was resolved once, when it was made. */
+export async function resolveIn(workspace: WorkspaceRoot, path: string, options: ResolveOptions = {}): Promise<WorkspacePath> {
+  const { root, realRoot: rootReal } = workspace;
   const lexical = lexicalTarget(root, rootReal, path);
   const segments = lexical === rootReal ? [] : relative(rootReal, lexical).split(sep);
   let current = rootReal;
+  let stats: Stats | undefined;
   for (let i = 0; i < segments.length; i++) {
     const name = segments[i]!;
     const next = join(current, name);
     const shown = displayPath(rootReal, next);
-    let stats;
     try {
       stats = await lstat(next);
     } catch (error) {
@@ -79,7 +89,8 @@ export async function resolveInWorkspace(root: string, path: string, options: Re
       );
     }
   }
-  const isDir = segments.length === 0 || (await isDirectory(current));
+  // The last component's lstat already tells, unless it was a symlink (then its target must be looked at).
+  const isDir = segments.length === 0 || (stats ? stats.isDirectory() : await isDirectory(current));
   return accepted(rootReal, current, true, isDir ? current : join(current, '..'));
 }
 
@@ -90,9 +101,18 @@ export async function resolveInWorkspace(root: string, path: string, options: Re
  * refuse is answered as the model wrote it, normalized, and the tool refuses it later.
  */
 export function workspaceSubject(root: string, path: unknown): string | undefined {
+  return subject(root, () => realpathSync(root), path);
+}
+
+/** {@link workspaceSubject} in a workspace whose real root was resolved once, when it was made. */
+export function subjectIn(workspace: WorkspaceRoot, path: unknown): string | undefined {
+  return subject(workspace.root, () => workspace.realRoot, path);
+}
+
+function subject(root: string, realRoot: () => string, path: unknown): string | undefined {
   if (typeof path !== 'string') return undefined;
   try {
-    const rootReal = realpathSync(root);
+    const rootReal = realRoot();
     const lexical = lexicalTarget(root, rootReal, path === '' ? '.' : path);
     return displayPath(rootReal, realOfDeepestExisting(lexical));
   } catch {
@@ -225,10 +245,4 @@ function ioRefusal(path: string, error: unknown): ReinError {
   }
   if (code === 'ENAMETOOLONG') return new ReinError('path_refused', 'correctable', `path ${JSON.stringify(path)} is too long`);
   return new ReinError('tool_failed', 'correctable', `${path} cannot be accessed: ${(error as Error).message}`, { cause: error });
-}
-
-/** The `code` of a Node system error (`ENOENT`, …), if it is one. */
-export function errnoOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }

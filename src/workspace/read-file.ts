@@ -7,7 +7,7 @@ import { ReinError } from '../errors.js';
 import { defineTool } from '../tools/define.js';
 import type { Tool } from '../tools/types.js';
 import { readLines } from './line-reader.js';
-import { resolveInWorkspace, workspaceSubject } from './paths.js';
+import { resolveIn, subjectIn } from './paths.js';
 import { binaryKind, BINARY_SAMPLE_BYTES, displayLine, formatBytes, formatCount, MAX_LINE_CHARS, numberedLine } from './text.js';
 import { openVerified } from './verified-io.js';
 import type { Workspace } from './workspace.js';
@@ -45,13 +45,13 @@ export function createReadFileTool(workspace: Workspace): Tool {
     },
     risk: 'read',
     effect: 'pure',
-    permissionSubject: (args) => workspaceSubject(workspace.root, args.path),
+    permissionSubject: (args) => subjectIn(workspace, args.path),
     execute: (args, ctx) => readFileRange(workspace, args as ReadArgs, ctx.signal),
   });
 }
 
 async function readFileRange(workspace: Workspace, args: ReadArgs, signal: AbortSignal) {
-  const target = await resolveInWorkspace(workspace.root, args.path);
+  const target = await resolveIn(workspace, args.path);
   const offset = args.offset ?? 1;
   const last = offset - 1 + Math.min(args.limit ?? MAX_READ_LINES, MAX_READ_LINES);
   const handle = await openVerified(target, constants.O_RDONLY);

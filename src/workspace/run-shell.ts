@@ -9,9 +9,9 @@ import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { settlesWithin } from '../mcp/timing.js';
+import { groupAlive, killGroups, killOnExit, terminateGroup } from '../process/process-group.js';
+import { settlesWithin } from '../process/timing.js';
 import { OutputBuffer } from './output-buffer.js';
-import { groupAlive, killOnExit, signalGroup, terminateGroup } from './process-group.js';
 
 /** What {@link runShell} needs. */
 export interface ShellRunOptions {
@@ -68,12 +68,12 @@ function track(pgid: number): void {
 }
 
 /**
- * SIGKILLs the process group of every command still running. Called when this process
- * exits (a command's group is detached and would outlive it); exported for tests and for
- * embedders that end the process some other way.
+ * SIGKILLs the process group of every command still running, at once. A normal exit of
+ * this process does it by itself; this is for embedders that end the process some other
+ * way (and for tests).
  */
 export function killRunningCommands(): void {
-  for (const group of runningGroups) signalGroup(group, 'SIGKILL');
+  killGroups(runningGroups);
 }
 
 /** bash when it is on PATH (or in /bin), else /bin/sh; looked up once. */

@@ -16,7 +16,8 @@ import { lstat, mkdir, open, readlink, realpath, rename, stat, unlink } from 'no
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { ReinError } from '../errors.js';
-import { displayPath, errnoOf, isInside, type WorkspacePath } from './paths.js';
+import { errnoOf } from '../process/errno.js';
+import { displayPath, isInside, type WorkspacePath } from './paths.js';
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 

@@ -2,6 +2,7 @@
  * What every workspace tool shares: the root it is confined to and the output limits.
  * Built once by `createWorkspaceTools`.
  */
+import { ReinError } from '../errors.js';
 
 /** The confinement and limits handed to each workspace tool. */
 export interface Workspace {
@@ -24,4 +25,13 @@ export const DEFAULT_MAX_RESULTS = 250;
 /** The `path` argument, `.` (the root) when absent or empty. */
 export function pathArgument(args: Record<string, unknown>): string {
   return typeof args.path === 'string' && args.path.trim() !== '' ? args.path : '.';
+}
+
+/** A size or duration option: absent, or a positive integer (anything else is a `config` error naming it). */
+export function positiveInteger(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new ReinError('config', 'fatal', `${name} must be a positive integer; got ${String(value)}`);
+  }
+  return value;
 }

@@ -7,7 +7,7 @@ import { defineTool } from '../tools/define.js';
 import type { Tool } from '../tools/types.js';
 import { unifiedDiff } from './diff.js';
 import { withFileLock } from './file-lock.js';
-import { resolveInWorkspace, workspaceSubject, type WorkspacePath } from './paths.js';
+import { resolveIn, subjectIn, type WorkspacePath } from './paths.js';
 import { binaryKind, BINARY_SAMPLE_BYTES, formatBytes, formatCount } from './text.js';
 import { readVerified, writeFileAtomic } from './verified-io.js';
 import type { Workspace } from './workspace.js';
@@ -33,7 +33,7 @@ export function createWriteFileTool(workspace: Workspace): Tool {
     },
     risk: 'write',
     effect: 'idempotent',
-    permissionSubject: (args) => workspaceSubject(workspace.root, args.path),
+    permissionSubject: (args) => subjectIn(workspace, args.path),
     preview: async (args) => {
       const { path, content } = args as WriteArgs;
       const target = await resolveForWrite(workspace, path);
@@ -58,7 +58,7 @@ export function createWriteFileTool(workspace: Workspace): Tool {
 }
 
 async function resolveForWrite(workspace: Workspace, path: string): Promise<WorkspacePath> {
-  const target = await resolveInWorkspace(workspace.root, path, { forWrite: true });
+  const target = await resolveIn(workspace, path, { forWrite: true });
   if (target.relative === '.' || (target.exists && target.existingAncestor === target.absolute)) {
     throw new ReinError('tool_failed', 'correctable', `${target.relative} is a directory: give the path of a file (for example ${target.relative === '.' ? '' : `${target.relative}/`}notes.md)`);
   }

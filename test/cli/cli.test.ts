@@ -154,6 +154,15 @@ describe('rein demo', () => {
   });
 });
 
+describe('rein demo with a bad store setting', () => {
+  it('is a usage error naming the setting, with no stack trace, and ends', async () => {
+    const out = await rein(['demo'], { env: cleanEnv({ REIN_DATABASE_URL: 'ftp://x/y' }) });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/rein: error \(config\): cannot open the run store ftp:\/\/x\/y: unsupported store location/);
+    expect(out.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
 describe('rein chat', () => {
   it('keeps the conversation across prompts, takes a line typed during a run as steering, and ends on exit', async () => {
     let release!: () => void;

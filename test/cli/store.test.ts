@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, type Script, type ScriptedServer } from '../../src/model/scripted/index.js';
 import { cleanEnv, isGone, rein, spawned } from './spawn.js';
@@ -118,6 +119,61 @@ describe('stored runs in the CLI', () => {
     const out = await rein(['resume', runId, '--store', db, '--base-url', s.url], { env: cleanEnv() });
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/used tools the rein command does not have \(deploy\): continue it from the program that defines them/);
+  });
+
+  it('rein runs --json reports a bad flag value as a JSON line on stdout too', async () => {
+    const out = await rein(['runs', '--json', '--status', 'bogus', '--store', db]);
+    expect(out.code).toBe(2);
+    const last = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { type: string; error: { code: string; message: string } };
+    expect(last).toMatchObject({ type: 'run_finished', error: { code: 'config' } });
+    expect(last.error.message).toMatch(/--status expects one of .*got "bogus"/);
+  });
+
+  it('rein resume of a run recorded without an agent configuration says so, not "See --help"', async () => {
+    const store = await openSqliteStore({ path: db });
+    const id = `run_noconfig_${process.pid}`;
+    try {
+      await store.createRun({ id, model: 'openai/gpt-4o-mini', config: null, configHash: '' });
+    } finally {
+      await store.close();
+    }
+    const out = await rein(['resume', id, '--store', db, '--base-url', 'http://127.0.0.1:9/v1'], { env: cleanEnv() });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(new RegExp(`run ${id} has no recorded agent configuration .*: continue it from the program that started it`));
+    expect(out.stderr).not.toMatch(/See --help/);
+  });
+
+  it('a bug while listing runs is reported as a failure, not as a flag mistake', async () => {
+    // A record whose totals lack their usage (written by hand, or by another version).
+    const broken = join(dir, 'broken.db');
+    const store = await openSqliteStore({ path: broken });
+    const id = `run_broken_${process.pid}`;
+    try {
+      await store.createRun({ id, model: 'openai/gpt-4o-mini', config: {}, configHash: '' });
+    } finally {
+      await store.close();
+    }
+    const raw = new Database(broken);
+    try {
+      raw.prepare('UPDATE runs SET totals = ? WHERE id = ?').run(JSON.stringify({ steps: 1 }), id);
+    } finally {
+      raw.close();
+    }
+    const out = await rein(['runs', '--store', broken]);
+    expect(out.stderr).not.toMatch(/See --help/);
+    expect(out.code).not.toBe(2);
+  });
+
+  it('a store that cannot be opened is named without its password', async () => {
+    const url = 'postgres://rein:secretpw@127.0.0.1:1/rein';
+    const flag = await rein(['run', '--store', url, '--base-url', 'http://127.0.0.1:9/v1', 'hi'], { env: cleanEnv() });
+    const fromEnv = await rein(['run', '--base-url', 'http://127.0.0.1:9/v1', 'hi'], { env: cleanEnv({ REIN_DATABASE_URL: url }) });
+    for (const out of [flag, fromEnv]) {
+      expect(out.code).toBe(2);
+      expect(out.stderr).toMatch(/cannot open the run store postgres:\/\/…@127\.0\.0\.1:1\/rein/);
+      expect(out.stderr).not.toContain('secretpw');
+      expect(out.stdout).not.toContain('secretpw');
+    }
   });
 
   it('an unknown run is a clear error', async () => {

@@ -13,6 +13,7 @@ import { rein as spawnRein, type CliRun } from './spawn.js';
 import { makeProject, removeProject, type TempProject } from './project.js';
 import { command as runCommand } from '../../src/cli/commands/run.js';
 import type { CliIO } from '../../src/cli/io.js';
+import { openWorkbench } from '../../src/cli/workbench.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import { startScriptedServer, type ChatRequest, type ScriptedServer, type ScriptToolCall } from '../../src/model/scripted/index.js';
 
@@ -382,6 +383,20 @@ describe('rein run: MCP servers from .mcp.json', () => {
     expect(out.stdout.trim()).toBe('[everything__echo] Echo: ping from the model');
     // What the server wrote to its stderr stays off the terminal.
     expect(out.stderr).not.toContain('Starting default (STDIO) server');
+  });
+
+  it('a server that cannot start is one notice naming it and its error; a misspelt key is one notice', async () => {
+    await mcpJson({ missing: { command: 'rein-no-such-mcp-server' }, broken: { command: 'node', timeoutMS: 10 } });
+    const io: CliIO = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: { PATH: process.env.PATH, HOME: home }, signal: new AbortController().signal };
+    const bench = await openWorkbench({ root: project, 'no-skills': true }, io, []);
+    try {
+      expect(bench.notices.filter((n) => n.includes('missing'))).toEqual([
+        expect.stringMatching(/^mcp server "missing" did not start: cannot start "rein-no-such-mcp-server": not found .*\(retrying in the background\)$/),
+      ]);
+      expect(bench.notices.filter((n) => n.includes('broken'))).toEqual([expect.stringContaining(`mcp ${join(project, '.mcp.json')} (mcpServers.broken.timeoutMS) `)]);
+    } finally {
+      await bench.close();
+    }
   });
 
   it('an MCP tool that may change things pauses the run; rein approve restarts the server, with the same --tools, and runs it', async () => {

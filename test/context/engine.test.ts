@@ -56,6 +56,24 @@ describe('assembling a request', () => {
     expect(block).toContain('2. step(n=2)');
   });
 
+  it('memory hits stop at maxChars, best first; the best one is always shown, cut if it must be', async () => {
+    const hits = [{ text: 'A'.repeat(300), source: 'memory 1' }, { text: 'B'.repeat(300) }, { text: 'C'.repeat(300) }];
+    const { context, turn } = engine({ memory: { retrieve: () => hits, maxChars: 800 } });
+    const run = context.startRun({ input: { role: 'user', content: 'Do the steps.' } });
+    const history = historyOf(1);
+    await run.prepare(history, tools, turn());
+    const block = String(run.assemble(history, tools).messages.at(-1)?.content);
+    expect(block).toContain(`- ${'A'.repeat(300)} (memory 1)`);
+    expect(block).toContain('B'.repeat(300));
+    expect(block).not.toContain('CCCC');
+    const { context: tight, turn: tightTurn } = engine({ memory: { retrieve: () => hits, maxChars: 200 } });
+    const tightRun = tight.startRun({ input: { role: 'user', content: 'Do the steps.' } });
+    await tightRun.prepare(history, tools, tightTurn());
+    const cut = String(tightRun.assemble(history, tools).messages.at(-1)?.content);
+    expect(cut).toContain('AAAA');
+    expect(cut).not.toContain('BBBB');
+  });
+
   it('puts the context message before the user\'s latest words, never between a call and its result', async () => {
     const { context, turn } = engine({ task: 'always' });
     const run = context.startRun({ input: { role: 'user', content: 'go' } });

@@ -89,4 +89,20 @@ describe('approvals that survive restarts', () => {
     expect(noStore.runs()).toBe(0);
     expect(String(server.requests.at(-1)!.messages.at(-1)!.content)).toMatch(/no store to pause in/);
   });
+
+  it('a call no person decided is decided by the policy again when the run continues, and that decision is logged', async () => {
+    const store = new MemoryStore();
+    const gated = gatedTool();
+    const audit = defineTool({ name: 'audit', description: 'Audits.', parameters: { type: 'object', properties: {} }, execute: () => 'audited' });
+    const policy = (call: { name: string }) => (call.name === 'deploy' ? ('ask' as const) : { decision: 'deny' as const, rule: 'no audits today' });
+    const both = [{ toolCalls: [{ name: 'deploy', arguments: { env: 'prod' } }, { name: 'audit', arguments: {} }] }, { text: 'Done.' }];
+    const { agent } = await setup(both, { tools: [gated.tool, audit], store, approvalPolicy: policy });
+    const paused = agent.run('deploy and audit');
+    await paused;
+    const before = (await store.loadEvents(paused.runId)).length;
+    expect((await agent.approve(paused.runId)).status).toBe('done');
+    const after = (await store.loadEvents(paused.runId)).slice(before);
+    expect(after.filter((e) => e.type === 'permission_decided')).toEqual([expect.objectContaining({ name: 'audit', decision: 'deny', rule: 'no audits today' })]);
+    expect(gated.runs()).toBe(1);
+  });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandVars } from '../../src/mcp/config-entry.js';
 import { loadMcpConfig } from '../../src/mcp/config.js';
+import { startMcp } from '../../src/mcp/host.js';
 import { tempDir } from './helpers.js';
 
 async function project(files: { project?: unknown; user?: unknown }): Promise<{ cwd: string; home: string; projectFile: string; userFile: string }> {
@@ -38,6 +39,33 @@ describe('loadMcpConfig', () => {
   it('missing files are no problem', async () => {
     const p = await project({});
     expect(await loadMcpConfig({ cwd: p.cwd, home: p.home })).toEqual({ servers: {}, sources: {}, diagnostics: [] });
+  });
+
+  it('a file named in `files` that does not exist is an error; a missing default file is not', async () => {
+    const p = await project({ project: { mcpServers: { ok: { command: 'ok' } } } });
+    const absent = join(p.cwd, 'nope.json');
+    const config = await loadMcpConfig({ cwd: p.cwd, home: p.home, files: [absent, p.projectFile] });
+    expect(Object.keys(config.servers)).toEqual(['ok']);
+    expect(config.diagnostics).toEqual([{ severity: 'error', file: absent, key: '', message: 'does not exist: check the path given for it' }]);
+  });
+
+  it('startMcp: a file named in configFiles that does not exist is reported; the default files stay optional', async () => {
+    const p = await project({});
+    const absent = join(p.cwd, 'nope.json');
+    const named = await startMcp({ cwd: p.cwd, home: p.home, configFiles: [absent] });
+    const defaults = await startMcp({ cwd: p.cwd, home: p.home });
+    try {
+      expect(named.diagnostics).toEqual([{ severity: 'error', file: absent, key: '', message: 'does not exist: check the path given for it' }]);
+      expect(defaults.diagnostics).toEqual([]);
+    } finally {
+      await Promise.all([named.close(), defaults.close()]);
+    }
+  });
+
+  it('a file that starts with a byte-order mark is read', async () => {
+    const p = await project({ project: `\uFEFF${JSON.stringify({ mcpServers: { ok: { command: 'ok' } } })}` });
+    const config = await loadMcpConfig({ cwd: p.cwd, home: p.home });
+    expect(config).toMatchObject({ servers: { ok: { command: 'ok' } }, diagnostics: [] });
   });
 
   it('a file that is not JSON is reported with line and column, and the other file still counts', async () => {

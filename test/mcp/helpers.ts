@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
 import { startMcp, type McpHost, type McpHostOptions } from '../../src/mcp/host.js';
-import { processGroupAlive } from '../../src/mcp/process-transport.js';
+import { groupAlive } from '../../src/process/process-group.js';
 import type { McpServerState, McpStdioServerConfig } from '../../src/mcp/types.js';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,7 +33,7 @@ afterEach(async () => {
   await Promise.all(children.splice(0).map(stopChild));
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
   // Every server process (group) a host started is gone once it is closed.
-  const alive = pids.splice(0).filter((pid) => processGroupAlive(pid));
+  const alive = pids.splice(0).filter((pid) => groupAlive(pid));
   expect(alive).toEqual([]);
 });
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpHost } from '../../src/mcp/host.js';
 import type { McpLogEntry } from '../../src/mcp/types.js';
-import { processGroupAlive } from '../../src/mcp/process-transport.js';
+import { groupAlive } from '../../src/process/process-group.js';
 import { createDispatcher } from '../../src/tools/dispatch.js';
 import type { DispatchOutcome } from '../../src/tools/types.js';
 import { FIXTURE, fixture, host, isGone, textOf, waitForState } from './helpers.js';
@@ -27,7 +27,7 @@ describe('closing', () => {
     expect([shellPid, serverPid, grandchild].map(isGone)).toEqual([false, false, false]);
     await mcp.close();
     expect([shellPid, serverPid, grandchild].map(isGone)).toEqual([true, true, true]);
-    expect(processGroupAlive(shellPid)).toBe(false);
+    expect(groupAlive(shellPid)).toBe(false);
     // Closing twice is harmless.
     await mcp.close();
   });

@@ -9,6 +9,7 @@ import { findMentions } from '../../src/mcp/mentions.js';
 import { ToolNamer, sanitizeToolName } from '../../src/mcp/naming.js';
 import { parsePromptCommand, splitArgs } from '../../src/mcp/prompts.js';
 import { normalizeInputSchema, prepareInputSchema } from '../../src/mcp/schema.js';
+import { fetchServerTools, type PreparedSchemas } from '../../src/mcp/server-tools.js';
 import { root } from './helpers.js';
 
 describe('tool names', () => {
@@ -59,6 +60,29 @@ describe('input schemas', () => {
     expect(prepared.warning).toMatch(/^input schema does not compile \(.+\); arguments are passed unchecked$/);
     const fine = await prepareInputSchema({ type: 'object', properties: { a: { type: 'string', format: 'made-up-format' } } });
     expect(fine.warning).toBeUndefined();
+  });
+
+  it('are compiled again only when they change: listing the same tools again keeps each schema object', async () => {
+    let tools: unknown[] = [
+      { name: 'a', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
+      { name: 'bad', inputSchema: { type: 'object', properties: { x: { type: 'not-a-type' } } } },
+    ];
+    const client = { request: async () => ({ tools: structuredClone(tools) }) } as unknown as Parameters<typeof fetchServerTools>[0];
+    const schemas: PreparedSchemas = new Map();
+    const notes: string[] = [];
+    const list = () => fetchServerTools(client, () => true, { timeout: 1000 }, (note) => notes.push(note), schemas);
+    const first = await list();
+    const again = await list();
+    expect(again.map((t) => t.parameters)).toEqual(first.map((t) => t.parameters));
+    expect(again[0]!.parameters).toBe(first[0]!.parameters);
+    expect(again[1]!.parameters).toBe(first[1]!.parameters);
+    expect(again[1]!.parameters).toEqual({ type: 'object', properties: {}, additionalProperties: true });
+    expect(notes.filter((n) => n.startsWith('tool "bad": input schema does not compile'))).toHaveLength(2);
+    tools = [{ name: 'a', inputSchema: { type: 'object', properties: { q: { type: 'number' } } } }];
+    const changed = await list();
+    expect(changed[0]!.parameters).not.toBe(first[0]!.parameters);
+    expect(changed[0]!.parameters).toEqual({ type: 'object', properties: { q: { type: 'number' } } });
+    expect([...schemas.keys()]).toHaveLength(1);
   });
 
   it('never shares the server’s object', () => {

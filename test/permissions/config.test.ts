@@ -136,6 +136,17 @@ describe('loadPermissionsConfig', () => {
     expect(diagnostics).toEqual([{ file: broken, message: expect.stringMatching(/^not valid JSON \(.+\): fix the syntax; its permissions are ignored until then$/) }]);
   });
 
+  it('a settings file that starts with a byte-order mark keeps its rules', async () => {
+    const file = await settings(repo, `\uFEFF${JSON.stringify({ permissions: { allow: ['grep'], deny: ['bash(rm *)'] } })}`);
+    expect(await loadPermissionsConfig({ cwd: repo, home })).toEqual({ options: { allow: ['grep'], deny: ['bash(rm *)'] }, diagnostics: [], files: [file] });
+  });
+
+  it('bad JSON is reported with its line and column', async () => {
+    const broken = await settings(repo, '{\n  "permissions": {\n    "allow": ["grep"],\n  }\n}');
+    const { diagnostics } = await loadPermissionsConfig({ cwd: repo, home });
+    expect(diagnostics).toEqual([{ file: broken, message: expect.stringMatching(/^not valid JSON \(line 4, column 3: .+\): fix the syntax/) }]);
+  });
+
   it('a file that is not an object, or a permissions section that is not one, is reported', async () => {
     const file = await settings(repo, '["allow"]');
     const user = await settings(home, { permissions: ['grep'] });

@@ -10,7 +10,7 @@ import type { RunEvent } from '../../src/events.js';
 import { Agent } from '../../src/loop/agent.js';
 import type { RunHandle } from '../../src/loop/handle.js';
 import { startMcp, type McpHost } from '../../src/mcp/host.js';
-import { processGroupAlive } from '../../src/mcp/process-transport.js';
+import { groupAlive } from '../../src/process/process-group.js';
 import { startScriptedServer, type ScriptedServer, type ScriptFunction, type ScriptToolCall } from '../../src/model/scripted/index.js';
 import type { ToolResultMessage } from '../../src/model/types.js';
 import { createPermissionPolicy, type PermissionOptions } from '../../src/permissions/policy.js';
@@ -45,7 +45,7 @@ afterEach(async () => {
 afterAll(async () => {
   await mcp.close();
   // Closing the host ended every server process it started.
-  expect(pids.filter((pid) => processGroupAlive(pid))).toEqual([]);
+  expect(pids.filter((pid) => groupAlive(pid))).toEqual([]);
 });
 
 /** Answers the task with `calls`; once tool results are in, with a short text. */

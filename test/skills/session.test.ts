@@ -182,6 +182,19 @@ describe('allowed-tools narrows the tools while the skill is active', () => {
     expect(session.checkTool('write_file')).toMatchObject({ reason: expect.stringMatching(/^tool "write_file" is not allowed while skills "reader", "gh" are active/) });
   });
 
+  it('the same tool list gets the same array back every turn until the active skills change', () => {
+    const session = new SkillSession([reader, github]);
+    // Not narrowed: the list itself, so per-list work downstream (tool selection, token counts) is kept.
+    expect(session.filterTools(tools)).toBe(tools);
+    session.activate('reader');
+    const narrowed = session.filterTools(tools);
+    expect(session.filterTools(tools)).toBe(narrowed);
+    session.activate('gh');
+    const wider = session.filterTools(tools);
+    expect(wider).not.toBe(narrowed);
+    expect(names(wider)).toContain('github__search');
+  });
+
   it('an empty allowed-tools leaves only the harness tools; alwaysAllowedTools is configurable', () => {
     const session = new SkillSession([nothing], { alwaysAllowedTools: ['load_skill'] });
     session.activate('nothing');

@@ -4,7 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore, resolveStoreLocation } from '../../src/store/open.js';
+import { maskStoreLocation, openStore, resolveStoreLocation } from '../../src/store/open.js';
 import { events, expectCode, json, newRun, runId } from '../conformance/store-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rein-open-'));
@@ -33,6 +33,19 @@ describe('store location', () => {
   it('refuses another URL scheme without echoing its password', () => {
     expect(() => resolveStoreLocation('mysql://root:secret@h/db', {}, '/w')).toThrow(expect.objectContaining({ code: 'config' }));
     expect(() => resolveStoreLocation('mysql://root:secret@h/db', {}, '/w')).toThrow(expect.not.stringContaining('secret'));
+  });
+});
+
+describe('maskStoreLocation', () => {
+  it('hides the user and password of a URL, even one with an unescaped @, and a password parameter', () => {
+    expect(maskStoreLocation('postgres://u:secretpw@db:5432/rein')).toBe('postgres://…@db:5432/rein');
+    expect(maskStoreLocation('postgres://u:p@ss@db/rein')).toBe('postgres://…@db/rein');
+    expect(maskStoreLocation('postgres://db/rein?user=u&password=secretpw&ssl=true')).toBe('postgres://db/rein?user=u&password=…&ssl=true');
+  });
+
+  it('leaves paths and URLs without credentials as they are', () => {
+    expect(maskStoreLocation('.rein/rein.db')).toBe('.rein/rein.db');
+    expect(maskStoreLocation('postgres://db:5432/rein')).toBe('postgres://db:5432/rein');
   });
 });
 

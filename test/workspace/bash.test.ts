@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../src/tools/dispatch.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { terminateGroup } from '../../src/workspace/process-group.js';
+import { terminateGroup } from '../../src/process/process-group.js';
 import { killRunningCommands } from '../../src/workspace/run-shell.js';
 import { call, livePsMembers, makeSandbox, psAlive, type Sandbox } from './helpers.js';
 
@@ -179,6 +179,13 @@ describe('bash: results', { timeout: 30_000 }, () => {
     expect(r.text).toMatch(/LAST\n\[exit code 0\]$/);
     expect(r.text).toMatch(/\[output cut: [\d,]+ of [\d,]+ characters omitted from the middle\]/);
     expect(r.text.length).toBeLessThan(1300);
+  });
+
+  it('by default keeps far more output than the dispatcher shows, so its cut and paging apply', async () => {
+    const r = await call(box.tools().bash, { command: 'seq 1 20000' });
+    expect(r.text.length).toBeGreaterThan(100_000);
+    expect(r.text).toContain('\n10000\n');
+    expect(r.details).toMatchObject({ omittedChars: 0 });
   });
 
   it('removes terminal escape sequences', async () => {

@@ -82,6 +82,13 @@ describe('edit_file', () => {
     expect(await file('win.txt')).toBe('a\r\nB\r\nc\r\n');
   });
 
+  it('keeps a byte-order mark', async () => {
+    await box.write({ 'bom.txt': '\uFEFFfirst\nsecond\n' });
+    const r = await call(box.tools().edit_file, { path: 'bom.txt', old_text: 'first', new_text: 'one' });
+    expect(r.isError).toBe(false);
+    expect(await readFile(join(box.root, 'bom.txt'))).toEqual(Buffer.from('\uFEFFone\nsecond\n'));
+  });
+
   it('refuses binary and non-UTF-8 files, and missing ones with a hint', async () => {
     // One stray Latin-1 byte in a long file still reads as text, but an edit must not rewrite it.
     const mostlyText = Buffer.concat([Buffer.from('plain text\n'.repeat(50)), Buffer.from('caf\xe9\n', 'latin1')]);

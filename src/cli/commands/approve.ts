@@ -2,9 +2,8 @@
  * `rein approve <run>`: decides the approval a paused run waits for, from any process, and
  * continues the run (with the agent it was started with, as `rein resume` rebuilds it).
  */
-import { parseArgs } from 'node:util';
-import { ReinError } from '../../errors.js';
 import { EXIT, type Command } from '../io.js';
+import { parseCommandLine, runIdOf } from '../flags.js';
 import { withStoredRun } from './resume.js';
 import { exitCodeOf, renderRun, reportSetupError } from './run.js';
 
@@ -20,26 +19,17 @@ export const command: Command = {
   usage,
   async run(argv, io) {
     try {
-      const { values, positionals } = parseArgs({
-        args: argv,
-        options: {
-          deny: { type: 'boolean' },
-          reason: { type: 'string' },
-          call: { type: 'string' },
-          force: { type: 'boolean' },
-          store: { type: 'string' },
-          'base-url': { type: 'string' },
-          help: { type: 'boolean', short: 'h' },
-        },
-        allowPositionals: true,
-        strict: true,
+      const parsed = parseCommandLine(argv, io, usage, {
+        deny: { type: 'boolean' },
+        reason: { type: 'string' },
+        call: { type: 'string' },
+        force: { type: 'boolean' },
+        store: { type: 'string' },
+        'base-url': { type: 'string' },
       });
-      if (values.help) {
-        io.stdout.write(`${usage}\n`);
-        return EXIT.ok;
-      }
-      const runId = positionals[0];
-      if (!runId) throw new ReinError('config', 'fatal', 'no run given: rein approve <run> (rein runs --status paused lists them)');
+      if (!parsed) return EXIT.ok;
+      const { values, positionals } = parsed;
+      const runId = runIdOf(positionals, 'approve', 'rein runs --status paused lists them');
       return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'] }, io, async (agent, store) => {
         const handle = agent.approve(runId, {
           approved: !values.deny,
@@ -51,7 +41,7 @@ export const command: Command = {
         return exitCodeOf(await renderRun(handle, io, false, {}, () => store.loadEvents(runId)));
       });
     } catch (error) {
-      return reportSetupError(error instanceof TypeError ? new ReinError('config', 'fatal', `${error.message}. See --help.`) : error, io, false);
+      return reportSetupError(error, io, false);
     }
   },
 };

@@ -8,12 +8,13 @@ import type { RunHandle } from '../../loop/handle.js';
 import { ReinError } from '../../errors.js';
 import { EXIT, type Command } from '../io.js';
 import { HumanRenderer } from '../render.js';
-import { AGENT_FLAGS_HELP, agentOptionsFromFlags, parseAgentArgs, storeFromFlags } from '../agent-flags.js';
-import { Agent } from '../../loop/agent.js';
+import { AGENT_FLAGS, AGENT_FLAGS_HELP, agentOptionsFromFlags, storeFromFlags } from '../agent-flags.js';
+import type { Agent } from '../../loop/agent.js';
 import type { RunStore } from '../../store/types.js';
-import { announce, reportSetupError, warnUnmatchedTools } from './run.js';
-import { cliMetadata } from './resume.js';
-import { openWorkbench, type Workbench } from '../workbench.js';
+import { reportSetupError } from './run.js';
+import { openCliAgent } from '../cli-agent.js';
+import { parseCommandLine } from '../flags.js';
+import type { Workbench } from '../workbench.js';
 import { userInput } from '../session-input.js';
 
 const usage = `rein chat [options]
@@ -28,7 +29,7 @@ export const command: Command = {
   description: 'an interactive session',
   usage,
   async run(argv, io) {
-    let agent;
+    let agent: Agent;
     let store: RunStore | undefined;
     let bench: Workbench | undefined;
     // An approval question waiting for the next line typed (the chat reads every line).
@@ -47,18 +48,13 @@ export const command: Command = {
         else pendingAnswer = { answer: resolve, giveUp };
       });
     try {
-      const { values } = parseAgentArgs(argv);
-      if (values.help) {
-        io.stdout.write(`${usage}\n`);
-        return EXIT.ok;
-      }
+      const parsed = parseCommandLine(argv, io, usage, AGENT_FLAGS);
+      if (!parsed) return EXIT.ok;
+      const { values } = parsed;
       if (values.json) throw new ReinError('config', 'fatal', '--json is for `rein run`; chat is interactive');
       const options = agentOptionsFromFlags(values, io.env);
       store = await storeFromFlags(values, io);
-      bench = await openWorkbench(values, io, options.tools ?? [], { question });
-      announce(bench, io);
-      agent = new Agent({ ...options, ...bench.options, ...(store ? { store } : {}), metadata: { ...cliMetadata(values, bench.root) } });
-      warnUnmatchedTools(agent, bench, io);
+      ({ agent, bench } = await openCliAgent(values, options, io, { store, people: { question } }));
     } catch (error) {
       await bench?.close();
       await store?.close();

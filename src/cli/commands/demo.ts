@@ -8,8 +8,9 @@ import { startScriptedServer } from '../../model/scripted/index.js';
 import type { ChatMessage, ChatRequest, ScriptTurn } from '../../model/scripted/index.js';
 import { seedTools } from '../../tools/builtin/index.js';
 import { EXIT, type Command } from '../io.js';
-import { runTask, exitCodeOf } from './run.js';
+import { runTask, exitCodeOf, reportSetupError } from './run.js';
 import { storeFromFlags } from '../agent-flags.js';
+import type { RunStore } from '../../store/types.js';
 
 const TASKS = ['What time is it?', 'Roll two six-sided dice, then add the two results.'];
 
@@ -76,9 +77,10 @@ export const command: Command = {
     }
     const json = argv.includes('--json');
     const server = await startScriptedServer({ script: demoScript, tokenDelayMs: json ? 0 : 15, chunkSize: 6 });
-    // The demo's runs are logged like any other, so `rein runs` and `rein show` have something to show.
-    const store = await storeFromFlags({ 'no-store': argv.includes('--no-store') }, io);
+    let store: RunStore | undefined;
     try {
+      // The demo's runs are logged like any other, so `rein runs` and `rein show` have something to show.
+      store = await storeFromFlags({ 'no-store': argv.includes('--no-store') }, io);
       const agent = new Agent({ model: server.model('scripted-demo'), tools: seedTools(), ...(store ? { store } : {}) });
       if (!json) {
         io.stderr.write('rein demo — the model is a SCRIPTED OFFLINE MODEL (no key, no network): its answers are scripted, the tools are real.\n');
@@ -91,6 +93,8 @@ export const command: Command = {
         if (result.status === 'aborted') break;
       }
       return code;
+    } catch (error) {
+      return reportSetupError(error, io, json);
     } finally {
       await server.close();
       await store?.close();

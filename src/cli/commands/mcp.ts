@@ -7,9 +7,11 @@
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { toReinError } from '../../errors.js';
+import { base64Bytes } from '../../mcp/content.js';
 import type { McpHost, McpHostOptions } from '../../mcp/host.js';
 import type { McpDiagnostic, McpServerStatus } from '../../mcp/types.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
+import { shorten } from '../render.js';
 
 const usage = `rein mcp <list | tools [server] | call <server> <tool> ['<json arguments>']> [options]
 
@@ -122,7 +124,7 @@ async function list(values: Values, io: CliIO): Promise<number> {
       if (status.length === 0) {
         io.stdout.write('No MCP servers configured. Add them to .mcp.json here or ~/.rein/mcp.json: { "mcpServers": { "name": { "command": "…" } } }\n');
       } else {
-        io.stdout.write(table(['NAME', 'TRANSPORT', 'STATUS', 'TOOLS', 'LAST ERROR'], status.map((s) => [s.name, s.transport, s.state, String(s.toolCount), oneLine(s.lastError ?? '')])));
+        io.stdout.write(table(['NAME', 'TRANSPORT', 'STATUS', 'TOOLS', 'LAST ERROR'], status.map((s) => [s.name, s.transport, s.state, String(s.toolCount), shorten(s.lastError ?? '', 160)])));
       }
     }
     const failed = status.some((s) => s.state === 'failed' || s.state === 'reconnecting');
@@ -146,7 +148,7 @@ async function tools(server: string | undefined, values: Values, io: CliIO): Pro
     } else {
       reportDiagnostics(host.diagnostics, io);
       for (const s of host.status()) if (s.state !== 'connected' && s.state !== 'disabled') io.stderr.write(`rein mcp: server "${s.name}" is ${s.state}: ${s.lastError ?? ''}\n`);
-      io.stdout.write(table(['NAME', 'SERVER', 'RISK', 'DESCRIPTION'], infos.map((t) => [t.name, t.server, t.risk ?? '', oneLine(t.description, 100)])));
+      io.stdout.write(table(['NAME', 'SERVER', 'RISK', 'DESCRIPTION'], infos.map((t) => [t.name, t.server, t.risk ?? '', shorten(t.description, 100)])));
     }
     return EXIT.ok;
   } finally {
@@ -178,7 +180,7 @@ async function call(server: string, tool: string, json: string | undefined, valu
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ server, tool, isError: result.isError, content: result.content, details: result.details, result: result.raw }, null, 2)}\n`);
     } else {
-      const text = result.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mimeType}, ${Math.floor((p.data.length * 3) / 4)} bytes]`)).join('\n');
+      const text = result.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mimeType}, ${base64Bytes(p.data)} bytes]`)).join('\n');
       (result.isError ? io.stderr : io.stdout).write(`${text}\n`);
     }
     return result.isError ? EXIT.failed : EXIT.ok;
@@ -215,9 +217,4 @@ function table(header: string[], rows: string[][]): string {
       .join('  ')
       .trimEnd();
   return `${[line(header), ...rows.map(line)].join('\n')}\n`;
-}
-
-function oneLine(text: string, max = 160): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

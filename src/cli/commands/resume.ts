@@ -3,46 +3,22 @@
  * started with (its model and system prompt are read from the run; the tools are the
  * CLI's). Completed tool calls never run again.
  */
-import { parseArgs } from 'node:util';
 import { ReinError } from '../../errors.js';
 import { Agent } from '../../loop/agent.js';
-import { seedTools } from '../../tools/builtin/index.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
-import { announce, exitCodeOf, renderRun, reportSetupError } from './run.js';
-import { limitsFromFlags, type AgentFlagValues } from '../agent-flags.js';
-import { openWorkbench } from '../workbench.js';
+import { exitCodeOf, renderRun, reportSetupError } from './run.js';
+import { agentOptionsFromFlags, type AgentFlagValues } from '../agent-flags.js';
+import { openCliAgent, type CliRunMetadata } from '../cli-agent.js';
+import { parseCommandLine, runIdOf } from '../flags.js';
 import { findRun, openStoreFor } from './store-command.js';
 import type { RunRecord, RunStore } from '../../store/types.js';
 
-/** How `rein run` / `rein chat` record the flags that shaped an agent, for resume and approve. */
-export interface CliRunMetadata {
-  cli: { flags: AgentFlagValues };
-}
-
-/**
- * The flags of `values` that decide an agent's tools, policy, limits and model server (what
- * a resume must rebuild: a run paused under --max-cost must not continue without it).
- */
-export function cliMetadata(values: AgentFlagValues, root: string): CliRunMetadata {
-  const keep: Array<keyof AgentFlagValues> = [
-    'no-tools',
-    'tools',
-    'allow',
-    'ask',
-    'deny',
-    'mode',
-    'no-mcp',
-    'no-skills',
-    'memory',
-    'max-steps',
-    'timeout',
-    'max-cost',
-    'thinking',
-    'base-url',
-  ];
-  const flags: AgentFlagValues = { root };
-  for (const key of keep) if (values[key] !== undefined) (flags as Record<string, unknown>)[key] = values[key];
-  return { cli: { flags } };
+/** What the CLI reads of a run's recorded agent configuration. */
+interface StoredConfig {
+  model?: string;
+  system?: string | null;
+  tools?: Array<{ name: string }>;
+  metadata?: Partial<CliRunMetadata>;
 }
 
 /**
@@ -52,25 +28,35 @@ export function cliMetadata(values: AgentFlagValues, root: string): CliRunMetada
  * needs approval pauses the run again.
  */
 export async function agentForStoredRun(record: RunRecord, store: RunStore, baseUrl: string | undefined, io: CliIO): Promise<{ agent: Agent; close(): Promise<void> }> {
-  const config = record.config as { model?: string; system?: string | null; tools?: Array<{ name: string }>; metadata?: Partial<CliRunMetadata> };
-  const flags = config.metadata?.cli?.flags;
+  if (typeof record.config !== 'object' || record.config === null) {
+    // Written by a program through the store API: there is nothing to rebuild its agent from.
+    throw new ReinError(
+      'config',
+      'fatal',
+      `run ${record.id} has no recorded agent configuration (no CLI flags, no tool list): continue it from the program that started it, with agent.resume() or agent.approve()`,
+    );
+  }
+  const config = record.config as StoredConfig;
+  const flags: AgentFlagValues | undefined = config.metadata?.cli?.flags;
   // A --base-url given now wins; else the one the run was started with.
   const url = baseUrl ?? flags?.['base-url'];
-  const base = {
-    model: config.model ?? record.model,
-    ...(url ? { modelConfig: { baseUrl: url } } : {}),
-    ...(config.system ? { system: config.system } : {}),
-    // The run's flags were checked when it started.
-    ...(flags ? limitsFromFlags(flags) : {}),
-    store,
-  };
+  // The run's own model and system prompt, whatever REIN_MODEL says now; its flags were
+  // checked when it started, but the model's key is looked up in this environment.
+  const options = agentOptionsFromFlags(
+    {
+      ...flags,
+      model: config.model ?? record.model,
+      ...(typeof config.system === 'string' ? { system: config.system } : {}),
+      ...(url ? { 'base-url': url } : {}),
+    },
+    io.env,
+  );
   if (flags) {
-    const bench = await openWorkbench(flags, io, flags['no-tools'] ? [] : seedTools());
-    announce(bench, io);
-    return { agent: new Agent({ ...base, ...bench.options }), close: () => bench.close() };
+    const { agent, bench } = await openCliAgent(flags, options, io, { store });
+    return { agent, close: () => bench.close() };
   }
   const wanted = new Set((config.tools ?? []).map((t) => t.name));
-  const available = seedTools().map((t) => t.name);
+  const available = (options.tools ?? []).map((t) => t.name);
   const missing = [...wanted].filter((name) => !available.includes(name));
   if (missing.length > 0) {
     // Resuming without them would answer their pending calls with "unknown tool".
@@ -80,7 +66,7 @@ export async function agentForStoredRun(record: RunRecord, store: RunStore, base
       `run ${record.id} used tools the rein command does not have (${missing.join(', ')}): continue it from the program that defines them, with agent.resume() or agent.approve()`,
     );
   }
-  const agent = new Agent({ ...base, tools: seedTools().filter((t) => wanted.has(t.name)) });
+  const agent = new Agent({ ...options, tools: (options.tools ?? []).filter((t) => wanted.has(t.name)), store });
   return { agent, close: () => Promise.resolve() };
 }
 
@@ -122,31 +108,22 @@ export const command: Command = {
   async run(argv, io) {
     let json = argv.includes('--json');
     try {
-      const { values, positionals } = parseArgs({
-        args: argv,
-        options: {
-          force: { type: 'boolean' },
-          json: { type: 'boolean' },
-          store: { type: 'string' },
-          'base-url': { type: 'string' },
-          help: { type: 'boolean', short: 'h' },
-        },
-        allowPositionals: true,
-        strict: true,
+      const parsed = parseCommandLine(argv, io, usage, {
+        force: { type: 'boolean' },
+        json: { type: 'boolean' },
+        store: { type: 'string' },
+        'base-url': { type: 'string' },
       });
+      if (!parsed) return EXIT.ok;
+      const { values, positionals } = parsed;
       json = Boolean(values.json);
-      if (values.help) {
-        io.stdout.write(`${usage}\n`);
-        return EXIT.ok;
-      }
-      const runId = positionals[0];
-      if (!runId) throw new ReinError('config', 'fatal', 'no run given: rein resume <run> (rein runs lists them)');
+      const runId = runIdOf(positionals, 'resume');
       return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'] }, io, async (agent, store) => {
         const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
         return exitCodeOf(await renderRun(handle, io, json, {}, () => store.loadEvents(runId)));
       });
     } catch (error) {
-      return reportSetupError(error instanceof TypeError ? new ReinError('config', 'fatal', `${error.message}. See --help.`) : error, io, json);
+      return reportSetupError(error, io, json);
     }
   },
 };

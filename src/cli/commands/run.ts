@@ -1,18 +1,17 @@
 /** `rein run "<task>"`: one task, streamed, ending with a summary line and an exit code. */
 import type { RunEvent, RunResult } from '../../events.js';
 import { ReinError, toReinError } from '../../errors.js';
-import { Agent } from '../../loop/agent.js';
-import { nameMatcher } from '../../loop/agent-tools.js';
-import { closestName } from '../../tools/suggest.js';
+import type { Agent } from '../../loop/agent.js';
 import type { RunHandle } from '../../loop/handle.js';
 import { SUCCESS_REASONS } from '../../loop/options.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { HumanRenderer, describeError, type RenderOptions } from '../render.js';
-import { AGENT_FLAGS_HELP, agentOptionsFromFlags, parseAgentArgs, storeFromFlags } from '../agent-flags.js';
+import { AGENT_FLAGS, AGENT_FLAGS_HELP, agentOptionsFromFlags, storeFromFlags } from '../agent-flags.js';
+import { openCliAgent } from '../cli-agent.js';
+import { parseCommandLine } from '../flags.js';
 import type { RunStore } from '../../store/types.js';
-import { openWorkbench, type Workbench } from '../workbench.js';
+import type { Workbench } from '../workbench.js';
 import { userInput } from '../session-input.js';
-import { cliMetadata } from './resume.js';
 import { createInterface } from 'node:readline';
 
 const usage = `rein run [options] "<task>"
@@ -97,28 +96,6 @@ class WaitingCalls {
   }
 }
 
-/** Prints what the workbench found wrong while loading, and the yolo banner. */
-export function announce(bench: Workbench, io: CliIO): void {
-  for (const notice of bench.notices) io.stderr.write(`rein: ${notice}\n`);
-  if (bench.policy.isYolo) io.stderr.write(`rein: ⚠ ${bench.policy.describe()}\n`);
-}
-
-/**
- * Warns about `--tools` entries that match none of the agent's tools: a typo would
- * otherwise leave the model without the tool it was meant to have, silently.
- */
-export function warnUnmatchedTools(agent: Agent, bench: Workbench, io: CliIO): void {
-  const selection = bench.options.allowedTools;
-  if (!selection) return;
-  const offered = agent.tools.map((t) => t.name);
-  const known = [...(bench.options.tools ?? []), ...(bench.mcp?.tools() ?? [])].map((t) => t.name);
-  for (const entry of selection) {
-    if (offered.some(nameMatcher([entry]))) continue;
-    const guess = closestName(entry, known);
-    io.stderr.write(`rein: --tools ${entry} matches no tool${guess ? ` (did you mean ${guess}?)` : ''}; rein mcp tools lists the MCP servers' tools\n`);
-  }
-}
-
 /**
  * Asks one question at the terminal. Ctrl-C there reaches readline, not the process (the
  * terminal is in raw mode): it rejects with "interrupted" and calls `onInterrupt`, so the
@@ -165,12 +142,10 @@ export const command: Command = {
     let store: RunStore | undefined;
     let bench: Workbench | undefined;
     try {
-      const { values, positionals } = parseAgentArgs(argv);
+      const parsed = parseCommandLine(argv, io, usage, AGENT_FLAGS);
+      if (!parsed) return EXIT.ok;
+      const { values, positionals } = parsed;
       json = Boolean(values.json);
-      if (values.help) {
-        io.stdout.write(`${usage}\n`);
-        return EXIT.ok;
-      }
       const task = positionals.join(' ').trim();
       if (!task) throw new ReinError('config', 'fatal', 'no task given: rein run "<task>" (see --help)');
       const options = agentOptionsFromFlags(values, io.env);
@@ -182,10 +157,9 @@ export const command: Command = {
       const interrupted = new AbortController();
       const signal = AbortSignal.any([io.signal, interrupted.signal]);
       const question = (q: string): Promise<string> => askLine(io, q, () => interrupted.abort('interrupted'));
-      bench = await openWorkbench(values, io, options.tools ?? [], interactive ? { question } : {});
-      announce(bench, io);
-      const agent = new Agent({ ...options, ...bench.options, ...(store ? { store } : {}), metadata: { ...cliMetadata(values, bench.root) } });
-      warnUnmatchedTools(agent, bench, io);
+      const session = await openCliAgent(values, options, io, { store, people: interactive ? { question } : {} });
+      bench = session.bench;
+      const agent = session.agent;
       const input = await userInput(task, bench.mcp, io, { signal });
       const result = await renderRun(agent.run(input, { signal }), io, json);
       return exitCodeOf(result);

@@ -1,8 +1,8 @@
 /** `rein runs`: the recent runs in the store. */
-import { parseArgs } from 'node:util';
 import { ReinError } from '../../errors.js';
 import type { RunRecord } from '../../store/types.js';
 import { EXIT, type Command } from '../io.js';
+import { parseCommandLine } from '../flags.js';
 import { formatMs, formatUsd } from '../render.js';
 import { reportSetupError } from './run.js';
 import { openStoreFor } from './store-command.js';
@@ -20,16 +20,16 @@ export const command: Command = {
   async run(argv, io) {
     let json = argv.includes('--json');
     try {
-      const { values } = parseArgs({
-        args: argv,
-        options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-        strict: true,
-      });
+      const parsed = parseCommandLine(
+        argv,
+        io,
+        usage,
+        { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, store: { type: 'string' } },
+        { positionals: false },
+      );
+      if (!parsed) return EXIT.ok;
+      const { values } = parsed;
       json = Boolean(values.json);
-      if (values.help) {
-        io.stdout.write(`${usage}\n`);
-        return EXIT.ok;
-      }
       if (values.status !== undefined && !STATUSES.includes(values.status)) {
         throw new ReinError('config', 'fatal', `--status expects one of ${STATUSES.join(', ')}, got "${values.status}"`);
       }
@@ -45,7 +45,7 @@ export const command: Command = {
       }
       return EXIT.ok;
     } catch (error) {
-      return reportSetupError(error instanceof TypeError ? new ReinError('config', 'fatal', `${error.message}. See --help.`) : error, io, false);
+      return reportSetupError(error, io, json);
     }
   },
 };

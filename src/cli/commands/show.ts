@@ -3,11 +3,10 @@
  * showed it live (the answer on stdout; tool calls with their durations, retries and the
  * summary line on stderr), or its events as JSON lines.
  */
-import { parseArgs } from 'node:util';
-import { ReinError } from '../../errors.js';
 import type { RunEvent, RunResult } from '../../events.js';
 import { messagesFromEvents } from '../../loop/fold.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
+import { parseCommandLine, runIdOf } from '../flags.js';
 import { HumanRenderer, formatMs } from '../render.js';
 import { reportSetupError } from './run.js';
 import { findRun, openStoreFor } from './store-command.js';
@@ -34,18 +33,10 @@ function makeCommand(name: 'show' | 'replay'): Command {
     usage,
     async run(argv, io) {
       try {
-        const { values, positionals } = parseArgs({
-          args: argv,
-          options: { json: { type: 'boolean' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-          allowPositionals: true,
-          strict: true,
-        });
-        if (values.help) {
-          io.stdout.write(`${usage}\n`);
-          return EXIT.ok;
-        }
-        const runId = positionals[0];
-        if (!runId) throw new ReinError('config', 'fatal', `no run given: rein ${name} <run> (rein runs lists them)`);
+        const parsed = parseCommandLine(argv, io, usage, { json: { type: 'boolean' }, store: { type: 'string' } });
+        if (!parsed) return EXIT.ok;
+        const { values, positionals } = parsed;
+        const runId = runIdOf(positionals, name);
         const store = await openStoreFor(values.store, io);
         try {
           const run = await findRun(store, runId);
@@ -63,7 +54,7 @@ function makeCommand(name: 'show' | 'replay'): Command {
         }
         return EXIT.ok;
       } catch (error) {
-        return reportSetupError(error instanceof TypeError ? new ReinError('config', 'fatal', `${error.message}. See --help.`) : error, io, false);
+        return reportSetupError(error, io, false);
       }
     },
   };

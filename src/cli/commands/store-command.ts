@@ -3,10 +3,10 @@ import { ReinError } from '../../errors.js';
 import type { RunRecord, RunStore } from '../../store/types.js';
 import type { CliIO } from '../io.js';
 
-/** The store at `--store`, else `REIN_DATABASE_URL`, else `.rein/rein.db`. */
+/** The store at `--store`, else `REIN_DATABASE_URL` (of `io.env`), else `.rein/rein.db`. */
 export async function openStoreFor(location: string | undefined, io: CliIO): Promise<RunStore> {
   const { openStore } = await import('../../store/open.js');
-  return openStore(location ?? io.env.REIN_DATABASE_URL, { env: io.env });
+  return openStore(location, { env: io.env });
 }
 
 /** Run `runId`'s record; a `not_found` error that says where to look when there is none. */

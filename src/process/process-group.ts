@@ -1,11 +1,12 @@
 /**
- * Process groups: a shell command runs as the leader of its own group, so everything it
- * starts — pipelines, `&` jobs, a `nohup` daemon — can be signalled at once with
- * `kill(-pgid)`. A process that leaves the group on purpose (`setsid`) is not reached.
+ * Process groups: a shell command or a stdio MCP server runs as the leader of its own
+ * group, so everything it starts — pipelines, `&` jobs, a `nohup` daemon, the real server
+ * under an `npx` wrapper — can be signalled at once with `kill(-pgid)`. A process that
+ * leaves the group on purpose (`setsid`) is not reached.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import { errnoOf } from './paths.js';
+import { errnoOf } from './errno.js';
 
 /** How long {@link terminateGroup} waits after SIGKILL for the group to be gone. */
 const KILL_WAIT_MS = 2000;
@@ -106,6 +107,11 @@ export function killOnExit(groups: ReadonlySet<number>): void {
   exitHookInstalled = true;
   // Synchronous by necessity: nothing asynchronous runs after 'exit'.
   process.once('exit', () => {
-    for (const set of owners) for (const pgid of set) signalGroup(pgid, 'SIGKILL');
+    for (const set of owners) killGroups(set);
   });
+}
+
+/** SIGKILLs every group of `groups`, synchronously, so it also works while the process exits. */
+export function killGroups(groups: Iterable<number>): void {
+  for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
 }

@@ -1,0 +1,89 @@
+/**
+ * The agent of a CLI session (`rein run`, `rein chat`, and a run `rein resume` or
+ * `rein approve` continues): the options from the flags, inside the workbench the flags
+ * describe, with the flags recorded so the run can be rebuilt later.
+ */
+import { Agent } from '../loop/agent.js';
+import { nameMatcher } from '../loop/agent-tools.js';
+import type { AgentOptions } from '../loop/options.js';
+import type { RunStore } from '../store/types.js';
+import { closestName } from '../tools/suggest.js';
+import type { AgentFlagValues } from './agent-flags.js';
+import type { CliIO } from './io.js';
+import { openWorkbench, type Workbench, type WorkbenchPeople } from './workbench.js';
+
+/** How `rein run` / `rein chat` record the flags that shaped an agent, for resume and approve. */
+export type CliRunMetadata = {
+  cli: { flags: AgentFlagValues };
+};
+
+/**
+ * The flags of `values` that decide an agent's tools, policy, limits and model server (what
+ * a resume must rebuild: a run paused under --max-cost must not continue without it).
+ */
+export function cliMetadata(values: AgentFlagValues, root: string): CliRunMetadata {
+  const keep: Array<keyof AgentFlagValues> = [
+    'no-tools',
+    'tools',
+    'allow',
+    'ask',
+    'deny',
+    'mode',
+    'no-mcp',
+    'no-skills',
+    'memory',
+    'max-steps',
+    'timeout',
+    'max-cost',
+    'thinking',
+    'base-url',
+  ];
+  const flags: AgentFlagValues = { root };
+  for (const key of keep) if (values[key] !== undefined) (flags as Record<string, unknown>)[key] = values[key];
+  return { cli: { flags } };
+}
+
+/** Prints what the workbench found wrong while loading, and the yolo banner. */
+export function announce(bench: Workbench, io: CliIO): void {
+  for (const notice of bench.notices) io.stderr.write(`rein: ${notice}\n`);
+  if (bench.policy.isYolo) io.stderr.write(`rein: ⚠ ${bench.policy.describe()}\n`);
+}
+
+/**
+ * Warns about `--tools` entries that match none of the agent's tools: a typo would
+ * otherwise leave the model without the tool it was meant to have, silently.
+ */
+export function warnUnmatchedTools(agent: Agent, bench: Workbench, io: CliIO): void {
+  const selection = bench.options.allowedTools;
+  if (!selection) return;
+  const offered = agent.tools.map((t) => t.name);
+  const known = [...(bench.options.tools ?? []), ...(bench.mcp?.tools() ?? [])].map((t) => t.name);
+  for (const entry of selection) {
+    if (offered.some(nameMatcher([entry]))) continue;
+    const guess = closestName(entry, known);
+    io.stderr.write(`rein: --tools ${entry} matches no tool${guess ? ` (did you mean ${guess}?)` : ''}; rein mcp tools lists the MCP servers' tools\n`);
+  }
+}
+
+/**
+ * Opens the workbench of `values` around `options` (from `agentOptionsFromFlags`) and
+ * builds the agent, logging to `store`. The caller closes `bench` when done; if the agent
+ * cannot be built, it is closed here, since the caller never gets it.
+ */
+export async function openCliAgent(
+  values: AgentFlagValues,
+  options: AgentOptions,
+  io: CliIO,
+  extra: { store?: RunStore; people?: WorkbenchPeople } = {},
+): Promise<{ agent: Agent; bench: Workbench }> {
+  const bench = await openWorkbench(values, io, options.tools ?? [], extra.people ?? {});
+  try {
+    announce(bench, io);
+    const agent = new Agent({ ...options, ...bench.options, ...(extra.store ? { store: extra.store } : {}), metadata: cliMetadata(values, bench.root) });
+    warnUnmatchedTools(agent, bench, io);
+    return { agent, bench };
+  } catch (error) {
+    await bench.close();
+    throw error;
+  }
+}
