@@ -4,7 +4,7 @@
  * summary model fails (a compaction never fails a run on its own).
  */
 import { errorFromMessage, ReinError, toReinError } from '../errors.js';
-import type { AssistantMessage, Context, Message, ModelRef, StreamFunction, StreamOptions, UserMessage } from '../model/types.js';
+import { toolResultText, type AssistantMessage, type Context, type Message, type ModelRef, type StreamFunction, type StreamOptions, type UserMessage } from '../model/types.js';
 import { clip, userText } from './task.js';
 import type { TokenCounter } from './tokens.js';
 
@@ -140,7 +140,7 @@ function renderMessage(message: Message, perPart: number): string {
     return `[user]\n${clip(userText(message), perPart)}`;
   }
   if (message.role === 'tool') {
-    const text = message.content.map((p) => (p.type === 'text' ? p.text : `[${p.mimeType}]`)).join('');
+    const text = toolResultText(message.content);
     return `[result of ${message.toolName} ${message.toolCallId}${message.isError ? ', error' : ''}]\n${clip(text, perPart)}`;
   }
   const lines: string[] = [];

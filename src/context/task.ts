@@ -10,7 +10,7 @@
  * {@link describeStep}, so a resumed run sees the same record.
  */
 import type { RunEvent } from '../events.js';
-import type { AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage } from '../model/types.js';
+import { toolResultText, type AssistantMessage, type Message, type ToolCall, type ToolResultMessage, type UserMessage } from '../model/types.js';
 import { PLAN_TOOL_NAME } from './plan-tool.js';
 
 /** What the run is for and how far it got. */
@@ -58,7 +58,7 @@ function briefArguments(call: ToolCall): string {
 }
 
 function briefResult(result: ToolResultMessage): string {
-  const text = result.content.map((part) => (part.type === 'text' ? part.text : `[${part.mimeType}]`)).join('').trim();
+  const text = toolResultText(result.content).trim();
   if (result.isError) return `error: ${clip(firstLine(text), RESULT_CHARS)}`;
   if (text === '') return 'empty';
   const lines = text.split('\n').length;

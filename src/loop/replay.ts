@@ -8,7 +8,8 @@
 import { ReinError } from '../errors.js';
 import type { RunEvent } from '../events.js';
 import { EventStream } from '../model/event-stream.js';
-import { emptyUsage, type AssistantMessage, type AssistantStreamEvent, type StreamFunction } from '../model/types.js';
+import { failedStream } from '../model/failed-stream.js';
+import { emptyUsage, toolResultText, type AssistantMessage, type AssistantStreamEvent, type StreamFunction } from '../model/types.js';
 import { canonicalJson } from './stop-rules.js';
 import { isSummaryRequest, SUMMARY_HEADER } from '../context/summary.js';
 
@@ -34,11 +35,7 @@ export function replayModel(events: readonly RunEvent[]): StreamFunction {
       const summary = summaries[nextSummary++];
       if (!summary || summary.summarizer === 'mechanical') {
         // The run wrote this summary itself: failing the request makes the replay do so too.
-        const error = new ReinError('invalid_response', 'fatal', 'the recording has no model-written summary for this compaction');
-        const message: AssistantMessage = { role: 'assistant', content: [], stopReason: 'error', usage: emptyUsage(), provider: model.provider, model: model.id, error: error.toJSON() };
-        out.push({ type: 'error', error, message });
-        out.end(message);
-        return out;
+        return failedStream(model, new ReinError('invalid_response', 'fatal', 'the recording has no model-written summary for this compaction'));
       }
       const text = String(summary.summary.content).slice(SUMMARY_HEADER.length).trim();
       const message: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text }], stopReason: 'stop', usage: summary.usage ?? emptyUsage(), provider: model.provider, model: model.id };
@@ -48,11 +45,7 @@ export function replayModel(events: readonly RunEvent[]): StreamFunction {
     }
     const recorded = answers[next++];
     if (!recorded) {
-      const error = new ReinError('invalid_response', 'fatal', `the replayed run asked the model ${next} times; the recording has ${answers.length} answers`);
-      const message: AssistantMessage = { role: 'assistant', content: [], stopReason: 'error', usage: emptyUsage(), provider: model.provider, model: model.id, error: error.toJSON() };
-      out.push({ type: 'error', error, message });
-      out.end(message);
-      return out;
+      return failedStream(model, new ReinError('invalid_response', 'fatal', `the replayed run asked the model ${next} times; the recording has ${answers.length} answers`));
     }
     const message = structuredClone(recorded);
     out.push({ type: 'start', provider: message.provider, model: message.model });
@@ -120,7 +113,7 @@ function steps(events: readonly RunEvent[]): Step[] {
   for (const e of events) {
     if (e.type === 'tool_started') out.push({ kind: 'tool_call', seq: e.seq, text: `${e.name} ${canonicalJson(e.arguments)}` });
     else if (e.type === 'tool_finished') {
-      const text = e.result.content.map((c) => (c.type === 'text' ? c.text : `[${c.mimeType}]`)).join('');
+      const text = toolResultText(e.result.content);
       out.push({ kind: 'tool_result', seq: e.seq, text: `${e.name}${e.result.isError ? ' (error)' : ''}: ${text}` });
     }
   }

@@ -114,6 +114,11 @@ export interface ToolResultMessage {
 /** Any message of a conversation. The system prompt is not a message: see {@link Context}. */
 export type Message = UserMessage | AssistantMessage | ToolResultMessage;
 
+/** A tool result's content as text: images stand as `[mime/type]`, parts joined by `separator`. */
+export function toolResultText(content: ReadonlyArray<TextContent | ImageContent>, separator = ''): string {
+  return content.map((part) => (part.type === 'text' ? part.text : `[${part.mimeType}]`)).join(separator);
+}
+
 /** A JSON Schema object (draft 2020-12 / draft-07 subset the providers accept). */
 export type JsonSchema = Record<string, unknown>;
 

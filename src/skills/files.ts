@@ -4,7 +4,8 @@
  * refused, so a skill (or a model) cannot use `read_skill_file` to read anything else.
  */
 import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, sep } from 'node:path';
+import { isAbsolute, join } from 'node:path';
+import { isInside } from '../workspace/paths.js';
 
 /** A relative path inside a skill folder, resolved, or why it is refused. */
 export type SkillPath =
@@ -35,7 +36,7 @@ export function resolveSkillPath(dir: string, path: string): SkillPath {
   } catch {
     return { ok: false, code: 'not_found', reason: `"${path}" does not exist in the skill folder` };
   }
-  if (real !== root && !real.startsWith(root.endsWith(sep) ? root : root + sep)) {
+  if (!isInside(root, real)) {
     return { ok: false, code: 'path_refused', reason: `"${path}" is a link that leads outside the skill folder: it cannot be read` };
   }
   const info = statSync(real);
@@ -60,7 +61,6 @@ export function listSkillFiles(dir: string, sub = '', limit = 100): { files: str
   } catch {
     return { files, truncated: 0 };
   }
-  const inside = (path: string) => path === root || path.startsWith(root + sep);
   const walk = (relDir: string, depth: number): void => {
     let entries: string[];
     try {
@@ -78,7 +78,7 @@ export function listSkillFiles(dir: string, sub = '', limit = 100): { files: str
       } catch {
         continue; // a dangling link
       }
-      if (!inside(real)) continue;
+      if (!isInside(root, real)) continue;
       const info = statSync(real);
       if (info.isDirectory()) {
         // Deep trees are cut rather than walked: a listing is a table of contents.

@@ -4,7 +4,7 @@
  */
 import { ReinError } from '../../errors.js';
 import { EventStream } from '../event-stream.js';
-import { emptyUsage } from '../types.js';
+import { endWithError, failedStream } from '../failed-stream.js';
 import type { AssistantMessage, AssistantStream, AssistantStreamEvent, Context, ModelApi, ModelRef, StreamFunction, StreamOptions } from '../types.js';
 import { streamOpenAIChat } from './openai-chat.js';
 
@@ -44,11 +44,7 @@ export function streamModel(model: ModelRef, context: Context, options?: StreamO
   if (adapter !== undefined) return adapter(model, context, options);
   if (Object.hasOwn(adapterLoaders, model.api)) return streamWhenLoaded(model, context, options);
   const error = new ReinError('config', 'fatal', `No adapter for API "${String(model.api)}" of ${model.provider}/${model.id}: known APIs are ${Object.keys(adapterLoaders).join(', ')}`);
-  const message: AssistantMessage = { role: 'assistant', content: [], stopReason: 'error', usage: emptyUsage(), provider: model.provider, model: model.id, error: error.toJSON() };
-  const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
-  out.push({ type: 'error', error, message });
-  out.end(message);
-  return out;
+  return failedStream(model, error);
 }
 
 /** The first request of an API whose adapter is not loaded yet: load it, then relay its stream. */
@@ -61,9 +57,7 @@ function streamWhenLoaded(model: ModelRef, context: Context, options?: StreamOpt
     },
     (cause: unknown) => {
       const error = new ReinError('internal', 'fatal', `the ${model.api} adapter could not be loaded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-      const message: AssistantMessage = { role: 'assistant', content: [], stopReason: 'error', usage: emptyUsage(), provider: model.provider, model: model.id, error: error.toJSON() };
-      out.push({ type: 'error', error, message });
-      out.end(message);
+      endWithError(out, model, error);
     },
   );
   return out;

@@ -9,11 +9,12 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import { ReinError } from '../../errors.js';
 import { EventStream } from '../event-stream.js';
+import { endWithError } from '../failed-stream.js';
 import { httpPost } from '../http.js';
 import type { HttpResponse } from '../http.js';
 import { errorFromNetwork } from '../http-errors.js';
 import type { ErrorContext } from '../http-errors.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, emptyUsage } from '../types.js';
+import { DEFAULT_IDLE_TIMEOUT_MS } from '../types.js';
 import type { AssistantMessage, AssistantStream, AssistantStreamEvent, ModelApi, ModelRef, StreamOptions } from '../types.js';
 
 /** What a wire's decoder offers the runner. It ends `out` with one `done` or `error`. */
@@ -54,19 +55,7 @@ export function streamWire<D extends WireDecoder>(model: ModelRef, options: Stre
     // `run` handles every expected failure itself; this only guarantees that a bug in
     // rein still ends the stream instead of leaving the consumer waiting forever.
     if (out.isEnded) return;
-    const failure = new ReinError('internal', 'fatal', `The ${spec.api} adapter failed: ${String(error)}`, { cause: error });
-    const message: AssistantMessage = {
-      role: 'assistant',
-      content: [],
-      stopReason: 'error',
-      usage: emptyUsage(),
-      provider: model.provider,
-      model: model.id,
-      api: spec.api,
-      error: failure.toJSON(),
-    };
-    out.push({ type: 'error', error: failure, message });
-    out.end(message);
+    endWithError(out, model, new ReinError('internal', 'fatal', `The ${spec.api} adapter failed: ${String(error)}`, { cause: error }), spec.api);
   });
   return out;
 }
