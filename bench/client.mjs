@@ -11,7 +11,7 @@ const task = `Add the numbers, ${turns} times.`;
 async function makeRunner() {
   if (impl === 'fetch') return () => fetchFloor(url, model, task);
   if (impl === 'http') return () => httpFloor(url, model, task);
-  const { Agent, defineTool } = await import('../dist/index.js');
+  const { Agent, defineTool } = await import('rein');
   const add = defineTool({
     name: 'add',
     description: 'Add two numbers.',

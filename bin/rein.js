@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `rein` command. The CLI is compiled to dist/ by `npm ci` (the `prepare` script).
-import('../dist/cli/main.js').then(
+// The `rein` command. The CLI is built into dist/bundle/ by `npm ci` (the `prepare` script).
+import('../dist/bundle/cli.js').then(
   (cli) => cli.main(process.argv.slice(2)),
   (error) => {
     if (error && error.code === 'ERR_MODULE_NOT_FOUND') {

@@ -50,9 +50,7 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   if (name === '--version' || name === '-v') {
-    const { createRequire } = await import('node:module');
-    const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
-    process.stdout.write(`${pkg.version}\n`);
+    process.stdout.write(`${await packageVersion()}\n`);
     return;
   }
   const entry = COMMANDS[name];
@@ -64,4 +62,21 @@ export async function main(argv: string[]): Promise<void> {
   if (name !== 'chat') process.on('SIGINT', onSigint);
   const { command } = await entry.load();
   process.exitCode = await command.run(rest, name === 'chat' ? { ...io, signal: new AbortController().signal } : io);
+}
+
+/**
+ * rein's version from its package.json: the nearest one named `rein` above this module,
+ * which runs from tsc's per-file output or from the bundle, at different depths.
+ */
+async function packageVersion(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
+    try {
+      const pkg = JSON.parse(await readFile(new URL('package.json', dir), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'rein' && pkg.version) return pkg.version;
+    } catch {
+      // no package.json here (or not readable): look further up
+    }
+    if (dir.pathname === '/') return 'unknown';
+  }
 }

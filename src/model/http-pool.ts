@@ -3,8 +3,14 @@
  * asks the same server again every turn: reusing its TCP (and TLS) connection is most of
  * the latency rein can save. A connection carries one request at a time.
  */
+import { createRequire } from 'node:module';
 import net from 'node:net';
-import tls from 'node:tls';
+
+// node:tls is loaded on the first https connection: importing rein (and a run against a
+// local http server) does not pay for it.
+const require = createRequire(import.meta.url);
+let tlsModule: typeof import('node:tls') | undefined;
+const tls = (): typeof import('node:tls') => (tlsModule ??= require('node:tls') as typeof import('node:tls'));
 
 /** Where connections go. `key` names the origin (protocol, host, port). */
 export interface Origin {
@@ -163,7 +169,7 @@ function connect(origin: Origin): net.Socket {
   let socket: net.Socket;
   if (origin.secure) {
     const session = tlsSessions.get(origin.key);
-    const secure = tls.connect({
+    const secure = tls().connect({
       host: origin.host,
       port: origin.port,
       // SNI names a host, never an IP address.

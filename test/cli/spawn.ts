@@ -1,4 +1,4 @@
-/** Runs the real `rein` binary (bin/rein.js → dist/) as a child process, always reaped. */
+/** Runs the real `rein` binary (bin/rein.js → the bundled CLI in dist/bundle/) as a child process, always reaped. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 

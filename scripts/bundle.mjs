@@ -1,0 +1,69 @@
+// `npm run build`, second step: the package's entry points (package.json "exports" and the
+// CLI) bundled from src/ into dist/bundle/. Node resolves, reads and compiles every module
+// file on its own, so `import 'rein'` over ~100 small files costs about twice what it costs
+// over one: the modules of the core entry point go into one chunk, the other entry points
+// share it, and what is imported lazily (other providers, tokenizers, SQLite) stays in
+// chunks of its own. Dependencies stay external. tsc's per-file output (dist/**/*.js and
+// the .d.ts files) is left as it is: the types come from it, and the tests that spawn
+// built modules import it directly.
+import { rmSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, rolldown } from 'rolldown';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outDir = `${root}dist/bundle`;
+
+/** Entry name (file name under dist/bundle/) → source. package.json points at these. */
+const ENTRIES = {
+  index: 'src/index.ts',
+  testing: 'src/model/scripted/index.ts',
+  store: 'src/store/index.ts',
+  mcp: 'src/mcp/index.ts',
+  skills: 'src/skills/index.ts',
+  memory: 'src/memory/index.ts',
+  permissions: 'src/permissions/index.ts',
+  workspace: 'src/workspace/index.ts',
+  cli: 'src/cli/main.ts',
+};
+
+const shared = {
+  cwd: root,
+  platform: 'node',
+  // Bare specifiers are node: built-ins and npm dependencies: installed, never copied in.
+  external: (id) => !id.startsWith('.') && !isAbsolute(id),
+  logLevel: 'warn',
+};
+
+/** The modules the core entry point loads statically (not those it imports lazily). */
+async function coreModules() {
+  const bundle = await rolldown({ ...shared, input: ENTRIES.index });
+  const { output } = await bundle.generate({ format: 'esm' });
+  await bundle.close();
+  const entry = output.find((item) => item.type === 'chunk' && item.isEntry);
+  const modules = new Set(entry.moduleIds);
+  // Chunks the entry imports statically belong to the core too.
+  const queue = [...entry.imports];
+  for (let name; (name = queue.shift()) !== undefined; ) {
+    const chunk = output.find((item) => item.type === 'chunk' && item.fileName === name);
+    if (!chunk) continue;
+    for (const id of chunk.moduleIds) modules.add(id);
+    queue.push(...chunk.imports);
+  }
+  return modules;
+}
+
+const core = await coreModules();
+rmSync(outDir, { recursive: true, force: true });
+await build({
+  ...shared,
+  input: ENTRIES,
+  output: {
+    dir: outDir,
+    format: 'esm',
+    entryFileNames: '[name].js',
+    chunkFileNames: 'chunks/[name]-[hash].js',
+    sourcemap: true,
+    codeSplitting: { groups: [{ name: 'core', test: (id) => core.has(id) }] },
+  },
+});
