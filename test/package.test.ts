@@ -68,8 +68,8 @@ describe('the package', () => {
     // An error thrown through one entry point is an instance of the class another exports.
     const same = inNode<boolean>(`
       const { ReinError } = await import('rein');
-      const { MemoryStore } = await import('rein/store');
-      const store = new MemoryStore();
+      const { MemoryRunStore } = await import('rein/store');
+      const store = new MemoryRunStore();
       await store.close();
       const error = await store.getRun('r').then(() => undefined, (e) => e);
       console.log(JSON.stringify(error instanceof ReinError && error.code === 'store'));

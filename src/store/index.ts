@@ -5,8 +5,8 @@
  */
 export { openPostgresStore, openSqliteStore, openStore, resolveStoreLocation } from './open.js';
 export type { OpenStoreOptions, StoreLocation } from './open.js';
-export { MemoryStore } from './memory.js';
-export type { MemoryStoreOptions } from './memory.js';
+export { MemoryRunStore } from './memory.js';
+export type { MemoryRunStoreOptions } from './memory.js';
 export { DEFAULT_BLOB_THRESHOLD } from './encode.js';
 export { SCHEMA_VERSION } from './schema.js';
 export type { SqliteStore, SqliteStoreOptions } from './sqlite.js';

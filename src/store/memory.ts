@@ -10,8 +10,8 @@ import { checkLimit, duplicateRun, explainRefusal, newRunRow, notFound, toRecord
 import type { Durability, NewRun, RunFilter, RunRecord, RunStore } from './types.js';
 import { ReinError } from '../errors.js';
 
-/** Options of a {@link MemoryStore}. */
-export interface MemoryStoreOptions {
+/** Options of a {@link MemoryRunStore}. */
+export interface MemoryRunStoreOptions {
   /** Events whose JSON is longer than this many characters are kept out of the event rows (default 64 Ki). */
   blobThreshold?: number;
 }
@@ -27,17 +27,17 @@ interface EventRow {
  * returns, so callers can never change the log by mutating an object.
  *
  * @example
- * const store = new MemoryStore();
+ * const store = new MemoryRunStore();
  * const agent = new Agent({ model, store });
  */
-export class MemoryStore implements RunStore {
+export class MemoryRunStore implements RunStore {
   private readonly runs = new Map<string, RunRow>();
   private readonly events = new Map<string, EventRow[]>();
   private readonly payloads = new Map<string, string>();
   private readonly threshold: number;
   private closed = false;
 
-  constructor(options: MemoryStoreOptions = {}) {
+  constructor(options: MemoryRunStoreOptions = {}) {
     this.threshold = blobThreshold(options.blobThreshold);
   }
 

@@ -299,7 +299,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       await store.close();
     });
 
-    // Only stores that persist can be closed and opened again (not the memory store).
+    // Only stores that persist can be closed and opened again (not the in-memory run store).
     if (harness.reopen) {
       it('keeps everything across close and reopen', async () => {
         const store = await fresh();

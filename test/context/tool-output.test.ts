@@ -3,7 +3,7 @@ import { createToolOutputTool, ToolOutputArchive, type ToolOutputLookup } from '
 import type { RunEvent } from '../../src/events.js';
 import type { ImageContent, TextContent, ToolCall, ToolResultMessage } from '../../src/model/types.js';
 import { text as say, toolCall, type ScriptFunction } from '../../src/model/scripted/index.js';
-import { MemoryStore } from '../../src/store/memory.js';
+import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import { createDispatcher } from '../../src/tools/dispatch.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
@@ -246,7 +246,7 @@ describe('ToolOutputArchive', () => {
   });
 
   it('reads a stored run when the output is not in memory, and keeps it for the next page', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     await store.createRun({ id: 'r', model: 'x/y', config: {}, configHash: 'h' });
     const big = '✓'.repeat(100_000);
     const finished = { type: 'tool_finished', runId: 'r', seq: 0, at: 1, step: 1, toolCallId: 'c1', name: 'dump', result: cut('c1', big), durationMs: 1 } as RunEvent;
@@ -271,7 +271,7 @@ describe('through a real agent', () => {
     const full = Array.from({ length: 2_000 }, (_, i) => `entry ${String(i).padStart(4, '0')} ${'#'.repeat(38)}`).join('\n');
     expect(full.length).toBe(100_000 - 1);
     const big = defineTool({ name: 'big', description: 'Prints a large report.', parameters: { type: 'object', properties: {} }, execute: () => full });
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const archive = new ToolOutputArchive({ store });
     const reader = createToolOutputTool((id, { runId }) => archive.lookup(runId, id));
     let marker: RegExpExecArray | null = null;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
 import { messagesFromEvents } from '../../src/loop/fold.js';
-import { MemoryStore } from '../../src/store/memory.js';
+import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import { collect, setup } from './helpers.js';
 
@@ -24,7 +24,7 @@ const script = [{ toolCalls: [{ name: 'deploy', arguments: { env: 'prod' } }] },
 
 describe('approvals that survive restarts', () => {
   it('an ask pauses the run durably; another process approves it and the run completes', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const first = gatedTool();
     const { agent, server } = await setup(script, { tools: [first.tool], store, approvalPolicy: askForDeploy });
     const handle = agent.run('deploy it');
@@ -50,7 +50,7 @@ describe('approvals that survive restarts', () => {
   });
 
   it('a denial becomes an error result the model sees, and the tool never runs', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const gated = gatedTool();
     const { agent, server } = await setup([script[0]!, script[2]!], { tools: [gated.tool], store, approvalPolicy: askForDeploy });
     const paused = agent.run('deploy it');
@@ -62,7 +62,7 @@ describe('approvals that survive restarts', () => {
   });
 
   it('a stale or mismatched decision is refused with a clear error, and the run still waits', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const gated = gatedTool();
     const { agent } = await setup(script, { tools: [gated.tool], store, approvalPolicy: askForDeploy });
     const paused = agent.run('deploy it');
@@ -91,7 +91,7 @@ describe('approvals that survive restarts', () => {
   });
 
   it('a call no person decided is decided by the policy again when the run continues, and that decision is logged', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const gated = gatedTool();
     const audit = defineTool({ name: 'audit', description: 'Audits.', parameters: { type: 'object', properties: {} }, execute: () => 'audited' });
     const policy = (call: { name: string }) => (call.name === 'deploy' ? ('ask' as const) : { decision: 'deny' as const, rule: 'no audits today' });

@@ -7,7 +7,7 @@ import { messagesFromEvents } from '../../src/loop/fold.js';
 import { firstDivergence, replayModel } from '../../src/loop/replay.js';
 import { resumeStateFrom } from '../../src/loop/resume-state.js';
 import { startScriptedServer, type ReceivedRequest, type ScriptMessage, type ScriptRequest, type ScriptTurn } from '../../src/model/scripted/index.js';
-import { MemoryStore } from '../../src/store/memory.js';
+import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import { collect, setup } from './helpers.js';
 
@@ -216,7 +216,7 @@ describe('compaction', () => {
   });
 
   it('adds the summary request\'s tokens to the run totals, as the resume fold does', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const { agent } = await setup(stepsScript(8, { refuse: (i) => i === 9 }), { tools: [stepTool], store });
     const handle = agent.run('Do 8 steps.');
     const { events, result } = await collect(handle);
@@ -230,7 +230,7 @@ describe('compaction', () => {
   });
 
   it('a compacted run replays exactly: the summary request gets the recorded summary, not an agent answer', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     let turns = 0;
     const script = (request: ScriptRequest): ScriptTurn => {
       if (isSummaryRequest(request)) return summarize(request);
@@ -251,7 +251,7 @@ describe('compaction', () => {
   });
 
   it('a compacted run resumes from its compacted history and task record', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     let phase: 'first' | 'second' = 'first';
     let main = 0;
     const script = (request: ScriptRequest): ScriptTurn => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/events.js';
 import { RunHandle } from '../../src/loop/handle.js';
-import { MemoryStore } from '../../src/store/memory.js';
+import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import { addTool, collect, setup } from './helpers.js';
 
@@ -42,8 +42,8 @@ describe('the loop keeps every observable event while doing less for unobserved 
   });
 
   it('an awaited run logs exactly the events, with the same seqs, of an iterated run', async () => {
-    const iterated = new MemoryStore();
-    const awaited = new MemoryStore();
+    const iterated = new MemoryRunStore();
+    const awaited = new MemoryRunStore();
     const a = await setup(script(), { tools: [addTool], store: iterated });
     const b = await setup(script(), { tools: [addTool], store: awaited });
     const { events, result } = await collect(a.agent.run('add twice'));

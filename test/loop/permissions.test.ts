@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/events.js';
-import { MemoryStore } from '../../src/store/memory.js';
+import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import type { ToolCall } from '../../src/model/types.js';
 import { collect, setup } from './helpers.js';
@@ -83,7 +83,7 @@ describe('the permission policy in the loop', () => {
   });
 
   it('after a pause, approving runs the approved call and the policy still refuses the denied one', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const [read, deploy, wipe] = [counted('read'), counted('deploy'), counted('wipe')];
     const { agent } = await setup(batch, { tools: [read.tool, deploy.tool, wipe.tool], approvalPolicy: policy, store });
     const paused = agent.run('go');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
 import { messagesFromEvents } from '../../src/loop/fold.js';
-import { MemoryStore } from '../../src/store/memory.js';
+import { MemoryRunStore } from '../../src/store/memory.js';
 import type { RunStore } from '../../src/store/types.js';
 import { defineTool } from '../../src/tools/define.js';
 import type { ToolEffect } from '../../src/tools/types.js';
@@ -40,7 +40,7 @@ const forever = new Promise<void>(() => {});
 
 /** Runs an agent until its tool is mid-call, then "kills" it: a second agent resumes from the log. */
 async function crashMidTool(effect: ToolEffect, reconcileDone = false) {
-  const store = new MemoryStore();
+  const store = new MemoryRunStore();
   const first = effectTool(effect, { hold: forever, reconcileDone });
   const script = [{ toolCalls: [{ name: `do_${effect}`, arguments: { n: 1 } }] }, { text: 'all done' }];
   const { agent, server } = await setup(script, { tools: [first.tool], store, toolTimeoutMs: Number.POSITIVE_INFINITY });
@@ -54,7 +54,7 @@ async function crashMidTool(effect: ToolEffect, reconcileDone = false) {
 
 describe('durable runs', () => {
   it('logs every stored event at the write points, and the run record ends with its status and totals', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const durabilities: string[] = [];
     const append = store.append.bind(store);
     store.append = (runId, epoch, events, options) => {
@@ -79,7 +79,7 @@ describe('durable runs', () => {
   });
 
   it('a tool runs only once its call is durable', async () => {
-    const store: RunStore = new MemoryStore();
+    const store: RunStore = new MemoryRunStore();
     let runId = '';
     const seen: string[] = [];
     const probe = defineTool({
@@ -136,7 +136,7 @@ describe('durable runs', () => {
   it('the process that lost the lease can no longer write: its run ends as failed with lease_lost', async () => {
     let release!: () => void;
     const hold = new Promise<void>((r) => (release = r));
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const first = effectTool('idempotent', { hold });
     const { agent, server } = await setup([{ toolCalls: [{ name: 'do_idempotent', arguments: {} }] }, { text: 'ok' }, { text: 'ok again' }], { tools: [first.tool], store });
     const zombie = agent.run('act');
@@ -152,7 +152,7 @@ describe('durable runs', () => {
   });
 
   it('a model request without an answer is simply asked again', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     let calls = 0;
     const { agent, server } = await setup(
       async () => {
@@ -174,7 +174,7 @@ describe('durable runs', () => {
   });
 
   it('refuses to resume a finished run, an unknown run, or one whose agent changed (unless forced)', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const { agent, server } = await setup([{ text: 'done' }, { fault: { type: 'status', status: 401 } }, { text: 'again' }], { store, system: 'v1' });
     const finished = agent.run('x');
     await finished;
@@ -189,7 +189,7 @@ describe('durable runs', () => {
   });
 
   it('a run whose end was logged but whose record was not updated is finished from its log, not run again', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const { agent, server } = await setup([{ text: 'the answer' }], { store });
     const handle = agent.run('q');
     await handle;

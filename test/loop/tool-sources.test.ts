@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
-import { MemoryStore } from '../../src/store/memory.js';
+import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import type { Tool, ToolSource } from '../../src/tools/types.js';
 import { addTool, collect, setup } from './helpers.js';
@@ -59,7 +59,7 @@ describe('tool sources', () => {
   });
 
   it('a changing source does not block resuming a stored run: the record names the source, not its tools', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const source = mutableSource([echoTool('first')]);
     const { agent, server } = await setup([{ text: 'one' }], { toolSources: [source], store });
     const first = await agent.run('hi');
@@ -105,7 +105,7 @@ describe('least privilege: allowedTools', () => {
 
 describe('tool progress', () => {
   it("ctx.progress reaches listeners as tool_progress events, which are not stored", async () => {
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const slow = defineTool({
       name: 'slow',
       description: 'Works in steps.',

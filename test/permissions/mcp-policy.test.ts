@@ -14,7 +14,7 @@ import { groupAlive } from '../../src/process/process-group.js';
 import { startScriptedServer, type ScriptedServer, type ScriptFunction, type ScriptToolCall } from '../../src/model/scripted/index.js';
 import type { ToolResultMessage } from '../../src/model/types.js';
 import { createPermissionPolicy, type PermissionOptions } from '../../src/permissions/policy.js';
-import { MemoryStore } from '../../src/store/memory.js';
+import { MemoryRunStore } from '../../src/store/memory.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const EVERYTHING = join(repo, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -53,7 +53,7 @@ function script(calls: ScriptToolCall[]): ScriptFunction {
   return (request) => (request.messages.at(-1)?.role === 'user' ? { toolCalls: calls } : { text: 'Done.' });
 }
 
-async function agentWith(calls: ScriptToolCall[], options: PermissionOptions, store?: MemoryStore): Promise<Agent> {
+async function agentWith(calls: ScriptToolCall[], options: PermissionOptions, store?: MemoryRunStore): Promise<Agent> {
   const server = await startScriptedServer({ script: script(calls) });
   servers.push(server);
   const policy = createPermissionPolicy(options);
@@ -130,7 +130,7 @@ describe('the permission policy over MCP tools', () => {
   it('an MCP tool without annotations is risk write and asks; with a store the run pauses until approve() runs it', async () => {
     const bridged = mcp.tools().find((t) => t.name === 'fixture__ping_client');
     expect(bridged).toMatchObject({ risk: 'write', effect: 'unsafe' });
-    const store = new MemoryStore();
+    const store = new MemoryRunStore();
     const agent = await agentWith([{ id: 'call_ping', name: 'fixture__ping_client', arguments: {} }], {}, store);
     const paused = await collect(agent.run('ping the client'));
     expect(paused.result).toMatchObject({ status: 'paused', reason: 'awaiting_approval' });

@@ -11,7 +11,7 @@ import { startScriptedServer, type ScriptedServer } from '../../src/model/script
 import { createRedactor } from '../../src/security/redact.js';
 import { redactingLog, redactingStore } from '../../src/security/redacting-store.js';
 import { openSqliteStore } from '../../src/store/open.js';
-import { MemoryStore } from '../../src/store/memory.js';
+import { MemoryRunStore } from '../../src/store/memory.js';
 import type { RunStore } from '../../src/store/types.js';
 import { defineTool } from '../../src/tools/define.js';
 import { fake } from './fake-secrets.js';
@@ -109,7 +109,7 @@ describe('no secret value appears in a stored run', () => {
   });
 
   it('events without secrets are stored as the very objects the loop emitted', async () => {
-    const inner = new MemoryStore();
+    const inner = new MemoryRunStore();
     const appended: RunEvent[][] = [];
     // Sees what reaches the inner store: the redacting store's output.
     const spy: RunStore = {

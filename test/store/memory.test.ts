@@ -1,7 +1,7 @@
-import { MemoryStore } from '../../src/store/memory.js';
+import { MemoryRunStore } from '../../src/store/memory.js';
 import { describeStoreConformance } from '../conformance/store.suite.js';
 
 describeStoreConformance('memory', {
-  fresh: async () => new MemoryStore(),
-  inlineSize: async (store, runId, seq) => (store as MemoryStore).inlineSize(runId, seq),
+  fresh: async () => new MemoryRunStore(),
+  inlineSize: async (store, runId, seq) => (store as MemoryRunStore).inlineSize(runId, seq),
 });
