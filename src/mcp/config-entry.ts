@@ -13,6 +13,8 @@ export interface EntryContext {
   file?: string;
   /** What a relative `cwd` is resolved against. */
   baseDir: string;
+  /** Where a stdio server runs when its entry names no `cwd` (default: rein's own working directory). */
+  defaultCwd?: string;
   env: Record<string, string | undefined>;
 }
 
@@ -93,7 +95,7 @@ export function checkServerEntry(name: string, raw: unknown, ctx: EntryContext, 
     if (cwd !== undefined) {
       const expanded = expand('cwd', cwd);
       server.cwd = isAbsolute(expanded) ? expanded : resolve(ctx.baseDir, expanded);
-    }
+    } else if (ctx.defaultCwd !== undefined) server.cwd = ctx.defaultCwd;
     config = server;
   } else {
     const url = stringField(raw, 'url', report, true);

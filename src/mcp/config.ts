@@ -1,37 +1,73 @@
 /**
  * MCP configuration in the field's convention: `{ "mcpServers": { name: entry } }` in
- * `~/.rein/mcp.json` (user) and `.mcp.json` (project, which wins on a shared name), plus
- * servers passed in code. Loading never throws: every problem is a diagnostic naming its
- * file and key, and the good entries are used.
+ * `~/.rein/mcp.json` (user) and the project's `.mcp.json` (the nearest from cwd up to the
+ * repository root, which wins on a shared name), plus servers passed in code. Loading
+ * never throws: every problem is a diagnostic naming its file and key, and the good
+ * entries are used.
  */
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readJsonFile } from '../config/json-file.js';
 import { isRecord } from '../model/json.js';
-import { checkServerEntry } from './config-entry.js';
+import { projectDirs } from '../skills/repo-root.js';
+import { checkServerEntry, type EntryContext } from './config-entry.js';
 import type { McpConfig, McpDiagnostic, McpServerConfig } from './types.js';
 
 /** Options of {@link loadMcpConfig}. */
 export interface LoadMcpConfigOptions {
-  /** The project folder holding `.mcp.json` (default `process.cwd()`). */
+  /**
+   * The working directory (default `process.cwd()`): the project's `.mcp.json` is the
+   * nearest one from here up to the repository root, and servers given in code resolve a
+   * relative `cwd` against it.
+   */
   cwd?: string;
   /** The user's home holding `.rein/mcp.json` (default `os.homedir()`). */
   home?: string;
   /** Where `${VAR}` is looked up (default `process.env`). */
   env?: Record<string, string | undefined>;
   /**
-   * The files to read, later ones winning on a shared server name. Default: the user file,
-   * then the project file, each skipped when it does not exist. A file listed here that
-   * does not exist is an error diagnostic: it was asked for by name.
+   * The files to read, later ones winning on a shared server name. Default
+   * ({@link defaultConfigFiles}): the user file, then the project file, each skipped when
+   * it does not exist. A file listed here that does not exist is an error diagnostic: it
+   * was asked for by name.
    */
   files?: string[];
   /** Servers given in code; they win over every file. */
   servers?: Record<string, unknown>;
 }
 
-/** The default config files for a project folder and home, in the order they apply. */
+/**
+ * The default config files for a working directory and home, in the order they apply:
+ * `~/.rein/mcp.json`, then the project's `.mcp.json` — the nearest one from `cwd` up to
+ * the repository root (just `cwd` outside a repository, as for skills and rules), or
+ * `cwd`'s own path when there is none.
+ *
+ * @example
+ * defaultConfigFiles('/repo/packages/app', '/home/me');
+ * // ['/home/me/.rein/mcp.json', '/repo/.mcp.json'] when only the root has one
+ */
 export function defaultConfigFiles(cwd: string, home: string): string[] {
-  return [join(home, '.rein', 'mcp.json'), join(cwd, '.mcp.json')];
+  return [join(home, '.rein', 'mcp.json'), projectConfigFile(cwd)];
+}
+
+/**
+ * The nearest `.mcp.json` from `cwd` up to the repository root. Only one is used: a
+ * subfolder with its own file has chosen its servers, and merging the root's in would
+ * start servers it left out. Any entry of that name counts, so a broken nearest file is
+ * reported rather than silently passed over for one further up.
+ */
+function projectConfigFile(cwd: string): string {
+  const candidates = projectDirs(cwd).map((dir) => join(dir, '.mcp.json'));
+  return candidates.find(exists) ?? join(resolve(cwd), '.mcp.json');
+}
+
+function exists(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false; // EACCES, ENOTDIR: look further up
+  }
 }
 
 /**
@@ -49,11 +85,17 @@ export async function loadMcpConfig(options: LoadMcpConfigOptions = {}): Promise
   const env = options.env ?? process.env;
   const named = options.files !== undefined;
   const files = options.files ?? defaultConfigFiles(cwd, options.home ?? homedir());
+  // The project's own file describes its servers from where it sits: found from a
+  // subfolder, its servers still start in the folder of the file (the project), so a
+  // relative command, or an argument such as `.`, means the same wherever rein runs.
+  const projectFile = named ? undefined : files[files.length - 1];
   const config: McpConfig = { servers: {}, sources: {}, diagnostics: [] };
   for (const file of files) {
     const data = await readConfigFile(file, named, config.diagnostics);
     if (data === undefined) continue;
-    addEntries(config, serversOf(data, file, config.diagnostics), { file, baseDir: dirname(file), env });
+    // Relative paths mean the folder of the file that declares them, wherever rein runs.
+    const baseDir = dirname(file);
+    addEntries(config, serversOf(data, file, config.diagnostics), { file, baseDir, env, ...(file === projectFile ? { defaultCwd: baseDir } : {}) });
   }
   if (options.servers) addEntries(config, options.servers, { baseDir: cwd, env }, 'options');
   return config;
@@ -98,7 +140,7 @@ function serversOf(data: unknown, file: string, out: McpDiagnostic[]): Record<st
 function addEntries(
   config: McpConfig,
   entries: Record<string, unknown>,
-  ctx: { file?: string; baseDir: string; env: Record<string, string | undefined> },
+  ctx: EntryContext,
   source = ctx.file ?? 'options',
 ): void {
   for (const [name, raw] of Object.entries(entries)) {

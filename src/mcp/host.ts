@@ -29,12 +29,15 @@ export interface McpHostOptions {
   servers?: Record<string, McpServerConfig>;
   /**
    * Config files to read, later ones winning; one listed here that does not exist is an
-   * error diagnostic. Default: `~/.rein/mcp.json` then `.mcp.json` in `cwd`, each only if
-   * it exists — unless `servers` is given, in which case no file is read unless listed
-   * here. `false`: none.
+   * error diagnostic. Default: `~/.rein/mcp.json` then the nearest `.mcp.json` from `cwd`
+   * up to the repository root, each only if it exists — unless `servers` is given, in
+   * which case no file is read unless listed here. `false`: none.
    */
   configFiles?: string[] | false;
-  /** The project folder (default `process.cwd()`): where `.mcp.json` is, what relative paths mean. */
+  /**
+   * The working directory (default `process.cwd()`): `.mcp.json` is searched from here up
+   * to the repository root; relative paths of servers given in code mean this folder.
+   */
   cwd?: string;
   /** Home folder holding `.rein/mcp.json` (default `os.homedir()`). */
   home?: string;
@@ -87,7 +90,7 @@ const RESOURCE_TOOLS = ['list_resources', 'read_resource'];
  * broken entry: see `host.diagnostics` and `host.status()`.
  *
  * @example
- * const mcp = await startMcp({ cwd: process.cwd() });   // .mcp.json + ~/.rein/mcp.json
+ * const mcp = await startMcp({ cwd: process.cwd() });   // nearest .mcp.json + ~/.rein/mcp.json
  * for (const d of mcp.diagnostics) console.warn(`${d.file ?? ''} ${d.key}: ${d.message}`);
  * const agent = new Agent({ model: 'openai/gpt-4o', toolSources: [mcp] });
  * try {

@@ -133,7 +133,7 @@ describe('loadMcpConfig', () => {
     const config = await loadMcpConfig({ cwd: p.cwd, home: p.home });
     expect(config.diagnostics).toEqual([]);
     expect(config.servers).toEqual({
-      a: { command: 'x', enabled: false },
+      a: { command: 'x', enabled: false, cwd: p.cwd },
       b: { url: 'https://b.example/mcp', type: 'http' },
       c: { url: 'https://c.example/sse', type: 'sse', toolPrefix: 'c_' },
     });

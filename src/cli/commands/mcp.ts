@@ -1,8 +1,9 @@
 /**
  * `rein mcp list | tools [server] | call <server> <tool> '<json>'`: the configured MCP
  * servers, their tools, and one call without a model, for debugging a server. Reads
- * `.mcp.json` in the current folder and `~/.rein/mcp.json`; every server is tried once
- * (no reconnecting) and closed before the command ends.
+ * the nearest `.mcp.json` (from the current folder up to the repository root) and
+ * `~/.rein/mcp.json`; every server is tried once (no reconnecting) and closed before the
+ * command ends.
  */
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -20,7 +21,7 @@ const usage = `rein mcp <list | tools [server] | call <server> <tool> ['<json ar
   call <server> <tool> ...  call one tool without a model and print its result;
                             <tool> is the server's name for it or the rein name
 
-Servers come from .mcp.json in the current folder and ~/.rein/mcp.json
+Servers come from the nearest .mcp.json (this folder up to the repository root) and ~/.rein/mcp.json
 ({ "mcpServers": { "name": { "command": "...", "args": [...] } | { "url": "..." } } }).
 Each server is started once (no reconnecting) and closed before rein exits.
 
@@ -122,7 +123,7 @@ async function list(values: Values, io: CliIO): Promise<number> {
     } else {
       reportDiagnostics(host.diagnostics, io);
       if (status.length === 0) {
-        io.stdout.write('No MCP servers configured. Add them to .mcp.json here or ~/.rein/mcp.json: { "mcpServers": { "name": { "command": "…" } } }\n');
+        io.stdout.write('No MCP servers configured. Add them to .mcp.json here (or in the repository root) or to ~/.rein/mcp.json: { "mcpServers": { "name": { "command": "…" } } }\n');
       } else {
         io.stdout.write(table(['NAME', 'TRANSPORT', 'STATUS', 'TOOLS', 'LAST ERROR'], status.map((s) => [s.name, s.transport, s.state, String(s.toolCount), shorten(s.lastError ?? '', 160)])));
       }
