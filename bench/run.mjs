@@ -26,8 +26,10 @@ function importMs() {
 
 // Each implementation runs in a fresh process per round; rounds interleave the three so a
 // burst of load on this shared machine hits all of them alike. Each figure is the median
-// over the rounds.
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// over the rounds: five by default, because the same client's CPU per request has been
+// seen to differ by 2× between consecutive rounds here (the host's speed changes within
+// seconds), and the growth check divides four such figures.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const { child, url } = await startServer();
 const samples = {};
 try {
