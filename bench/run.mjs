@@ -7,8 +7,8 @@ import { startServer } from './server.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.execPath;
 
-function client(impl, url, turns, extra = []) {
-  const out = execFileSync(node, ['bench/client.mjs', impl, url, String(turns), ...extra], { cwd: root, encoding: 'utf8' });
+function client(impl, url, turns) {
+  const out = execFileSync(node, ['bench/client.mjs', impl, url, String(turns)], { cwd: root, encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop());
 }
 
@@ -41,17 +41,6 @@ try {
     }
     process.stderr.write(`round ${round} of ${ROUNDS} measured\n`);
   }
-  // A diagnostic beside the check above: the same 30-run window after the same number of
-  // warm-up requests (about 1,000) for both workloads. With 3 warm-up runs, the 32-turn
-  // window is where V8 compiles rein's per-request code (the 8-turn window ends before it
-  // does); after an equal warm-up, what is left is the cost of the longer history.
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const [turns, warm] of [[8, 110], [32, 30]]) {
-      for (const impl of ['http', 'rein']) {
-        (samples[`${impl}-${turns}-warm`] ??= []).push(client(impl, url, turns, ['30', '0', String(warm)]));
-      }
-    }
-  }
 } finally {
   child.kill('SIGTERM');
 }
@@ -76,23 +65,15 @@ for (const turns of [8, 32]) {
     rows.push(`| ${impl} | ${turns} | ${f(r.cpuUsPerRequest)} | ${f(r.medianMsPerRun, 1)} | ${f(r.concurrentWallMs)} | ${f(r.peakRssMb, 1)} |`);
   }
 }
-for (const turns of [8, 32]) {
-  for (const impl of ['http', 'rein']) {
-    const r = results[`${impl}-${turns}-warm`];
-    rows.push(`| ${impl}, after ~1,000 warm-up requests | ${turns} | ${f(r.cpuUsPerRequest)} | ${f(r.medianMsPerRun, 1)} | – | – |`);
-  }
-}
 const ratio = (turns, floor) => results[`rein-${turns}`].cpuUsPerRequest / results[`${floor}-${turns}`].cpuUsPerRequest;
 const r8f = ratio(8, 'fetch');
 const r8h = ratio(8, 'http');
 const r32f = ratio(32, 'fetch');
 const r32h = ratio(32, 'http');
 const growth = r32h / r8h;
-const warmRatio = (turns) => results[`rein-${turns}-warm`].cpuUsPerRequest / results[`http-${turns}-warm`].cpuUsPerRequest;
-const warmGrowth = warmRatio(32) / warmRatio(8);
 // Each side's own cost per request at 32 turns against 8: whether the ratio moved because
 // rein's cost grew with the history, or because the floor's fell.
-const own = (impl, warm) => results[`${impl}-32${warm}`].cpuUsPerRequest / results[`${impl}-8${warm}`].cpuUsPerRequest;
+const own = (impl) => results[`${impl}-32`].cpuUsPerRequest / results[`${impl}-8`].cpuUsPerRequest;
 const verdict = (ok) => (ok ? 'ok' : 'OVER TARGET');
 console.log(`
 ## rein benchmark (${new Date().toISOString()}, node ${process.version})
@@ -100,9 +81,7 @@ console.log(`
 Workload: one tool \`add(a, b)\`; each run is N tool-call turns plus a final answer,
 streaming, against the scripted model server in its own process. Per measurement, a fresh
 process does 3 warm-up runs, then 30 sequential runs (CPU, latency), then 100 concurrent
-runs (wall, peak RSS). Figures are medians over ${ROUNDS} interleaved rounds. The rows
-"after ~1,000 warm-up requests" measure the same 30 runs after 110 (8 turns) or 30 (32
-turns) warm-up runs, when V8 has compiled the per-request code of both.
+runs (wall, peak RSS). Figures are medians over ${ROUNDS} interleaved rounds.
 
 | impl | tool turns | CPU µs / model request | median ms / run | 100-concurrent wall ms | peak RSS MB |
 |---|---|---|---|---|---|
@@ -118,9 +97,9 @@ ${rows.join('\n')}
 | peak RSS, rein 100 concurrent (8 turns) | ${f(results['rein-8'].peakRssMb, 1)} MB | ≤ 130 MB | ${verdict(results['rein-8'].peakRssMb <= 130)} |
 | core import (median of 5 fresh processes) | ${f(importTime, 1)} ms | ≤ 50 ms | ${verdict(importTime <= 50)} |
 
-Diagnostics (no target): after ~1,000 warm-up requests, rein / node:http is ${f(warmRatio(8), 2)}× at 8 turns and
-${f(warmRatio(32), 2)}× at 32 (growth ${f(warmGrowth, 2)}). CPU per request at 32 turns against 8: rein ${f(own('rein', ''), 2)}
-(${f(own('rein', '-warm'), 2)} after warm-up), the node:http floor ${f(own('http', ''), 2)} (${f(own('http', '-warm'), 2)} after warm-up).
+Diagnostics (no target): CPU per request at 32 turns against 8: rein ${f(own('rein'), 2)}, the node:http floor
+${f(own('http'), 2)}. The same workload in instructions, with V8's optimizing compiler split out (the same
+from one run to the next, where CPU time on a shared machine is not): \`npm run bench:instructions\`.
 `);
 
 // The run store's own table (bench/store.mjs: SQLite and Postgres), in a fresh process.
