@@ -5,6 +5,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { prepareHistory } from '../handoff.js';
 import type { AssistantMessage, Context, ImageContent, Message, ModelRef, StreamOptions, TextContent, ToolResultMessage, UserMessage } from '../types.js';
+import { sendsStreamOptions, usesMaxCompletionTokens } from './chat-refusals.js';
 
 type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
@@ -47,10 +48,10 @@ export function buildChatRequest(model: ModelRef, context: Context, options: Str
   if (context.tools !== undefined && context.tools.length > 0) request.tools = toChatTools(context.tools);
   if (options.stream !== false) {
     request.stream = true;
-    request.stream_options = { include_usage: true };
+    if (sendsStreamOptions(model.baseUrl)) request.stream_options = { include_usage: true };
   }
   if (options.maxTokens !== undefined) {
-    if (isOpenAIHost(model.baseUrl)) request.max_completion_tokens = options.maxTokens;
+    if (usesMaxCompletionTokens(model.baseUrl, model.id)) request.max_completion_tokens = options.maxTokens;
     else request.max_tokens = options.maxTokens;
   }
   if (options.temperature !== undefined) request.temperature = options.temperature;
@@ -127,9 +128,9 @@ export function buildChatBody(model: ModelRef, context: Context, options: Stream
     }
     body += `,"tools":${json}`;
   }
-  if (options.stream !== false) body += ',"stream":true,"stream_options":{"include_usage":true}';
+  if (options.stream !== false) body += sendsStreamOptions(model.baseUrl) ? ',"stream":true,"stream_options":{"include_usage":true}' : ',"stream":true';
   if (options.maxTokens !== undefined) {
-    body += `,"${isOpenAIHost(model.baseUrl) ? 'max_completion_tokens' : 'max_tokens'}":${JSON.stringify(options.maxTokens)}`;
+    body += `,"${usesMaxCompletionTokens(model.baseUrl, model.id) ? 'max_completion_tokens' : 'max_tokens'}":${JSON.stringify(options.maxTokens)}`;
   }
   if (options.temperature !== undefined) body += `,"temperature":${JSON.stringify(options.temperature)}`;
   return `${body}}`;
@@ -175,10 +176,6 @@ export function chatTarget(baseUrl: string): { url: URL; href: string } {
     targets.set(baseUrl, target);
   }
   return target;
-}
-
-function isOpenAIHost(baseUrl: string): boolean {
-  return /^https:\/\/api\.openai\.com(?:\/|$)/.test(baseUrl);
 }
 
 function userMessage(message: UserMessage): ChatMessage {

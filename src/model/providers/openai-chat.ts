@@ -7,6 +7,7 @@ import type { ReinError } from '../../errors.js';
 import type { EventStream } from '../event-stream.js';
 import { errorFromResponse, type ErrorContext } from '../http-errors.js';
 import type { AssistantMessage, AssistantStreamEvent, Context, ModelRef, StreamFunction, StreamOptions } from '../types.js';
+import { recordRefusal, sendsStreamOptions, usesMaxCompletionTokens, type RefusableParameters } from './chat-refusals.js';
 import { ChatDecoder } from './openai-chat-decode.js';
 import { buildChatBody, chatHeaders, chatTarget } from './openai-chat-request.js';
 import { streamWire, type WireSpec } from './wire-request.js';
@@ -31,6 +32,8 @@ class ChatWire implements WireSpec<ChatDecoder> {
   readonly api = 'openai-chat';
   readonly htmlHint = 'check the base URL (it usually ends with /v1)';
   readonly errorUrl: string;
+  /** What the request `prepare` built last carried that a server may refuse (set with the body). */
+  private sent: RefusableParameters = { streamOptions: false, maxTokens: false };
 
   constructor(
     private readonly model: ModelRef,
@@ -47,7 +50,16 @@ class ChatWire implements WireSpec<ChatDecoder> {
   prepare(): { url: URL; errorUrl: string; headers: OutgoingHttpHeaders; body: string } {
     const { model } = this;
     const target = chatTarget(model.baseUrl);
+    this.sent = {
+      streamOptions: this.options.stream !== false && sendsStreamOptions(model.baseUrl),
+      maxTokens: this.options.maxTokens !== undefined && !usesMaxCompletionTokens(model.baseUrl, model.id),
+    };
     return { url: target.url, errorUrl: target.href, headers: chatHeaders(model), body: buildChatBody(model, this.context, this.options) };
+  }
+
+  adjustAfterRefusal(status: number, text: string): boolean {
+    // Judged by what this request carried: a concurrent request may have seen the refusal first.
+    return recordRefusal(this.model.baseUrl, this.model.id, this.sent, status, text);
   }
 
   onEvent(decoder: ChatDecoder, event: string | undefined, data: string): void {

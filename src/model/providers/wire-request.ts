@@ -44,6 +44,12 @@ export interface WireSpec<D extends WireDecoder> {
   onBody: (decoder: D, body: unknown) => void;
   bodyMayBeArray?: boolean;
   errorFromResponse: (status: number, headers: HttpResponse['headers'], text: string, ctx: ErrorContext) => ReinError;
+  /**
+   * A refusal the adapter can answer by changing a parameter the server does not take
+   * (Chat Completions: `stream_options`, `max_tokens`): true when `prepare` now builds a
+   * request the server takes, which is then sent once more.
+   */
+  adjustAfterRefusal?: (status: number, text: string) => boolean;
   /** Said after "answered with an HTML page, not the API:", e.g. "check the base URL (it usually ends with /v1)". */
   htmlHint: string;
 }
@@ -72,11 +78,17 @@ async function run<D extends WireDecoder>(
   const decoder = spec.makeDecoder(out, ctx);
   let started = false;
   try {
-    const request = spec.prepare();
-    ctx.url = request.errorUrl ?? request.url.href;
-    const res = await httpPost(request.url, request.headers, request.body, signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
-    if (res.status < 200 || res.status >= 300) {
-      decoder.fail(spec.errorFromResponse(res.status, res.headers, await res.text(), ctx));
+    let res: HttpResponse;
+    // Each adjustment changes one parameter the request carried, so this asks at most
+    // once per kind of refusal (two, today).
+    for (let asked = 0; ; asked++) {
+      const request = spec.prepare();
+      ctx.url = request.errorUrl ?? request.url.href;
+      res = await httpPost(request.url, request.headers, request.body, signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+      if (res.status >= 200 && res.status < 300) break;
+      const text = await res.text();
+      if (asked < 2 && spec.adjustAfterRefusal?.(res.status, text)) continue;
+      decoder.fail(spec.errorFromResponse(res.status, res.headers, text, ctx));
       return;
     }
     decoder.start();

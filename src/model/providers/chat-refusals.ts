@@ -1,0 +1,59 @@
+/**
+ * Parameters a Chat Completions server refused, so that rein asks again in the form it
+ * takes and sends that form from then on (for the rest of the process). Two refusals are
+ * common enough among servers that speak the API to be worth it:
+ *
+ * - `stream_options: { include_usage: true }`, how a stream reports its token usage: Azure
+ *   OpenAI before api-version 2024-09-01 answers 400 "Unrecognized request argument
+ *   supplied: stream_options", and gateways that check parameters strictly answer 400
+ *   "Unknown parameter: 'stream_options'" (or 422). It is left out for that base URL; the
+ *   server's usage is then known only when it sends it unasked.
+ * - `max_tokens`, which reasoning models behind OpenAI-compatible endpoints other than
+ *   api.openai.com (Azure OpenAI, proxies) refuse: 400 "Unsupported parameter: 'max_tokens'
+ *   is not supported with this model. Use 'max_completion_tokens' instead." The limit is
+ *   sent as `max_completion_tokens` for that base URL and model.
+ */
+
+const withoutStreamOptions = new Set<string>();
+const withMaxCompletionTokens = new Set<string>();
+
+const modelKey = (baseUrl: string, modelId: string): string => `${baseUrl}\n${modelId}`;
+
+/** Whether requests to `baseUrl` carry `stream_options`. */
+export function sendsStreamOptions(baseUrl: string): boolean {
+  return withoutStreamOptions.size === 0 || !withoutStreamOptions.has(baseUrl);
+}
+
+/** Whether the output limit goes to `baseUrl` as `max_completion_tokens` (api.openai.com, or after a refusal of `max_tokens`). */
+export function usesMaxCompletionTokens(baseUrl: string, modelId: string): boolean {
+  return /^https:\/\/api\.openai\.com(?:\/|$)/.test(baseUrl) || (withMaxCompletionTokens.size > 0 && withMaxCompletionTokens.has(modelKey(baseUrl, modelId)));
+}
+
+/** What a request carried that a server may refuse. */
+export interface RefusableParameters {
+  streamOptions: boolean;
+  maxTokens: boolean;
+}
+
+/**
+ * Whether a failed response refuses one of the parameters `sent` carried; if so, it is
+ * recorded, and a request built now takes the form the server accepts.
+ */
+export function recordRefusal(baseUrl: string, modelId: string, sent: RefusableParameters, status: number, body: string): boolean {
+  if (status !== 400 && status !== 422) return false;
+  if (sent.streamOptions && /stream_options/i.test(body)) {
+    withoutStreamOptions.add(baseUrl);
+    return true;
+  }
+  if (sent.maxTokens && /max_tokens/.test(body) && /max_completion_tokens/.test(body)) {
+    withMaxCompletionTokens.add(modelKey(baseUrl, modelId));
+    return true;
+  }
+  return false;
+}
+
+/** Forgets every refusal (tests). */
+export function forgetRefusals(): void {
+  withoutStreamOptions.clear();
+  withMaxCompletionTokens.clear();
+}
