@@ -195,6 +195,36 @@ describe('openai-chat quirks', () => {
     expect(message.usage).toEqual({ input: 36, output: 5, cacheRead: 64, cacheWrite: 0, reasoning: 0, total: 105 });
   });
 
+  it('reads content sent as an array of thinking and text parts (Mistral reasoning models), streamed and not', async () => {
+    const thinkingPart = (text: string) => ({ type: 'thinking', thinking: [{ type: 'text', text }] });
+    const body = sseBody([
+      chunk({ role: 'assistant', content: [thinkingPart('The user greets')] }),
+      chunk({ content: [thinkingPart(', so I greet back.')] }),
+      chunk({ content: [{ type: 'text', text: 'Hello' }] }),
+      chunk({ content: [{ type: 'text', text: ' there' }, { type: 'reference', reference_ids: [1] }] }),
+      chunk({}, 'stop'),
+    ]);
+    const streamed = await run([{ headers: SSE, body }]);
+    expect(streamed.message.content).toEqual([
+      { type: 'thinking', thinking: 'The user greets, so I greet back.' },
+      { type: 'text', text: 'Hello there' },
+    ]);
+    expect(streamed.events.filter((e) => e.type === 'thinking_delta').map((e) => (e as { delta: string }).delta)).toEqual(['The user greets', ', so I greet back.']);
+    await server?.close();
+    const completion = {
+      id: 'x',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: [thinkingPart('Short.'), { type: 'text', text: 'Hi!' }] }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
+    };
+    const whole = await run([{ headers: { 'content-type': 'application/json' }, body: JSON.stringify(completion) }], { stream: false });
+    expect(whole.message.content).toEqual([
+      { type: 'thinking', thinking: 'Short.' },
+      { type: 'text', text: 'Hi!' },
+    ]);
+    expect(whole.message.usage.output).toBe(3);
+  });
+
   it('aborting mid-stream ends with stopReason aborted and the text so far', async () => {
     const controller = new AbortController();
     server = await startServer([{ headers: SSE, body: [sseBody([chunk({ content: 'streaming…' })], false)], hold: true }]);

@@ -9,6 +9,8 @@
  * a tool header without `arguments` (vLLM); tool indices starting at 1 (Anthropic-compat);
  * missing, numeric or repeated tool ids (OpenRouter sends "0"); an `error` object inside a
  * 200 stream (OpenRouter) or an `event: error` frame (Groq); no `finish_reason` at all.
+ * Not in the recordings but documented, and reported by other clients: content as an
+ * array of text and `thinking` parts (Mistral's reasoning models).
  */
 import { randomUUID } from 'node:crypto';
 import { ReinError } from '../../errors.js';
@@ -163,7 +165,9 @@ export class ChatDecoder {
     // Some servers send both fields with the same text; read one.
     const reasoning = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : delta.reasoning;
     if (typeof reasoning === 'string' && reasoning !== '') this.appendThinking(reasoning);
-    if (typeof delta.content === 'string' && delta.content !== '') this.appendText(delta.content);
+    if (typeof delta.content === 'string') {
+      if (delta.content !== '') this.appendText(delta.content);
+    } else if (Array.isArray(delta.content)) this.contentParts(delta.content);
     if (typeof delta.refusal === 'string' && delta.refusal !== '') this.message.refusal = (this.message.refusal ?? '') + delta.refusal;
     if (Array.isArray(delta.tool_calls)) {
       const calls: unknown[] = delta.tool_calls;
@@ -173,6 +177,23 @@ export class ChatDecoder {
       }
     } else if (isRecord(delta.function_call)) {
       this.toolDelta({ index: 0, function: delta.function_call }); // the legacy single-function form
+    }
+  }
+
+  /**
+   * Content as an array of parts (Mistral's reasoning models, streamed and not):
+   * `{ type: 'text', text }` and `{ type: 'thinking', thinking: [{ type: 'text', text }] }`.
+   * Other part types (references, images) carry no text to show.
+   */
+  private contentParts(parts: unknown[]): void {
+    for (const part of parts) {
+      if (!isRecord(part)) continue;
+      if (part.type === 'text' && typeof part.text === 'string') {
+        if (part.text !== '') this.appendText(part.text);
+      } else if (part.type === 'thinking') {
+        const thinking = typeof part.thinking === 'string' ? [{ type: 'text', text: part.thinking }] : Array.isArray(part.thinking) ? part.thinking : [];
+        for (const piece of thinking) if (isRecord(piece) && typeof piece.text === 'string' && piece.text !== '') this.appendThinking(piece.text);
+      }
     }
   }
 
