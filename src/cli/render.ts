@@ -134,8 +134,9 @@ export class HumanRenderer {
       `${ok ? this.green('✓') : this.red('■')} ${result.reason}`,
       `${t.steps} step${t.steps === 1 ? '' : 's'}`,
       `${t.toolCalls} tool call${t.toolCalls === 1 ? '' : 's'}`,
-      `${t.usage.total} tokens`,
-      ...(t.usage.cost ? [formatUsd(t.usage.cost.total)] : []),
+      // "~": the server reported no usage and these are rein's estimate.
+      `${t.usage.estimated ? '~' : ''}${t.usage.total} tokens`,
+      ...(t.usage.cost ? [`${t.usage.estimated ? '~' : ''}${formatUsd(t.usage.cost.total)}`] : []),
       formatMs(t.durationMs),
     ].join(' · ');
     this.note(line + (result.detail ? ` (${result.detail})` : ''));

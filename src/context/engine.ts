@@ -10,7 +10,7 @@
  */
 import { ReinError } from '../errors.js';
 import type { RunEventBody } from '../events.js';
-import type { AssistantMessage, Context, Message, ToolSpec, UserMessage } from '../model/types.js';
+import type { AssistantMessage, Context, Message, ToolSpec, Usage, UserMessage } from '../model/types.js';
 import { shouldCompact, splitForCompaction, type CompactionSplit } from './compaction.js';
 import { RequestMessages } from './layers.js';
 import type { ContextAgentInfo, ContextOptions, ContextSetup } from './options.js';
@@ -159,6 +159,19 @@ export class RunContext {
     if (this.lastRequest !== request || response.stopReason === 'error' || response.stopReason === 'aborted') return;
     const u = response.usage;
     this.setup.counter.calibrate(this.lastRaw, u.input + u.cacheRead + u.cacheWrite);
+  }
+
+  /**
+   * The usage of a response whose server reported none (some OpenAI-compatible servers
+   * never do, or not without `stream_options`): the calibrated count of `request` as input
+   * and of the answer as output. `undefined` when `request` is not the one assembled last.
+   */
+  estimateUsage(request: Context, response: AssistantMessage): Usage | undefined {
+    if (this.lastRequest !== request) return undefined;
+    const { counter } = this.setup;
+    const input = Math.round(counter.calibrated(this.lastRaw));
+    const output = Math.round(counter.calibrated(counter.message(response)));
+    return { input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: input + output, estimated: true };
   }
 
   /**

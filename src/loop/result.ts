@@ -18,6 +18,7 @@ export function addUsage(totals: RunTotals, message: AssistantMessage): void {
   t.cacheWrite += u.cacheWrite;
   t.reasoning += u.reasoning;
   t.total += u.total;
+  if (u.estimated) t.estimated = true;
   if (u.cost) {
     const c = (t.cost ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
     c.input += u.cost.input;

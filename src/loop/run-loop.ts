@@ -459,6 +459,12 @@ class LoopRun {
   private answered(request: Context, message: AssistantMessage, step: number): AssistantMessage {
     const { deps } = this;
     deps.context?.observe(request, message);
+    // A server that reports no usage would leave the token and cost budgets unenforced:
+    // such an answer carries rein's estimate instead (marked `estimated`).
+    if (unreported(message)) {
+      const estimate = deps.context?.estimateUsage(request, message);
+      if (estimate) message.usage = estimate;
+    }
     // Usage events carry their cost, from the catalog, unless the adapter set it.
     if (message.usage.cost === undefined && deps.costOf) {
       const cost = deps.costOf(message.usage);
@@ -477,6 +483,13 @@ class LoopRun {
 }
 
 function noop(): void {}
+
+/** An answer (not a failure) whose server reported no token usage at all. */
+function unreported(message: AssistantMessage): boolean {
+  if (message.stopReason === 'error' || message.stopReason === 'aborted') return false;
+  const u = message.usage;
+  return u.input === 0 && u.output === 0 && u.cacheRead === 0 && u.cacheWrite === 0;
+}
 
 /** Moves queued steering (and, when the agent would stop, follow-up) messages into the history. */
 function injectQueued(deps: LoopDeps, messages: Message[], step: number, wouldStop: boolean): boolean {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, type Script, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { sseBody, startServer } from '../model/fixture-server.js';
 import { cleanEnv, isGone, rein, spawned, startRein } from './spawn.js';
 
 const servers: ScriptedServer[] = [];
@@ -34,6 +35,23 @@ describe('rein run', () => {
     expect(out.stderr).toMatch(/→ roll_dice \{"sides":6\}/);
     expect(out.stderr).toMatch(/← .*\(\d+ ms\)/);
     expect(out.stderr).toMatch(/final_answer · 2 steps · 1 tool call · \d+ tokens · /);
+  });
+
+  it('works with a server that refuses stream_options and reports no usage: asked again, tokens estimated', async () => {
+    const strict = await startServer((request) =>
+      'stream_options' in (request.json as Record<string, unknown>)
+        ? { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { message: "Unknown parameter: 'stream_options'.", param: 'stream_options' } }) }
+        : { headers: { 'content-type': 'text/event-stream' }, body: sseBody([{ id: 'c', choices: [{ index: 0, delta: { content: 'Hello from a strict server.' }, finish_reason: 'stop' }] }]) },
+    );
+    try {
+      const out = await rein(['run', '--base-url', strict.baseUrl, 'say hello'], { env: cleanEnv() });
+      expect(out.code).toBe(0);
+      expect(out.stdout.trim()).toBe('Hello from a strict server.');
+      expect(out.stderr).toMatch(/final_answer · 1 step · 0 tool calls · ~\d+ tokens · /);
+      expect(strict.requests.map((r) => 'stream_options' in (r.json as Record<string, unknown>))).toEqual([true, false]);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('exits 3 when a limit stops the run', async () => {
