@@ -2,8 +2,9 @@
 // CLI) bundled from src/ into dist/bundle/. Node resolves, reads and compiles every module
 // file on its own, so `import 'rein'` over ~100 small files costs about twice what it costs
 // over one: the modules of the core entry point go into one chunk, the other entry points
-// share it, and what is imported lazily (other providers, tokenizers, SQLite) stays in
-// chunks of its own. Dependencies stay external. tsc's per-file output (dist/**/*.js and
+// share it, and rein's own modules that are imported lazily (the other providers, the CLI's
+// commands) stay in chunks of their own. Dependencies stay external (and those rein loads
+// lazily, such as the tokenizers, ajv and better-sqlite3, are still loaded lazily). tsc's per-file output (dist/**/*.js and
 // the .d.ts files) is left as it is: the types come from it, and the tests that spawn
 // built modules import it directly.
 import { rmSync } from 'node:fs';
@@ -30,6 +31,8 @@ const ENTRIES = {
 const shared = {
   cwd: root,
   platform: 'node',
+  // The syntax tsc emits for the per-file output (tsconfig's target), so both run on Node 20.
+  transform: { target: 'es2022' },
   // Bare specifiers are node: built-ins and npm dependencies: installed, never copied in.
   external: (id) => !id.startsWith('.') && !isAbsolute(id),
   logLevel: 'warn',

@@ -79,8 +79,19 @@ describe('the package', () => {
 
   it('keeps the core entry point to the files it needs: one chunk and the bundler runtime', () => {
     const index = readFileSync(join(bundle, 'index.js'), 'utf8');
-    const imports = [...index.matchAll(/from "(\.[^"]+)"/g)].map((m) => m[1]);
+    const imports = [...index.matchAll(/(?:from |^import )"(\.[^"]+)"/gm)].map((m) => m[1]);
+    expect(imports.length).toBeGreaterThan(0);
     expect(imports.every((spec) => /^\.\/chunks\/(core|rolldown-runtime)-[\w-]+\.js$/.test(spec!)), imports.join(', ')).toBe(true);
+  });
+
+  it('packs what the exports and the binary need, and not the per-file modules beside the bundle', () => {
+    const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' })) as Array<{ files: Array<{ path: string }> }>;
+    const files = new Set(packed[0]!.files.map((f) => f.path));
+    const needed = [...entries.flatMap((e) => [e.file.slice(2), e.perFile.slice(2).replace(/\.js$/, '.d.ts')]), pkg.bin.rein!, 'package.json', 'README.md'];
+    expect(needed.filter((file) => !files.has(file))).toEqual([]);
+    // Every chunk an entry point imports is packed too.
+    for (const name of readdirSync(join(bundle, 'chunks')).filter((n) => n.endsWith('.js'))) expect(files.has(`dist/bundle/chunks/${name}`), name).toBe(true);
+    expect([...files].filter((file) => file.endsWith('.js') && !file.startsWith('dist/bundle/') && file !== pkg.bin.rein)).toEqual([]);
   });
 
   it('rein --version prints the version in package.json', () => {

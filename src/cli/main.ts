@@ -77,6 +77,7 @@ async function packageVersion(): Promise<string> {
     } catch {
       // no package.json here (or not readable): look further up
     }
-    if (dir.pathname === '/') return 'unknown';
+    // At the root `..` is the root again (`file:///` here, `file:///C:/` on Windows).
+    if (new URL('..', dir).href === dir.href) return 'unknown';
   }
 }

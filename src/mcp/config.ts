@@ -5,12 +5,11 @@
  * never throws: every problem is a diagnostic naming its file and key, and the good
  * entries are used.
  */
-import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readJsonFile } from '../config/json-file.js';
 import { isRecord } from '../model/json.js';
-import { projectDirs } from '../skills/repo-root.js';
+import { pathExists, projectDirs } from '../skills/repo-root.js';
 import { checkServerEntry, type EntryContext } from './config-entry.js';
 import type { McpConfig, McpDiagnostic, McpServerConfig } from './types.js';
 
@@ -29,8 +28,10 @@ export interface LoadMcpConfigOptions {
   /**
    * The files to read, later ones winning on a shared server name. Default
    * ({@link defaultConfigFiles}): the user file, then the project file, each skipped when
-   * it does not exist. A file listed here that does not exist is an error diagnostic: it
-   * was asked for by name.
+   * it does not exist, the project file's servers starting in its folder. Files listed
+   * here are read as named: one that does not exist is an error diagnostic (it was asked
+   * for by name), and their servers start where rein runs unless an entry sets `cwd` —
+   * so listing `defaultConfigFiles(...)` here is not the same as leaving `files` out.
    */
   files?: string[];
   /** Servers given in code; they win over every file. */
@@ -59,15 +60,7 @@ export function defaultConfigFiles(cwd: string, home: string): string[] {
  */
 function projectConfigFile(cwd: string): string {
   const candidates = projectDirs(cwd).map((dir) => join(dir, '.mcp.json'));
-  return candidates.find(exists) ?? join(resolve(cwd), '.mcp.json');
-}
-
-function exists(file: string): boolean {
-  try {
-    return statSync(file, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false; // EACCES, ENOTDIR: look further up
-  }
+  return candidates.find(pathExists) ?? join(resolve(cwd), '.mcp.json');
 }
 
 /**
@@ -88,7 +81,7 @@ export async function loadMcpConfig(options: LoadMcpConfigOptions = {}): Promise
   // The project's own file describes its servers from where it sits: found from a
   // subfolder, its servers still start in the folder of the file (the project), so a
   // relative command, or an argument such as `.`, means the same wherever rein runs.
-  const projectFile = named ? undefined : files[files.length - 1];
+  const projectFile = named ? undefined : projectConfigFile(cwd);
   const config: McpConfig = { servers: {}, sources: {}, diagnostics: [] };
   for (const file of files) {
     const data = await readConfigFile(file, named, config.diagnostics);

@@ -36,8 +36,13 @@ export function projectDirs(cwd: string): string[] {
 }
 
 function hasGit(dir: string): boolean {
+  return pathExists(join(dir, '.git'));
+}
+
+/** Whether anything (a file, a folder, a link) is at `path`; a place that cannot be looked into holds nothing. */
+export function pathExists(path: string): boolean {
   try {
-    return statSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined;
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false; // EACCES, ENOTDIR: look further up
   }

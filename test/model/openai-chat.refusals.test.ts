@@ -99,6 +99,28 @@ describe('openai-chat and servers that refuse stream_options', () => {
     expect(sent(server)).toEqual([false, true]);
   });
 
+  it('only the error\'s own words count: a 422 that echoes the request naming stream_options is not a refusal of it', async () => {
+    // FastAPI / pydantic servers echo the request under detail[].input.
+    const echo = JSON.stringify({ detail: [{ type: 'missing', loc: ['body', 'messages', 0, 'content'], msg: 'Field required', input: { role: 'user', stream_options: { include_usage: true } } }] });
+    server = await startServer([{ status: 422, headers: JSON_TYPE, body: echo }, answer]);
+    const { message } = await ask(server);
+    expect(message.stopReason).toBe('error');
+    await ask(server);
+    expect(sent(server)).toEqual([true, true]);
+  });
+
+  it('an abort while the refusal is read sends nothing more', async () => {
+    const controller = new AbortController();
+    server = await startServer(() => {
+      controller.abort();
+      return { status: 400, headers: JSON_TYPE, body: GATEWAY_REFUSAL };
+    });
+    const result = await collect(streamOpenAIChat(testModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal }));
+    expectWellFormed(result.events, result.message);
+    expect(result.message.stopReason).toBe('aborted');
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('concurrent requests refused together each ask again without it', async () => {
     server = await startServer(strict({ status: 400, headers: JSON_TYPE, body: GATEWAY_REFUSAL }));
     const results = await Promise.all([ask(server), ask(server), ask(server)]);
@@ -142,6 +164,22 @@ describe('openai-chat and models that refuse max_tokens', () => {
     expect(server.requests).toHaveLength(3);
     expect(sent(server)).toEqual([true, false, false]);
     expect(limits(server)).toEqual(['max_tokens=64', 'max_tokens=64', 'max_completion_tokens=64']);
+  });
+
+  it("vLLM's \"'max_tokens' or 'max_completion_tokens' is too large\" is about the context, not a refusal of the name", async () => {
+    const tooLarge = JSON.stringify({
+      object: 'error',
+      message: "'max_tokens' or 'max_completion_tokens' is too large: 5000. This model's maximum context length is 4096 tokens and your request has 120 input tokens (5000 > 4096 - 120).",
+      type: 'BadRequestError',
+      param: null,
+      code: 400,
+    });
+    server = await startServer([{ status: 400, headers: JSON_TYPE, body: tooLarge }, answer]);
+    const { message } = await ask(server, { maxTokens: 5000 }, 'qwen');
+    expect(message.stopReason).toBe('error');
+    expect(message.error?.message).toContain('too large');
+    await ask(server, { maxTokens: 100 }, 'qwen');
+    expect(limits(server)).toEqual(['max_tokens=5000', 'max_tokens=100']);
   });
 
   it('a request without a limit never carried max_tokens, so such a 400 is the error it is', async () => {

@@ -35,7 +35,10 @@ export interface ChatRequest {
 /**
  * The request body. `maxTokens` goes out as `max_tokens`, which Ollama, vLLM, LM Studio,
  * OpenRouter, Groq and DeepSeek all read, except against api.openai.com, whose reasoning
- * models (o-series, gpt-5) reject `max_tokens` and require `max_completion_tokens`.
+ * models (o-series, gpt-5) reject `max_tokens` and require `max_completion_tokens`. Both
+ * builders also follow the refusals remembered in `chat-refusals.ts` (process-wide): a
+ * server that refused `stream_options` is not sent it, and a model that refused
+ * `max_tokens` gets `max_completion_tokens`.
  */
 export function buildChatRequest(model: ModelRef, context: Context, options: StreamOptions = {}): ChatRequest {
   const messages: ChatMessage[] = [];

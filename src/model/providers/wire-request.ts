@@ -54,6 +54,9 @@ export interface WireSpec<D extends WireDecoder> {
   htmlHint: string;
 }
 
+/** How many times one request may be adjusted after a refusal and sent again. */
+const MAX_ADJUSTMENTS = 3;
+
 /** Streams one response of `model` through `spec`. Never throws. */
 export function streamWire<D extends WireDecoder>(model: ModelRef, options: StreamOptions, spec: WireSpec<D>): AssistantStream {
   const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
@@ -79,15 +82,15 @@ async function run<D extends WireDecoder>(
   let started = false;
   try {
     let res: HttpResponse;
-    // Each adjustment changes one parameter the request carried, so this asks at most
-    // once per kind of refusal (two, today).
+    // Each adjustment changes a parameter the request carried, so a server cannot make
+    // rein ask for ever; the cap is a safeguard on top of that.
     for (let asked = 0; ; asked++) {
       const request = spec.prepare();
       ctx.url = request.errorUrl ?? request.url.href;
       res = await httpPost(request.url, request.headers, request.body, signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
       if (res.status >= 200 && res.status < 300) break;
       const text = await res.text();
-      if (asked < 2 && spec.adjustAfterRefusal?.(res.status, text)) continue;
+      if (asked < MAX_ADJUSTMENTS && spec.adjustAfterRefusal?.(res.status, text)) continue;
       decoder.fail(spec.errorFromResponse(res.status, res.headers, text, ctx));
       return;
     }
