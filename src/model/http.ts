@@ -10,9 +10,11 @@
  * request in one piece, parses the response with {@link ResponseParser}, and hands the body
  * on as text once per socket read. Connections come from {@link acquire}.
  */
+import type { Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { acquire, release, type Connection, type ConnectionUser, type Origin } from './http-pool.js';
+import { inflaterFor } from './http-inflate.js';
 import { ResponseParser, type ResponseHead, type ResponseSink } from './http-parser.js';
 import { unwatchIdle, watchIdle, type IdleWatch } from './idle-watchdog.js';
 
@@ -151,6 +153,7 @@ const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encodi
 function requestHead(target: Target, headers: OutgoingHttpHeaders, contentLength: number): string {
   let head = `POST ${target.path} HTTP/1.1\r\ncontent-length: ${contentLength}\r\n`;
   let host = false;
+  let encodings = false;
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined) continue;
@@ -158,10 +161,13 @@ function requestHead(target: Target, headers: OutgoingHttpHeaders, contentLength
     const lower = name.toLowerCase();
     if (CONNECTION_HEADERS.has(lower)) continue;
     if (lower === 'host') host = true;
+    else if (lower === 'accept-encoding') encodings = true;
     if (Array.isArray(value)) {
       for (const one of value) head += headerLine(name, one);
     } else head += headerLine(name, typeof value === 'string' ? value : String(value));
   }
+  // Without Accept-Encoding any coding is acceptable (RFC 9110 §12.5.3): ask for none.
+  if (!encodings) head += 'accept-encoding: identity\r\n';
   return `${host ? head : `${head}Host: ${target.host}\r\n`}\r\n`;
 }
 
@@ -195,6 +201,8 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
   private conn: Connection | undefined;
   private readonly parser: ResponseParser;
   private readonly decoder = new StringDecoder('utf8');
+  /** The decompressor of a body sent with a Content-Encoding (rare: rein asks for none). */
+  private inflater: Transform | undefined;
   /** Text that arrived before `consume` was called. */
   private pending: string[] | undefined;
   private onChunk: ((text: string) => void) | undefined;
@@ -261,6 +269,19 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
   // ResponseSink: what the parser found.
 
   onHead(head: ResponseHead): void {
+    const encoding = head.headers['content-encoding'];
+    if (encoding !== undefined) {
+      const inflater = inflaterFor(encoding);
+      if (inflater === null) {
+        this.fail(Object.assign(new Error(`the server sent the response body encoded as "${encoding}", which rein cannot decode (it asks for none)`), { code: 'ERR_CONTENT_ENCODING' }));
+        return;
+      }
+      if (inflater) {
+        this.inflater = inflater;
+        inflater.on('data', (data: Buffer) => this.deliver(data));
+        inflater.on('error', (error: Error) => this.fail(Object.assign(new Error(`the response body could not be decompressed (${encoding}): ${error.message}`), { code: 'ERR_CONTENT_ENCODING' })));
+      }
+    }
     this.status = head.status;
     this.headers = head.headers;
     this.headSettled = true;
@@ -268,6 +289,12 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
   }
 
   onBody(body: Buffer): void {
+    if (this.inflater) this.inflater.write(body);
+    else this.deliver(body);
+  }
+
+  /** Hands on the text of (decoded) body bytes. */
+  private deliver(body: Buffer): void {
     const text = this.decoder.write(body);
     if (text === '') return;
     if (this.onChunk) this.onChunk(text);
@@ -281,6 +308,18 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
       if (reusable) release(conn);
       else conn.destroy();
     }
+    const inflater = this.inflater;
+    if (inflater) {
+      // The raw body is complete; the text is, once the decompressor has handed on the rest.
+      inflater.once('end', () => this.bodyEnded());
+      inflater.end();
+      return;
+    }
+    this.bodyEnded();
+  }
+
+  private bodyEnded(): void {
+    if (this.failure) return;
     const rest = this.decoder.end();
     if (rest !== '') {
       if (this.onChunk) this.onChunk(rest);
@@ -345,6 +384,7 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
   }
 
   private cleanup(): void {
+    if (this.failure) this.inflater?.destroy();
     if (this.watch) unwatchIdle(this.watch);
     if (this.aborts && this.onAbort) this.aborts.delete(this.onAbort);
   }

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createHttpsServer } from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpPost } from '../../src/model/http.js';
 import { closeIdleConnections, idleConnectionCount } from '../../src/model/http-pool.js';
@@ -531,5 +532,65 @@ describe('httpPost over TLS', () => {
         await once(child, 'close');
       }
     }
+  });
+});
+
+describe('httpPost: content encodings', () => {
+  const events = Array.from({ length: 40 }, (_, i) => `data: {"n":${i},"text":"token ${i} é"}\n\n`).join('');
+
+  /** A server that compresses its answer with `encode` and sends it in small chunks, with `Content-Encoding: name`. */
+  async function compressing(name: string, encode: (text: string) => Buffer) {
+    return httpServer((_req, res) => {
+      const bytes = encode(events);
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': name });
+      // Several writes: the decompressor must carry state across socket reads.
+      for (let at = 0; at < bytes.length; at += 50) res.write(bytes.subarray(at, at + 50));
+      res.end();
+    });
+  }
+
+  it('asks for no encoding (accept-encoding: identity) unless the caller names one', async () => {
+    const served = await httpServer((_req, res) => res.end('ok'));
+    await postText(served.url);
+    expect(served.requests[0]!.head).toMatch(/^accept-encoding: identity\r$/im);
+    const res = await httpPost(served.url, { 'content-type': 'application/json', 'Accept-Encoding': 'gzip' }, '{}');
+    await res.text();
+    expect(served.requests[1]!.head.match(/accept-encoding/gi)).toHaveLength(1);
+    expect(served.requests[1]!.head).toMatch(/^Accept-Encoding: gzip\r$/m);
+  });
+
+  it('a body sent gzip-, deflate- or brotli-compressed anyway (a proxy) is decompressed as it arrives', async () => {
+    for (const [name, encode] of [
+      ['gzip', (t: string) => gzipSync(t)],
+      ['deflate', (t: string) => deflateSync(t)],
+      ['br', (t: string) => brotliCompressSync(t)],
+    ] as const) {
+      const served = await compressing(name, encode);
+      const res = await post(served.url);
+      expect(res.headers['content-encoding']).toBe(name);
+      expect(await res.text(Number.POSITIVE_INFINITY), name).toBe(events);
+      closeIdleConnections();
+    }
+  });
+
+  it('a connection that carried a compressed body is reused for the next request', async () => {
+    const served = await compressing('gzip', (t) => gzipSync(t));
+    expect(await postText(served.url)).toBe(events);
+    expect(await postText(served.url)).toBe(events);
+    expect(served.connections).toHaveLength(1);
+  });
+
+  it('an encoding rein cannot decode is an error naming it; a corrupt compressed body fails the read', async () => {
+    const zstd = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-encoding': 'zstd' });
+      res.end('whatever');
+    });
+    await expect(post(zstd.url)).rejects.toMatchObject({ code: 'ERR_CONTENT_ENCODING', message: expect.stringContaining('"zstd"') });
+    const corrupt = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-encoding': 'gzip' });
+      res.end(Buffer.from('this is not gzip at all'));
+    });
+    const res = await post(corrupt.url);
+    await expect(res.text()).rejects.toMatchObject({ code: 'ERR_CONTENT_ENCODING', message: expect.stringContaining('gzip') });
   });
 });
