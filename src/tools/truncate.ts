@@ -66,16 +66,6 @@ export function truncateText(text: string, maxChars: number = DEFAULT_MAX_OUTPUT
   return text.slice(0, headEnd) + marker + text.slice(tailStart);
 }
 
-/**
- * Applies {@link truncateText} to the text parts of a tool result so that together they
- * keep at most `maxChars` characters; each long part gets a share proportional to its
- * length. Images pass through untouched. Returns the input array when nothing was cut.
- */
-export function truncateContent(parts: Part[], maxChars: number = DEFAULT_MAX_OUTPUT_CHARS): Part[] {
-  if (textLength(parts) <= maxChars) return parts;
-  return cutParts(parts, maxChars, undefined);
-}
-
 /** The number of text characters of a result's parts (images count 0). */
 export function textLength(parts: readonly Part[]): number {
   let total = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { truncateContent, truncateText } from '../../src/tools/truncate.js';
+import { cutToolOutput, textLength, truncateText } from '../../src/tools/truncate.js';
 
 describe('truncateText', () => {
   it('leaves text within the limit unchanged', () => {
@@ -26,17 +26,17 @@ describe('truncateText', () => {
   });
 });
 
-describe('truncateContent', () => {
-  it('returns the same parts when the total fits', () => {
-    const parts = [{ type: 'text' as const, text: 'a' }];
-    expect(truncateContent(parts, 10)).toBe(parts);
-  });
-
-  it('shares the budget across text parts and keeps images', () => {
+describe('cutToolOutput', () => {
+  it('shares the budget across text parts, keeps images, and keeps the whole text', () => {
     const image = { type: 'image' as const, data: 'AAAA', mimeType: 'image/png' };
-    const out = truncateContent([{ type: 'text', text: 'a'.repeat(300) }, image, { type: 'text', text: 'b'.repeat(100) }], 100);
-    expect(out[1]).toBe(image);
-    expect(out[0]).toMatchObject({ text: expect.stringContaining('[truncated: 225 of 300 characters removed]') });
-    expect(out[2]).toMatchObject({ text: expect.stringContaining('[truncated: 75 of 100 characters removed]') });
+    const parts = [{ type: 'text' as const, text: 'a'.repeat(300) }, image, { type: 'text' as const, text: 'b'.repeat(100) }];
+    expect(textLength(parts)).toBe(400);
+    const { content, fullOutput } = cutToolOutput(parts, 100);
+    expect(content[1]).toBe(image);
+    expect(content[0]).toMatchObject({ text: expect.stringContaining('[truncated: 225 of 300 characters removed]') });
+    expect(content[2]).toMatchObject({ text: expect.stringContaining('[truncated: 75 of 100 characters removed]') });
+    expect(fullOutput.chars).toBe(fullOutput.text.length);
+    expect(fullOutput.text).toContain('a'.repeat(300));
+    expect(fullOutput.text).toContain('b'.repeat(100));
   });
 });
