@@ -15,8 +15,11 @@ import { createTokenCounter, type TokenCounter } from './tokens.js';
 /** Text for a layer: given, or produced once per run (a loader of `AGENTS.md`, a skills catalog). */
 export type LayerSource = string | (() => string | undefined | Promise<string | undefined>);
 
-/** One retrieved memory. */
-export interface MemorySnippet {
+/**
+ * One retrieved piece of text for the memory layer: what a `retrieve` function answers (the
+ * memory store's own `MemorySnippet` has these fields and more).
+ */
+export interface RetrievedText {
   text: string;
   /** Where it came from (a file, a note id), shown beside it. */
   source?: string;
@@ -27,7 +30,7 @@ export interface MemorySnippet {
 /** Memory (retrieval) injected into the request when it is relevant to the latest user input. */
 export interface MemoryOptions {
   /** Finds up to `k` snippets for `query` (the latest user input). Called again only when the input changes. */
-  retrieve: (query: string, k: number, signal: AbortSignal) => MemorySnippet[] | Promise<MemorySnippet[]>;
+  retrieve: (query: string, k: number, signal: AbortSignal) => RetrievedText[] | Promise<RetrievedText[]>;
   /** Snippets asked for (default 5). */
   topK?: number;
   /** Snippets scoring below this are left out (default: keep all the retriever returns). */

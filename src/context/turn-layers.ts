@@ -5,7 +5,7 @@
  */
 import type { Message, UserMessage } from '../model/types.js';
 import { joinSystem, joinUser, type Layer } from './layers.js';
-import type { ContextSetup, MemorySnippet } from './options.js';
+import type { ContextSetup, RetrievedText } from './options.js';
 import { isSummaryMessage } from './summary.js';
 import { clip, renderTask, userText, type TaskRecord } from './task.js';
 
@@ -139,7 +139,7 @@ export class TurnLayers {
  * The memory layer: the snippets, best first, while the block stays within `maxChars` (it
  * goes into every request of the turn; the best snippet is always shown, cut if it must be).
  */
-function memoryBlock(query: string, snippets: readonly MemorySnippet[], maxChars: number): string {
+function memoryBlock(query: string, snippets: readonly RetrievedText[], maxChars: number): string {
   let text = ['## Relevant memory', `(Retrieved for "${clip(query.replace(/\s+/g, ' '), 80)}"; use what helps, ignore the rest.)`].join('\n');
   let shown = 0;
   for (const snippet of snippets) {

@@ -5,7 +5,7 @@
  * tools and context once per agent, and per run a little state; an agent with none of them
  * pays nothing per turn.
  */
-import type { ContextOptions, MemorySnippet } from '../context/options.js';
+import type { ContextOptions, RetrievedText } from '../context/options.js';
 import { createToolOutputTool, ToolOutputArchive } from '../context/tool-output.js';
 import { createSearchToolsTool, createToolSelector, type ToolSelectionRun, type ToolSelector } from '../context/tool-selection.js';
 import type { RunEvent } from '../events.js';
@@ -154,7 +154,7 @@ export class AgentExtras {
 }
 
 /** Memory hits for the context layer, each naming its id so the model can `forget` it. */
-async function retrieveForContext(memory: MemoryStore, query: string, k: number, signal: AbortSignal): Promise<MemorySnippet[]> {
+async function retrieveForContext(memory: MemoryStore, query: string, k: number, signal: AbortSignal): Promise<RetrievedText[]> {
   const hits = await memory.retrieve(query, k, { signal });
   return hits.map((hit) => ({
     text: hit.text,
