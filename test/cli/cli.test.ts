@@ -54,6 +54,21 @@ describe('rein run', () => {
     }
   });
 
+  it('reads the task from stdin when it is "-" or missing, and says so when stdin was empty', async () => {
+    const s = await server([{ text: 'From a pipe.' }, { text: 'From a dash.' }]);
+    const piped = await rein(['run', '--base-url', s.url], { env: cleanEnv(), stdin: 'summarize\nthis file\n' });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout.trim()).toBe('From a pipe.');
+    const dashed = await rein(['run', '--base-url', s.url, '-'], { env: cleanEnv(), stdin: 'the task after a dash' });
+    expect(dashed.stdout.trim()).toBe('From a dash.');
+    const users = s.requests.map((r) => r.messages.find((m) => m.role === 'user')?.content);
+    expect(users).toEqual(['summarize\nthis file', 'the task after a dash']);
+    const empty = await rein(['run', '--base-url', s.url], { env: cleanEnv(), stdin: '' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('no task given');
+    expect(empty.stderr).toContain('stdin was empty');
+  });
+
   it('exits 3 when a limit stops the run', async () => {
     let n = 0;
     const s = await server(() => ({ toolCalls: [{ name: 'calculate', arguments: { expression: `${n++} + 1` } }] }));

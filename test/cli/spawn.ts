@@ -30,7 +30,8 @@ export function rein(args: string[], options: { env?: NodeJS.ProcessEnv; stdin?:
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  if (options.stdin !== undefined) child.stdin.end(options.stdin);
+  // Stdin ends at once unless given, as for a command run from a script (`< /dev/null`).
+  child.stdin.end(options.stdin ?? '');
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -15,9 +15,11 @@ import { userInput } from '../session-input.js';
 import { createInterface } from 'node:readline';
 
 const usage = `rein run [options] "<task>"
+       rein run [options] - < task.md      (or with no task, from a pipe)
 
 Runs one task and exits. The answer streams to stdout; tool calls, retries and the
 summary line go to stderr. With --json, stdout carries one JSON event per line.
+The task "-", or no task when stdin is not a terminal, is read from stdin.
 
 ${AGENT_FLAGS_HELP}`;
 
@@ -146,8 +148,10 @@ export const command: Command = {
       if (!parsed) return EXIT.ok;
       const { values, positionals } = parsed;
       json = Boolean(values.json);
-      const task = positionals.join(' ').trim();
-      if (!task) throw new ReinError('config', 'fatal', 'no task given: rein run "<task>" (see --help)');
+      const given = positionals.join(' ').trim();
+      // `-`, or nothing with stdin piped: the task is what stdin holds (`rein run < task.md`).
+      const task = given === '-' || (given === '' && !io.stdin.isTTY) ? (await readAll(io.stdin)).trim() : given;
+      if (!task) throw new ReinError('config', 'fatal', `no task given: rein run "<task>"${given === '' && io.stdin.isTTY ? '' : ' (stdin was empty)'} (see --help)`);
       const options = agentOptionsFromFlags(values, io.env);
       store = await storeFromFlags(values, io);
       // A person can answer approval questions only at a terminal, and not under --json;
@@ -171,3 +175,11 @@ export const command: Command = {
     }
   },
 };
+
+/** Everything `input` holds, until its end. */
+async function readAll(input: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  input.setEncoding('utf8');
+  for await (const chunk of input) text += chunk as string;
+  return text;
+}
