@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import net from 'node:net';
+import { ConnectTunnel, type Proxy } from './http-proxy.js';
 
 // node:tls is loaded on the first https connection: importing rein (and a run against a
 // local http server) does not pay for it.
@@ -12,13 +13,15 @@ const require = createRequire(import.meta.url);
 let tlsModule: typeof import('node:tls') | undefined;
 const tls = (): typeof import('node:tls') => (tlsModule ??= require('node:tls') as typeof import('node:tls'));
 
-/** Where connections go. `key` names the origin (protocol, host, port). */
+/** Where connections go. `key` names the origin (protocol, host, port, and the proxy if any). */
 export interface Origin {
   readonly key: string;
   readonly secure: boolean;
   /** The host to connect to (an IPv6 address without brackets). */
   readonly host: string;
   readonly port: number;
+  /** The proxy the connection goes through (see `http-proxy.ts`). */
+  readonly proxy?: Proxy | undefined;
 }
 
 /** The request a connection carries receives its socket's events. */
@@ -45,6 +48,8 @@ export class Connection {
   constructor(
     readonly socket: net.Socket,
     readonly origin: Origin,
+    /** The TCP socket under `socket` (another one only for TLS in a proxy tunnel): what keeps the process alive. */
+    private readonly handle: net.Socket = socket,
   ) {
     // Listeners are set once per connection, never per request.
     socket.on('data', (data: Buffer) => {
@@ -59,6 +64,12 @@ export class Connection {
   /** The socket is gone or going: no new request may use it. */
   get usable(): boolean {
     return !this.closed && !this.socket.destroyed;
+  }
+
+  /** Whether the connection keeps the process alive (while it carries a request). */
+  hold(held: boolean): void {
+    if (held) this.handle.ref();
+    else this.handle.unref();
   }
 
   destroy(): void {
@@ -98,13 +109,14 @@ export function acquire(origin: Origin, user: ConnectionUser): Connection {
     for (let conn = list.pop(); conn !== undefined; conn = list.pop()) {
       if (conn.usable && now - conn.idleSince < IDLE_CONNECTION_MS) {
         conn.user = user;
-        conn.socket.ref();
+        conn.hold(true);
         return conn;
       }
       conn.destroy();
     }
   }
-  const conn = new Connection(connect(origin), origin);
+  const { socket, handle } = connect(origin);
+  const conn = new Connection(socket, origin, handle);
   conn.user = user;
   return conn;
 }
@@ -125,7 +137,7 @@ export function release(conn: Connection): void {
   conn.uses++;
   conn.idleSince = Date.now();
   // An idle connection never keeps the process alive.
-  conn.socket.unref();
+  conn.hold(false);
   list.push(conn);
   if (sweeper === undefined) {
     sweeper = setInterval(sweep, IDLE_CONNECTION_MS);
@@ -165,25 +177,37 @@ function sweep(): void {
   }
 }
 
-function connect(origin: Origin): net.Socket {
+/** A new connection's socket, and the TCP socket under it. */
+function connect(origin: Origin): { socket: net.Socket; handle: net.Socket } {
+  const { proxy } = origin;
+  // Through a proxy, the TCP connection goes to the proxy: an http request is asked of it
+  // directly (in absolute form), an https one through a CONNECT tunnel.
+  const tcp = (): net.Socket => (proxy ? net.connect({ host: proxy.host, port: proxy.port }) : net.connect({ host: origin.host, port: origin.port }));
   let socket: net.Socket;
+  let handle: net.Socket;
   if (origin.secure) {
     const session = tlsSessions.get(origin.key);
-    const secure = tls().connect({
-      host: origin.host,
-      port: origin.port,
+    const common = {
       // SNI names a host, never an IP address.
       ...(net.isIP(origin.host) === 0 ? { servername: origin.host } : {}),
       ALPNProtocols: ['http/1.1'],
       ...(session ? { session } : {}),
-    });
+    };
+    if (proxy) {
+      handle = tcp();
+      const target = net.isIPv6(origin.host) ? `[${origin.host}]:${origin.port}` : `${origin.host}:${origin.port}`;
+      socket = tls().connect({ ...common, socket: new ConnectTunnel(handle, proxy, target) });
+    } else {
+      socket = tls().connect({ ...common, host: origin.host, port: origin.port });
+      handle = socket;
+    }
     // A later connection to the same server resumes this TLS session (a shorter handshake).
-    secure.on('session', (data: Buffer) => tlsSessions.set(origin.key, data));
-    socket = secure;
+    socket.on('session', (data: Buffer) => tlsSessions.set(origin.key, data));
   } else {
-    socket = net.connect({ host: origin.host, port: origin.port });
+    socket = tcp();
+    handle = socket;
   }
-  socket.setNoDelay(true);
-  socket.setKeepAlive(true, 1000);
-  return socket;
+  handle.setNoDelay(true);
+  handle.setKeepAlive(true, 1000);
+  return { socket, handle };
 }

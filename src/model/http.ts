@@ -15,6 +15,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { acquire, release, type Connection, type ConnectionUser, type Origin } from './http-pool.js';
 import { inflaterFor } from './http-inflate.js';
+import { proxyFor } from './http-proxy.js';
 import { ResponseParser, type ResponseHead, type ResponseSink } from './http-parser.js';
 import { unwatchIdle, watchIdle, type IdleWatch } from './idle-watchdog.js';
 
@@ -117,6 +118,8 @@ interface Target {
   path: string;
   /** The Host header: the URL's host, with the port only when it is not the default. */
   host: string;
+  /** `Proxy-Authorization` of an http request sent to a proxy with credentials. */
+  proxyAuthorization: string | undefined;
 }
 
 // URL getters are slow in Node 20 and a run posts to the same URL object every turn.
@@ -132,10 +135,15 @@ function targetOf(url: URL): Target {
     // URL keeps the brackets of IPv6 literals; the socket wants the bare address.
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
+    const proxy = proxyFor(url.protocol, host, port);
+    // An http request through a proxy names the whole URL (absolute form) and carries the
+    // proxy's credentials; an https one is tunnelled and looks as if sent directly.
+    const forwarded = proxy !== undefined && !secure;
     target = {
-      origin: { key: `${url.protocol}//${url.host}`, secure, host, port },
-      path: url.pathname + url.search,
+      origin: { key: `${url.protocol}//${url.host}${proxy ? ` via ${proxy.key}` : ''}`, secure, host, port, proxy },
+      path: forwarded ? `http://${url.host}${url.pathname}${url.search}` : url.pathname + url.search,
       host: url.host,
+      proxyAuthorization: forwarded ? proxy.authorization : undefined,
     };
     targets.set(url, target);
   }
@@ -168,6 +176,7 @@ function requestHead(target: Target, headers: OutgoingHttpHeaders, contentLength
   }
   // Without Accept-Encoding any coding is acceptable (RFC 9110 §12.5.3): ask for none.
   if (!encodings) head += 'accept-encoding: identity\r\n';
+  if (target.proxyAuthorization !== undefined) head += `proxy-authorization: ${target.proxyAuthorization}\r\n`;
   return `${host ? head : `${head}Host: ${target.host}\r\n`}\r\n`;
 }
 
