@@ -87,7 +87,7 @@ export type { Cost } from './model/types.js';
 export { PRICES_AS_OF } from './model/catalog-data.js';
 
 // Context: what each request is built from, token counts, compaction (on by default; `context` option).
-export type { ContextOptions, LayerHook, LayerInfo, LayerSource, MemoryOptions } from './context/options.js';
+export type { ContextOptions, LayerHook, LayerInfo, LayerSource, MemoryOptions, RetrievedText } from './context/options.js';
 export { CONTEXT_BLOCK_HEADER } from './context/layers.js';
 export type { Layer } from './context/layers.js';
 export { createTokenCounter, estimateTokens } from './context/tokens.js';

@@ -152,6 +152,9 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
     // gets it right, so this is retried rather than stopping the run.
     return make('invalid_response', 'transient', `The model ${ctx.model} produced a tool call ${ctx.provider} could not parse (${statusText})${said}. It is retried; if it keeps failing, simplify the tool schemas or lower the temperature`);
   }
+  if (status === 407) {
+    return make('auth', 'fatal', `The proxy between rein and ${at} wants credentials (${statusText})${said}. Put them in the proxy URL: HTTP_PROXY=http://user:password@host:port`);
+  }
   if (status === 401 || status === 403 || code === 'invalid_api_key' || type === 'authentication_error') {
     return make('auth', 'fatal', `${at} refused the credentials (${statusText})${said}. Set ${apiKeyEnvName(ctx.provider)} (or the provider's apiKey) to a valid key with access to ${ctx.model}`);
   }

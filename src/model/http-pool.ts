@@ -196,7 +196,8 @@ function connect(origin: Origin): { socket: net.Socket; handle: net.Socket } {
     if (proxy) {
       handle = tcp();
       const target = net.isIPv6(origin.host) ? `[${origin.host}]:${origin.port}` : `${origin.host}:${origin.port}`;
-      socket = tls().connect({ ...common, socket: new ConnectTunnel(handle, proxy, target) });
+      // `host` only names what the certificate must be for (an IP address has no SNI).
+      socket = tls().connect({ ...common, host: origin.host, socket: new ConnectTunnel(handle, proxy, target) });
     } else {
       socket = tls().connect({ ...common, host: origin.host, port: origin.port });
       handle = socket;

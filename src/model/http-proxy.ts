@@ -39,6 +39,9 @@ export function proxyFor(protocol: string, host: string, port: number, env: Env 
   const [name, value] = chosen ?? pick(env, 'all_proxy', 'ALL_PROXY') ?? [];
   if (name === undefined || value === undefined) return undefined;
   if (isLoopback(host) || bypassed(host, port, pick(env, 'no_proxy', 'NO_PROXY')?.[1] ?? '')) return undefined;
+  // ALL_PROXY often names a SOCKS proxy for other programs: one rein cannot use is passed
+  // over (requests go direct) rather than failing every request.
+  if (chosen === undefined && !/^(?:http:\/\/|[^:/]+(?::\d+)?$)/i.test(value)) return undefined;
   return parseProxy(name, value);
 }
 
@@ -60,15 +63,22 @@ function parseProxy(name: string, value: string): Proxy {
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`);
   } catch {
-    throw proxyError(`${name}="${value}" is not a URL: set it like http://proxy.example.com:3128`);
+    // The value may hold a password: it is not repeated.
+    throw proxyError(`${name} is not a URL: set it like http://proxy.example.com:3128 (or http://user:password@proxy.example.com:3128)`);
   }
   if (url.protocol !== 'http:') {
     throw proxyError(`${name} is a ${url.protocol}// proxy; rein supports http:// proxies (https requests still go through them in a CONNECT tunnel)`);
   }
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const port = url.port === '' ? 80 : Number(url.port);
-  const user = decodeURIComponent(url.username);
-  const authorization = user === '' && url.password === '' ? undefined : `Basic ${Buffer.from(`${user}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+  let authorization: string | undefined;
+  if (url.username !== '' || url.password !== '') {
+    try {
+      authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    } catch {
+      throw proxyError(`${name} has a user or password that is not validly %-encoded: encode reserved characters (@ as %40, : as %3A)`);
+    }
+  }
   const proxy: Proxy = { host, port, authorization, key: `http://${url.host}` };
   parsed.set(value, proxy);
   return proxy;
@@ -86,15 +96,21 @@ function isLoopback(host: string): boolean {
 
 /**
  * Whether `NO_PROXY` names `host` (and `port`): `*` names every host; `example.com` and
- * `.example.com` name the domain and its subdomains; `host:port` names one port only;
- * IP addresses match exactly (CIDR ranges are not read).
+ * `.example.com` name the domain and its subdomains; `host:port` names one port only; an
+ * IP address matches exactly, and a CIDR range (`10.0.0.0/8`, `fd00::/8`) every address in it.
  */
 export function bypassed(host: string, port: number, noProxy: string): boolean {
   const h = host.toLowerCase();
+  const ipVersion = net.isIP(h);
   for (const raw of noProxy.split(/[\s,]+/)) {
     let entry = raw.trim().toLowerCase();
     if (entry === '') continue;
     if (entry === '*') return true;
+    const cidr = /^\[?([0-9a-f:.]+)\]?\/(\d{1,3})$/.exec(entry);
+    if (cidr) {
+      if (ipVersion !== 0 && inRange(h, ipVersion, cidr[1] as string, Number(cidr[2]))) return true;
+      continue;
+    }
     let entryPort: number | undefined;
     const portMatch = /^(.*[^:]):(\d+)$/.exec(entry);
     if (portMatch && !net.isIPv6(entry)) {
@@ -103,10 +119,23 @@ export function bypassed(host: string, port: number, noProxy: string): boolean {
     }
     if (entry.startsWith('[') && entry.endsWith(']')) entry = entry.slice(1, -1);
     if (entryPort !== undefined && entryPort !== port) continue;
+    // An IP address is one host: no suffix matching ("0.0.1" must not match 10.0.0.1).
+    if (ipVersion !== 0 || net.isIP(entry) !== 0) {
+      if (h === entry) return true;
+      continue;
+    }
     if (entry.startsWith('*.')) entry = entry.slice(1);
     if (entry.startsWith('.') ? h.endsWith(entry) || h === entry.slice(1) : h === entry || h.endsWith(`.${entry}`)) return true;
   }
   return false;
+}
+
+function inRange(address: string, version: number, network: string, prefix: number): boolean {
+  const family = version === 4 ? 'ipv4' : 'ipv6';
+  if (net.isIP(network) !== version || prefix > (version === 4 ? 32 : 128)) return false;
+  const list = new net.BlockList();
+  list.addSubnet(network, prefix, family);
+  return list.check(address, family);
 }
 
 /**
@@ -125,7 +154,6 @@ export class ConnectTunnel extends Duplex {
     private readonly target: string,
   ) {
     super();
-    socket.setNoDelay(true);
     socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${proxy.authorization ? `Proxy-Authorization: ${proxy.authorization}\r\n` : ''}\r\n`);
     socket.on('data', (data: Buffer) => this.received(data));
     socket.on('end', () => (this.established ? this.push(null) : this.destroy(this.refused('closed the connection'))));
@@ -162,8 +190,10 @@ export class ConnectTunnel extends Duplex {
 
   private refused(what: string, status?: number): Error {
     const hint = status === 407 ? ': it wants credentials (put them in the proxy URL, http://user:password@host:port)' : '';
-    // 407 is a configuration problem; anything else (a 502 from an unreachable target) may pass.
-    return Object.assign(new Error(`the proxy ${this.proxy.key} ${what} to CONNECT ${this.target}${hint}`), { code: status === 407 ? 'ERR_PROXY_AUTH' : 'EPROXY' });
+    // A 4xx is the proxy's policy or configuration (not retried); anything else, a 502 from
+    // an unreachable server or a dropped connection, may pass (retried as a network error).
+    const code = status === 407 ? 'ERR_PROXY_AUTH' : status !== undefined && status >= 400 && status < 500 ? 'ERR_PROXY_REFUSED' : 'EPROXY';
+    return Object.assign(new Error(`the proxy ${this.proxy.key} ${what} to CONNECT ${this.target}${hint}`), { code });
   }
 
   override _read(): void {

@@ -8,7 +8,9 @@
  * request); `fetch` costs 3×, undici's `request` and `dispatch` 1.6–1.8×. A model request is
  * one POST whose answer is read as it streams, so the client does only that: it writes the
  * request in one piece, parses the response with {@link ResponseParser}, and hands the body
- * on as text once per socket read. Connections come from {@link acquire}.
+ * on as text once per socket read (a compressed body, once per decompressed piece).
+ * Connections come from {@link acquire}, directly or through a proxy from the environment
+ * (see `http-proxy.ts`).
  */
 import type { Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -212,6 +214,8 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
   private readonly decoder = new StringDecoder('utf8');
   /** The decompressor of a body sent with a Content-Encoding (rare: rein asks for none). */
   private inflater: Transform | undefined;
+  /** Whether any body bytes went to the decompressor. */
+  private inflated = false;
   /** Text that arrived before `consume` was called. */
   private pending: string[] | undefined;
   private onChunk: ((text: string) => void) | undefined;
@@ -288,7 +292,8 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
       if (inflater) {
         this.inflater = inflater;
         inflater.on('data', (data: Buffer) => this.deliver(data));
-        inflater.on('error', (error: Error) => this.fail(Object.assign(new Error(`the response body could not be decompressed (${encoding}): ${error.message}`), { code: 'ERR_CONTENT_ENCODING' })));
+        // Damaged data (a proxy's doing, most likely) is a network error, retried like a cut.
+        inflater.on('error', (error: Error) => this.fail(Object.assign(new Error(`the response body could not be decompressed (${encoding}): ${error.message}`), { code: 'EBADBODY' })));
       }
     }
     this.status = head.status;
@@ -298,8 +303,10 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
   }
 
   onBody(body: Buffer): void {
-    if (this.inflater) this.inflater.write(body);
-    else this.deliver(body);
+    if (this.inflater) {
+      this.inflated = true;
+      this.inflater.write(body);
+    } else this.deliver(body);
   }
 
   /** Hands on the text of (decoded) body bytes. */
@@ -318,12 +325,14 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
       else conn.destroy();
     }
     const inflater = this.inflater;
-    if (inflater) {
+    if (inflater && this.inflated) {
       // The raw body is complete; the text is, once the decompressor has handed on the rest.
       inflater.once('end', () => this.bodyEnded());
       inflater.end();
       return;
     }
+    // An empty body labelled compressed (a 204, a bare 429 from a proxy) has nothing to decode.
+    inflater?.destroy();
     this.bodyEnded();
   }
 

@@ -573,6 +573,16 @@ describe('httpPost: content encodings', () => {
     }
   });
 
+  it('an empty body labelled compressed (a bare 429 from a proxy) is an empty body, not an error', async () => {
+    const served = await httpServer((_req, res) => {
+      res.writeHead(429, { 'content-encoding': 'gzip', 'content-length': '0', 'retry-after': '1' });
+      res.end();
+    });
+    const res = await post(served.url);
+    expect(res.status).toBe(429);
+    expect(await res.text()).toBe('');
+  });
+
   it('a connection that carried a compressed body is reused for the next request', async () => {
     const served = await compressing('gzip', (t) => gzipSync(t));
     expect(await postText(served.url)).toBe(events);
@@ -591,6 +601,7 @@ describe('httpPost: content encodings', () => {
       res.end(Buffer.from('this is not gzip at all'));
     });
     const res = await post(corrupt.url);
-    await expect(res.text()).rejects.toMatchObject({ code: 'ERR_CONTENT_ENCODING', message: expect.stringContaining('gzip') });
+    // Damaged data is a network error (retried), not a configuration one.
+    await expect(res.text()).rejects.toMatchObject({ code: 'EBADBODY', message: expect.stringContaining('gzip') });
   });
 });

@@ -69,6 +69,13 @@ describe('errorFromResponse', () => {
     expect(error.message).toContain('No auth credentials found');
   });
 
+  it('407 from a proxy on the way says to put credentials in the proxy URL', () => {
+    const error = errorFromResponse(407, { 'proxy-authenticate': 'Basic realm="corp"' }, 'Proxy Authentication Required', ctx);
+    expect([error.code, error.kind]).toEqual(['auth', 'fatal']);
+    expect(error.message).toContain('proxy');
+    expect(error.message).toContain('http://user:password@host:port');
+  });
+
   it('403 is auth as well', () => {
     expect(errorFromResponse(403, {}, '{"error":{"message":"forbidden"}}', ctx).code).toBe('auth');
   });

@@ -79,17 +79,29 @@ describe('proxyFor', () => {
     expect(proxyFor('https:', 'api.openai.com', 443, { ...env, no_proxy: '*' })).toBeUndefined();
   });
 
-  it('bypassed() reads entries with ports, wildcards and IPv6', () => {
+  it('bypassed() reads entries with ports, wildcards, IPv6 and CIDR ranges; an IP matches only exactly', () => {
     expect(bypassed('a.example.com', 443, '*.example.com')).toBe(true);
     expect(bypassed('example.com', 443, '.example.com')).toBe(true);
     expect(bypassed('10.0.0.5', 80, '10.0.0.5')).toBe(true);
     expect(bypassed('10.0.0.6', 80, '10.0.0.5')).toBe(false);
+    expect(bypassed('10.0.0.1', 80, '0.0.1')).toBe(false);
     expect(bypassed('fd00::1', 80, '[fd00::1]')).toBe(true);
     expect(bypassed('host', 80, 'host:8080')).toBe(false);
+    expect(bypassed('10.20.30.40', 8000, '192.168.0.0/16,10.0.0.0/8')).toBe(true);
+    expect(bypassed('11.0.0.1', 8000, '10.0.0.0/8')).toBe(false);
+    expect(bypassed('fd00::9', 443, 'fd00::/8')).toBe(true);
+    expect(bypassed('gpu.lan', 443, '10.0.0.0/8')).toBe(false);
   });
 
-  it('an unusable proxy URL is a configuration error naming the variable', () => {
-    expect(() => proxyFor('https:', 'x.example', 443, { HTTPS_PROXY: 'http://' })).toThrow(/HTTPS_PROXY="http:\/\/" is not a URL/);
+  it('ALL_PROXY naming a proxy rein cannot use (SOCKS) is passed over: requests go direct', () => {
+    expect(proxyFor('https:', 'api.openai.com', 443, { ALL_PROXY: 'socks5://127.0.0.1:1080' })).toBeUndefined();
+    expect(() => proxyFor('https:', 'api.openai.com', 443, { HTTPS_PROXY: 'socks5://127.0.0.1:1080' })).toThrow(/http:\/\/ proxies/);
+  });
+
+  it('an unusable proxy URL is a configuration error naming the variable, never repeating a password', () => {
+    expect(() => proxyFor('https:', 'x.example', 443, { HTTPS_PROXY: 'http://me:hunter2@' })).toThrow(/^HTTPS_PROXY is not a URL/);
+    expect(() => proxyFor('https:', 'x.example', 443, { HTTPS_PROXY: 'http://me:hunter2@' })).not.toThrow(/hunter2/);
+    expect(() => proxyFor('https:', 'x.example', 443, { HTTPS_PROXY: 'http://me:bad%zz@proxy.corp:3128' })).toThrow(expect.objectContaining({ code: 'ERR_PROXY_CONFIG', message: expect.stringContaining('%-encoded') }));
     expect(() => proxyFor('https:', 'x.example', 443, { HTTPS_PROXY: 'https://proxy.corp:443' })).toThrow(expect.objectContaining({ code: 'ERR_PROXY_CONFIG', message: expect.stringContaining('https:// proxy') }));
   });
 });
@@ -140,6 +152,17 @@ describe('httpPost through a proxy', () => {
       code: 'ERR_PROXY_AUTH',
       message: expect.stringContaining('wants credentials'),
     });
+  });
+
+  it('a proxy that refuses CONNECT by policy (403) is an error not retried; a 502 is a network error', async () => {
+    let answer = '403 Forbidden';
+    const proxy = createServer();
+    proxy.on('connect', (_req: IncomingMessage, socket: net.Socket) => socket.end(`HTTP/1.1 ${answer}\r\n\r\n`));
+    const port = await listen(proxy);
+    setEnv({ HTTPS_PROXY: `http://127.0.0.1:${port}` });
+    await expect(httpPost(new URL('https://model.test/v1/chat'), {}, '{}')).rejects.toMatchObject({ code: 'ERR_PROXY_REFUSED', message: expect.stringContaining('403 Forbidden') });
+    answer = '502 Bad Gateway';
+    await expect(httpPost(new URL('https://model.test:8443/v1/chat'), {}, '{}')).rejects.toMatchObject({ code: 'EPROXY' });
   });
 
   it('tunnels an https URL with CONNECT, verifies the server end to end, reuses the tunnel, and lets the process exit', async () => {
@@ -200,5 +223,50 @@ describe('httpPost through a proxy', () => {
     expect(secureConnections).toBe(1);
     // An idle tunnel never holds the process: it ended at once, not when idle connections close (15 s).
     expect(Date.now() - started).toBeLessThan(12_000);
+  });
+
+  it('through a tunnel, the certificate of an IP-address URL is checked against that address', async () => {
+    // The local certificate is for localhost and 127.0.0.1: through the proxy, a URL naming
+    // another address must not be accepted with it.
+    const server = createHttpsServer({ cert: readFileSync(new URL('./tls/cert.pem', import.meta.url)), key: readFileSync(new URL('./tls/key.pem', import.meta.url)) }, (req, res) => {
+      req.resume();
+      req.on('end', () => res.end('should not be reached'));
+    });
+    const serverPort = await listen(server);
+    const proxy = createServer();
+    proxy.on('connect', (_req: IncomingMessage, socket: net.Socket) => {
+      const upstream = net.connect(serverPort, '127.0.0.1', () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    });
+    const proxyPort = await listen(proxy);
+    const moduleUrl = new URL('../../dist/model/http.js', import.meta.url).href;
+    const script = `
+      const { httpPost } = await import(${JSON.stringify(moduleUrl)});
+      const codes = [];
+      for (const url of ['https://10.9.9.9:${serverPort}/v1', 'https://[fd00::9]:${serverPort}/v1']) {
+        try { await httpPost(new URL(url), {}, '{}'); codes.push('accepted'); } catch (error) { codes.push(error.code); }
+      }
+      process.stdout.write(JSON.stringify(codes));
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('./tls/cert.pem', import.meta.url)), HTTPS_PROXY: `http://127.0.0.1:${proxyPort}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill();
+        await once(child, 'close');
+      }
+    });
+    let stdout = '';
+    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual(['ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_TLS_CERT_ALTNAME_INVALID']);
   });
 });

@@ -13,6 +13,7 @@ import type { RunStore } from '../../store/types.js';
 import type { Workbench } from '../workbench.js';
 import { userInput } from '../session-input.js';
 import { createInterface } from 'node:readline';
+import { addAbortSignal, type Readable } from 'node:stream';
 
 const usage = `rein run [options] "<task>"
        rein run [options] - < task.md      (or with no task, from a pipe)
@@ -150,13 +151,24 @@ export const command: Command = {
       json = Boolean(values.json);
       const given = positionals.join(' ').trim();
       // `-`, or nothing with stdin piped: the task is what stdin holds (`rein run < task.md`).
-      const task = given === '-' || (given === '' && !io.stdin.isTTY) ? (await readAll(io.stdin)).trim() : given;
-      if (!task) throw new ReinError('config', 'fatal', `no task given: rein run "<task>"${given === '' && io.stdin.isTTY ? '' : ' (stdin was empty)'} (see --help)`);
+      const fromStdin = given === '-' || (given === '' && !io.stdin.isTTY);
+      let task = given;
+      if (fromStdin) {
+        try {
+          task = (await readAll(io.stdin, io.signal)).trim();
+        } catch (error) {
+          if (!io.signal.aborted) throw error;
+          io.stderr.write('rein: interrupted while reading the task from stdin\n');
+          return EXIT.aborted;
+        }
+      }
+      if (!task) throw new ReinError('config', 'fatal', fromStdin ? 'no task given: stdin was empty (see --help)' : 'no task given: rein run "<task>" (see --help)');
       const options = agentOptionsFromFlags(values, io.env);
       store = await storeFromFlags(values, io);
       // A person can answer approval questions only at a terminal, and not under --json;
       // otherwise a call that needs approval pauses the run (rein approve continues it).
-      const interactive = !json && Boolean(io.stdin.isTTY) && Boolean(io.stderr.isTTY);
+      // (A task read from the terminal up to Ctrl-D has ended stdin: no questions either.)
+      const interactive = !json && !fromStdin && Boolean(io.stdin.isTTY) && Boolean(io.stderr.isTTY);
       // Ctrl-C at an approval question stops the run too (see askLine).
       const interrupted = new AbortController();
       const signal = AbortSignal.any([io.signal, interrupted.signal]);
@@ -176,10 +188,10 @@ export const command: Command = {
   },
 };
 
-/** Everything `input` holds, until its end. */
-async function readAll(input: NodeJS.ReadableStream): Promise<string> {
+/** Everything `input` holds, until its end; rejects when `signal` aborts first (Ctrl-C). */
+async function readAll(input: Readable, signal: AbortSignal): Promise<string> {
   let text = '';
   input.setEncoding('utf8');
-  for await (const chunk of input) text += chunk as string;
+  for await (const chunk of addAbortSignal(signal, input)) text += chunk as string;
   return text;
 }
