@@ -49,6 +49,42 @@ async function listen(server: net.Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
+/** A proxy that answers every CONNECT by tunnelling to the local server on `serverPort`, whatever host it names. */
+async function tunnellingProxy(serverPort: number, seen: Array<{ target: string | undefined; auth: string | undefined }> = []): Promise<number> {
+  const proxy = createServer();
+  proxy.on('connect', (req: IncomingMessage, socket: net.Socket, head: Buffer) => {
+    seen.push({ target: req.url, auth: req.headers['proxy-authorization'] });
+    const upstream = net.connect(serverPort, '127.0.0.1', () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
+  return listen(proxy);
+}
+
+/** Runs an ES module script in a child process with `env` (NODE_EXTRA_CA_CERTS is read only at startup), reaped after the test. */
+async function runChild(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill();
+      await once(child, 'close');
+    }
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
+  child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+const HTTP_MODULE = new URL('../../dist/model/http.js', import.meta.url).href;
+
 describe('proxyFor', () => {
   const PROXY = { host: 'proxy.corp', port: 3128, authorization: undefined, key: 'http://proxy.corp:3128' };
 
@@ -175,24 +211,9 @@ describe('httpPost through a proxy', () => {
     server.on('secureConnection', () => secureConnections++);
     const serverPort = await listen(server);
     const connects: Array<{ target: string | undefined; auth: string | undefined }> = [];
-    const proxy = createServer();
-    proxy.on('connect', (req: IncomingMessage, socket: net.Socket, head: Buffer) => {
-      connects.push({ target: req.url, auth: req.headers['proxy-authorization'] });
-      // Every CONNECT goes to the local TLS server, whatever host it names.
-      const upstream = net.connect(serverPort, '127.0.0.1', () => {
-        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length > 0) upstream.write(head);
-        upstream.pipe(socket);
-        socket.pipe(upstream);
-      });
-      upstream.on('error', () => socket.destroy());
-      socket.on('error', () => upstream.destroy());
-    });
-    const proxyPort = await listen(proxy);
-    // NODE_EXTRA_CA_CERTS is read once at startup, hence a child process.
-    const moduleUrl = new URL('../../dist/model/http.js', import.meta.url).href;
+    const proxyPort = await tunnellingProxy(serverPort, connects);
     const script = `
-      const { httpPost } = await import(${JSON.stringify(moduleUrl)});
+      const { httpPost } = await import(${JSON.stringify(HTTP_MODULE)});
       const out = [];
       for (let i = 0; i < 2; i++) {
         const res = await httpPost(new URL('https://model.test:${serverPort}/v1/chat'), { 'content-type': 'application/json' }, '{}');
@@ -201,21 +222,7 @@ describe('httpPost through a proxy', () => {
       process.stdout.write(JSON.stringify(out));
     `;
     const started = Date.now();
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: fileURLToPath(MODEL_TEST_CERT), HTTPS_PROXY: `http://user:pw@127.0.0.1:${proxyPort}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    cleanups.push(async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill();
-        await once(child, 'close');
-      }
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
-    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
-    const [code] = (await once(child, 'close')) as [number | null];
+    const { code, stdout, stderr } = await runChild(script, { NODE_EXTRA_CA_CERTS: fileURLToPath(MODEL_TEST_CERT), HTTPS_PROXY: `http://user:pw@127.0.0.1:${proxyPort}` });
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual([`200 over TLS to model.test:${serverPort}`, `200 over TLS to model.test:${serverPort}`]);
@@ -233,39 +240,16 @@ describe('httpPost through a proxy', () => {
       req.on('end', () => res.end('should not be reached'));
     });
     const serverPort = await listen(server);
-    const proxy = createServer();
-    proxy.on('connect', (_req: IncomingMessage, socket: net.Socket) => {
-      const upstream = net.connect(serverPort, '127.0.0.1', () => {
-        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.pipe(socket);
-        socket.pipe(upstream);
-      });
-      upstream.on('error', () => socket.destroy());
-      socket.on('error', () => upstream.destroy());
-    });
-    const proxyPort = await listen(proxy);
-    const moduleUrl = new URL('../../dist/model/http.js', import.meta.url).href;
+    const proxyPort = await tunnellingProxy(serverPort);
     const script = `
-      const { httpPost } = await import(${JSON.stringify(moduleUrl)});
+      const { httpPost } = await import(${JSON.stringify(HTTP_MODULE)});
       const codes = [];
       for (const url of ['https://10.9.9.9:${serverPort}/v1', 'https://[fd00::9]:${serverPort}/v1']) {
         try { await httpPost(new URL(url), {}, '{}'); codes.push('accepted'); } catch (error) { codes.push(error.code); }
       }
       process.stdout.write(JSON.stringify(codes));
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('./tls/cert.pem', import.meta.url)), HTTPS_PROXY: `http://127.0.0.1:${proxyPort}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    cleanups.push(async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill();
-        await once(child, 'close');
-      }
-    });
-    let stdout = '';
-    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
-    const [code] = (await once(child, 'close')) as [number | null];
+    const { code, stdout } = await runChild(script, { NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('./tls/cert.pem', import.meta.url)), HTTPS_PROXY: `http://127.0.0.1:${proxyPort}` });
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual(['ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_TLS_CERT_ALTNAME_INVALID']);
   });
