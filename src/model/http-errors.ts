@@ -21,7 +21,7 @@ export interface ErrorContext {
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
 /** What a provider said about its error, from whichever body shape it used. */
-interface ProviderError {
+export interface ProviderError {
   message: string;
   code?: string;
   type?: string;
@@ -178,10 +178,16 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
 }
 
 /** Reads the error description out of any of the body shapes providers use. */
+/** What an error response body says, when it is one of the shapes providers use. */
+export function providerErrorOf(body: string): ProviderError | undefined {
+  return readProviderError(parseJson(body));
+}
+
 function readProviderError(body: unknown): ProviderError | undefined {
   if (!isRecord(body)) return undefined;
   const error = body.error;
   if (typeof error === 'string') return { message: quote(error) };
+  if (error === undefined && body.detail !== undefined) return readValidationDetail(body.detail);
   const source = isRecord(error) ? error : typeof body.message === 'string' ? body : undefined;
   if (source === undefined) return undefined;
   const info: ProviderError = { message: quote(typeof source.message === 'string' ? source.message : JSON.stringify(source)) };
@@ -194,6 +200,28 @@ function readProviderError(body: unknown): ProviderError | undefined {
   if (typeof source.param === 'string') info.param = source.param;
   if (typeof source.status_code === 'number') info.status = source.status_code;
   return info;
+}
+
+/**
+ * A validation error of a server built on FastAPI / pydantic (vLLM, SGLang, LiteLLM, many
+ * gateways): `{ detail: [{ loc: ['body', 'stream_options'], msg: 'Extra inputs are not
+ * permitted', input }] }`, or `{ detail: "text" }`. Each entry's location and words; the
+ * echoed `input` (the request itself) is left out.
+ */
+function readValidationDetail(detail: unknown): ProviderError | undefined {
+  if (typeof detail === 'string') return { message: quote(detail) };
+  if (!Array.isArray(detail)) return undefined;
+  const parts: string[] = [];
+  let param: string | undefined;
+  for (const item of detail) {
+    if (!isRecord(item)) continue;
+    const loc = Array.isArray(item.loc) ? item.loc.filter((p) => p !== 'body').join('.') : '';
+    const last = Array.isArray(item.loc) ? item.loc[item.loc.length - 1] : undefined;
+    if (param === undefined && typeof last === 'string') param = last;
+    parts.push(`${loc ? `${loc}: ` : ''}${typeof item.msg === 'string' ? item.msg : 'invalid'}`);
+  }
+  if (parts.length === 0) return undefined;
+  return { message: quote(parts.join('; ')), ...(param !== undefined ? { param } : {}) };
 }
 
 function parseJson(text: string): unknown {

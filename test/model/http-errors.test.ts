@@ -76,6 +76,13 @@ describe('errorFromResponse', () => {
     expect(error.message).toContain('http://user:password@host:port');
   });
 
+  it('a FastAPI / pydantic 422 is read as each location and message, without the echoed request', () => {
+    const body = JSON.stringify({ detail: [{ type: 'missing', loc: ['body', 'messages', 0, 'content'], msg: 'Field required', input: { secret: 'sk-echoed' } }] });
+    const error = errorFromResponse(422, {}, body, ctx);
+    expect(error.message).toContain('messages.0.content: Field required');
+    expect(error.message).not.toContain('sk-echoed');
+  });
+
   it('403 is auth as well', () => {
     expect(errorFromResponse(403, {}, '{"error":{"message":"forbidden"}}', ctx).code).toBe('auth');
   });

@@ -13,6 +13,7 @@
  *   is not supported with this model. Use 'max_completion_tokens' instead." The limit is
  *   sent as `max_completion_tokens` for that base URL and model.
  */
+import { providerErrorOf, type ProviderError } from '../http-errors.js';
 
 const withoutStreamOptions = new Set<string>();
 const withMaxCompletionTokens = new Set<string>();
@@ -38,75 +39,31 @@ export interface RefusableParameters {
 /**
  * Whether a failed response refuses one of the parameters `sent` carried; if so, it is
  * recorded, and a request built now takes the form the server accepts. Only the error's
- * own words count (its message, `param` and `code`, or a 422's `detail` entries), never the
- * rest of the body: servers built on FastAPI echo the whole request in a 422, and vLLM's
+ * own words count (what `providerErrorOf` reads: its message, `param` and `code`, or a
+ * 422's `detail` entries), never the rest of the body: servers built on FastAPI echo the whole request in a 422, and vLLM's
  * "'max_tokens' or 'max_completion_tokens' is too large" is about the context, not the name.
  */
 export function recordRefusal(baseUrl: string, modelId: string, sent: RefusableParameters, status: number, body: string): boolean {
   if (status !== 400 && status !== 422) return false;
-  const said = errorStatements(body);
-  if (sent.streamOptions && said.some((s) => refuses(s, 'stream_options'))) {
+  const said: ProviderError = providerErrorOf(body) ?? { message: body.slice(0, 2000) };
+  if (sent.streamOptions && refuses(said, 'stream_options')) {
     withoutStreamOptions.add(baseUrl);
     return true;
   }
-  if (sent.maxTokens && said.some((s) => refuses(s, 'max_tokens') && (s.message.includes('max_completion_tokens') || s.code === 'unsupported_parameter'))) {
+  if (sent.maxTokens && refuses(said, 'max_tokens') && (said.message.includes('max_completion_tokens') || said.code === 'unsupported_parameter')) {
     withMaxCompletionTokens.add(modelKey(baseUrl, modelId));
     return true;
   }
   return false;
 }
 
-/** One thing an error body says: a message, and the parameter and code it names, if any. */
-interface Statement {
-  message: string;
-  param?: string;
-  code?: string;
-}
-
 /** Wording of a refused parameter (OpenAI, Azure, gateways, pydantic). */
 const REFUSAL = /unknown|unrecogni[sz]ed|unsupported|not supported|not permitted|not allowed|extra (?:inputs|fields)|unexpected/i;
 
-/** Whether `statement` refuses the parameter `name`. */
-function refuses(statement: Statement, name: string): boolean {
+/** Whether what the server said refuses the parameter `name`. */
+function refuses(statement: ProviderError, name: string): boolean {
   if (statement.param === name) return REFUSAL.test(statement.message) || /unknown|unsupported/.test(statement.code ?? '');
   return statement.message.includes(name) && REFUSAL.test(statement.message) && !/too (?:large|long|big)|exceed/i.test(statement.message);
-}
-
-/**
- * The statements of an error body: OpenAI's `{ error: { message, param, code } }`, a
- * pydantic 422's `{ detail: [{ loc, msg }] }` (the location naming the parameter), or the
- * text itself when it is not JSON.
- */
-function errorStatements(body: string): Statement[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return [{ message: body.slice(0, 2000) }];
-  }
-  if (typeof json !== 'object' || json === null) return [];
-  const out: Statement[] = [];
-  const { error, detail, message } = json as { error?: unknown; detail?: unknown; message?: unknown };
-  if (typeof error === 'string') out.push({ message: error });
-  else if (typeof error === 'object' && error !== null) {
-    const e = error as { message?: unknown; param?: unknown; code?: unknown };
-    out.push({
-      message: typeof e.message === 'string' ? e.message : '',
-      ...(typeof e.param === 'string' ? { param: e.param } : {}),
-      ...(typeof e.code === 'string' ? { code: e.code } : {}),
-    });
-  }
-  if (typeof message === 'string') out.push({ message });
-  if (typeof detail === 'string') out.push({ message: detail });
-  else if (Array.isArray(detail)) {
-    for (const item of detail) {
-      if (typeof item !== 'object' || item === null) continue;
-      const { loc, msg } = item as { loc?: unknown; msg?: unknown };
-      const last = Array.isArray(loc) ? loc[loc.length - 1] : undefined;
-      out.push({ message: typeof msg === 'string' ? msg : '', ...(typeof last === 'string' ? { param: last } : {}) });
-    }
-  }
-  return out;
 }
 
 /** Forgets every refusal (tests). */

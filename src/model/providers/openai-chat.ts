@@ -32,8 +32,9 @@ class ChatWire implements WireSpec<ChatDecoder> {
   readonly api = 'openai-chat';
   readonly htmlHint = 'check the base URL (it usually ends with /v1)';
   readonly errorUrl: string;
-  /** What the request `prepare` built last carried that a server may refuse (set with the body). */
-  private sent: RefusableParameters = { streamOptions: false, maxTokens: false };
+  /** Whether the request `prepare` built last carried `stream_options` / `max_tokens` (set with the body). */
+  private sentStreamOptions = false;
+  private sentMaxTokens = false;
 
   constructor(
     private readonly model: ModelRef,
@@ -50,16 +51,15 @@ class ChatWire implements WireSpec<ChatDecoder> {
   prepare(): { url: URL; errorUrl: string; headers: OutgoingHttpHeaders; body: string } {
     const { model } = this;
     const target = chatTarget(model.baseUrl);
-    this.sent = {
-      streamOptions: this.options.stream !== false && sendsStreamOptions(model.baseUrl),
-      maxTokens: this.options.maxTokens !== undefined && !usesMaxCompletionTokens(model.baseUrl, model.id),
-    };
+    this.sentStreamOptions = this.options.stream !== false && sendsStreamOptions(model.baseUrl);
+    this.sentMaxTokens = this.options.maxTokens !== undefined && !usesMaxCompletionTokens(model.baseUrl, model.id);
     return { url: target.url, errorUrl: target.href, headers: chatHeaders(model), body: buildChatBody(model, this.context, this.options) };
   }
 
   adjustAfterRefusal(status: number, text: string): boolean {
     // Judged by what this request carried: a concurrent request may have seen the refusal first.
-    return recordRefusal(this.model.baseUrl, this.model.id, this.sent, status, text);
+    const sent: RefusableParameters = { streamOptions: this.sentStreamOptions, maxTokens: this.sentMaxTokens };
+    return recordRefusal(this.model.baseUrl, this.model.id, sent, status, text);
   }
 
   onEvent(decoder: ChatDecoder, event: string | undefined, data: string): void {
