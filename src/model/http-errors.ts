@@ -152,6 +152,13 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
     // gets it right, so this is retried rather than stopping the run.
     return make('invalid_response', 'transient', `The model ${ctx.model} produced a tool call ${ctx.provider} could not parse (${statusText})${said}. It is retried; if it keeps failing, simplify the tool schemas or lower the temperature`);
   }
+  if (status !== undefined && status >= 300 && status < 400) {
+    // Following it would send the request and its API key to an address nobody configured
+    // (and turn a POST into a GET on 301/302/303): say where the server points instead.
+    const target = redirectTarget(header(headers, 'location'), ctx.url);
+    const where = target === undefined ? 'without saying where (no Location header)' : `to ${target}`;
+    return make('config', 'fatal', `${at} redirected the request ${where} (${statusText}). rein does not follow redirects of model requests; set the base URL to the address the server uses now (an http:// URL that moved to https://, a path that gained or lost a trailing slash or /v1)`);
+  }
   if (status === 407) {
     return make('auth', 'fatal', `The proxy between rein and ${at} wants credentials (${statusText})${said}. Put them in the proxy URL: HTTP_PROXY=http://user:password@host:port`);
   }
@@ -177,7 +184,6 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
   return make('bad_request', 'fatal', `${at} rejected the request for ${ctx.model} (${statusText})${said}. Fix the request${param}: remove the option or message kind this model or server does not support`);
 }
 
-/** Reads the error description out of any of the body shapes providers use. */
 /** What an error response body says, when it is one of the shapes providers use. */
 export function providerErrorOf(body: string): ProviderError | undefined {
   return readProviderError(parseJson(body));
@@ -245,6 +251,15 @@ function quote(text: string): string {
   return text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text;
 }
 
+/** The redirect's absolute address, when it has one. */
+function redirectTarget(location: string | undefined, url: string): string | undefined {
+  if (location === undefined || location.trim() === '') return undefined;
+  try {
+    return new URL(location.trim(), url).href;
+  } catch {
+    return quote(location);
+  }
+}
 
 /** The path part of an endpoint URL, for hints (`/v1/chat/completions`). */
 function apiPath(url: string): string {

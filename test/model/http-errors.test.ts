@@ -83,6 +83,15 @@ describe('errorFromResponse', () => {
     expect(error.message).not.toContain('sk-echoed');
   });
 
+  it('a 3xx is a fatal config error quoting the absolute redirect target, or saying there is none', () => {
+    const moved = errorFromResponse(301, { Location: 'https://api.example.com/v1/chat/completions' }, '<html>Moved</html>', { ...ctx, url: 'http://api.example.com/v1/chat/completions' });
+    expect([moved.code, moved.kind, moved.status]).toEqual(['config', 'fatal', 301]);
+    expect(moved.message).toContain('redirected the request to https://api.example.com/v1/chat/completions (HTTP 301)');
+    expect(moved.message).toContain('set the base URL');
+    expect(errorFromResponse(307, { location: 'completions/' }, '', ctx).message).toContain('to https://api.openai.com/v1/chat/completions/ (HTTP 307)');
+    expect(errorFromResponse(302, {}, '', ctx).message).toContain('without saying where (no Location header)');
+  });
+
   it('403 is auth as well', () => {
     expect(errorFromResponse(403, {}, '{"error":{"message":"forbidden"}}', ctx).code).toBe('auth');
   });

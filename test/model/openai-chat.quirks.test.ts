@@ -184,6 +184,15 @@ describe('openai-chat quirks', () => {
     expect(error.message).toContain('<title>Open WebUI</title>');
   });
 
+  it('a redirect is not followed: one request, a fatal config error naming where the server points', async () => {
+    const { events } = await run([{ status: 308, headers: { location: '/v1/chat/completions/' }, body: '' }]);
+    const error = lastError(events);
+    expect([error.code, error.kind, error.status]).toEqual(['config', 'fatal', 308]);
+    expect(error.message).toContain(`redirected the request to ${server?.baseUrl}/chat/completions/ (HTTP 308)`);
+    expect(error.message).toContain('set the base URL');
+    expect(server?.requests).toHaveLength(1);
+  });
+
   it('reads a JSON body when the server ignores stream: true', async () => {
     const { message } = await run([fixtureResponse('openai-compatible/ollama-nonstream-text.json')]);
     expect(textOf(message)).toBe('4200 + 42 = 4242\n');
