@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createHttpsServer } from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpPost } from '../../src/model/http.js';
 import { closeIdleConnections, idleConnectionCount } from '../../src/model/http-pool.js';
@@ -563,12 +563,14 @@ describe('httpPost: content encodings', () => {
     for (const [name, encode] of [
       ['gzip', (t: string) => gzipSync(t)],
       ['deflate', (t: string) => deflateSync(t)],
+      // Raw deflate, without the zlib wrapper RFC 9110 asks for: sent by some servers.
+      ['deflate', (t: string) => deflateRawSync(t)],
       ['br', (t: string) => brotliCompressSync(t)],
     ] as const) {
       const served = await compressing(name, encode);
       const res = await post(served.url);
       expect(res.headers['content-encoding']).toBe(name);
-      expect(await res.text(Number.POSITIVE_INFINITY), name).toBe(events);
+      expect(await res.text(Number.POSITIVE_INFINITY), `${name}: ${encode('x').subarray(0, 2).toString('hex')}`).toBe(events);
       closeIdleConnections();
     }
   });
@@ -603,5 +605,11 @@ describe('httpPost: content encodings', () => {
     const res = await post(corrupt.url);
     // Damaged data is a network error (retried), not a configuration one.
     await expect(res.text()).rejects.toMatchObject({ code: 'EBADBODY', message: expect.stringContaining('gzip') });
+    // Neither zlib-wrapped nor raw deflate ("invalid block type").
+    const notDeflate = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-encoding': 'deflate' });
+      res.end(Buffer.from([0xff, 0xff, 0xff, 0xff]));
+    });
+    await expect((await post(notDeflate.url)).text()).rejects.toMatchObject({ code: 'EBADBODY', message: expect.stringContaining('deflate') });
   });
 });
