@@ -17,6 +17,7 @@ import { emptyUsage, type AssistantMessage, type AssistantStreamEvent, type Cont
 import type { DispatchOutcome, Tool } from '../tools/types.js';
 import type { AgentHooks } from './options.js';
 import type { ContextCompactedEvent, RunContext, TurnContext } from '../context/engine.js';
+import { UsageEstimator } from '../context/usage-estimate.js';
 import type { RunControls } from './handle.js';
 import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
 import type { RunLog } from './run-log.js';
@@ -111,6 +112,8 @@ class LoopRun {
   private attemptsBefore = 0;
   /** The seq of the last `assistant_message`: it anchors the idempotency keys of its calls. */
   private assistantSeq = 0;
+  /** Estimates usage a server did not report when no context engine does (`context: false`). */
+  private usageEstimator: UsageEstimator | undefined;
 
   constructor(
     private readonly deps: LoopDeps,
@@ -462,7 +465,7 @@ class LoopRun {
     // A server that reports no usage would leave the token and cost budgets unenforced:
     // such an answer carries rein's estimate instead (marked `estimated`).
     if (unreported(message)) {
-      const estimate = deps.context?.estimateUsage(request, message);
+      const estimate = deps.context ? deps.context.estimateUsage(request, message) : (this.usageEstimator ??= new UsageEstimator(deps.model)).estimate(request, message);
       if (estimate) message.usage = estimate;
     }
     // Usage events carry their cost, from the catalog, unless the adapter set it.

@@ -66,10 +66,9 @@ export interface Usage {
   /** What these tokens cost in USD, from the model catalog (absent when the price is unknown). */
   cost?: Cost;
   /**
-   * True when the server reported no usage and the figures are rein's estimate (the
-   * context engine's token count of the request and of the answer), so that the token and
-   * cost budgets still apply. With the context engine off (`context: false`) nothing is
-   * estimated: such a server's usage stays 0.
+   * True when the server reported no usage and the figures are rein's estimate (its token
+   * count of the request and of the answer; the context engine's calibrated count when it
+   * runs), so that the token and cost budgets still apply.
    */
   estimated?: boolean;
 }

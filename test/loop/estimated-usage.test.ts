@@ -77,11 +77,19 @@ describe('usage a server does not report', () => {
     expect(result.totals.usage.estimated).toBeUndefined();
   });
 
-  it('is not estimated with the context engine off (context: false): the figures stay as reported', async () => {
-    const agent = await agentFor(1, { context: false });
-    const result = await agent.run('add once');
+  it('is estimated with the context engine off (context: false) as well, and still stops the run at its budget', async () => {
+    const agent = await agentFor(2, { context: false, system: 'You add numbers.' });
+    const { events, result } = await collect(agent.run('add twice'));
     expect(result.reason).toBe('final_answer');
-    expect(result.totals.usage.total).toBe(0);
-    expect(result.totals.usage.estimated).toBeUndefined();
+    const messages = answers(events);
+    for (const message of messages) expect(message.usage).toMatchObject({ estimated: true, input: expect.any(Number), output: expect.any(Number) });
+    expect(messages[0]!.usage.input).toBeGreaterThan(0);
+    expect(messages[1]!.usage.input).toBeGreaterThan(messages[0]!.usage.input);
+    expect(result.totals.usage.estimated).toBe(true);
+    await server?.close();
+    const capped = await agentFor(50, { context: false, limits: { maxTokens: 200, maxSteps: 60 } });
+    const stopped = await capped.run('add many times');
+    expect(stopped).toMatchObject({ status: 'stopped', reason: 'budget' });
+    expect(stopped.totals.steps).toBeLessThan(50);
   });
 });
