@@ -155,7 +155,11 @@ function failed(text: string) {
 
 /** Options of a {@link ToolOutputArchive}. */
 export interface ToolOutputArchiveOptions {
-  /** Total characters kept in memory across runs (default 8 000 000); the oldest go first. */
+  /**
+   * Total characters kept in memory across runs (default 8 000 000); the oldest go first.
+   * One output larger than this, read back from the store, is kept besides (the last one
+   * read), so paging through it does not reload the run's events for every page.
+   */
   maxChars?: number;
   /** Where to look for outputs no longer (or never) in memory: the run's stored events. */
   store?: Pick<RunStore, 'loadEvents'>;
@@ -186,6 +190,8 @@ export class ToolOutputArchive {
   private readonly maxChars: number;
   private readonly store: Pick<RunStore, 'loadEvents'> | undefined;
   private total = 0;
+  /** The last output over the whole budget that was read from the store. */
+  private oversized: Entry | undefined;
 
   constructor(options: ToolOutputArchiveOptions = {}) {
     this.maxChars = options.maxChars ?? 8_000_000;
@@ -237,12 +243,15 @@ export class ToolOutputArchive {
     const latest = this.latestById.get(toolCallId);
     const other = latest === undefined ? undefined : this.entries.get(latest);
     if (other) return other.text;
+    const oversized = this.oversized;
+    if (oversized && oversized.runId === runId && oversized.toolCallId === toolCallId) return oversized.text;
     return this.store ? this.fromStore(this.store, runId, toolCallId) : undefined;
   }
 
   /** Lets go of a run's outputs (the store still has them). */
   forget(runId: string): void {
     for (const [key, entry] of this.entries) if (entry.runId === runId) this.drop(key);
+    if (this.oversized?.runId === runId) this.oversized = undefined;
   }
 
   private async fromStore(store: Pick<RunStore, 'loadEvents'>, runId: string, toolCallId: string): Promise<string | undefined> {
@@ -257,8 +266,10 @@ export class ToolOutputArchive {
       const event = events[i] as RunEvent;
       if (event.type !== 'tool_finished' || event.toolCallId !== toolCallId) continue;
       // Paging reads the same output again and again: keep it at hand.
-      this.record(runId, event.result);
-      return fullOutputOf(event.result);
+      const text = fullOutputOf(event.result);
+      if (text !== undefined && text.length > this.maxChars) this.oversized = { runId, toolCallId, text };
+      else this.record(runId, event.result);
+      return text;
     }
     return undefined;
   }

@@ -258,6 +258,26 @@ describe('ToolOutputArchive', () => {
     expect(await archive.lookup('no-such-run', 'c7')).toBeUndefined();
   });
 
+  it('an output over the whole budget is read from the store once, then kept besides it while paged', async () => {
+    const store = new MemoryRunStore();
+    await store.createRun({ id: 'r', model: 'x/y', config: {}, configHash: 'h' });
+    const huge = 'x'.repeat(50);
+    const finished = (id: string, text: string) => ({ type: 'tool_finished', runId: 'r', seq: 0, at: 1, step: 1, toolCallId: id, name: 'dump', result: cut(id, text), durationMs: 1 }) as RunEvent;
+    await store.append('r', 0, [finished('c1', huge), { ...finished('c2', 'y'.repeat(60)), seq: 1 }]);
+    let loads = 0;
+    const archive = new ToolOutputArchive({ maxChars: 10, store: { loadEvents: (runId, from) => (loads++, store.loadEvents(runId, from)) } });
+    for (let page = 0; page < 3; page++) expect(await archive.lookup('r', 'c1')).toBe(huge);
+    expect(loads).toBe(1);
+    expect(archive.chars).toBe(0);
+    // Only the last one read is kept.
+    expect(await archive.lookup('r', 'c2')).toBe('y'.repeat(60));
+    expect(await archive.lookup('r', 'c1')).toBe(huge);
+    expect(loads).toBe(3);
+    archive.forget('r');
+    expect(await archive.lookup('r', 'c1')).toBe(huge);
+    expect(loads).toBe(4);
+  });
+
   it('recordEvent keeps tool_finished outputs only', () => {
     const archive = new ToolOutputArchive();
     archive.recordEvent({ type: 'tool_finished', runId: 'r', seq: 3, at: 1, step: 1, toolCallId: 'c1', name: 'dump', result: cut('c1', 'full'), durationMs: 1 });
