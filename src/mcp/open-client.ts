@@ -5,7 +5,9 @@
  * section prescribes). Bounded by the caller's signal, and leaves nothing open on failure.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { proxiedFetch } from '../model/http-fetch.js';
+import { proxyFor } from '../model/http-proxy.js';
 import { settlesWithin } from '../process/timing.js';
 import { ProcessTransport } from './process-transport.js';
 import type { Sdk } from './sdk.js';
@@ -46,7 +48,7 @@ export interface OpenClientOptions {
 const INHERITED_ENV = [
   'HOME', 'LOGNAME', 'USER', 'PATH', 'SHELL', 'TERM', 'TMPDIR', 'TEMP', 'TMP', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ',
   'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR',
-  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'all_proxy', 'no_proxy',
   'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
   'SYSTEMROOT', 'SYSTEMDRIVE', 'COMSPEC', 'PATHEXT', 'APPDATA', 'LOCALAPPDATA', 'USERPROFILE', 'PROGRAMFILES', 'WINDIR',
 ];
@@ -79,8 +81,9 @@ export async function openClient(options: OpenClientOptions): Promise<OpenedClie
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
-  const streamable = (): Transport => new sdk.StreamableHTTPClientTransport(url, { requestInit });
-  const sse = (): Transport => new sdk.SSEClientTransport(url, { requestInit });
+  const proxied = fetchFor(url);
+  const streamable = (): Transport => new sdk.StreamableHTTPClientTransport(url, { requestInit, ...proxied });
+  const sse = (): Transport => new sdk.SSEClientTransport(url, { requestInit, ...proxied });
   if (config.type === 'sse' || (config.type === undefined && options.preferred === 'sse')) {
     const transport = sse();
     return { client: await connect(options, transport), transport, kind: 'sse' };
@@ -93,6 +96,19 @@ export async function openClient(options: OpenClientOptions): Promise<OpenedClie
   }
   const legacy = sse();
   return { client: await connect(options, legacy), transport: legacy, kind: 'sse' };
+}
+
+/**
+ * The transports' `fetch` option for a server URL: rein's client when a proxy from the
+ * environment applies to it (Node 20's global `fetch` reads no proxy variables), none
+ * otherwise, so a server reached directly goes on using the global `fetch`. Throws the
+ * proxy variable's configuration error when it is unusable.
+ */
+function fetchFor(url: URL): { fetch?: FetchLike } {
+  // The same decision rein's client makes per request, from the same process environment.
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return proxyFor(url.protocol, host, port) ? { fetch: proxiedFetch } : {};
 }
 
 async function connect(options: OpenClientOptions, transport: Transport): Promise<Client> {

@@ -1,6 +1,7 @@
 /**
  * rein's HTTP client: a POST over HTTP/1.1 on keep-alive `node:net` / `node:tls`
- * connections, for the model adapters' hot path.
+ * connections, for the model adapters' hot path (and any other method, for the `fetch` of
+ * remote MCP servers in `http-fetch.ts`, which needs the same proxies).
  *
  * Why not `node:http` or `fetch`: the benchmark holds rein to the CPU of a bare `node:http`
  * keep-alive loop per model request, and measured on that workload `node:http` itself is
@@ -24,6 +25,8 @@ import { unwatchIdle, watchIdle, type IdleWatch } from './idle-watchdog.js';
 /** A response whose head has arrived; the body has not been read yet. */
 export interface HttpResponse {
   status: number;
+  /** The reason phrase of the status line (`OK`, `Not Found`; often empty). */
+  statusText: string;
   headers: IncomingHttpHeaders;
   /**
    * Feeds every body chunk to `onChunk`. Resolves when the body ended completely; rejects
@@ -67,6 +70,62 @@ export function httpPost(
   /** No byte for this long (before or during the response) fails the request with `ETIMEDOUT`. */
   idleTimeoutMs?: number,
 ): Promise<HttpResponse> {
+  // The method is known to be valid: no check a model request would pay for on every turn.
+  return exchange('POST', url, headers, body, signal, idleTimeoutMs);
+}
+
+/**
+ * Sends a request with any method, as {@link httpPost} does (same connections, proxies,
+ * errors and abort). Without a body nothing is sent after the head: a `content-length`
+ * among `headers` must be 0, and POST, PUT and PATCH say `content-length: 0` anyway
+ * (servers may refuse those without a length). The response to `HEAD` has no body,
+ * whatever its headers announce.
+ *
+ * @example
+ * const res = await httpRequest('GET', new URL('http://mcp.example/mcp'), { accept: 'text/event-stream' }, undefined, signal);
+ * await res.consume((text) => parse(text));
+ */
+export function httpRequest(
+  /** An HTTP method token, as sent (`GET`, `DELETE`, …: not upper-cased here). */
+  method: string,
+  url: URL,
+  headers: OutgoingHttpHeaders,
+  body: string | undefined,
+  signal?: AbortSignal,
+  /** No byte for this long (before or during the response) fails the request with `ETIMEDOUT`. */
+  idleTimeoutMs?: number,
+): Promise<HttpResponse> {
+  if (!TOKEN.test(method)) return Promise.reject(Object.assign(new TypeError(`Method must be a valid HTTP token ["${method}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' }));
+  return exchange(method, url, headers, body, signal, idleTimeoutMs);
+}
+
+/** Methods whose requests are meant to carry content: without a body they say it is empty. */
+const CONTENT_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * The `content-length` of a request without a body, or undefined to send none (RFC 9110
+ * §8.6: a GET or DELETE without content carries no length). A non-zero length given with no
+ * body is refused: the server would wait for bytes that never come.
+ */
+function bodilessLength(method: string, headers: OutgoingHttpHeaders): number | undefined {
+  for (const name in headers) {
+    if (name.toLowerCase() !== 'content-length' || headers[name] === undefined) continue;
+    const value = String(headers[name]).trim();
+    if (value !== '0') throw Object.assign(new TypeError(`content-length ${value} was given for a ${method} request without a body: pass the body, or drop the header`), { code: 'ERR_HTTP_CONTENT_LENGTH_MISMATCH' });
+    return 0;
+  }
+  return CONTENT_METHODS.has(method.toUpperCase()) ? 0 : undefined;
+}
+
+/** Starts one exchange; resolves once its response head arrived. */
+function exchange(
+  method: string,
+  url: URL,
+  headers: OutgoingHttpHeaders,
+  body: string | undefined,
+  signal: AbortSignal | undefined,
+  idleTimeoutMs: number | undefined,
+): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
     if (signal?.aborted) {
       reject(abortError(signal));
@@ -76,13 +135,13 @@ export function httpPost(
     let target: Target;
     try {
       target = targetOf(url);
-      const length = Buffer.byteLength(body);
-      request = requestBytes(requestHead(target, headers, length), body, length);
+      const length = body === undefined ? bodilessLength(method, headers) : Buffer.byteLength(body);
+      request = requestBytes(requestHead(method, target, headers, length), body ?? '', length ?? 0);
     } catch (error) {
       reject(error);
       return;
     }
-    new Exchange(target.origin, request, resolve, reject, signal, idleTimeoutMs).send();
+    new Exchange(target.origin, request, resolve, reject, signal, idleTimeoutMs, method === 'HEAD').send();
   });
 }
 
@@ -159,9 +218,12 @@ const BAD_VALUE = /[^\t\x20-\x7e]/;
 /** Headers about the connection and the framing, which the client writes itself. */
 const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length']);
 
-/** The request line and headers. Throws, as Node does, on a header that would break the request. */
-function requestHead(target: Target, headers: OutgoingHttpHeaders, contentLength: number): string {
-  let head = `POST ${target.path} HTTP/1.1\r\ncontent-length: ${contentLength}\r\n`;
+/**
+ * The request line and headers. Throws, as Node does, on a header that would break the
+ * request. `contentLength` undefined: no `content-length` (a request without a body).
+ */
+function requestHead(method: string, target: Target, headers: OutgoingHttpHeaders, contentLength: number | undefined): string {
+  let head = contentLength === undefined ? `${method} ${target.path} HTTP/1.1\r\n` : `${method} ${target.path} HTTP/1.1\r\ncontent-length: ${contentLength}\r\n`;
   let host = false;
   let encodings = false;
   for (const name in headers) {
@@ -208,6 +270,7 @@ function headerLine(name: string, value: string): string {
  */
 class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
   status = 0;
+  statusText = '';
   headers: IncomingHttpHeaders = {};
   private conn: Connection | undefined;
   private readonly parser: ResponseParser;
@@ -237,8 +300,10 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
     private readonly headFailed: (error: Error) => void,
     private readonly signal: AbortSignal | undefined,
     idleTimeoutMs: number | undefined,
+    /** The request is a HEAD: its response ends with the head. */
+    headOnly = false,
   ) {
-    this.parser = new ResponseParser(this);
+    this.parser = new ResponseParser(headOnly ? new HeadOnly(this) : this);
     this.watch =
       idleTimeoutMs !== undefined && idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)
         ? watchIdle(idleTimeoutMs, () => this.fail(Object.assign(new Error(`no data from the server for ${idleTimeoutMs} ms`), { code: 'ETIMEDOUT' })))
@@ -297,6 +362,7 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
       }
     }
     this.status = head.status;
+    this.statusText = head.statusText;
     this.headers = head.headers;
     this.headSettled = true;
     this.headArrived(this);
@@ -406,4 +472,23 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
     if (this.watch) unwatchIdle(this.watch);
     if (this.aborts && this.onAbort) this.aborts.delete(this.onAbort);
   }
+}
+
+/**
+ * What the parser finds in the response to a HEAD, handed to its exchange: the head, then
+ * the end. The parser frames a body by the headers alone, but a response to HEAD has none
+ * whatever its Content-Length says (RFC 9110 §9.3.2); the parser is left expecting it, so
+ * the connection is closed rather than reused.
+ */
+class HeadOnly implements ResponseSink {
+  constructor(private readonly exchange: Exchange) {}
+
+  onHead(head: ResponseHead): void {
+    this.exchange.onHead(head);
+    this.exchange.onEnd(false);
+  }
+
+  onBody(): void {}
+
+  onEnd(): void {}
 }
