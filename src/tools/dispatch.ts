@@ -85,7 +85,8 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
     // (2) Repair and parse.
     const parsed = parseArguments(call);
     if (!parsed.ok) {
-      const text = `invalid arguments for tool "${tool.name}": ${parsed.error}. Send the arguments as one JSON object.`;
+      const advice = parsed.cutOff ? 'Send the call again, complete; if its arguments are long, do the work in smaller parts.' : 'Send the arguments as one JSON object.';
+      const text = `invalid arguments for tool "${tool.name}": ${parsed.error}. ${advice}`;
       return failure(call, 'invalid_arguments', text);
     }
     // (3) Validate: coerce types, fill defaults. Synchronous once the validator is compiled.

@@ -7,7 +7,8 @@
 /** Result of {@link repairArguments}. `repaired` says whether the text needed fixing. */
 export type RepairResult =
   | { ok: true; value: Record<string, unknown>; repaired: boolean }
-  | { ok: false; error: string };
+  /** `cutOff`: the text stops inside the object (an open string, brace or bracket): the model's answer ended mid-call. */
+  | { ok: false; error: string; cutOff?: boolean };
 
 /**
  * Parses a model's argument text into a JSON object.
@@ -42,7 +43,34 @@ export function repairArguments(text: string): RepairResult {
       // Fall through: report the error against the text the model actually wrote.
     }
   }
+  if (endsInsideObject(text)) {
+    // Most often the output token limit (finish_reason "length") cut the answer mid-call:
+    // say so, since "not valid JSON" alone invites the model to resend the same long call.
+    return { ok: false, error: `arguments are not valid JSON: they stop before the object is complete (${firstError}), as when the answer is cut off by the output token limit`, cutOff: true };
+  }
   return { ok: false, error: `arguments are not valid JSON: ${firstError}` };
+}
+
+/** Whether `text` opens an object and ends inside it: in a string, or with a brace or bracket still open. */
+function endsInsideObject(text: string): boolean {
+  const start = text.indexOf('{');
+  if (start === -1 || text.slice(0, start).trim() !== '') return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+    else if (c === 125 /* } */ || c === 93 /* ] */) {
+      depth--;
+      // Closed: whatever is wrong, it is not a cut.
+      if (depth === 0) return false;
+    }
+  }
+  return true;
 }
 
 function asObject(value: unknown, repaired: boolean): RepairResult {

@@ -96,9 +96,14 @@ describe('dispatcher: stage order', () => {
   it('never lets unparseable arguments past parsing', async () => {
     const { tool, spy } = spyTool();
     const onConfirm = vi.fn(() => true);
-    const outcome = await setup(tool, { onConfirm }).dispatch(call('roll', '{"sides": 6'), context());
-    expect(outcome.errorCode).toBe('invalid_arguments');
-    expect(textOf(outcome)).toMatch(/^invalid arguments for tool "roll": arguments are not valid JSON: .+ Send the arguments as one JSON object\.$/);
+    const dispatcher = setup(tool, { onConfirm });
+    const broken = await dispatcher.dispatch(call('roll', '{"sides": 6 "n": 2}'), context());
+    expect(broken.errorCode).toBe('invalid_arguments');
+    expect(textOf(broken)).toMatch(/^invalid arguments for tool "roll": arguments are not valid JSON: .+ Send the arguments as one JSON object\.$/);
+    // Cut off mid-object (the output token limit): the model is told so, and what to do.
+    const cut = await dispatcher.dispatch(call('roll', '{"sides": 6'), context());
+    expect(cut.errorCode).toBe('invalid_arguments');
+    expect(textOf(cut)).toMatch(/they stop before the object is complete .+ output token limit\. Send the call again, complete; if its arguments are long, do the work in smaller parts\.$/);
     expect(onConfirm).not.toHaveBeenCalled();
     expect(spy).not.toHaveBeenCalled();
   });

@@ -41,9 +41,13 @@ describe('repairArguments', () => {
     }
   });
 
-  it('reports truncated JSON', () => {
-    const result = repairArguments('{"a": "unfinished');
-    expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/^arguments are not valid JSON: .*/) });
+  it('reports JSON cut off inside the object as such (a string, an object or an array still open)', () => {
+    for (const text of ['{"a": "unfinished', '{"a": {"b": 1', '{"a": [1, 2', '{"a": "say \\"hi\\" and }', '{']) {
+      const result = repairArguments(text);
+      expect(result, text).toMatchObject({ ok: false, cutOff: true, error: expect.stringMatching(/^arguments are not valid JSON: they stop before the object is complete \(.+\), as when the answer is cut off by the output token limit$/) });
+    }
+    // Closed, or not an object at all: wrong, but not cut.
+    for (const text of ['{"a": 1 "b": 2}', '{"a": 1}}x', 'not json {"a"']) expect(repairArguments(text), text).not.toHaveProperty('cutOff');
   });
 
   it.each([
