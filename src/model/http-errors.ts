@@ -31,8 +31,18 @@ export interface ProviderError {
 }
 
 // OpenAI `context_length_exceeded`, DeepSeek (same message, other code), Anthropic
-// "prompt is too long", and the usual wording of other servers (llama.cpp, vLLM).
-const CONTEXT_LENGTH = /context[_ ]length|maximum context|context window|prompt is too long|too many tokens in (?:the )?prompt/i;
+// "prompt is too long", and the usual wording of other servers: vLLM; llama.cpp ("request
+// (4390 tokens) exceeds the available context size", and "Context size has been exceeded."
+// with HTTP 500); TGI ("`inputs` tokens + `max_new_tokens` must be <= 4096", "`inputs` must
+// have less than 4096 tokens").
+const CONTEXT_LENGTH =
+  /context[_ ]length|maximum context|context window|prompt is too long|too many tokens in (?:the )?prompt|exceeds? the (?:available )?context size|context size (?:has been |was )?exceeded|`?inputs`? tokens \+ `?max_new_tokens`? must be <=|`?inputs`? must have less than \d+ tokens/i;
+/**
+ * An unknown model refused with 400 instead of 404: OpenRouter "x is not a valid model ID",
+ * DeepSeek "Model Not Exist", and other servers' wordings. Each names the model as what is
+ * missing, so "model x does not support tools" is not one.
+ */
+const UNKNOWN_MODEL = /is not a valid model|\bmodel(?: \S+)? (?:does not|doesn't|not) exists?\b|\b(?:unknown|invalid) model\b(?! (?:output|response|request|parameters?))|\bno such model\b/i;
 const OVERLOADED = /overloaded/i;
 const TRY_AGAIN = /try again in ((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)/i;
 const MAX_QUOTED = 500;
@@ -87,6 +97,20 @@ export function errorFromNetwork(error: unknown, ctx: ErrorContext): ReinError {
   return new ReinError('network', 'transient', `Network error talking to ${where}: ${hint}`, { cause: err, details: code ? { code } : undefined });
 }
 
+/**
+ * The error for a 200 response that carried nothing: no text, thinking or tool call, no
+ * finish_reason. A `server_error`, transient: a server that failed in a way it did not
+ * report (or that rein could not read) answers like this, and another attempt usually
+ * gets an answer; the message says where to look when it keeps happening.
+ */
+export function emptyResponseError(ctx: ErrorContext): ReinError {
+  return new ReinError(
+    'server_error',
+    'transient',
+    `${ctx.provider} (${ctx.url}) answered 200 for ${ctx.model} with a response that carried nothing (no text, no tool call, no finish_reason): the server most likely failed without saying why (check its log)`,
+  );
+}
+
 /** The error for a stream that ended before the response was complete. */
 export function streamCutError(ctx: ErrorContext, cause?: unknown): ReinError {
   const why = cause instanceof Error ? `: ${cause.message}` : '';
@@ -124,7 +148,7 @@ export function parseRetryAfter(headers: HeaderBag, message?: string, now: numbe
 
 function classify(info: ProviderError, status: number | undefined, headers: HeaderBag, ctx: ErrorContext): ReinError {
   const { message, code = '', type = '' } = info;
-  const said = `: ${message}`;
+  const said = `: ${clause(message)}`;
   const at = `${ctx.provider} (${ctx.url})`;
   const statusText = status === undefined ? 'in the stream' : `HTTP ${status}`;
   const details: Record<string, unknown> = {};
@@ -138,7 +162,11 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
       retryAfterMs: kind === 'transient' ? parseRetryAfter(headers, message) : undefined,
     });
 
-  if ((status === undefined || status === 400 || status === 413 || status === 422) && (code === 'context_length_exceeded' || CONTEXT_LENGTH.test(message))) {
+  // 500: llama.cpp's "Context size has been exceeded." (retrying would send the same request).
+  if (
+    (status === undefined || status === 400 || status === 413 || status === 422 || status === 500) &&
+    (code === 'context_length_exceeded' || type === 'exceed_context_size_error' || CONTEXT_LENGTH.test(message))
+  ) {
     return make('context_length', 'fatal', `The request does not fit the context window of ${ctx.model} (${statusText})${said}. Shorten the conversation (compact the history, trim long tool results) or lower max tokens`);
   }
   if (code === 'insufficient_quota') {
@@ -165,14 +193,14 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
   if (status === 401 || status === 403 || code === 'invalid_api_key' || type === 'authentication_error') {
     return make('auth', 'fatal', `${at} refused the credentials (${statusText})${said}. Set ${apiKeyEnvName(ctx.provider)} (or the provider's apiKey) to a valid key with access to ${ctx.model}`);
   }
-  if (status === 404 || code === 'model_not_found') {
+  if (status === 404 || code === 'model_not_found' || (status === 400 && UNKNOWN_MODEL.test(message))) {
     if (code === 'model_not_found' || /model/i.test(message)) {
       return make('model_not_found', 'fatal', `Model "${ctx.model}" is not available at ${at} (${statusText})${said}. Check the model id ("${ctx.provider}/${ctx.model}") and that your key has access to it`);
     }
     return make('not_found', 'fatal', `${ctx.url} was not found (${statusText})${said}. Check the base URL: the API's path (${apiPath(ctx.url)}) must exist under it`);
   }
   if (status === 429 || code === 'rate_limit_exceeded' || type === 'rate_limit_error' || type === 'tokens') {
-    return make('rate_limited', 'transient', `Rate limited by ${at} (${statusText})${said}. Retried with backoff; lower the concurrency or raise the rate limit if it persists`);
+    return make('rate_limited', 'transient', `Rate limited by ${at} (${statusText})${said}. Lower the concurrency or raise the rate limit if it persists`);
   }
   if (status === 408) {
     return make('timeout', 'transient', `${at} timed out waiting for the request (${statusText})${said}`);
@@ -245,6 +273,14 @@ function header(headers: HeaderBag, name: string): string | undefined {
     for (const key of Object.keys(headers)) if (key.toLowerCase() === name) value = headers[key];
   }
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * A provider's message as a clause of rein's own sentence: without its final period, since
+ * rein's text goes on with one (`does not exist. Check`, not `does not exist.. Check`).
+ */
+export function clause(message: string): string {
+  return message.endsWith('.') && !message.endsWith('..') ? message.slice(0, -1) : message;
 }
 
 function quote(text: string): string {

@@ -81,6 +81,11 @@ export function apiKeyEnvName(provider: string): string {
   return KNOWN[provider]?.apiKeyEnv ?? `${provider.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY`;
 }
 
+/** The environment variable that sets a built-in provider's base URL; `undefined` for other providers. */
+export function baseUrlEnvName(provider: string): string | undefined {
+  return KNOWN[provider]?.baseUrlEnv;
+}
+
 /**
  * Resolves `provider/model` (or a bare model id, meaning `openai/<id>`) to a {@link ModelRef}.
  * Only the first slash separates the provider: `openrouter/anthropic/claude-sonnet-4.5` is

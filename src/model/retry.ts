@@ -5,6 +5,7 @@
  */
 import { ReinError, toReinError } from '../errors.js';
 import { EventStream } from './event-stream.js';
+import { clause } from './http-errors.js';
 import { emptyUsage } from './types.js';
 import type { AssistantMessage, AssistantStream, AssistantStreamEvent, Context, ModelRef, StreamFunction, StreamOptions } from './types.js';
 
@@ -146,10 +147,13 @@ class Attempts {
     const { out, options } = this;
     const policy = (this.full ??= { ...DEFAULT_RETRY_POLICY, ...this.policy });
     const { error } = failure;
-    const delayMs = error.kind === 'transient' && attempt <= policy.maxRetries && !options.signal?.aborted ? backoffDelay(attempt, error.retryAfterMs, policy) : undefined;
+    const retryable = error.kind === 'transient' && attempt <= policy.maxRetries && !options.signal?.aborted;
+    const delayMs = retryable ? backoffDelay(attempt, error.retryAfterMs, policy) : undefined;
     if (delayMs === undefined) {
-      out.push(failure);
-      out.end(failure.message);
+      // Without a delay a retryable error is one whose server asked for a longer wait than the cap.
+      const final = retryable ? waitTooLong(failure, policy) : failure;
+      out.push(final);
+      out.end(final.message);
       return;
     }
     out.push({ type: 'retry', attempt, delayMs, error });
@@ -190,6 +194,19 @@ class Attempts {
     };
     return { type: 'error', error, message };
   }
+}
+
+/** The failure, saying it was not retried because the server asked to wait longer than `maxDelayMs`. */
+function waitTooLong(failure: Failure, policy: RetryPolicy): Failure {
+  const { error } = failure;
+  const wait = seconds(error.retryAfterMs ?? 0);
+  const text = `${clause(error.message)}. Not retried: the server asked to wait ${wait}, longer than the ${seconds(policy.maxDelayMs)} rein waits at most (raise the retry option maxDelayMs, e.g. new Agent({ retry: { maxDelayMs } }), to wait that long)`;
+  const capped = new ReinError(error.code, error.kind, text, { cause: error, status: error.status, retryAfterMs: error.retryAfterMs, details: error.details });
+  return { type: 'error', error: capped, message: { ...failure.message, error: capped.toJSON() } };
+}
+
+function seconds(ms: number): string {
+  return `${Math.ceil(ms / 1000)} s`;
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {

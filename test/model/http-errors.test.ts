@@ -126,6 +126,71 @@ describe('errorFromResponse', () => {
     expect(error.message).toContain('You exceeded your current quota');
   });
 
+  it('context size errors of llama.cpp (400, and 500 which is not retried) and TGI (422) are context_length', () => {
+    const cases: Array<[number, string, string]> = [
+      [
+        400,
+        '{"error":{"code":400,"message":"request (4390 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":4390,"n_ctx":4096}}',
+        'exceeds the available context size (4096 tokens)',
+      ],
+      [500, '{"error":{"code":500,"message":"Context size has been exceeded.","type":"server_error"}}', 'Context size has been exceeded. Shorten'],
+      [
+        422,
+        '{"error":"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 200 `max_new_tokens`","error_type":"validation"}',
+        '`inputs` tokens + `max_new_tokens` must be <= 4096',
+      ],
+    ];
+    for (const [status, body, said] of cases) {
+      const error = errorFromResponse(status, {}, body, ctx);
+      expect([status, error.code, error.kind]).toEqual([status, 'context_length', 'fatal']);
+      expect(error.message).toContain(said);
+    }
+    // The same llama.cpp error inside a stream (its `error:` field) carries the status in the body.
+    expect(errorFromStreamPayload({ code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error' }, ctx).code).toBe('context_length');
+  });
+
+  it('errors that only mention a size or a context are not context_length', () => {
+    const cases: Array<[number, string, string]> = [
+      [422, '{"error":"Input validation error: `max_new_tokens` must be <= 2048. Given: 4096","error_type":"validation"}', 'bad_request'],
+      [400, '{"error":{"message":"Invalid \'max_tokens\': integer below minimum value.","type":"invalid_request_error"}}', 'bad_request'],
+      [500, '{"error":{"code":500,"message":"failed to allocate the context","type":"server_error"}}', 'server_error'],
+      [429, '{"error":{"message":"Request too large for gpt-4o on tokens per min (TPM): Limit 30000, Requested 50000.","type":"tokens","code":"rate_limit_exceeded"}}', 'rate_limited'],
+    ];
+    for (const [status, body, code] of cases) expect([status, errorFromResponse(status, {}, body, ctx).code]).toEqual([status, code]);
+  });
+
+  it('an unknown model refused with 400 (OpenRouter, DeepSeek) is model_not_found with its hint', () => {
+    const openrouter = errorFromResponse(400, {}, '{"error":{"message":"test is not a valid model ID","code":400},"user_id":"user_x"}', { ...ctx, provider: 'openrouter', model: 'test' });
+    expect([openrouter.code, openrouter.kind]).toEqual(['model_not_found', 'fatal']);
+    expect(openrouter.message).toContain('test is not a valid model ID. Check the model id ("openrouter/test")');
+    const deepseek = errorFromResponse(400, {}, '{"error":{"message":"Model Not Exist","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}', ctx);
+    expect([deepseek.code, deepseek.kind]).toEqual(['model_not_found', 'fatal']);
+    for (const message of ['The model `x` does not exist', 'Unknown model: x', 'no such model: x', 'Invalid model id x']) {
+      expect([message, errorFromResponse(400, {}, JSON.stringify({ error: { message } }), ctx).code]).toEqual([message, 'model_not_found']);
+    }
+  });
+
+  it('a 400 about what a model does not support is not model_not_found', () => {
+    for (const message of [
+      'model qwen2.5 does not support tools',
+      'registry.ollama.ai/library/gemma:2b does not support tools',
+      'This model does not support the temperature parameter',
+      'invalid model output: expected a tool call',
+      'The model produced invalid content',
+    ]) {
+      expect([message, errorFromResponse(400, {}, JSON.stringify({ error: { message } }), ctx).code]).toEqual([message, 'bad_request']);
+    }
+  });
+
+  it('quotes a provider message that ends with a period with exactly one period after it', () => {
+    const error = errorFromResponse(404, {}, '{"object":"error","message":"The model `test` does not exist.","type":"NotFoundError","param":null,"code":404}', ctx);
+    expect(error.message).toContain('does not exist. Check the model id');
+    expect(error.message).not.toContain('..');
+    const limited = errorFromResponse(429, { 'retry-after': '120' }, '{"error":{"message":"Rate limit reached. Please try again in 2m0s.","type":"tokens","code":"rate_limit_exceeded"}}', ctx);
+    expect(limited.message).toContain('Please try again in 2m0s. Lower the concurrency');
+    expect(limited.message).not.toContain('Retried');
+  });
+
   it('quotes a long non-JSON body only in part', () => {
     const error = errorFromResponse(502, {}, `<html>${'x'.repeat(5000)}</html>`, ctx);
     expect(error.message.length).toBeLessThan(1000);

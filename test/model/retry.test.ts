@@ -85,6 +85,18 @@ describe('streamWithRetry', () => {
     expect(server?.requests).toHaveLength(1);
   });
 
+  it('says why it did not retry when the server asks to wait longer than maxDelayMs, naming the wait, the cap and the option', async () => {
+    const body = '{"error":{"message":"Rate limit reached. Please try again in 2m0s.","type":"tokens","code":"rate_limit_exceeded"}}';
+    const { events, message } = await runAgainst([{ status: 429, headers: { 'content-type': 'application/json', 'retry-after': '120' }, body }, OK]);
+    const last = events[events.length - 1];
+    if (last?.type !== 'error') throw new Error('expected an error');
+    expect(last.error.message).toMatch(/Please try again in 2m0s\. Lower the concurrency .*\. Not retried: the server asked to wait 120 s, longer than the 60 s rein waits at most/);
+    expect(last.error.message).toContain('maxDelayMs');
+    expect(last.error.message).not.toContain('Retried');
+    expect(message.error).toEqual(last.error.toJSON());
+    expect([last.error.code, last.error.status, last.error.retryAfterMs]).toEqual(['rate_limited', 429, 120_000]);
+  });
+
   it('an abort during the wait ends promptly with an aborted error', async () => {
     const controller = new AbortController();
     server = await startServer([{ status: 429, headers: { 'retry-after': '50' }, body: '' }, OK]);

@@ -17,7 +17,7 @@
  * - a 404 that is not about a model points at the base URL as this adapter takes it.
  */
 import { ReinError } from '../../errors.js';
-import { errorFromResponse, errorFromStreamPayload } from '../http-errors.js';
+import { clause, errorFromResponse, errorFromStreamPayload } from '../http-errors.js';
 import type { ErrorContext, HeaderBag } from '../http-errors.js';
 import { isRecord } from '../json.js';
 
@@ -86,7 +86,7 @@ interface AnthropicErrorInfo {
 function refine(error: ReinError, info: AnthropicErrorInfo | undefined, where: string, ctx: ErrorContext): ReinError {
   if (info === undefined) return error;
   const options = { status: error.status, details: error.details };
-  const said = `: ${info.message}`;
+  const said = `: ${clause(info.message)}`;
   if (error.code === 'bad_request' && CONTEXT_LIMIT.test(info.message)) {
     return new ReinError('context_length', 'fatal', `The request does not fit the context window of ${ctx.model} (${where})${said}. Shorten the conversation (compact the history, trim long tool results) or lower max tokens`, options);
   }

@@ -12,7 +12,7 @@
  *   tokens allowed (…)".
  */
 import { ReinError } from '../../errors.js';
-import { errorFromResponse, errorFromStreamPayload, parseRetryAfter } from '../http-errors.js';
+import { clause, errorFromResponse, errorFromStreamPayload, parseRetryAfter } from '../http-errors.js';
 import type { ErrorContext, HeaderBag } from '../http-errors.js';
 import { apiKeyEnvName } from '../resolve.js';
 import { isRecord, type Json } from '../json.js';
@@ -47,7 +47,7 @@ function classifyGemini(error: Json, status: number | undefined, headers: Header
   if (rpcStatus !== undefined) info.status = rpcStatus;
   if (reason !== undefined) info.reason = reason;
   const where = `${ctx.provider} (${ctx.url})`;
-  const said = `(${status === undefined ? 'in the stream' : `HTTP ${status}`}): ${message}`;
+  const said = `(${status === undefined ? 'in the stream' : `HTTP ${status}`}): ${clause(message)}`;
   const make = (code: ReinError['code'], kind: ReinError['kind'], text: string, retryAfterMs?: number): ReinError =>
     new ReinError(code, kind, text, { status, retryAfterMs, details: Object.keys(info).length > 0 ? info : undefined });
 
@@ -59,7 +59,7 @@ function classifyGemini(error: Json, status: number | undefined, headers: Header
   }
   const retryAfterMs = retryDelayOf(details) ?? parseRetryAfter(headers, message);
   if (rpcStatus === 'RESOURCE_EXHAUSTED' || status === 429) {
-    return make('rate_limited', 'transient', `Rate limited by ${where} ${said}. Retried with backoff; lower the concurrency or raise the quota if it persists`, retryAfterMs);
+    return make('rate_limited', 'transient', `Rate limited by ${where} ${said}. Lower the concurrency or raise the quota if it persists`, retryAfterMs);
   }
   const base = fallback();
   if (base.kind !== 'transient' || retryAfterMs === undefined || base.retryAfterMs !== undefined) return base;

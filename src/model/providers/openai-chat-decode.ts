@@ -9,13 +9,16 @@
  * a tool header without `arguments` (vLLM); tool indices starting at 1 (Anthropic-compat);
  * missing, numeric or repeated tool ids (OpenRouter sends "0"); an `error` object inside a
  * 200 stream (OpenRouter) or an `event: error` frame (Groq); no `finish_reason` at all.
+ * Seen on servers since: parallel calls all numbered 0, each with its own id (Ollama,
+ * LiteLLM's ollama_chat); usage only in `x_groq.usage` (older Groq); a stream that carries
+ * nothing before `[DONE]` (a server failing without saying so: an error, not an answer).
  * Not in the recordings but documented, and reported by other clients: content as an
  * array of text and `thinking` parts (Mistral's reasoning models).
  */
 import { randomUUID } from 'node:crypto';
 import { ReinError } from '../../errors.js';
 import type { EventStream } from '../event-stream.js';
-import { errorFromStreamPayload, streamCutError } from '../http-errors.js';
+import { emptyResponseError, errorFromStreamPayload, streamCutError } from '../http-errors.js';
 import type { ErrorContext } from '../http-errors.js';
 import { PartialJsonParser } from '../partial-json.js';
 import { emptyUsage } from '../types.js';
@@ -36,6 +39,8 @@ interface ToolSlot {
   parsed: number;
   /** The call's `index` on the wire, when the server sent one. */
   wireIndex: number | undefined;
+  /** The call's `id` on the wire, when the server sent a string (`call.id` may be one rein made). */
+  wireId: string | undefined;
   ended: boolean;
   /** Arguments arrived after `tool_call_end` (interleaved deltas). */
   stale: boolean;
@@ -96,6 +101,7 @@ export class ChatDecoder {
     if (this.finished) return;
     if (this.message.responseId === undefined && typeof chunk.id === 'string' && chunk.id !== '') this.message.responseId = chunk.id;
     if (isRecord(chunk.usage)) this.message.usage = mapUsage(chunk.usage);
+    else if (isRecord(chunk.x_groq) && isRecord(chunk.x_groq.usage)) this.message.usage = mapUsage(chunk.x_groq.usage); // older Groq: usage only there
     if (chunk.error !== undefined && chunk.error !== null) {
       this.fail(errorFromStreamPayload(chunk.error, this.ctx));
       return;
@@ -139,9 +145,16 @@ export class ChatDecoder {
     else this.fail(streamCutError(this.ctx, cause));
   }
 
-  /** Ends the stream with `done`. */
+  /** Ends the stream with `done`, or with an error when the response carried nothing at all. */
   finish(): void {
     if (this.finished) return;
+    if (this.finishReason === undefined && this.message.content.length === 0 && this.message.refusal === undefined) {
+      // Not an empty answer: a model that says nothing still sends a finish_reason. Servers
+      // end like this when they failed in a way this wire cannot carry (llama.cpp before its
+      // `error:` field was read; proxies that lost the upstream).
+      this.fail(emptyResponseError(this.ctx));
+      return;
+    }
     this.closeOpen();
     for (const slot of this.slots) if (slot.stale) slot.call.arguments = parseArguments(slot);
     this.message.stopReason = this.stopReason();
@@ -229,9 +242,13 @@ export class ChatDecoder {
     const fn = isRecord(call.function) ? call.function : {};
     const name = typeof fn.name === 'string' ? fn.name : '';
     let slot: ToolSlot | undefined;
-    if (typeof call.index === 'number') slot = this.slotAt(call.index);
-    // Without an index, a name starts a new call and anything else continues the last one.
-    else if (name === '') slot = this.slots[this.slots.length - 1];
+    if (typeof call.index === 'number') {
+      slot = this.slotAt(call.index);
+      if (slot !== undefined && startsAnother(slot, call.id, name)) slot = undefined;
+    } else if (name === '') {
+      // Without an index, a name starts a new call and anything else continues the last one.
+      slot = this.slots[this.slots.length - 1];
+    }
     if (slot === undefined) slot = this.startTool(call, name);
     else if (slot.call.name === '' && name !== '') slot.call.name = name;
     const args = typeof fn.arguments === 'string' ? fn.arguments : isRecord(fn.arguments) ? JSON.stringify(fn.arguments) : '';
@@ -246,7 +263,8 @@ export class ChatDecoder {
     if (this.open !== 'tools') this.closeOpen();
     const toolCall: ToolCall = { type: 'tool_call', id: this.uniqueId(call.id), name, arguments: {}, rawArguments: '' };
     const wireIndex = typeof call.index === 'number' ? call.index : undefined;
-    const slot: ToolSlot = { call: toolCall, index: this.message.content.push(toolCall) - 1, parser: undefined, parsed: 0, wireIndex, ended: false, stale: false };
+    const wireId = typeof call.id === 'string' ? call.id : undefined;
+    const slot: ToolSlot = { call: toolCall, index: this.message.content.push(toolCall) - 1, parser: undefined, parsed: 0, wireIndex, wireId, ended: false, stale: false };
     this.slots.push(slot);
     this.openSlots.push(slot);
     this.open = 'tools';
@@ -300,6 +318,15 @@ export class ChatDecoder {
     if (refused && !this.message.content.some((block) => block.type === 'text')) return 'refusal';
     return 'stop';
   }
+}
+
+/**
+ * Whether a delta at the wire index of `slot` is another call: Ollama and LiteLLM's
+ * ollama_chat number every parallel call 0, each whole (name and arguments) with its own id.
+ * Continuations carry no name, or the id of the call they continue.
+ */
+function startsAnother(slot: ToolSlot, id: unknown, name: string): boolean {
+  return name !== '' && slot.call.name !== '' && typeof id === 'string' && id !== '' && id !== slot.wireId;
 }
 
 /** True for a string of ASCII digits only (OpenRouter's "0" is not an id). */

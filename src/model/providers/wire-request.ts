@@ -7,12 +7,13 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import { createParser } from 'eventsource-parser';
+import type { EventSourceParser, ParseError } from 'eventsource-parser';
 import { ReinError } from '../../errors.js';
 import { EventStream } from '../event-stream.js';
 import { endWithError } from '../failed-stream.js';
 import { httpPost } from '../http.js';
 import type { HttpResponse } from '../http.js';
-import { errorFromNetwork } from '../http-errors.js';
+import { errorFromNetwork, errorFromStreamPayload } from '../http-errors.js';
 import type { ErrorContext } from '../http-errors.js';
 import { DEFAULT_IDLE_TIMEOUT_MS } from '../types.js';
 import type { AssistantMessage, AssistantStream, AssistantStreamEvent, ModelApi, ModelRef, StreamOptions } from '../types.js';
@@ -101,11 +102,9 @@ async function run<D extends WireDecoder>(
       // A web page where the API should be: the base URL points at a UI or a login page.
       const page = (await res.text(200)).replace(/\s+/g, ' ');
       decoder.fail(new ReinError('invalid_response', 'fatal', `${ctx.url} answered with an HTML page, not the API: ${spec.htmlHint}. The page began: ${page}`));
-    } else if (!stream || contentType.includes('json')) {
-      // Some servers ignore `stream: true` and answer with one JSON body: read what came.
-      await decodeBody(res, decoder, ctx, spec);
     } else {
-      await decodeStream(res, decoder, spec);
+      // The label is a hint: some servers ignore `stream: true`, some mislabel; read what came.
+      await decodeBody(res, decoder, ctx, spec, !stream || contentType.includes('json') ? 'json' : 'sse');
     }
   } catch (error) {
     if (decoder.finished) return;
@@ -115,27 +114,124 @@ async function run<D extends WireDecoder>(
   }
 }
 
-async function decodeStream<D extends WireDecoder>(res: HttpResponse, decoder: D, spec: WireSpec<D>): Promise<void> {
-  // eventsource-parser also takes Gemini's `\r\n\r\n` separators and comment lines.
-  const parser = createParser({ onEvent: (event) => spec.onEvent(decoder, event.event, event.data) });
+/** How a 200 body is read: as server-sent events, or as one JSON document. */
+type BodyKind = 'sse' | 'json';
+
+/**
+ * Reads a 200 body as what its first characters show it is; `labelled` (from the request
+ * and the Content-Type) decides only when they do not tell. Servers mislabel both ways:
+ * Foundry Local streams events as `application/json`; gateways answer a streamed request
+ * with a JSON completion or error object as `text/event-stream` or `text/plain`. Once the
+ * kind is known each chunk costs one comparison more than feeding the parser directly.
+ */
+async function decodeBody<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>, labelled: BodyKind): Promise<void> {
+  let kind: BodyKind | undefined;
+  /** The text before the kind is known (a few bytes: the first chunk nearly always tells). */
+  let head = '';
+  const json: string[] = [];
+  const events = new EventFeed(decoder, ctx, spec);
+  const take = (text: string): void => {
+    if (kind === 'sse') events.feed(text);
+    else json.push(text);
+  };
   await res.consume((chunk) => {
     if (decoder.finished) return; // after the end or an error: let the rest drain so the socket is reused
-    try {
-      parser.feed(chunk);
-    } catch (error) {
-      // Runs inside a stream 'data' listener: an exception here would be uncaught.
-      decoder.fail(new ReinError('internal', 'fatal', `Failed to decode the stream: ${String(error)}`, { cause: error }));
+    if (kind === 'sse') events.feed(chunk);
+    else if (kind === 'json') json.push(chunk);
+    else {
+      head += chunk;
+      const start = significantStart(head);
+      kind = sniff(head, start, labelled);
+      if (kind !== undefined) take(head.slice(start));
     }
   });
   if (decoder.finished) return;
-  // A last event may lack its blank line; dispatch it (a truncated one is ignored).
-  decoder.flushing = true;
-  parser.feed('\n\n');
-  decoder.streamEnded();
+  if (kind === undefined) {
+    // Only blanks, or the start of a field name: read it as labelled.
+    kind = labelled;
+    take(head.slice(significantStart(head)));
+  }
+  if (kind === 'sse') events.end();
+  else decodeJson(json.join(''), decoder, ctx, spec);
 }
 
-async function decodeBody<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>): Promise<void> {
-  const text = await res.text(Number.POSITIVE_INFINITY);
+/** The fields an event stream begins with (`:` starts a comment). */
+const SSE_FIELDS = ['data:', 'event:', 'id:', 'retry:'];
+
+/** What `text` is from its character at `start`; `undefined` while it may still be either. */
+function sniff(text: string, start: number, labelled: BodyKind): BodyKind | undefined {
+  if (start === text.length) return undefined;
+  const first = text.charCodeAt(start);
+  if (first === 0x7b || first === 0x5b) return 'json'; // `{`, `[`
+  if (first === 0x3a) return 'sse'; // `:`, a comment (DeepSeek's keep-alive)
+  for (const field of SSE_FIELDS) {
+    const have = Math.min(field.length, text.length - start);
+    if (text.startsWith(field.slice(0, have), start)) return have === field.length ? 'sse' : undefined;
+  }
+  return labelled;
+}
+
+/** Where the body's content starts: after whitespace and a byte order mark. */
+function significantStart(text: string): number {
+  let at = 0;
+  for (; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    // The SSE spec strips one leading U+FEFF; eventsource-parser looks for its UTF-8 bytes, not the decoded character.
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09 && c !== 0xfeff) break;
+  }
+  return at;
+}
+
+/** Server-sent events to the wire's decoder. */
+class EventFeed<D extends WireDecoder> {
+  private readonly parser: EventSourceParser;
+
+  constructor(
+    private readonly decoder: D,
+    private readonly ctx: ErrorContext,
+    spec: WireSpec<D>,
+  ) {
+    // eventsource-parser also takes Gemini's `\r\n\r\n` separators and comment lines. It
+    // reports lines of unknown fields to `onError`, which costs nothing on the data lines.
+    this.parser = createParser({ onEvent: (event) => spec.onEvent(decoder, event.event, event.data), onError: (error) => this.unknownField(error) });
+  }
+
+  feed(text: string): void {
+    try {
+      this.parser.feed(text);
+    } catch (error) {
+      // Runs inside a stream 'data' listener: an exception here would be uncaught.
+      this.decoder.fail(new ReinError('internal', 'fatal', `Failed to decode the stream: ${String(error)}`, { cause: error }));
+    }
+  }
+
+  /** The body ended. */
+  end(): void {
+    if (this.decoder.finished) return;
+    // A last event may lack its blank line; dispatch it (a truncated one is ignored).
+    this.decoder.flushing = true;
+    this.feed('\n\n');
+    this.decoder.streamEnded();
+  }
+
+  /**
+   * llama.cpp's server reports a failure inside a 200 stream as an `error:` field (not an
+   * `event: error` frame), which the SSE spec says to ignore; it then sends `data: [DONE]`.
+   */
+  private unknownField(error: ParseError): void {
+    if (error.type !== 'unknown-field' || error.field !== 'error' || this.decoder.finished) return;
+    const value = error.value ?? '';
+    let payload: unknown = value;
+    try {
+      payload = JSON.parse(value);
+    } catch {
+      // not JSON: quote the text
+    }
+    this.decoder.fail(errorFromStreamPayload(payload, this.ctx));
+  }
+}
+
+function decodeJson<D extends WireDecoder>(text: string, decoder: D, ctx: ErrorContext, spec: WireSpec<D>): void {
   let body: unknown;
   try {
     body = JSON.parse(text);
