@@ -21,7 +21,9 @@ export const AGENT_FLAGS = {
   system: { type: 'string' },
   thinking: { type: 'string' },
   'max-cost': { type: 'string' },
+  'max-output-tokens': { type: 'string' },
   json: { type: 'boolean' },
+  'no-stream': { type: 'boolean' },
   'no-tools': { type: 'boolean' },
   tools: { type: 'string' },
   allow: { type: 'string', multiple: true },
@@ -45,7 +47,10 @@ export const AGENT_FLAGS_HELP = `  -m, --model <provider/model>  e.g. openai/gpt
       --system <text>            system prompt
       --thinking <level>         off | low | medium | high (mapped per provider)
       --max-cost <usd>           stop the run once it has cost this much (catalog prices)
+      --max-output-tokens <n>    the output limit of each model response (default: the server's)
       --json                     one JSON event per line on stdout, nothing else
+      --no-stream                (run) write each answer once its model response is final: text
+                                   a failed, retried attempt streamed never reaches stdout
       --no-tools                 offer the model no tools (no workspace, no MCP)
       --tools <a,b,c>            only these tools (names or globs such as github__*)
       --root <dir>               the workspace the file and shell tools are confined to (default: .)
@@ -68,7 +73,9 @@ export type AgentFlagValues = {
   system?: string;
   thinking?: string;
   'max-cost'?: string;
+  'max-output-tokens'?: string;
   json?: boolean;
+  'no-stream'?: boolean;
   'no-tools'?: boolean;
   tools?: string;
   allow?: string[];
@@ -121,17 +128,25 @@ export function limitsFromFlags(values: AgentFlagValues): Pick<AgentOptions, 'li
   }
   const timeoutS = positiveNumber('timeout', values.timeout);
   const maxCostUsd = positiveNumber('max-cost', values['max-cost']);
+  const maxTokens = positiveNumber('max-output-tokens', values['max-output-tokens']);
+  if (maxTokens !== undefined && !Number.isInteger(maxTokens)) {
+    throw new ReinError('config', 'fatal', `--max-output-tokens expects a whole number, got "${values['max-output-tokens']}"`);
+  }
   const thinking = values.thinking;
   if (thinking !== undefined && !THINKING_LEVELS.includes(thinking as ThinkingLevel)) {
     throw new ReinError('config', 'fatal', `--thinking expects one of ${THINKING_LEVELS.join(', ')}, got "${thinking}"`);
   }
+  const modelOptions = {
+    ...(thinking === undefined ? {} : { thinking: thinking as ThinkingLevel }),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+  };
   return {
     limits: {
       ...(maxSteps === undefined ? {} : { maxSteps }),
       ...(timeoutS === undefined ? {} : { timeoutMs: Math.round(timeoutS * 1000) }),
       ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
     },
-    ...(thinking === undefined ? {} : { modelOptions: { thinking: thinking as ThinkingLevel } }),
+    ...(Object.keys(modelOptions).length === 0 ? {} : { modelOptions }),
   };
 }
 

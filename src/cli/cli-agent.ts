@@ -35,6 +35,7 @@ export function cliMetadata(values: AgentFlagValues, root: string): CliRunMetada
     'max-steps',
     'timeout',
     'max-cost',
+    'max-output-tokens',
     'thinking',
     'base-url',
   ];

@@ -7,7 +7,10 @@ export interface CliIO {
   stderr: Writable & { isTTY?: boolean; columns?: number };
   stdin: Readable & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
-  /** Fires when the user presses Ctrl-C. */
+  /**
+   * Fires when the user presses Ctrl-C, or when stdout or stderr closes (its reader went
+   * away). `rein chat` reads Ctrl-C itself: its signal fires only for the latter.
+   */
   signal: AbortSignal;
 }
 

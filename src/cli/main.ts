@@ -35,6 +35,12 @@ Environment: OPENAI_API_KEY, OPENAI_BASE_URL, REIN_MODEL (provider/model).
 /** Runs the CLI with `argv` (without node and script) and sets the exit code. */
 export async function main(argv: string[]): Promise<void> {
   const controller = new AbortController();
+  // Chat reads Ctrl-C itself (see chat.ts): its signal fires only when the output closes.
+  const chatController = new AbortController();
+  stopWhenOutputCloses(() => {
+    controller.abort('output closed');
+    chatController.abort('output closed');
+  });
   let interrupts = 0;
   const onSigint = (): void => {
     interrupts++;
@@ -61,7 +67,24 @@ export async function main(argv: string[]): Promise<void> {
   }
   if (name !== 'chat') process.on('SIGINT', onSigint);
   const { command } = await entry.load();
-  process.exitCode = await command.run(rest, name === 'chat' ? { ...io, signal: new AbortController().signal } : io);
+  process.exitCode = await command.run(rest, name === 'chat' ? { ...io, signal: chatController.signal } : io);
+}
+
+/**
+ * Stops quietly when whoever reads stdout or stderr goes away (`rein run … | head`): the
+ * write error would otherwise crash the process with a stack trace. `abort` stops the run
+ * (its tools and model requests too), which ends as any abort does (exit 130); Node drops
+ * what is written to the closed stream after that.
+ */
+function stopWhenOutputCloses(abort: () => void): void {
+  const streams = [process.stdout, process.stderr];
+  for (const [i, stream] of streams.entries()) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      abort();
+      // A reader that went away is expected; anything else is said where it can still be read.
+      if (error.code !== 'EPIPE') streams[1 - i]?.write(`rein: cannot write to ${i === 0 ? 'stdout' : 'stderr'}: ${error.message}\n`);
+    });
+  }
 }
 
 /**

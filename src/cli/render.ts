@@ -1,11 +1,17 @@
 /**
- * Human rendering of run events: the answer streams to stdout as it arrives; tool calls,
- * retries and the summary line go to stderr so `rein run "…" > answer.txt` keeps only the
- * answer.
+ * Human rendering of run events: the answer goes to stdout; tool calls, retries, notes and
+ * the summary line go to stderr so `rein run "…" > answer.txt` keeps only the answer.
+ *
+ * The answer streams as it arrives (to a terminal, a file or a pipe alike); text of an
+ * attempt that fails and is retried has then been written, and a note on stderr says it
+ * is discarded. With `stream: false` (`rein run --no-stream`) each answer is written once
+ * its model response is final, so a retried attempt's text never reaches stdout.
  */
 import type { RunEvent, RunResult } from '../events.js';
 import type { ErrorInfo } from '../errors.js';
-import type { ToolResultMessage } from '../model/types.js';
+import { baseUrlEnvName } from '../model/resolve.js';
+import { DEFAULT_RETRY_POLICY } from '../model/retry.js';
+import type { AssistantMessage, ToolResultMessage } from '../model/types.js';
 import type { CliIO } from './io.js';
 import { Spinner } from './spinner.js';
 
@@ -15,15 +21,33 @@ export interface RenderOptions {
   verbose?: boolean;
   /** Characters of a tool result shown before it is shortened. */
   resultChars?: number;
+  /**
+   * The provider of the run's model, for error hints; a new run's `run_started` says it, a
+   * resumed run's log may not.
+   */
+  provider?: string;
+  /**
+   * Write the answer as it arrives (default). `false`: write each model response's text
+   * once the response is final, leaving out what a failed (retried) attempt streamed.
+   */
+  stream?: boolean;
 }
 
 /** Renders one run's events; feed every event to `onEvent`. */
 export class HumanRenderer {
   private readonly spinner: Spinner;
   private readonly color: boolean;
+  /** Stream the answer as it arrives, or write each answer once final (`stream: false`). */
+  private readonly live: boolean;
   private atLineStart = true;
+  /** Text of the current attempt already on stdout (live only). */
   private streamedText = false;
   private readonly toolStarted = new Map<string, number>();
+  private provider: string | undefined;
+  /** The attempt number of the last model request: the retries its failure came after. */
+  private attempt = 1;
+  /** How long the server last asked to wait, from the error of a failed response. */
+  private retryAfterMs: number | undefined;
 
   constructor(
     private readonly io: CliIO,
@@ -31,11 +55,14 @@ export class HumanRenderer {
   ) {
     this.spinner = new Spinner(io.stderr);
     this.color = Boolean(io.stderr.isTTY) && !io.env.NO_COLOR;
+    this.live = options.stream !== false;
+    this.provider = options.provider;
   }
 
   onEvent(event: RunEvent): void {
     switch (event.type) {
       case 'run_started':
+        this.provider = event.model.provider;
         this.note(this.dim(`rein · ${event.model.provider}/${event.model.id} · ${event.runId}`));
         break;
       case 'run_resumed':
@@ -43,30 +70,36 @@ export class HumanRenderer {
         break;
       case 'model_request':
         if (this.options.verbose) this.note(this.dim(`· step ${event.step}: asking the model (attempt ${event.attempt}, ${event.messages} messages)`));
+        // A request asked again without a retry (after compaction) voids the text before it too.
+        this.discardAttempt();
+        this.attempt = event.attempt;
         this.spinner.start('waiting for the model…');
         break;
       case 'text_delta':
+        if (!this.live) {
+          // Held until the response is final: the spinner says the answer is coming.
+          this.spinner.start('writing the answer…');
+          break;
+        }
         this.spinner.stop();
         this.io.stdout.write(event.delta);
         this.atLineStart = event.delta.endsWith('\n');
         this.streamedText = true;
         break;
       case 'thinking_delta':
-        this.spinner.stop();
+        // The thinking text is not shown, so the spinner is what tells the model is at work;
+        // never over a half-written line of the answer (the spinner clears its line).
+        if (this.atLineStart || !this.live) this.spinner.start('thinking…');
+        break;
+      case 'tool_call_delta':
+        if (event.name !== undefined) {
+          if (this.live) this.endTextLine();
+          this.spinner.start(`writing a call to ${event.name}…`);
+        }
         break;
       case 'assistant_message':
         this.spinner.stop();
-        // A stored log has no deltas: show the answer's text from the message itself.
-        if (!this.streamedText) {
-          const text = event.message.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-          if (text) {
-            this.io.stdout.write(text);
-            this.atLineStart = text.endsWith('\n');
-          }
-        }
-        this.streamedText = false;
-        this.endTextLine();
-        if (event.message.refusal) this.note(this.yellow(`model refused: ${event.message.refusal}`));
+        this.onAnswer(event.message);
         break;
       case 'tool_started':
         this.spinner.stop();
@@ -110,6 +143,7 @@ export class HumanRenderer {
         this.spinner.stop();
         this.endTextLine();
         this.note(this.yellow(`↻ retry ${event.attempt} in ${formatMs(event.delayMs)}: ${event.error.code}: ${event.error.message}`));
+        this.discardAttempt();
         break;
       case 'message_injected':
         this.note(this.dim(`↳ ${event.kind === 'steer' ? 'steering' : 'follow-up'}: ${userText(event.message.content)}`));
@@ -140,12 +174,50 @@ export class HumanRenderer {
       formatMs(t.durationMs),
     ].join(' · ');
     this.note(line + (result.detail ? ` (${result.detail})` : ''));
-    if (result.error) this.note(this.red(describeError(result.error)));
+    if (result.error) {
+      const context: ErrorContext = { retries: this.attempt - 1 };
+      if (this.provider !== undefined) context.provider = this.provider;
+      if (this.retryAfterMs !== undefined) context.retryAfterMs = this.retryAfterMs;
+      this.note(this.red(describeError(result.error, context)));
+    }
   }
 
   /** Stops the spinner (on abort or error paths). */
   close(): void {
     this.spinner.stop();
+  }
+
+  /**
+   * A final model response: its text (unless streamed already), then what to know about
+   * how it ended. A failed response's partial text is no answer: it is not written.
+   */
+  private onAnswer(message: AssistantMessage): void {
+    if (!this.streamedText && message.stopReason !== 'error') {
+      // Held text, or a stored log (which has no deltas): the text of the message itself.
+      const text = message.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+      if (text) {
+        this.io.stdout.write(text);
+        this.atLineStart = text.endsWith('\n');
+      }
+    }
+    this.streamedText = false;
+    this.endTextLine();
+    if (message.error?.retryAfterMs !== undefined) this.retryAfterMs = message.error.retryAfterMs;
+    if (message.refusal) this.note(this.yellow(`model refused: ${message.refusal}`));
+    const cut = cutNote(message);
+    if (cut) this.note(this.yellow(cut));
+  }
+
+  /**
+   * The attempt in progress failed and is asked again. Held text was never written; text
+   * streamed to the terminal cannot be taken back reliably (wrapped lines, wide characters,
+   * lines scrolled off the screen), so a note says it does not count.
+   */
+  private discardAttempt(): void {
+    if (!this.streamedText) return;
+    this.streamedText = false;
+    this.endTextLine();
+    this.note(this.dim('  (the text above came from the failed attempt and is discarded; the model is asked again)'));
   }
 
   private note(line: string): void {
@@ -179,15 +251,67 @@ export class HumanRenderer {
   }
 }
 
-/** An error line that says what to fix, by error code (never by message text). */
-export function describeError(error: ErrorInfo): string {
+/**
+ * Why a response that ended early ended, with what to do about it: it still counts as the
+ * answer (the stop reason decides the exit code), so the cut must be said.
+ */
+function cutNote(message: AssistantMessage): string | undefined {
+  // A cut tool call is refused by the dispatcher as invalid: say what was cut either way.
+  const call = message.content.find((c) => c.type === 'tool_call');
+  const what = call ? `the model's call to ${call.name} is incomplete` : 'the answer is incomplete';
+  if (message.stopReason === 'length') {
+    const tokens = `${message.usage.estimated ? '~' : ''}${message.usage.output}`;
+    return (
+      `⚠ ${what}: the model reached its output limit after ${tokens} tokens (finish reason "length"). ` +
+      'Raise the limit with --max-output-tokens <n>; a model whose context window is full stops this way too.'
+    );
+  }
+  if (message.stopReason === 'content_filter') {
+    return `⚠ ${what}: the provider's content filter stopped it (finish reason "content_filter"); only what came before the cut is shown.`;
+  }
+  return undefined;
+}
+
+/** What is known of the run an error ended, so the hint fits it. */
+export interface ErrorContext {
+  /** The provider of the run's model: its base-URL variable is the one to check. */
+  provider?: string;
+  /** Retries made of the request that failed (absent: not known). */
+  retries?: number;
+  /** How long the server asked to wait before the last try, when it said. */
+  retryAfterMs?: number;
+}
+
+/** The variable that sets `provider`'s base URL (OpenAI's when the provider is not known). */
+export function baseUrlVariable(provider: string | undefined): string {
+  return (provider === undefined ? undefined : baseUrlEnvName(provider)) ?? 'OPENAI_BASE_URL';
+}
+
+/** The hint for a rate limit: it depends on whether rein retried at all. */
+function rateLimitHint(context: ErrorContext): string {
+  const { retries, retryAfterMs } = context;
+  if (retries === undefined) return 'The provider is rate-limiting; wait, or lower the request rate.';
+  if (retries > 0) return `The provider kept rate-limiting after ${retries} ${retries === 1 ? 'retry' : 'retries'}; wait, or lower the request rate.`;
+  // Not retried: the server asked for a longer wait than rein's retries allow.
+  if (retryAfterMs !== undefined && retryAfterMs > DEFAULT_RETRY_POLICY.maxDelayMs) {
+    return `The request was not retried: try again after the wait the provider asked for (${formatMs(retryAfterMs)}).`;
+  }
+  return 'The provider is rate-limiting (the request was not retried); wait, then try again.';
+}
+
+/**
+ * An error line that says what to fix, by error code (never by message text); `context`
+ * (what the renderer saw of the run) makes the hint name the right variable and say
+ * whether retries were made.
+ */
+export function describeError(error: ErrorInfo, context: ErrorContext = {}): string {
   const hint: Partial<Record<string, string>> = {
     auth: 'Check the API key (OPENAI_API_KEY, or the key variable of your provider).',
-    network: 'Is the server running and reachable? Check OPENAI_BASE_URL or --base-url.',
+    network: `Is the server running and reachable? Check ${baseUrlVariable(context.provider)} or --base-url.`,
     stream_cut: 'The server closed the stream early; check the server, then retry.',
     model_not_found: 'Check the model id given with --model (provider/model, e.g. openai/gpt-4o-mini).',
     context_length: 'The conversation is longer than the model accepts; shorten the task or use a model with a larger window.',
-    rate_limited: 'The provider kept rate-limiting after all retries; wait, or lower the request rate.',
+    rate_limited: rateLimitHint(context),
     timeout: 'The server stopped sending data; check that it is alive (retries were tried).',
     bad_request: 'The server rejected the request. If it says the model does not support tools, run with --no-tools.',
   };

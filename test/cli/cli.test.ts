@@ -123,21 +123,123 @@ describe('rein run', () => {
     expect(last).toMatchObject({ type: 'run_finished', reason: 'fatal_error', error: { code: 'config' } });
   });
 
-  it('an unreachable base URL ends with a message naming it', async () => {
+  it('an unreachable server ends with a message naming it and the base-URL variable of the model\'s provider', async () => {
     const s = await startScriptedServer({ script: [] });
     const url = s.url;
     await s.close(); // nothing listens on this port any more
-    const out = await rein(['run', '--base-url', url, 'hi'], { env: cleanEnv(), timeoutMs: 60_000 });
+    const out = await rein(['run', '--model', 'ollama/llama3.1', 'hi'], { env: cleanEnv({ OLLAMA_BASE_URL: url }), timeoutMs: 60_000 });
     expect(out.code).toBe(1);
     expect(out.stderr).toContain(url.replace(/\/v1$/, ''));
-    expect(out.stderr).toMatch(/OPENAI_BASE_URL|--base-url/);
+    // ollama/ reads OLLAMA_BASE_URL: naming OPENAI_BASE_URL would send the user to the wrong setting.
+    expect(out.stderr).toMatch(/Check OLLAMA_BASE_URL or --base-url\./);
+    expect(out.stderr).not.toMatch(/OPENAI_BASE_URL/);
   }, 90_000);
+
+  it('a rate limit with a longer wait than rein retries for: one request, and the hint does not claim retries', async () => {
+    const s = await server([{ fault: { type: 'status', status: 429, retryAfter: 120 } }]);
+    const out = await rein(['run', '--base-url', s.url, 'hi'], { env: cleanEnv() });
+    expect(out.code).toBe(1);
+    expect(s.requests).toHaveLength(1);
+    expect(out.stderr).toMatch(/error \(rate_limited\)/);
+    expect(out.stderr).toMatch(/The request was not retried: try again after the wait the provider asked for \(2 m 0 s\)\./);
+    expect(out.stderr).not.toMatch(/after all retries|kept rate-limiting/);
+  });
+
+  it('streams to a pipe; with --no-stream stdout gets only the text of the attempt that succeeded, not that of a retried one', async () => {
+    // Even requests are cut after a few events of text, odd ones answer.
+    const s = await server((_request, { index }) =>
+      index % 2 === 0 ? { text: 'PARTIAL-ATTEMPT that the server cuts short', fault: { type: 'cut', afterChunks: 3 } } : { text: 'The real answer.' },
+    );
+    // --json shows the cut attempt did stream text before the retry...
+    const json = await rein(['run', '--json', '--no-tools', '--base-url', s.url, 'hi'], { env: cleanEnv() });
+    const events = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; delta?: string });
+    const firstRetry = events.findIndex((e) => e.type === 'retry_scheduled');
+    expect(firstRetry).toBeGreaterThan(0);
+    expect(events.slice(0, firstRetry).some((e) => e.type === 'text_delta' && e.delta!.includes('PARTIAL'))).toBe(true);
+    // ...which streaming wrote too, with a note on stderr that it is discarded...
+    const streamed = await rein(['run', '--no-tools', '--base-url', s.url, 'hi'], { env: cleanEnv() });
+    expect(streamed.code).toBe(0);
+    expect(streamed.stdout).toMatch(/^PARTIAL[^\n]*\nThe real answer\.\n$/);
+    expect(streamed.stderr).toMatch(/the text above came from the failed attempt and is discarded/);
+    // ...and --no-stream leaves out.
+    const out = await rein(['run', '--no-stream', '--no-tools', '--base-url', s.url, 'hi'], { env: cleanEnv() });
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe('The real answer.\n');
+    expect(out.stderr).toMatch(/↻ retry 1 in [^\n]*stream_cut/);
+    expect(s.requests).toHaveLength(6);
+  });
+
+  it('an answer cut by the output limit or a content filter exits 0 with a note saying so; --max-output-tokens sets the limit', async () => {
+    const s = await server([
+      { text: 'Cut by the limit', finishReason: 'length' },
+      { text: 'Cut by the filter', finishReason: 'content_filter' },
+    ]);
+    const limited = await rein(['run', '--no-tools', '--max-output-tokens', '64', '--base-url', s.url, 'hi'], { env: cleanEnv() });
+    expect(limited.code).toBe(0);
+    expect(limited.stdout).toBe('Cut by the limit\n');
+    expect(limited.stderr).toMatch(/⚠ the answer is incomplete: the model reached its output limit after \d+ tokens \(finish reason "length"\)\. Raise the limit with --max-output-tokens <n>/);
+    expect(limited.stderr).toMatch(/✓ final_answer/);
+    expect(s.requests[0]!.max_tokens).toBe(64);
+    const filtered = await rein(['run', '--no-tools', '--base-url', s.url, 'hi'], { env: cleanEnv() });
+    expect(filtered.code).toBe(0);
+    expect(filtered.stdout).toBe('Cut by the filter\n');
+    expect(filtered.stderr).toMatch(/⚠ the answer is incomplete: the provider's content filter stopped it \(finish reason "content_filter"\)/);
+    expect(s.requests[1]!.max_tokens).toBeUndefined();
+    const bad = await rein(['run', '--max-output-tokens', '1.5', '--base-url', s.url, 'hi'], { env: cleanEnv() });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--max-output-tokens expects a whole number, got "1.5"/);
+  });
 
   it('a bad flag is a usage error that says what to fix', async () => {
     const out = await rein(['run', '--max-steps', 'lots', 'hi'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/--max-steps expects a positive number, got "lots"/);
   });
+});
+
+describe('rein run when its reader goes away', () => {
+  it('--json: the run is aborted quietly (exit 130, no stack trace) once stdout is closed', async () => {
+    // A long, slow answer: the run would take about 10 s if nothing stopped it.
+    const s = await startScriptedServer({ script: [{ text: 'word '.repeat(2000) }], tokenDelayMs: 5, chunkSize: 5 });
+    servers.push(s);
+    const run = startRein(['run', '--json', '--no-tools', '--base-url', s.url, 'hi']);
+    try {
+      await run.waitFor(/"type":"text_delta"/);
+      run.closeStdout();
+      const out = await run.done;
+      expect(out.code).toBe(130);
+      expect(out.stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
+    } finally {
+      run.kill();
+    }
+  });
+
+  for (const closed of ['stdout', 'stderr'] as const) {
+    it(`the run is aborted at the next write once ${closed} is closed: no further model request is answered`, async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const s = await server(async (_request, { index }) => {
+        if (index === 0) return { text: 'First part.', toolCalls: [{ name: 'calculate', arguments: { expression: '1 + 1' } }] };
+        await gate; // until the test has closed the stream
+        if (index === 1) return { text: 'Second part.', toolCalls: [{ name: 'calculate', arguments: { expression: '2 + 2' } }] };
+        return { text: 'A run that was not stopped ends here.' };
+      });
+      const run = startRein(['run', '--base-url', s.url, 'add up']);
+      try {
+        await run.waitFor(/First part\./);
+        await run.waitFor(/← 2 /);
+        if (closed === 'stdout') run.closeStdout();
+        else run.closeStderr();
+        release();
+        const out = await run.done;
+        expect(out.code).toBe(130);
+        expect(out.stderr).not.toMatch(/EPIPE|\n\s+at /);
+        expect(out.stdout).not.toMatch(/not stopped/);
+      } finally {
+        run.kill();
+      }
+    });
+  }
 });
 
 describe('rein run on the other wire APIs', () => {

@@ -84,6 +84,9 @@ export function startRein(args: string[], options: { env?: NodeJS.ProcessEnv; cw
     write: (line: string) => child.stdin.write(`${line}\n`),
     end: () => child.stdin.end(),
     kill: () => child.kill('SIGKILL'),
+    /** Closes the reading end of rein's stdout (or stderr), as `rein … | head` does once it has enough. */
+    closeStdout: () => child.stdout.destroy(),
+    closeStderr: () => child.stderr.destroy(),
     /**
      * Resolves once `pattern` has matched `times` times (in stdout and stderr, each read on
      * its own); fails with the output so far if rein ends first or after 20 s.

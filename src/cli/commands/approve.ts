@@ -38,7 +38,7 @@ export const command: Command = {
           ...(values.call === undefined ? {} : { toolCallId: values.call }),
           ...(values.force ? { force: true } : {}),
         });
-        return exitCodeOf(await renderRun(handle, io, false, {}, () => store.loadEvents(runId)));
+        return exitCodeOf(await renderRun(handle, io, false, { provider: agent.model.provider }, () => store.loadEvents(runId)));
       });
     } catch (error) {
       return reportSetupError(error, io, false);

@@ -21,6 +21,8 @@ const usage = `rein chat [options]
 
 An interactive session: type a task, read the answer, go on; the conversation is kept.
 A line typed while the agent works steers it (it is read after the current tool calls).
+Lines piped in are read as they arrive: piped all at once, the later ones steer the first
+task's run; to run prompts one by one, send each once the \`> \` prompt is back on stderr.
 Ctrl-C stops the current run; \`exit\`, \`quit\` or Ctrl-D ends the session.
 
 ${AGENT_FLAGS_HELP}`;
@@ -51,7 +53,7 @@ export const command: Command = {
       const parsed = parseCommandLine(argv, io, usage, AGENT_FLAGS);
       if (!parsed) return EXIT.ok;
       const { values } = parsed;
-      if (values.json) throw new ReinError('config', 'fatal', '--json is for `rein run`; chat is interactive');
+      if (values.json || values['no-stream']) throw new ReinError('config', 'fatal', `${values.json ? '--json' : '--no-stream'} is for \`rein run\`; chat is interactive`);
       const options = agentOptionsFromFlags(values, io.env);
       store = await storeFromFlags(values, io);
       ({ agent, bench } = await openCliAgent(values, options, io, { store, people: { question } }));
@@ -82,6 +84,16 @@ export const command: Command = {
         active?.abort('session ended');
         rl.close();
       };
+      // Whoever read the output went away (`rein chat … | head`): end the session, as aborted.
+      let outputClosed = false;
+      io.signal.addEventListener(
+        'abort',
+        () => {
+          outputClosed = true;
+          finish();
+        },
+        { once: true },
+      );
       rl.on('SIGINT', () => {
         if (active) {
           active.abort('interrupted');
@@ -102,7 +114,7 @@ export const command: Command = {
         void (current ?? Promise.resolve())
           .then(() => closeBench())
           .then(() => store?.close())
-          .then(() => resolve(EXIT.ok));
+          .then(() => resolve(outputClosed ? EXIT.aborted : EXIT.ok));
       });
       rl.on('line', (line) => {
         const text = line.trim();

@@ -120,7 +120,7 @@ export const command: Command = {
       const runId = runIdOf(positionals, 'resume');
       return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'] }, io, async (agent, store) => {
         const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
-        return exitCodeOf(await renderRun(handle, io, json, {}, () => store.loadEvents(runId)));
+        return exitCodeOf(await renderRun(handle, io, json, { provider: agent.model.provider }, () => store.loadEvents(runId)));
       });
     } catch (error) {
       return reportSetupError(error, io, json);

@@ -18,8 +18,10 @@ import { addAbortSignal, type Readable } from 'node:stream';
 const usage = `rein run [options] "<task>"
        rein run [options] - < task.md      (or with no task, from a pipe)
 
-Runs one task and exits. The answer streams to stdout; tool calls, retries and the
-summary line go to stderr. With --json, stdout carries one JSON event per line.
+Runs one task and exits. The answer streams to stdout (with --no-stream, each answer
+once it is final, leaving out what a retried attempt streamed). Tool calls, retries,
+notes and the summary line go to stderr. With --json, stdout carries one JSON event per
+line.
 The task "-", or no task when stdin is not a terminal, is read from stdin.
 
 ${AGENT_FLAGS_HELP}`;
@@ -177,7 +179,7 @@ export const command: Command = {
       bench = session.bench;
       const agent = session.agent;
       const input = await userInput(task, bench.mcp, io, { signal });
-      const result = await renderRun(agent.run(input, { signal }), io, json);
+      const result = await renderRun(agent.run(input, { signal }), io, json, { stream: !values['no-stream'] });
       return exitCodeOf(result);
     } catch (error) {
       return reportSetupError(error, io, json);
