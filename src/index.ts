@@ -78,6 +78,7 @@ export type {
   ToolProgress,
   ToolSource,
   ToolOutput,
+  ToolReturn,
   ToolRisk,
 } from './tools/types.js';
 

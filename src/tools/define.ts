@@ -5,16 +5,24 @@
  */
 import { ReinError } from '../errors.js';
 import type { JsonSchema } from '../model/types.js';
-import type { Tool, ToolContext, ToolEffect, ToolOutput, ToolRisk } from './types.js';
+import type { Tool, ToolContext, ToolEffect, ToolOutput, ToolReturn, ToolRisk } from './types.js';
 
 /**
- * The argument type `execute` receives: TypeBox's `Static`, zod's output type, or a plain
- * record for a JSON Schema. Structural, so rein needs neither library's types.
+ * The argument type `execute` receives: TypeBox's `Static`, zod's *input* type
+ * (`z.input<typeof schema>`), or a plain record for a JSON Schema. Structural, so rein needs
+ * neither library's types.
+ *
+ * zod's input type, not its output type: arguments are validated against the schema's
+ * JSON Schema export, and zod itself never runs on them, so transforms, pipes and
+ * refinements are not applied — `z.string().transform((s) => s.length)` arrives as the
+ * string. A field with `.default(x)` is typed optional even though validation fills the
+ * default in (from the JSON Schema `default`); write `n ?? x` or use `z.input`'s type as is.
+ * To get zod's output, call `schema.parse(args)` inside `execute`.
  */
 export type InferArgs<P> = P extends { static: infer S } // TypeBox: TSchema['static'] is Static<T>
   ? S
-  : P extends { _zod: { output: infer O } } // zod 4: every schema carries its types in `_zod`
-    ? O
+  : P extends { _zod: { input: infer I } } // zod 4: every schema carries its types in `_zod`
+    ? I
     : Record<string, unknown>;
 
 /** What {@link defineTool} takes. `P` is the parameters schema: JSON Schema, TypeBox or zod 4. */
@@ -25,8 +33,11 @@ export interface ToolDefinition<P extends object = JsonSchema> {
   description: string;
   /** An object schema: the model always passes arguments as one JSON object. */
   parameters: P;
-  /** Runs the tool with validated arguments (coerced, defaults filled). May throw. */
-  execute: (args: InferArgs<P>, ctx: ToolContext) => ToolOutput | Promise<ToolOutput>;
+  /**
+   * Runs the tool with validated arguments (coerced, defaults filled). May throw. Returns
+   * a {@link ToolOutput}, or nothing, or data shown to the model as JSON (see {@link ToolReturn}).
+   */
+  execute: (args: InferArgs<P>, ctx: ToolContext) => ToolReturn | Promise<ToolReturn>;
   /** Per-call timeout in ms (default: the dispatcher's, 30 s). `Infinity` disables it. */
   timeoutMs?: number;
   risk?: ToolRisk;
@@ -81,7 +92,79 @@ export function defineTool<P extends object>(definition: ToolDefinition<P>): Too
   if (definition.permissionSubject !== undefined) tool.permissionSubject = definition.permissionSubject;
   if (definition.preview !== undefined) tool.preview = definition.preview;
   assertValidTool(tool);
+  checkSchemaShape(tool.parameters, 'parameters', label);
   return tool;
+}
+
+const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
+/** Keywords whose value is one schema, an array of schemas, or a map of names to schemas. */
+const ONE_SCHEMA = ['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems'];
+const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+
+/**
+ * A cheap look at the keywords ajv would refuse, so a mistyped schema fails here, where
+ * the tool is written, not as an error result at its first call (which is when ajv, not
+ * loaded by the core, would compile it). Not a full meta-schema check: `type`, `required`,
+ * `enum` and the keywords holding subschemas. Throws a `config` {@link ReinError} naming
+ * the tool and the path of the bad keyword.
+ */
+function checkSchemaShape(schema: unknown, path: string, label: string): void {
+  const fail = (at: string, problem: string): never => {
+    throw new ReinError('config', 'fatal', `${label}: ${at} ${problem}`);
+  };
+  if (typeof schema === 'boolean') return;
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+    fail(path, `must be a schema (an object such as { "type": "string" }, or true / false); got ${describeValue(schema)}`);
+  }
+  const s = schema as Record<string, unknown>;
+  if ('type' in s) checkType(s.type, `${path}.type`, fail);
+  if ('required' in s && !(Array.isArray(s.required) && s.required.every((r) => typeof r === 'string'))) {
+    fail(`${path}.required`, `must be an array of property names (strings); got ${describeValue(s.required)}`);
+  }
+  if ('enum' in s && !Array.isArray(s.enum)) fail(`${path}.enum`, `must be an array of the allowed values; got ${describeValue(s.enum)}`);
+  for (const key of ONE_SCHEMA) if (key in s) checkSchemaShape(s[key], `${path}.${key}`, label);
+  if ('items' in s) {
+    // Draft-07 tuples (TypeBox's Tuple) write `items` as an array of schemas.
+    if (Array.isArray(s.items)) s.items.forEach((item, i) => checkSchemaShape(item, `${path}.items[${i}]`, label));
+    else checkSchemaShape(s.items, `${path}.items`, label);
+  }
+  for (const key of SCHEMA_LISTS) {
+    if (!(key in s)) continue;
+    const list = s[key];
+    if (!Array.isArray(list) || list.length === 0) fail(`${path}.${key}`, `must be a non-empty array of schemas; got ${describeValue(list)}`);
+    (list as unknown[]).forEach((item, i) => checkSchemaShape(item, `${path}.${key}[${i}]`, label));
+  }
+  for (const key of SCHEMA_MAPS) {
+    if (!(key in s)) continue;
+    const map = s[key];
+    if (map === null || typeof map !== 'object' || Array.isArray(map)) {
+      fail(`${path}.${key}`, `must be an object mapping names to schemas; got ${describeValue(map)}`);
+    }
+    for (const [name, item] of Object.entries(map as object)) checkSchemaShape(item, `${path}.${key}${member(name)}`, label);
+  }
+}
+
+function checkType(type: unknown, at: string, fail: (at: string, problem: string) => never): void {
+  const names = Array.isArray(type) ? type : [type];
+  const bad = names.find((name) => typeof name !== 'string' || !JSON_TYPES.includes(name));
+  if (names.length > 0 && bad === undefined) return;
+  const got = Array.isArray(type) && names.length > 0 ? `${describeValue(bad)} in ${JSON.stringify(type)}` : describeValue(type);
+  fail(at, `must be one of ${JSON_TYPES.join(', ')} (or an array of them); got ${got}`);
+}
+
+/** `.city`, or `["a b"]` for a name that is not an identifier. */
+function member(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /**

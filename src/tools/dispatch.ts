@@ -18,7 +18,7 @@ import type {
   DispatcherOptions,
   Tool,
   ToolContext,
-  ToolOutput,
+  ToolReturn,
 } from './types.js';
 import { compileValidator, readyValidator, type ArgsValidator } from './validate.js';
 
@@ -45,7 +45,7 @@ export interface Dispatcher {
 type Outcome = Omit<DispatchOutcome, 'durationMs'>;
 type Checked = { ok: true; value: Record<string, unknown> } | { ok: false; code: ErrorCode; text: string };
 type Settled =
-  | { kind: 'ok'; output: ToolOutput }
+  | { kind: 'ok'; output: ToolReturn }
   | { kind: 'threw'; error: unknown }
   | { kind: 'timeout' }
   | { kind: 'aborted' };
@@ -76,7 +76,7 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
    * wait (first compilation, a hook, an async tool) continues asynchronously.
    */
   function run(call: ToolCall, ctx: DispatchContext): Outcome | Promise<Outcome> {
-    if (ctx.signal.aborted) return failure(call, 'aborted', `tool "${call.name}" was not run: the run was aborted`);
+    if (ctx.signal.aborted) return notRun(call);
 
     // (1) Known tool?
     const tool = registry.get(call.name);
@@ -108,16 +108,21 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
     const checked = validator ? checkWith(validator, tool, parsedArgs) : await validate(tool, parsedArgs);
     if (!checked.ok) return failure(call, checked.code, checked.text, parsedArgs);
     let args = checked.value;
+    // An abort can land during any await here (the first compilation, a slow hook, a person
+    // deciding): check again after each one, or the tool would start on an aborted run.
+    if (ctx.signal.aborted) return notRun(call, args);
 
     // (4) beforeToolCall: block, or patch (validated again); (5) permission.
     if (options.beforeToolCall) {
       const before = await runBeforeHook(options.beforeToolCall, call, tool, args);
       if (!before.ok) return before.outcome;
       args = before.args;
+      if (ctx.signal.aborted) return notRun(call, args);
     }
     if (options.onConfirm) {
       const denied = await checkPermission(options.onConfirm, call, tool, args);
       if (denied) return denied;
+      if (ctx.signal.aborted) return notRun(call, args);
     }
     return runExecute(call, ctx, tool, args);
   }
@@ -170,10 +175,16 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
     } catch (error) {
       return stop('tool_failed', `${label} was not run: the beforeToolCall hook failed: ${messageOf(error)}`);
     }
-    if (answer && 'block' in answer && answer.block) {
+    if (answer === undefined || answer === null) return { ok: true, args };
+    // Plain JavaScript hooks return anything; a typo (`{ blok: true }`) must not let the call through.
+    if (!isBeforeAnswer(answer)) {
+      const problem = `the beforeToolCall hook must return nothing, { block: true, reason? } or { arguments: { … } }; it returned ${shapeOf(answer)}`;
+      return stop('tool_failed', `${label} was not run: ${problem}`);
+    }
+    if ('block' in answer && answer.block) {
       return stop('tool_denied', `${label} was blocked: ${answer.reason || 'no reason given'}`);
     }
-    if (!answer || !('arguments' in answer)) return { ok: true, args };
+    if (!('arguments' in answer)) return { ok: true, args };
     let patched: Record<string, unknown>;
     try {
       patched = structuredClone(answer.arguments);
@@ -213,7 +224,7 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
       log: (message, data) => options.log?.(message, { tool: tool.name, toolCallId: call.id, ...data }),
       progress: (update) => options.onProgress?.(call, update),
     };
-    let returned: ToolOutput | Promise<ToolOutput>;
+    let returned: ToolReturn | Promise<ToolReturn>;
     try {
       returned = tool.execute(args, toolCtx);
     } catch (error) {
@@ -232,7 +243,9 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
       controller?.abort(reason);
     };
     const onAbort = (): void => stop({ kind: 'aborted' }, ctx.signal.reason);
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    // A listener added to an aborted signal never fires: the tool's signal must still go off.
+    if (ctx.signal.aborted) onAbort();
+    else ctx.signal.addEventListener('abort', onAbort, { once: true });
     const onTimeout = (): void =>
       stop({ kind: 'timeout' }, new DOMException(`tool "${tool.name}" timed out after ${timeoutMs} ms`, 'TimeoutError'));
     const timer = timeoutMs > 0 && Number.isFinite(timeoutMs) ? setTimeout(onTimeout, timeoutMs) : undefined;
@@ -289,14 +302,19 @@ async function checkPermission(
   tool: Tool,
   args: Record<string, unknown>,
 ): Promise<Outcome | undefined> {
-  let allowed: boolean;
+  let allowed = false;
   let reason: string | undefined;
   try {
-    const decision = await onConfirm(call, args, tool);
-    allowed = typeof decision === 'boolean' ? decision : decision.allow === true;
-    reason = typeof decision === 'object' ? decision.reason : undefined;
+    const decision: unknown = await onConfirm(call, args, tool);
+    if (typeof decision === 'boolean') allowed = decision;
+    else if (isPlainObject(decision) && typeof decision.allow === 'boolean') {
+      allowed = decision.allow;
+      if (typeof decision.reason === 'string') reason = decision.reason;
+    } else {
+      // Fails closed, and says what the hook should have answered (a forgotten `return`).
+      reason = `the permission check returned ${shapeOf(decision)}; onConfirm must return true, false or { allow: boolean, reason? }`;
+    }
   } catch (error) {
-    allowed = false;
     reason = `the permission check failed (${messageOf(error)})`;
   }
   if (allowed) return undefined;
@@ -376,6 +394,11 @@ function parseArguments(call: ToolCall): RepairResult {
   return repairArguments(raw);
 }
 
+/** The run was aborted before the tool started. */
+function notRun(call: ToolCall, args?: Record<string, unknown>): Outcome {
+  return failure(call, 'aborted', `tool "${call.name}" was not run: the run was aborted`, args);
+}
+
 function failure(call: ToolCall, errorCode: ErrorCode, text: string, args?: Record<string, unknown>): Outcome {
   const outcome: Outcome = { result: wrap(call, [{ type: 'text', text }], true, undefined), terminate: false, errorCode };
   if (args !== undefined) outcome.arguments = args;
@@ -410,7 +433,7 @@ function invalidMessage(name: string, errors: string[]): string {
   return `${head}:\n${errors.map((e) => `- ${e}`).join('\n')}\nFix these and call "${name}" again.`;
 }
 
-function isPromiseLike(value: unknown): value is PromiseLike<ToolOutput> {
+function isPromiseLike(value: unknown): value is PromiseLike<ToolReturn> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
@@ -422,6 +445,25 @@ function messageOf(error: unknown): string {
   } catch {
     return String(error);
   }
+}
+
+/** `{ block }`, `{ arguments: {…} }`, or `{}` (nothing to do). */
+function isBeforeAnswer(value: unknown): value is Exclude<BeforeToolCallResult, void | undefined> {
+  if (!isPlainObject(value)) return false;
+  if ('arguments' in value) return isPlainObject(value.arguments);
+  return 'block' in value || Object.keys(value).length === 0;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What a hook returned, said briefly for an error message: "undefined", "a string", "an array". */
+function shapeOf(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return `an object with keys ${Object.keys(value).map((k) => JSON.stringify(k)).join(', ') || '(none)'}`;
+  return `${/^[aeiou]/.test(typeof value) ? 'an' : 'a'} ${typeof value}`;
 }
 
 function isResult(value: unknown): value is ToolResultMessage {

@@ -67,12 +67,23 @@ export type ToolOutput =
       terminate?: boolean;
     };
 
+/**
+ * What `execute` may return besides a {@link ToolOutput}, as the dispatcher shows it:
+ * nothing (`(no output)`), a number, a boolean or any other data (as JSON, also kept in
+ * `result.details`), bytes (as text when they are UTF-8, else their size). See `output.ts`.
+ */
+export type ToolReturn = ToolOutput | void | null | number | boolean | bigint | object;
+
 /** A tool as the registry keeps it: parameters already normalized to JSON Schema. */
 export interface Tool {
   name: string;
   /** What it does and when to use it: this is what the model reads. */
   description: string;
   parameters: JsonSchema;
+  /**
+   * Returns a {@link ToolOutput}. (`defineTool` also accepts the looser {@link ToolReturn},
+   * which the dispatcher handles the same way; this type stays narrow for its callers.)
+   */
   execute: (args: Record<string, unknown>, ctx: ToolContext) => ToolOutput | Promise<ToolOutput>;
   /** Per-call timeout; defaults to the dispatcher's (30 s). */
   timeoutMs?: number;
@@ -114,7 +125,8 @@ export type ConfirmDecision = boolean | { allow: boolean; reason?: string };
 export type BeforeToolCallResult =
   | void
   | undefined
-  | { block: true; reason: string }
+  /** Without a reason the model reads "no reason given": say why, so it does not retry blindly. */
+  | { block: true; reason?: string }
   | { arguments: Record<string, unknown> };
 
 /** What one dispatched call produced. */

@@ -35,14 +35,27 @@ const AJV_OPTIONS: AjvOptions = {
   addUsedSchema: false,
 };
 
-let engines: Promise<{ draft2020: AjvLike; draft07: AjvLike }> | undefined;
+type Engines = { draft2020: AjvLike; draft07: AjvLike };
 
-function loadEngines(): Promise<{ draft2020: AjvLike; draft07: AjvLike }> {
-  engines ??= Promise.all([import('ajv'), import('ajv/dist/2020.js')]).then(([classic, modern]) => ({
+/** ajv's two classes, and the engines made of them. */
+interface Ajv {
+  coercing: Engines;
+  /** Without coercion, made on first need: for arguments that contain a null. */
+  strict: () => Engines;
+}
+
+let engines: Promise<Ajv> | undefined;
+
+function loadEngines(): Promise<Ajv> {
+  engines ??= Promise.all([import('ajv'), import('ajv/dist/2020.js')]).then(([classic, modern]) => {
     // ajv is CommonJS: under Node's ESM interop the class is `module.exports.default`.
-    draft07: new classic.default.default(AJV_OPTIONS),
-    draft2020: new modern.default.default(AJV_OPTIONS),
-  }));
+    const make = (options: AjvOptions): Engines => ({
+      draft07: new classic.default.default(options),
+      draft2020: new modern.default.default(options),
+    });
+    let strict: Engines | undefined;
+    return { coercing: make(AJV_OPTIONS), strict: () => (strict ??= make({ ...AJV_OPTIONS, coerceTypes: false })) };
+  });
   return engines;
 }
 
@@ -59,6 +72,10 @@ export function readyValidator(schema: JsonSchema): ArgsValidator | undefined {
  * so keep passing the same object: the dispatcher passes `tool.parameters`). Schemas that
  * declare draft-04/06/07 in `$schema` are compiled as draft-07, all others as 2020-12 (what
  * zod and MCP emit). Rejects with a `config` ReinError when the schema itself is invalid.
+ *
+ * Coercion turns strings into numbers and booleans ("3" → 3), but an explicit `null` where
+ * the schema allows no null is an error ("expects an integer, got null"), not 0, "" or
+ * false as ajv's coercion would make it: `delete_user({ id: null })` must not delete user 0.
  */
 export function compileValidator(schema: JsonSchema): Promise<ArgsValidator> {
   let validator = compiled.get(schema);
@@ -73,21 +90,49 @@ export function compileValidator(schema: JsonSchema): Promise<ArgsValidator> {
   return validator;
 }
 
-function build(schema: JsonSchema, ajv: { draft2020: AjvLike; draft07: AjvLike }): ArgsValidator {
+function build(schema: JsonSchema, ajv: Ajv): ArgsValidator {
   const { $schema, ...rest } = schema;
-  const engine = typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? ajv.draft07 : ajv.draft2020;
-  let validate: ValidateFunction;
+  const pick = (engines: Engines) =>
+    typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? engines.draft07 : engines.draft2020;
+  const validate = compile(pick(ajv.coercing), rest);
+  // Compiled on the first call that sends a null: most never do.
+  let strict: ValidateFunction | undefined;
+  const nullErrors = (args: Record<string, unknown>): ErrorObject[] => {
+    strict ??= compile(pick(ajv.strict()), rest);
+    // A copy: the strict validator still fills defaults, and `args` is validated next.
+    return strict(structuredClone(args)) ? [] : (strict.errors ?? []).filter((e) => e.data === null);
+  };
+  return (args) => {
+    // Checked before coercion, which would turn the null into 0, "" or false in place.
+    const refused = containsNull(args) ? nullErrors(args) : [];
+    if (validate(args) && refused.length === 0) return { ok: true, value: args };
+    // A coerced null may fail again as its coerced value ("must be >= 1, got 0"): say null once.
+    const nulled = new Set(refused.map((e) => e.instancePath));
+    const others = (validate.errors ?? []).filter((e) => !nulled.has(e.instancePath));
+    return { ok: false, errors: formatErrors([...refused, ...others]) };
+  };
+}
+
+function compile(engine: AjvLike, schema: object): ValidateFunction {
   try {
-    validate = engine.compile(rest);
+    return engine.compile(schema);
   } catch (error) {
     throw new ReinError('config', 'fatal', `the parameters schema does not compile: ${(error as Error).message}`, {
       cause: error,
     });
   } finally {
     // The compiled function lives on in our WeakMap; ajv need not keep the schema forever.
-    engine.removeSchema(rest);
+    engine.removeSchema(schema);
   }
-  return (args) => (validate(args) ? { ok: true, value: args } : { ok: false, errors: formatErrors(validate.errors) });
+}
+
+/** Whether a null appears anywhere in parsed JSON: one walk, usually over a few keys. */
+function containsNull(value: unknown): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(containsNull);
+  for (const key in value) if (containsNull((value as Record<string, unknown>)[key])) return true;
+  return false;
 }
 
 /**

@@ -116,6 +116,27 @@ describe('defineTool parameters', () => {
     });
   });
 
+  it("types zod arguments as zod's input: transforms do not run, defaults are optional", () => {
+    defineTool({
+      name: 'z',
+      description: 'd',
+      parameters: z.object({ n: z.string().transform((s) => s.length), days: z.int().default(3) }),
+      execute: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ n: string; days?: number | undefined }>();
+        return '';
+      },
+    });
+  });
+
+  it('lets execute return nothing, a number or data (the dispatcher shows them all)', () => {
+    const parameters = { type: 'object', properties: {} };
+    defineTool({ name: 'v', description: 'd', parameters, execute: () => {} });
+    defineTool({ name: 'pv', description: 'd', parameters, execute: async () => {} });
+    defineTool({ name: 'n', description: 'd', parameters, execute: () => 42 });
+    defineTool({ name: 'o', description: 'd', parameters, execute: () => ({ temperature: 21 }) });
+    defineTool({ name: 'po', description: 'd', parameters, execute: async () => ({ temperature: 21 }) });
+  });
+
   it('explains how to use a zod/mini schema, which has no JSON Schema export', () => {
     expect(() => defineTool({ name: 'm', description: 'd', parameters: zm.object({ a: zm.string() }), execute })).toThrow(
       /z\.toJSONSchema\(schema, \{ io: 'input' \}\)/,
@@ -152,6 +173,53 @@ describe('defineTool checks the definition', () => {
     );
     expect(() => defineTool({ ...base, name: 'x', parameters: { properties: {} } })).toThrow(/got no "type"/);
     expect(() => defineTool({ ...base, name: 'x', parameters: Type.String() })).toThrow(/got type "string"/);
+  });
+
+  it.each([
+    [{ a: { type: 'strnig' } }, 'parameters.properties.a.type must be one of string, number, integer, boolean, object, array, null (or an array of them); got "strnig"'],
+    [{ a: { type: ['string', 'nul'] } }, 'parameters.properties.a.type must be one of string, number, integer, boolean, object, array, null (or an array of them); got "nul" in ["string","nul"]'],
+    [{ a: { type: 'array', items: { type: 'object', properties: { b: { type: 'int' } } } } }, 'parameters.properties.a.items.properties.b.type must be one of'],
+    [{ a: { anyOf: [{ type: 'string' }, 'number'] } }, 'parameters.properties.a.anyOf[1] must be a schema (an object such as { "type": "string" }, or true / false); got "number"'],
+    [{ a: { type: 'object', required: 'b' } }, 'parameters.properties.a.required must be an array of property names (strings); got "b"'],
+    [{ a: { type: 'object', properties: ['b'] } }, 'parameters.properties.a.properties must be an object mapping names to schemas; got ["b"]'],
+    [{ 'my key': { enum: 'x' } }, 'parameters.properties["my key"].enum must be an array of the allowed values; got "x"'],
+  ])('rejects a broken JSON Schema (%j), naming the path and what to fix', (properties, message) => {
+    expect(() => defineTool({ ...base, name: 'x', parameters: { type: 'object', properties } })).toThrow(
+      expect.objectContaining({ code: 'config', kind: 'fatal', message: expect.stringContaining(`tool "x": ${message}`) }),
+    );
+  });
+
+  it('rejects required that is not a list of names at the root', () => {
+    expect(() => defineTool({ ...base, name: 'x', parameters: { type: 'object', properties: {}, required: [1] } })).toThrow(
+      'tool "x": parameters.required must be an array of property names (strings); got [1]',
+    );
+  });
+
+  it('accepts what zod and TypeBox emit, boolean schemas and tuples', () => {
+    const zod = z.object({
+      tags: z.array(z.string()).max(3),
+      when: z.union([z.iso.datetime(), z.null()]),
+      meta: z.record(z.string(), z.number()).optional(),
+      pair: z.tuple([z.string(), z.int()]),
+      mode: z.literal(['a', 'b']).nullable(),
+      nested: z.object({ deep: z.array(z.object({ x: z.boolean() })) }).strict(),
+    });
+    const typebox = Type.Object({
+      pair: Type.Tuple([Type.String(), Type.Integer()]),
+      either: Type.Union([Type.String(), Type.Null()]),
+      map: Type.Record(Type.String(), Type.Number()),
+      all: Type.Intersect([Type.Object({ a: Type.String() }), Type.Object({ b: Type.Number() })]),
+      not: Type.Not(Type.String()),
+    });
+    const json = {
+      type: 'object',
+      properties: { any: true, never: false, list: { type: 'array', items: [{ type: 'string' }], additionalItems: false } },
+      additionalProperties: false,
+      $defs: { pos: { type: 'number' } },
+    };
+    for (const parameters of [zod, typebox, json]) {
+      expect(defineTool({ ...base, name: 'x', parameters }).name).toBe('x');
+    }
   });
 
   it('checks timeoutMs and risk', () => {

@@ -3,6 +3,7 @@ import type { ToolCall } from '../../src/model/types.js';
 import { defineTool } from '../../src/tools/define.js';
 import { createDispatcher } from '../../src/tools/dispatch.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
+import { compileValidator } from '../../src/tools/validate.js';
 import type { DispatchContext, DispatcherOptions, Tool, ToolContext, ToolOutput } from '../../src/tools/types.js';
 import { seedTools } from '../../src/tools/builtin/index.js';
 
@@ -215,6 +216,51 @@ describe('dispatcher: hooks and permission', () => {
     expect(spy).not.toHaveBeenCalled();
   });
 
+  it('a blocking beforeToolCall without a reason says so', async () => {
+    const { tool, spy } = spyTool();
+    const outcome = await setup(tool, { beforeToolCall: () => ({ block: true }) }).dispatch(call('roll', '{}'), context());
+    expect(outcome.errorCode).toBe('tool_denied');
+    expect(textOf(outcome)).toBe('tool "roll" was blocked: no reason given');
+    expect(spy).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['a string', 'stop', 'a string'],
+    ['a typo', { blok: true }, 'an object with keys "blok"'],
+    ['arguments that are not an object', { arguments: 'x' }, 'an object with keys "arguments"'],
+  ])('a beforeToolCall returning %s is an error result saying what it must return', async (_what, answer, shape) => {
+    const { tool, spy } = spyTool();
+    const hook = (() => answer) as unknown as DispatcherOptions['beforeToolCall'];
+    const outcome = await setup(tool, { beforeToolCall: hook }).dispatch(call('roll', '{}'), context());
+    expect(outcome).toMatchObject({ errorCode: 'tool_failed', result: { isError: true } });
+    expect(textOf(outcome)).toBe(
+      `tool "roll" was not run: the beforeToolCall hook must return nothing, { block: true, reason? } or { arguments: { … } }; it returned ${shape}`,
+    );
+    expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('an empty object from beforeToolCall changes nothing', async () => {
+    const { tool, spy } = spyTool();
+    const outcome = await setup(tool, { beforeToolCall: () => ({}) as never }).dispatch(call('roll', '{}'), context());
+    expect(outcome.errorCode).toBeUndefined();
+    expect(spy).toHaveBeenCalledOnce();
+  });
+
+  it.each([
+    [undefined, 'undefined'],
+    ['yes', 'a string'],
+    [{ allowed: true }, 'an object with keys "allowed"'],
+  ])('an onConfirm returning %j denies, saying what it must return', async (decision, shape) => {
+    const { tool, spy } = spyTool();
+    const onConfirm = (() => decision) as unknown as DispatcherOptions['onConfirm'];
+    const outcome = await setup(tool, { onConfirm }).dispatch(call('roll', '{}'), context());
+    expect(outcome.errorCode).toBe('tool_denied');
+    expect(textOf(outcome)).toBe(
+      `permission denied for tool "roll": the permission check returned ${shape}; onConfirm must return true, false or { allow: boolean, reason? }`,
+    );
+    expect(spy).not.toHaveBeenCalled();
+  });
+
   it('afterToolCall may replace the result but not its pairing with the call', async () => {
     const { tool } = spyTool(() => 'secret=hunter2');
     const outcome = await setup(tool, {
@@ -314,6 +360,48 @@ describe('dispatcher: execution', () => {
     expect(spy).not.toHaveBeenCalled();
   });
 
+  it('an abort while the schema of a first call compiles stops the call before the tool starts', async () => {
+    const controller = new AbortController();
+    const { tool, spy } = spyTool(); // a fresh schema object: not compiled yet
+    const dispatcher = setup(tool);
+    const pending = dispatcher.dispatchNow(call('roll', '{}'), context(controller.signal));
+    expect(pending).toBeInstanceOf(Promise);
+    controller.abort();
+    const outcome = await pending;
+    expect(outcome).toMatchObject({ errorCode: 'aborted', result: { isError: true } });
+    expect(textOf(outcome)).toBe('tool "roll" was not run: the run was aborted');
+    expect(spy).not.toHaveBeenCalled();
+  });
+
+  it.each(['beforeToolCall', 'onConfirm'] as const)('an abort while an async %s hook is pending stops the call', async (hook) => {
+    const controller = new AbortController();
+    const { tool, spy } = spyTool();
+    // The abort lands while the hook's promise is pending (a slow policy service, a person deciding).
+    const options: DispatcherOptions =
+      hook === 'beforeToolCall'
+        ? { beforeToolCall: async () => void controller.abort() }
+        : { onConfirm: async () => (controller.abort(), true) };
+    const outcome = await setup(tool, options).dispatch(call('roll', '{"sides": 4}'), context(controller.signal));
+    expect(outcome).toMatchObject({ errorCode: 'aborted', arguments: { sides: 4 } });
+    expect(textOf(outcome)).toBe('tool "roll" was not run: the run was aborted');
+    expect(spy).not.toHaveBeenCalled();
+  });
+
+  it("a run aborted as the tool starts still fires the tool's signal and ends the call as aborted", async () => {
+    const controller = new AbortController();
+    let toolSignal: AbortSignal | undefined;
+    const { tool } = spyTool((_args, ctx) => {
+      controller.abort(); // lands after the dispatcher's last check, before its abort listener
+      toolSignal = ctx.signal;
+      return new Promise<never>(() => {});
+    });
+    await compileValidator(tool.parameters);
+    const outcome = await setup(tool).dispatch(call('roll', '{}'), context(controller.signal));
+    expect(outcome.errorCode).toBe('aborted');
+    expect(textOf(outcome)).toBe('tool "roll" was aborted before it finished');
+    expect(toolSignal?.aborted).toBe(true);
+  });
+
   it('passes the call identity, idempotency key and a tagged logger to the tool', async () => {
     const log = vi.fn();
     const { tool, spy } = spyTool((_args, ctx) => {
@@ -353,6 +441,17 @@ describe('dispatcher: output', () => {
     const outcome = await setup(data.tool).dispatch(call('roll', '{}'), context());
     expect(textOf(outcome)).toBe('{"rows":2}');
     expect(outcome.result.isError).toBe(false);
+  });
+
+  it('results of outputs JSON cannot carry stay JSON (events must be)', async () => {
+    const circular: Record<string, unknown> = { a: 1 };
+    circular.self = circular;
+    for (const output of [circular, { n: 10n }, { content: 'ok', details: circular }]) {
+      const { tool } = spyTool(() => output as unknown as string);
+      const outcome = await setup(tool).dispatch(call('roll', '{}'), context());
+      expect(outcome.result.isError).toBe(false);
+      expect(() => JSON.stringify(outcome.result)).not.toThrow();
+    }
   });
 
   it('never throws, even when the registry does', async () => {

@@ -40,6 +40,34 @@ describe('validateArguments', () => {
     expect(await errorsOf(schema, { timeout: '30s' })).toEqual(['parameter "timeout" expects an integer, got the string "30s"']);
   });
 
+  it('refuses a null where the schema allows none, instead of coercing it to 0, "" or false', async () => {
+    const s = {
+      type: 'object',
+      properties: { id: { type: 'integer', minimum: 1 }, confirm: { type: 'boolean' }, reason: { type: 'string' } },
+      required: ['id'],
+    };
+    expect(await errorsOf(s, { id: null, confirm: null, reason: null })).toEqual([
+      'parameter "id" expects an integer, got null',
+      'parameter "confirm" expects a boolean (true or false), got null',
+      'parameter "reason" expects a string, got null',
+    ]);
+    // Nested, and alongside another problem: both reported, the null once (not as "must be >= 1, got 0").
+    const nested = { type: 'object', properties: { items: { type: 'array', items: schema.properties.items.items } } };
+    expect(await errorsOf(nested, { items: [{ name: null }] })).toEqual(['parameter "items[0].name" expects a string, got null']);
+    expect(await errorsOf(s, { id: null, confirm: 'maybe' })).toEqual([
+      'parameter "id" expects an integer, got null',
+      'parameter "confirm" expects a boolean (true or false), got the string "maybe"',
+    ]);
+  });
+
+  it('still coerces strings, and accepts a null the schema allows', async () => {
+    const s = {
+      type: 'object',
+      properties: { id: { type: 'integer' }, note: { type: ['string', 'null'] }, tag: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+    };
+    expect(await validateArguments(s, { id: '3', note: null, tag: null })).toEqual({ ok: true, value: { id: 3, note: null, tag: null } });
+  });
+
   it('reports a missing required parameter', async () => {
     const s = { type: 'object', properties: { sides: { type: 'integer' } }, required: ['sides'] };
     expect(await errorsOf(s, {})).toEqual(['missing required parameter "sides"']);
