@@ -28,6 +28,7 @@ import { messagesFromEvents } from './fold.js';
 import { canonicalJson } from './stop-rules.js';
 import type { RunStore } from '../store/types.js';
 import { createHash } from 'node:crypto';
+import { checkRunOptions, startingHistory, toUser, validateAgentOptions } from './validate.js';
 import { emptyUsage } from '../model/types.js';
 import { createContextEngine, type ContextEngine, type RunSeed } from '../context/engine.js';
 import { updatePlanTool } from '../context/plan-tool.js';
@@ -68,6 +69,7 @@ export class Agent {
 
   /** Throws a {@link ReinError} with code `config` when the configuration cannot work. */
   constructor(options: AgentOptions) {
+    validateAgentOptions(options);
     this.options = options;
     this.model = typeof options.model === 'string' ? resolveModel(options.model, options.modelConfig) : options.model;
     // Secrets never reach the log: every stored event and run record is redacted on its way
@@ -159,13 +161,19 @@ export class Agent {
    * Starts a run. The handle is an async iterable of events and a promise of the result;
    * the result always arrives (a limit, an abort or an error is a `reason`, not a throw).
    * With a `store`, every event is logged at the write points and the run can be resumed.
+   *
+   * Throws a `config` {@link ReinError} at once, before anything runs, for arguments that
+   * cannot start a run: an input that is not a string or a user message, or a `history`
+   * that is not an array of messages. A history tool call without a result gets an error
+   * result (the run's history never holds a dangling call).
    */
   run(input: string | UserMessage, options: RunOptions = {}): RunHandle {
+    checkRunOptions(options);
     const runId = options.runId ?? newRunId();
-    const user: UserMessage = typeof input === 'string' ? { role: 'user', content: input } : input;
+    const user = toUser(input, 'run(input)');
+    const history = startingHistory(options.history);
     return this.launch(runId, options.signal, async (extras) => {
       const traceId = newTraceId();
-      const history = options.history ?? [];
       extras?.restore(history);
       const input = extras ? extras.input(user) : user;
       let log: RunLog | undefined;
@@ -288,11 +296,16 @@ export class Agent {
     let seq = 0;
     let handle!: RunHandle;
     let log: RunLog | undefined;
+    // Nothing is emitted after `run_finished`: a tool that ignores its abort signal may
+    // still report progress, but the run's events end with its end.
+    let ended = false;
     // The loop hands over a fresh object literal per event; stamping it in place saves a
     // copy per event on the hot path.
     // Stored events are numbered without gaps; a delta (streamed, never stored) carries the
     // seq of the stored event that will follow it, so the order stays visible.
     const emit = (body: RunEventBody): number => {
+      if (ended) return seq;
+      if (body.type === 'run_finished') ended = true;
       const stored = !DELTA_EVENT_TYPES.has(body.type);
       // Nobody can see this event (no log, no extras, no listener, no iterator: the run is
       // only awaited): it only takes its number.
@@ -364,10 +377,11 @@ export class Agent {
         const outcome = await runLoop(deps, prepared.start);
         return log ? closeLog(this.store as RunStore, log, outcome) : outcome;
       })
-      .catch((error: unknown) => {
-        // runLoop never rejects by design; this is the last line of defence against a bug.
-        throw toReinError(error);
-      })
+      .catch((error: unknown) =>
+        // runLoop never rejects by design; this is the last line of defence against a bug:
+        // the handle still resolves, with the error as a failed result.
+        notStarted(runId, toReinError(error), emit),
+      )
       .finally(() => {
         extras?.end();
         handle.finish();
@@ -424,7 +438,10 @@ interface Prepared {
   finished?: RunResult;
 }
 
-/** The result (and last event) of a run that could not begin: a bad store or a refused resume. */
+/**
+ * The result (and last event) of a run that could not begin — a bad store or a refused
+ * resume — or, as the last line of defence, of one whose loop failed to build its result.
+ */
 function notStarted(runId: string, error: ReinError, emit: (body: RunEventBody) => number): RunResult {
   const result: RunResult = {
     runId,

@@ -4,6 +4,7 @@
  */
 import type { RunEvent, RunResult } from '../events.js';
 import type { UserMessage } from '../model/types.js';
+import { toUser } from './validate.js';
 
 /** Queues shared between a handle and its loop. */
 export interface RunControls {
@@ -18,8 +19,10 @@ type Listener = (event: RunEvent) => void;
  * Returned by `Agent.run`. Iterate it for events, await it for the {@link RunResult}.
  *
  * Events are buffered from the start for iterators, so `for await (const e of agent.run(x))`
- * sees every event. Awaiting the handle before any iterator is attached stops the
- * buffering (nobody will read it), so a run that is only awaited keeps no event list.
+ * sees every event. Once the result is taken (`await run`, `run.result`) and no iterator
+ * is still reading — each one releases its hold when it ends or is left with `break` —
+ * the buffer goes (nobody can read it any more): a run that is only awaited keeps no event
+ * list, and iterating it afterwards throws.
  *
  * @example
  * const run = agent.run('roll two dice and add them');
@@ -35,6 +38,9 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
   private listeners: Set<Listener> | undefined;
   private finished = false;
   private wakeups: Set<() => void> | undefined;
+  /** Iterators that may still read the buffer. */
+  private iterators = 0;
+  private resultTaken = false;
 
   constructor(runId: string, controls: RunControls, result: Promise<RunResult>) {
     this.runId = runId;
@@ -73,16 +79,31 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
   }
 
   /**
-   * Queues a steering message: it enters after the current tool batch (its results are
-   * kept), before the next model call.
+   * Queues a steering message: it enters before the next model call — the first one when
+   * sent before the run began, else after the current tool batch (its results are kept).
+   * Throws a `config` {@link ReinError} for anything but a string or a user message.
    */
   steer(message: string | UserMessage): void {
-    this.controls.steering.push(toUser(message));
+    this.controls.steering.push(toUser(message, 'steer'));
   }
 
-  /** Queues a follow-up: it runs when the agent would otherwise stop with a final answer. */
+  /**
+   * Queues a follow-up: it runs when the agent would otherwise stop with a final answer.
+   * Throws a `config` {@link ReinError} for anything but a string or a user message.
+   */
   followUp(message: string | UserMessage): void {
-    this.controls.followUps.push(toUser(message));
+    this.controls.followUps.push(toUser(message, 'followUp'));
+  }
+
+  /**
+   * Steering and follow-up messages that never entered the run: the run ended first (a
+   * stop rule, `terminate`, a budget, an abort, or they were sent after its end). A queued
+   * message enters only when the run goes on, so it is never left unanswered in the
+   * history; it is kept here instead, to send again (e.g. as the next run's input). Read
+   * it once the run has ended: until then a queued message may still enter.
+   */
+  get unsent(): { steering: readonly UserMessage[]; followUps: readonly UserMessage[] } {
+    return { steering: [...this.controls.steering], followUps: [...this.controls.followUps] };
   }
 
   /** Aborts the run; the result still arrives, with reason `aborted` and a valid history. */
@@ -90,8 +111,9 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
     this.controls.abortController.abort(reason ?? 'aborted');
   }
 
-  /** The run's result; never rejects for a run that started. */
+  /** The run's result; never rejects. */
   get result(): Promise<RunResult> {
+    this.takeResult();
     return this.resultPromise;
   }
 
@@ -99,24 +121,42 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
     onFulfilled?: ((value: RunResult) => A | PromiseLike<A>) | null,
     onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
-    if (this.iterators === 0) this.buffer = undefined;
+    this.takeResult();
     return this.resultPromise.then(onFulfilled, onRejected);
   }
 
-  private iterators = 0;
+  /** The result is taken: the buffer stays only while an iterator still reads it. */
+  private takeResult(): void {
+    this.resultTaken = true;
+    if (this.iterators === 0) this.buffer = undefined;
+  }
+
+  /** An iterator ended or was left: the last one out after the result was taken drops the buffer. */
+  private release(): void {
+    this.iterators--;
+    if (this.resultTaken && this.iterators === 0) this.buffer = undefined;
+  }
 
   [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
-    const buffer = this.buffer;
+    let buffer = this.buffer;
     if (!buffer) {
-      throw new Error('RunHandle: iterate the run before awaiting it (events are not kept once the run was awaited)');
+      throw new Error('RunHandle: iterate the run before awaiting it (events are not kept once its result was taken and no iterator reads them)');
     }
     this.iterators++;
     let position = 0;
+    const close = (): IteratorResult<RunEvent> => {
+      if (buffer !== undefined) {
+        buffer = undefined;
+        this.release();
+      }
+      return { value: undefined, done: true };
+    };
     return {
       next: async (): Promise<IteratorResult<RunEvent>> => {
         for (;;) {
+          if (buffer === undefined) return { value: undefined, done: true };
           if (position < buffer.length) return { value: buffer[position++] as RunEvent, done: false };
-          if (this.finished) return { value: undefined, done: true };
+          if (this.finished) return close();
           await new Promise<void>((resolve) => {
             const wakeups = (this.wakeups ??= new Set());
             const wake = (): void => {
@@ -127,11 +167,7 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
           });
         }
       },
-      return: async (): Promise<IteratorResult<RunEvent>> => ({ value: undefined, done: true }),
+      return: async (): Promise<IteratorResult<RunEvent>> => close(),
     };
   }
-}
-
-function toUser(message: string | UserMessage): UserMessage {
-  return typeof message === 'string' ? { role: 'user', content: message } : message;
 }

@@ -24,7 +24,13 @@ export interface TurnInfo {
 
 /** Hooks into the loop. Each may be async; each gets the run's abort signal where it waits. */
 export interface AgentHooks {
-  /** Rewrites the messages sent to the model on each turn (the history itself is untouched). */
+  /**
+   * Rewrites the messages sent to the model on each turn; must return an array of messages.
+   * It gets a fresh array, but the message objects in it are the run's own history (and
+   * already delivered events): return new message objects for anything it changes and
+   * never mutate the ones it is given. (They are not copied per turn: the request body
+   * cache relies on their identity.)
+   */
   transformContext?: (messages: Message[], info: { step: number; signal: AbortSignal }) => Message[] | Promise<Message[]>;
   /** Blocks or patches a validated call before the permission check. */
   beforeToolCall?: DispatcherOptions['beforeToolCall'];
@@ -35,11 +41,20 @@ export interface AgentHooks {
    * with a denial. Each decision is recorded as `approval_requested` / `approval_decided`.
    */
   onConfirm?: (call: ToolCall, args: Record<string, unknown>, tool: Tool) => boolean | { allow: boolean; reason?: string } | Promise<boolean | { allow: boolean; reason?: string }>;
-  /** Ends the run after a turn: `true`, or a string / `{ stop: true, reason }` that is kept as `detail`. */
+  /**
+   * Asked after each turn that would go on — a tool turn, or a text answer followed by a
+   * queued steer or follow-up — before the budget. Ends the run with `true`, a non-empty
+   * string or `{ stop: true, reason }` (the reason is kept as `detail`); `false`, `''` and
+   * `{ stop: false }` go on. `messages` does not yet hold the queued messages.
+   */
   shouldStopAfterTurn?: (info: TurnInfo) => boolean | string | { stop: boolean; reason?: string } | Promise<boolean | string | { stop: boolean; reason?: string }>;
 }
 
-/** Configuration of an {@link Agent}. */
+/**
+ * Configuration of an {@link Agent}. Checked by its constructor: a value that cannot work
+ * (a negative or NaN limit, an unknown `limits` or `hooks` key, a hook that is not a
+ * function, …) throws a `config` ReinError naming the option.
+ */
 export interface AgentOptions {
   /** `provider/model` (e.g. `openai/gpt-4o`, `ollama/llama3.1`) or a resolved {@link ModelRef}. */
   model: string | ModelRef;
@@ -87,7 +102,10 @@ export interface AgentOptions {
   allowedTools?: string[];
   /**
    * A JSON Schema (or zod / TypeBox schema) for the run's output: the model finishes by
-   * calling the `final_answer` tool with arguments valid against it (`done_signal`).
+   * calling the `final_answer` tool with arguments valid against it (`done_signal`). A
+   * text answer instead is met with a user message telling it to call that tool (a step;
+   * `max_steps` bounds it); after 2 such reminders in a row the next text answer ends the
+   * run as `final_answer` with no `output`.
    */
   outputSchema?: unknown;
   limits?: Partial<RunLimits>;

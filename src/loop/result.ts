@@ -72,10 +72,13 @@ export function finish(
   return result;
 }
 
+/** The text of the last assistant message that has any (its refusal, if that is all it has). */
 function lastText(messages: Message[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as Message;
-    if (m.role !== 'assistant') continue;
+    // Only the run's own answers can be last here in practice; a hand-made history message
+    // that slipped through must not turn the run's end into a throw.
+    if (m?.role !== 'assistant' || !Array.isArray(m.content)) continue;
     let text = '';
     for (const part of m.content) if (part.type === 'text') text += part.text;
     if (text) return text;

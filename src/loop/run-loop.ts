@@ -4,14 +4,16 @@
  *
  * Per turn: check limits → assemble context → stream the model → no tool calls: final
  * answer (unless a follow-up or steering message is queued) → else dispatch every call,
- * write results back in call order → inject steering → stop rules → next turn.
+ * write results back in call order → stop rules and budget (after a text answer that goes
+ * on, the hook and budget) → inject the queued messages → next turn. A queued message
+ * enters only when the run goes on, so a stopped run never ends on an unanswered one.
  *
  * A run's state lives on one {@link LoopRun} object and each step of a turn is a small
  * method: the async parts hold few values across their awaits, and the engine compiles
  * each piece on its own. (One large async function with closures was the most expensive
  * thing the JIT compiled in the first hundred runs of a process.)
  */
-import { errorFromMessage, toReinError } from '../errors.js';
+import { errorFromMessage, ReinError, toReinError } from '../errors.js';
 import type { LoopState, RunEventBody, RunLimits, RunResult, RunTotals } from '../events.js';
 import { emptyUsage, type AssistantMessage, type AssistantStreamEvent, type Context, type Cost, type Message, type ModelRef, type StreamFunction, type StreamOptions, type ToolCall, type ToolSpec, type Usage, type UserMessage } from '../model/types.js';
 import type { DispatchOutcome, Tool } from '../tools/types.js';
@@ -24,8 +26,15 @@ import type { RunLog } from './run-log.js';
 import type { ResumeState } from './resume-state.js';
 import { resumeBatch } from './resume-batch.js';
 import { PAUSED, runTools, type PolicyAnswer } from './tool-batch.js';
-import { budgetReached, checkStopRules, type Stop } from './turn-stops.js';
+import { budgetReached, checkStopRules, checkTextTurn, type Stop } from './turn-stops.js';
 import { addUsage, finish } from './result.js';
+import { describe } from './validate.js';
+
+/**
+ * With an output schema the run ends by the final-answer tool: a text answer gets this many
+ * reminders in a row to call it, then ends the run as `final_answer` without an output.
+ */
+const MAX_REMINDERS = 2;
 
 /** Everything the loop needs, injected so tests and other front-ends can swap any part. */
 export interface LoopDeps {
@@ -76,8 +85,8 @@ export type LoopStart =
 /** Runs one agent run to its end. Never rejects: every ending is a {@link RunResult}. */
 export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResult> {
   const run = new LoopRun(deps, start);
-  run.announce(start);
   try {
+    run.announce(start);
     await run.drive(start);
   } catch (error) {
     // A bug in a hook or in rein itself still ends as a typed result with the work so far.
@@ -114,6 +123,8 @@ class LoopRun {
   private assistantSeq = 0;
   /** Estimates usage a server did not report when no context engine does (`context: false`). */
   private usageEstimator: UsageEstimator | undefined;
+  /** Reminders to call the final-answer tool since the last tool turn. */
+  private reminders = 0;
 
   constructor(
     private readonly deps: LoopDeps,
@@ -154,7 +165,11 @@ class LoopRun {
     // resumed (a model request without an answer is then simply asked again).
     if (deps.log) await deps.log.flush();
     if (start.kind === 'resume' && start.state.pending) await this.finishPending(start.state.pending);
-    if (!this.stop) this.setState('planning');
+    if (!this.stop) {
+      // Steering sent before the run began belongs in its first request.
+      injectQueued(deps, this.messages, this.totals.steps, false);
+      this.setState('planning');
+    }
     if (!this.stop) await new Promise<void>((resolve, reject) => {
       this.stopped = resolve;
       this.crashed = reject;
@@ -188,7 +203,8 @@ class LoopRun {
     try {
       const calls = this.takeAnswer(message, step);
       if (calls === undefined) {
-        this.nextTurn();
+        if (this.stop) this.nextTurn();
+        else this.goOnAfterText(message, step);
         return;
       }
       const batch = runTools(this.deps, calls, step, this.assistantSeq);
@@ -208,16 +224,23 @@ class LoopRun {
         return;
       }
       const checked = this.takeResults(calls, outcomes, message, step);
-      if (checked instanceof Promise) checked.then((stop) => this.onChecked(stop), this.crash);
-      else this.onChecked(checked);
+      if (checked instanceof Promise) checked.then((stop) => this.onChecked(stop, step, false), this.crash);
+      else this.onChecked(checked, step, false);
     } catch (error) {
       this.crashed(error);
     }
   }
 
-  private onChecked(stop: Stop | undefined): void {
+  /** A text answer with a queued message to answer next: the same end of turn as a tool turn (hook, budget). */
+  private goOnAfterText(message: AssistantMessage, step: number): void {
+    const checked = checkTextTurn(this.deps, message, step, this.messages, this.totals);
+    if (checked) checked.then((stop) => this.onChecked(stop, step, true), this.crash);
+    else this.onChecked(undefined, step, true);
+  }
+
+  private onChecked(stop: Stop | undefined, step: number, answered: boolean): void {
     try {
-      this.endTurn(stop);
+      this.endTurn(stop, step, answered);
     } catch (error) {
       this.crashed(error);
       return;
@@ -267,10 +290,9 @@ class LoopRun {
     this.setState('observing');
     this.totals.toolCalls += pending.calls.filter((call) => !pending.finished.has(call.id)).length;
     for (const outcome of outcomes) messages.push(outcome.result);
-    injectQueued(deps, messages, pending.step, false);
     const checked = checkStopRules(deps, { calls: pending.calls, outcomes, assistant, step: pending.step, messages, totals: this.totals, repeats: this.repeats, breaker: this.breaker });
     // The same end of turn as without the crash: a budget used up by that turn stops here too.
-    this.endTurn(checked instanceof Promise ? await checked : checked);
+    this.endTurn(checked instanceof Promise ? await checked : checked, pending.step, false);
   }
 
   /** Checks the abort and the step limit; true when a turn may start (its step is counted). */
@@ -289,7 +311,8 @@ class LoopRun {
 
   /**
    * What the answer means for the run: its tool calls (the loop moves to `tool_calling`),
-   * or `undefined` when the turn ends here — a stop, or a queued message to answer next.
+   * or `undefined` when the turn ends here — a stop, or (no stop set) a queued message to
+   * answer next.
    */
   private takeAnswer(assistant: AssistantMessage, step: number): ToolCall[] | undefined {
     const { deps, messages, signal } = this;
@@ -308,9 +331,11 @@ class LoopRun {
     let calls: ToolCall[] | undefined;
     for (const block of assistant.content) if (block.type === 'tool_call') (calls ??= []).push(block);
     if (calls === undefined) {
-      if (!injectQueued(deps, messages, step, true)) this.stop = { reason: 'final_answer' };
+      const { steering, followUps } = deps.controls;
+      if (steering.length === 0 && followUps.length === 0 && !this.mayRemind()) this.stop = { reason: 'final_answer' };
       return undefined;
     }
+    this.reminders = 0;
     this.setState('tool_calling');
     return calls;
   }
@@ -322,20 +347,40 @@ class LoopRun {
     for (const outcome of outcomes) messages.push(outcome.result);
     totals.toolCalls += calls.length;
     if (this.signal.aborted) return this.abortStop();
-    injectQueued(deps, messages, step, false);
     return checkStopRules(deps, { calls, outcomes, assistant, step, messages, totals, repeats: this.repeats, breaker: this.breaker });
   }
 
-  /** After the stop rules: stop, or go on planning unless the budget is used up. */
-  private endTurn(stop: Stop | undefined): void {
+  /**
+   * After the stop rules: stop, or — unless the budget is used up — take in the queued
+   * messages (a follow-up only after a text answer) and go on planning.
+   */
+  private endTurn(stop: Stop | undefined, step: number, answered: boolean): void {
     if (stop) {
       this.stop = stop;
       if (stop.output !== undefined) this.lastOutput = stop.output;
     } else if (budgetReached(this.deps.limits, this.totals)) {
       this.stop = { reason: 'budget' };
     } else {
+      // A text answer that goes on with nothing queued is one the final-answer tool must replace.
+      if (!injectQueued(this.deps, this.messages, step, answered) && answered) this.remind(step);
       this.setState('planning');
     }
+  }
+
+  /** Whether a text answer should be met with a reminder to call the final-answer tool. */
+  private mayRemind(): boolean {
+    return this.deps.finalAnswerTool !== undefined && this.reminders < MAX_REMINDERS;
+  }
+
+  /** Tells the model to give its answer through the final-answer tool (a user message, like a steer). */
+  private remind(step: number): void {
+    this.reminders++;
+    const message: UserMessage = {
+      role: 'user',
+      content: `Give your answer by calling the \`${this.deps.finalAnswerTool as string}\` tool with arguments that match its parameters schema: a text answer does not finish this task.`,
+    };
+    this.messages.push(message);
+    this.deps.emit({ type: 'message_injected', step, kind: 'steer', message });
   }
 
   /**
@@ -370,7 +415,7 @@ class LoopRun {
       const preparing = first && firstTools ? firstPreparing : engine && turn ? engine.prepare(history, tools, turn) : undefined;
       if (preparing) await preparing;
       const transform = deps.hooks.transformContext;
-      const context = transform ? await transform([...history], { step, signal: this.signal }) : history;
+      const context = transform ? transformed(await transform([...history], { step, signal: this.signal })) : history;
       const request = this.request(context, tools);
       const stream = this.send(request, step);
       const message = stream.listen ? await stream.listen(this.onStreamEvent) : await this.iterate(stream);
@@ -487,6 +532,12 @@ class LoopRun {
 
 function noop(): void {}
 
+/** What `transformContext` returned, when it is a message list; anything else fails the run with a clear error. */
+function transformed(context: unknown): Message[] {
+  if (Array.isArray(context)) return context as Message[];
+  throw new ReinError('config', 'fatal', `hooks.transformContext must return an array of messages (new message objects for any it changes), got ${describe(context)}`);
+}
+
 /** An answer (not a failure) whose server reported no token usage at all. */
 function unreported(message: AssistantMessage): boolean {
   if (message.stopReason === 'error' || message.stopReason === 'aborted') return false;
@@ -494,7 +545,7 @@ function unreported(message: AssistantMessage): boolean {
   return u.input === 0 && u.output === 0 && u.cacheRead === 0 && u.cacheWrite === 0;
 }
 
-/** Moves queued steering (and, when the agent would stop, follow-up) messages into the history. */
+/** Moves queued steering (and, after a text answer, one follow-up) messages into the history. */
 function injectQueued(deps: LoopDeps, messages: Message[], step: number, wouldStop: boolean): boolean {
   const { steering, followUps } = deps.controls;
   if (steering.length === 0 && (!wouldStop || followUps.length === 0)) return false;

@@ -1,7 +1,8 @@
 /**
  * The stop rules asked after each tool batch, in their fixed order: done signal, terminate,
- * tool errors, no progress, the `shouldStopAfterTurn` hook. (Budget is asked last, by the
- * loop, once the turn's results are in the history.)
+ * tool errors, no progress, the `shouldStopAfterTurn` hook; after a text answer that goes
+ * on because a message is queued, only the hook. (Budget is asked last, by the loop, once
+ * the turn's results are in the history; queued messages enter only when the run goes on.)
  */
 import type { ReinError } from '../errors.js';
 import type { RunLimits, RunTotals, StopReasonCode } from '../events.js';
@@ -56,17 +57,30 @@ export function checkStopRules(deps: LoopDeps, t: TurnFacts): Stop | undefined |
     if (t.repeats.record(call.name, outcomes[i]?.arguments ?? call.arguments)) stuck = true;
   }
   if (stuck) return { reason: 'no_progress', detail: `the same call was made ${t.repeats.repeats} times in a row` };
-  const hook = deps.hooks.shouldStopAfterTurn;
-  if (!hook) return undefined;
-  const info: TurnInfo = { step: t.step, assistant: t.assistant, toolResults: outcomes.map((o) => o.result), messages: t.messages, totals: t.totals };
+  if (!deps.hooks.shouldStopAfterTurn) return undefined;
+  return askHook(deps, { step: t.step, assistant: t.assistant, toolResults: outcomes.map((o) => o.result), messages: t.messages, totals: t.totals });
+}
+
+/**
+ * After a text answer the run goes on only because a steering or follow-up message is
+ * queued: no calls, so of the rules only the hook applies (`undefined` without one).
+ */
+export function checkTextTurn(deps: LoopDeps, assistant: AssistantMessage, step: number, messages: Message[], totals: RunTotals): Promise<Stop | undefined> | undefined {
+  if (!deps.hooks.shouldStopAfterTurn) return undefined;
+  return askHook(deps, { step, assistant, toolResults: [], messages, totals });
+}
+
+function askHook(deps: LoopDeps, info: TurnInfo): Promise<Stop | undefined> {
+  const hook = deps.hooks.shouldStopAfterTurn as NonNullable<LoopDeps['hooks']['shouldStopAfterTurn']>;
   return Promise.resolve(hook(info)).then(hookStop);
 }
 
+/** Only `true`, a non-empty reason or `{ stop: true }` stops (an empty string is no reason). */
 function hookStop(answer: boolean | string | { stop: boolean; reason?: string }): Stop | undefined {
   if (answer === true) return { reason: 'hook' };
-  if (typeof answer === 'string') return { reason: 'hook', detail: answer };
+  if (typeof answer === 'string') return answer ? { reason: 'hook', detail: answer } : undefined;
   if (answer && typeof answer === 'object' && answer.stop) {
-    return answer.reason === undefined ? { reason: 'hook' } : { reason: 'hook', detail: answer.reason };
+    return answer.reason ? { reason: 'hook', detail: answer.reason } : { reason: 'hook' };
   }
   return undefined;
 }

@@ -116,7 +116,8 @@ function foreignAssistant(message: AssistantMessage): AssistantMessage {
   return { ...message, content };
 }
 
-function syntheticResult(toolCallId: string, toolName: string): ToolResultMessage {
+/** The error result that stands in for a call's missing result (the call was interrupted, so it may or may not have run). */
+export function syntheticResult(toolCallId: string, toolName: string): ToolResultMessage {
   return {
     role: 'tool',
     toolCallId,

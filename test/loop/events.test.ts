@@ -73,4 +73,37 @@ describe('the event log of a run', () => {
     expect(seen.at(-1)).toBe('run_finished');
     expect(() => handle[Symbol.asyncIterator]()).toThrow(/iterate the run before awaiting/);
   });
+
+  it('the buffer goes once the result is taken by any route and no iterator reads it', async () => {
+    const buffered = (handle: object): unknown => (handle as { buffer?: unknown }).buffer;
+    const { agent } = await setup([{ text: 'one' }, { text: 'two' }, { text: 'three' }, { text: 'four' }]);
+
+    const viaResult = agent.run('x');
+    expect((await viaResult.result).reason).toBe('final_answer');
+    expect(buffered(viaResult)).toBeUndefined();
+    expect(() => viaResult[Symbol.asyncIterator]()).toThrow(/iterate the run before awaiting/);
+
+    // Leaving a loop early releases the iterator's hold.
+    const leftEarly = agent.run('x');
+    for await (const event of leftEarly) if (event.type === 'run_started') break;
+    await leftEarly;
+    expect(buffered(leftEarly)).toBeUndefined();
+
+    // A live iterator keeps the buffer until it ends, also when the result was taken first.
+    const reading = agent.run('x');
+    const iterator = reading[Symbol.asyncIterator]();
+    await reading.result;
+    expect(buffered(reading)).toBeDefined();
+    const types: string[] = [];
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) types.push(next.value.type);
+    expect(types.at(-1)).toBe('run_finished');
+    expect(buffered(reading)).toBeUndefined();
+
+    // An iterator that ended before the result was taken leaves the buffer to the await.
+    const done = agent.run('x');
+    for await (const _event of done);
+    expect(buffered(done)).toBeDefined();
+    await done;
+    expect(buffered(done)).toBeUndefined();
+  });
 });

@@ -1,0 +1,216 @@
+/**
+ * Checking what a caller hands the agent, once, where the caller can see the mistake: the
+ * agent's options (in its constructor) and a run's input, history and queued messages (in
+ * `run`, `steer`, `followUp`). Each refusal is a `config` {@link ReinError} naming the
+ * option, what it got and what it takes, so a bad value never becomes a raw TypeError deep
+ * in a run, or a limit that silently does nothing.
+ */
+import { ReinError } from '../errors.js';
+import type { AssistantMessage, Message, ToolCall, UserMessage } from '../model/types.js';
+import { syntheticResult } from '../model/handoff.js';
+import type { AgentOptions } from './options.js';
+
+/** A value in a configuration error: itself when short, else its type. */
+export function describe(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value !== 'object' || value === null) return typeof value === 'string' ? JSON.stringify(value) : String(value);
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  try {
+    const json = JSON.stringify(value);
+    return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+  } catch {
+    return 'an object';
+  }
+}
+
+function refuse(what: string, got: unknown, takes: string): never {
+  throw new ReinError('config', 'fatal', `${what}: expected ${takes}, got ${describe(got)}`);
+}
+
+const USER_MESSAGE = "a string or a user message ({ role: 'user', content: string | parts[] })";
+
+/** A string or a user message as a user message (`run`'s input, `steer`, `followUp`); anything else throws. */
+export function toUser(message: string | UserMessage, what: string): UserMessage {
+  if (typeof message === 'string') return { role: 'user', content: message };
+  if (isUserMessage(message)) return message;
+  return refuse(what, message, USER_MESSAGE);
+}
+
+function isUserMessage(value: unknown): value is UserMessage {
+  if (!isObject(value)) return false;
+  return value.role === 'user' && (typeof value.content === 'string' || isPartList(value.content));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isPartList(value: unknown): boolean {
+  return Array.isArray(value) && value.every((part) => isObject(part) && typeof part.type === 'string');
+}
+
+/** `run`'s options: an object (its `history` is checked by {@link startingHistory}). */
+export function checkRunOptions(options: unknown): void {
+  if (!isObject(options)) refuse('run(input, options)', options, 'an options object ({ history, signal, runId })');
+}
+
+/**
+ * A run's starting history, checked and made whole: every message must be a user,
+ * assistant or tool message (else a `config` error naming its index); a tool call without
+ * `rawArguments` gets the JSON of its arguments; a call left without a result gets the same
+ * synthetic error result the model adapters send, so the run's own history — and its
+ * `result.messages` — has no dangling call. Returns the input array when all is well.
+ */
+export function startingHistory(history: unknown): Message[] {
+  if (history === undefined) return [];
+  if (!Array.isArray(history)) return refuse('history', history, 'an array of messages');
+  let out: Message[] | undefined;
+  let open: { call: AssistantMessage; answered: Set<string> } | undefined;
+  const closeOpen = (index: number): void => {
+    if (!open) return;
+    const missing = open.call.content.filter((c): c is ToolCall => c.type === 'tool_call' && !open?.answered.has(c.id));
+    if (missing.length > 0) (out ??= history.slice(0, index)).push(...syntheticResults(missing));
+    open = undefined;
+  };
+  for (let i = 0; i < history.length; i++) {
+    const message = checkMessage(history[i], i);
+    if (message.role === 'tool') open?.answered.add(message.toolCallId);
+    else {
+      closeOpen(i);
+      if (message.role === 'assistant' && message.stopReason !== 'error' && message.stopReason !== 'aborted' && message.content.some((c) => c.type === 'tool_call')) {
+        open = { call: message, answered: new Set() };
+      }
+    }
+    if (out) out.push(message);
+    else if (message !== history[i]) out = [...history.slice(0, i), message];
+  }
+  closeOpen(history.length);
+  return out ?? (history as Message[]);
+}
+
+/** One history message, checked; an assistant message whose calls lack `rawArguments` is copied with them filled in. */
+function checkMessage(value: unknown, index: number): Message {
+  const what = `history[${index}]`;
+  if (!isObject(value)) return refuse(what, value, 'a message object');
+  switch (value.role) {
+    case 'user':
+      if (!isUserMessage(value)) refuse(what, value, USER_MESSAGE);
+      return value as unknown as UserMessage;
+    case 'tool':
+      if (typeof value.toolCallId !== 'string' || !isPartList(value.content)) {
+        refuse(what, value, "a tool result ({ role: 'tool', toolCallId: string, toolName, content: parts[], isError })");
+      }
+      return value as unknown as Message;
+    case 'assistant': {
+      if (!isPartList(value.content)) refuse(what, value, "an assistant message ({ role: 'assistant', content: parts[], … })");
+      const message = value as unknown as AssistantMessage;
+      if (message.content.every((c) => c.type !== 'tool_call' || typeof c.rawArguments === 'string')) return message;
+      return { ...message, content: message.content.map((c) => (c.type === 'tool_call' && typeof c.rawArguments !== 'string' ? withRawArguments(c) : c)) };
+    }
+    default:
+      return refuse(`${what}.role`, value.role, "'user', 'assistant' or 'tool'");
+  }
+}
+
+function withRawArguments(call: ToolCall): ToolCall {
+  const args = isObject(call.arguments) ? call.arguments : {};
+  return { ...call, arguments: args, rawArguments: JSON.stringify(args) };
+}
+
+/** The error results of calls that have none: the ones the model layer sends on the wire (see `prepareHistory`). */
+function syntheticResults(missing: ToolCall[]): Message[] {
+  return missing.map((call) => syntheticResult(call.id, call.name));
+}
+
+// ── Agent options ─────────────────────────────────────────────────────────────────────
+
+const LIMIT_RULES: Record<string, [check: (v: number) => boolean, takes: string]> = {
+  maxSteps: [(v) => (Number.isInteger(v) && v >= 1) || v === Infinity, 'a whole number of model calls, at least 1 (Infinity: no limit)'],
+  timeoutMs: [(v) => Number.isFinite(v) && v > 0, 'a positive number of milliseconds'],
+  maxTokens: [(v) => Number.isFinite(v) && v > 0, 'a positive number of tokens'],
+  maxCostUsd: [(v) => Number.isFinite(v) && v > 0, 'a positive number of US dollars'],
+  noProgressRepeats: [(v) => Number.isInteger(v) && v >= 0, 'a whole number of repeats, 0 or more (0: off)'],
+  maxConsecutiveToolErrors: [(v) => Number.isInteger(v) && v >= 0, 'a whole number of errors, 0 or more (0: off)'],
+};
+
+const HOOKS = ['transformContext', 'beforeToolCall', 'afterToolCall', 'onConfirm', 'shouldStopAfterTurn'];
+
+/** Throws a `config` {@link ReinError} for the first option that cannot work. */
+export function validateAgentOptions(options: AgentOptions): void {
+  if (!isObject(options)) refuse('new Agent(options)', options, 'an options object');
+  checkModel(options.model);
+  if (options.tools !== undefined) {
+    if (!Array.isArray(options.tools)) refuse('tools', options.tools, 'an array of tools (defineTool(…))');
+    options.tools.forEach((tool, i) => {
+      if (!isObject(tool) || typeof tool.name !== 'string' || typeof tool.execute !== 'function') refuse(`tools[${i}]`, tool, 'a tool (defineTool(…)) with a name and execute');
+    });
+  }
+  if (options.toolSources !== undefined && !(Array.isArray(options.toolSources) && options.toolSources.every((s) => isObject(s) && typeof s.tools === 'function'))) {
+    refuse('toolSources', options.toolSources, 'an array of tool sources (each with id and tools())');
+  }
+  if (options.allowedTools !== undefined && !(Array.isArray(options.allowedTools) && options.allowedTools.every((n) => typeof n === 'string'))) {
+    refuse('allowedTools', options.allowedTools, 'an array of tool names or globs');
+  }
+  if (options.system !== undefined && typeof options.system !== 'string') refuse('system', options.system, 'a string');
+  checkLimits(options.limits);
+  if (options.toolExecution !== undefined && options.toolExecution !== 'parallel' && options.toolExecution !== 'sequential') {
+    refuse('toolExecution', options.toolExecution, "'parallel' or 'sequential'");
+  }
+  if (options.stopOnToolError !== undefined && typeof options.stopOnToolError !== 'boolean') refuse('stopOnToolError', options.stopOnToolError, 'true or false');
+  const timeout = options.toolTimeoutMs;
+  if (timeout !== undefined && !(typeof timeout === 'number' && timeout >= 0)) refuse('toolTimeoutMs', timeout, 'a number of milliseconds, 0 or more (0 or Infinity: no timeout)');
+  const chars = options.maxToolOutputChars;
+  if (chars !== undefined && !(typeof chars === 'number' && chars >= 1)) refuse('maxToolOutputChars', chars, 'a positive number of characters');
+  checkHooks(options.hooks);
+  for (const name of ['approvalPolicy', 'streamFn', 'log'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') refuse(name, options[name], 'a function');
+  }
+}
+
+function checkModel(model: unknown): void {
+  if (typeof model === 'string') {
+    if (model.trim() === '') refuse('model', model, "a 'provider/model' string (e.g. 'openai/gpt-4o') or a resolved model");
+    return;
+  }
+  if (!isObject(model) || typeof model.provider !== 'string' || typeof model.id !== 'string') {
+    refuse('model', model, "a 'provider/model' string (e.g. 'openai/gpt-4o') or a resolved model ({ provider, id, api, baseUrl, … })");
+  }
+}
+
+function checkLimits(limits: unknown): void {
+  if (limits === undefined) return;
+  if (!isObject(limits)) return refuse('limits', limits, `an object with ${Object.keys(LIMIT_RULES).join(', ')}`);
+  for (const [key, value] of Object.entries(limits)) {
+    const rule = LIMIT_RULES[key];
+    if (!rule) unknownKey('limits', key, Object.keys(LIMIT_RULES));
+    else if (value !== undefined && !(typeof value === 'number' && rule[0](value))) refuse(`limits.${key}`, value, rule[1]);
+  }
+}
+
+function checkHooks(hooks: unknown): void {
+  if (hooks === undefined) return;
+  if (!isObject(hooks)) return refuse('hooks', hooks, `an object of functions (${HOOKS.join(', ')})`);
+  for (const [key, value] of Object.entries(hooks)) {
+    if (!HOOKS.includes(key)) unknownKey('hooks', key, HOOKS);
+    else if (value !== undefined && typeof value !== 'function') refuse(`hooks.${key}`, value, 'a function');
+  }
+}
+
+function unknownKey(where: string, key: string, known: string[]): never {
+  const closest = known.reduce((best, k) => (distance(key, k) < distance(key, best) ? k : best));
+  throw new ReinError('config', 'fatal', `${where}.${key} is not an option: did you mean ${where}.${closest}? (known: ${known.join(', ')})`);
+}
+
+/** Edit distance, case-insensitive: how far a mistyped key is from a known one. */
+function distance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= y.length; j++) next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + (x[i - 1] === y[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[y.length] as number;
+}

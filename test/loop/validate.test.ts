@@ -1,0 +1,109 @@
+/** What the agent refuses up front, and the history it makes whole before a run. */
+import { describe, expect, it } from 'vitest';
+import { Agent } from '../../src/loop/agent.js';
+import type { AgentOptions } from '../../src/loop/options.js';
+import { ReinError } from '../../src/errors.js';
+import type { Message } from '../../src/model/types.js';
+import { addTool, roles, setup } from './helpers.js';
+
+const model = { provider: 'openai', id: 'scripted', api: 'openai-chat', baseUrl: 'http://127.0.0.1:1/v1' } as unknown as AgentOptions['model'];
+
+function refusal(options: Record<string, unknown>): string {
+  try {
+    new Agent({ model, ...options } as AgentOptions);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ReinError);
+    expect((error as ReinError).code).toBe('config');
+    return (error as Error).message;
+  }
+  throw new Error('accepted');
+}
+
+describe('agent options are checked in the constructor', () => {
+  it.each([
+    [{ limits: { maxSteps: Number.NaN } }, /limits\.maxSteps: expected a whole number.*got NaN/],
+    [{ limits: { maxSteps: null } }, /limits\.maxSteps.*got null/],
+    [{ limits: { maxSteps: -1 } }, /limits\.maxSteps.*got -1/],
+    [{ limits: { timeoutMs: -5 } }, /limits\.timeoutMs: expected a positive number of milliseconds, got -5/],
+    [{ limits: { maxTokens: -1 } }, /limits\.maxTokens.*got -1/],
+    [{ limits: { maxStep: 3 } }, /limits\.maxStep is not an option: did you mean limits\.maxSteps\?/],
+    [{ limits: null }, /limits: expected an object.*got null/],
+    [{ toolExecution: 'serial' }, /toolExecution: expected 'parallel' or 'sequential', got "serial"/],
+    [{ toolTimeoutMs: -1 }, /toolTimeoutMs.*got -1/],
+    [{ maxToolOutputChars: Number.NaN }, /maxToolOutputChars.*got NaN/],
+    [{ maxToolOutputChars: 0 }, /maxToolOutputChars.*got 0/],
+    [{ tools: addTool }, /tools: expected an array of tools/],
+    [{ tools: [null] }, /tools\[0\]: expected a tool.*got null/],
+    [{ hooks: { transformContext: 'x' } }, /hooks\.transformContext: expected a function, got "x"/],
+    [{ hooks: { shouldStopAfterTrun: () => true } }, /hooks\.shouldStopAfterTrun is not an option: did you mean hooks\.shouldStopAfterTurn\?/],
+    [{ model: undefined }, /model: expected a 'provider\/model' string.*got undefined/],
+    [{ model: 42 }, /model: expected.*got 42/],
+    [{ model: '' }, /model: expected/],
+  ])('%j is refused', (options, message) => {
+    expect(refusal(options)).toMatch(message);
+  });
+
+  it('accepts the documented special values', () => {
+    expect(() => new Agent({ model, limits: { maxSteps: Infinity, noProgressRepeats: 0, maxConsecutiveToolErrors: 0, timeoutMs: undefined }, toolTimeoutMs: 0 })).not.toThrow();
+    expect(() => new Agent({ model, toolTimeoutMs: Infinity, toolExecution: 'sequential', maxToolOutputChars: 100 })).not.toThrow();
+  });
+});
+
+describe('a run refuses input it cannot start from, synchronously', () => {
+  it.each([
+    ['run(undefined)', (agent: Agent) => agent.run(undefined as never), /run\(input\): expected a string or a user message.*got undefined/],
+    ['run(null)', (agent: Agent) => agent.run(null as never), /run\(input\).*got null/],
+    ['history: [null]', (agent: Agent) => agent.run('x', { history: [null as never] }), /history\[0\]: expected a message object, got null/],
+    ['history of a bad role', (agent: Agent) => agent.run('x', { history: [{ role: 'bogus' } as never] }), /history\[0\]\.role/],
+    ['steer(undefined)', (agent: Agent) => agent.run('x').steer(undefined as never), /steer: expected a string or a user message.*got undefined/],
+    ['followUp(42)', (agent: Agent) => agent.run('x').followUp(42 as never), /followUp: expected.*got 42/],
+  ])('%s', async (_label, start, message) => {
+    const { agent } = await setup([{ text: 'hi' }, { text: 'hi' }]);
+    expect(() => start(agent)).toThrow(message);
+  });
+});
+
+describe('the starting history is made whole', () => {
+  const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 };
+  const asking = (call: Record<string, unknown>): Message =>
+    ({ role: 'assistant', content: [{ type: 'tool_call', id: 'c1', name: 'add', ...call }], stopReason: 'tool_use', usage, provider: 'openai', model: 'x' }) as Message;
+
+  it('a call without a result gets the error result the wire gets, in the run history and its events', async () => {
+    const history = [{ role: 'user', content: 'earlier' } as Message, asking({ arguments: { a: 1, b: 2 }, rawArguments: '{"a":1,"b":2}' })];
+    const { agent, server } = await setup([{ text: 'ok' }], { tools: [addTool] });
+    const handle = agent.run('now', { history });
+    const events: Array<{ type: string; history?: Message[] }> = [];
+    handle.subscribe((e) => events.push(e));
+    const result = await handle;
+    expect(result.reason).toBe('final_answer');
+    expect(roles(result.messages)).toBe('user,assistant,tool,user,assistant');
+    const synthetic = result.messages[2] as Extract<Message, { role: 'tool' }>;
+    expect(synthetic).toMatchObject({ toolCallId: 'c1', isError: true });
+    // The same result the model layer sends on the wire.
+    expect(server.requests[0]!.messages[2]).toMatchObject({ role: 'tool', tool_call_id: 'c1' });
+    expect(String(server.requests[0]!.messages[2]!.content)).toContain((synthetic.content[0] as { text: string }).text);
+    expect(events[0]!.history).toEqual(result.messages.slice(0, 3));
+    // The caller's array is left as it was.
+    expect(history).toHaveLength(2);
+  });
+
+  it('a call without rawArguments gets the JSON of its arguments', async () => {
+    const { agent, server } = await setup([{ text: 'ok' }], { tools: [addTool] });
+    const result = await agent.run('now', { history: [{ role: 'user', content: 'earlier' }, asking({ arguments: { a: 1 } })] });
+    expect(result.reason).toBe('final_answer');
+    expect(result.messages[1]).toMatchObject({ content: [{ type: 'tool_call', arguments: { a: 1 }, rawArguments: '{"a":1}' }] });
+    expect((server.requests[0]!.messages[1] as { tool_calls: Array<{ function: { arguments: string } }> }).tool_calls[0]!.function.arguments).toBe('{"a":1}');
+  });
+
+  it('a whole history is used as given (the same array)', async () => {
+    const { agent } = await setup([{ text: 'ok' }]);
+    const history: Message[] = [{ role: 'user', content: 'earlier' }];
+    const handle = agent.run('now', { history });
+    let started: unknown;
+    handle.subscribe((e) => {
+      if (e.type === 'run_started') started = e.history;
+    });
+    await handle;
+    expect(started).toBe(history);
+  });
+});
