@@ -7,10 +7,18 @@
  */
 import { ReinError, type ErrorCode } from '../errors.js';
 import type { ToolCall, ToolResultMessage } from '../model/types.js';
-import { normalizeOutput } from './output.js';
+import { normalizeOutput, safeJson } from './output.js';
 import { repairArguments, type RepairResult } from './repair.js';
 import { closestName } from './suggest.js';
-import { cutToolOutput, DEFAULT_MAX_OUTPUT_CHARS, READ_TOOL_OUTPUT, textLength, withFullOutput } from './truncate.js';
+import {
+  cutToolOutput,
+  DEFAULT_MAX_OUTPUT_CHARS,
+  formatCount,
+  isLowSurrogate,
+  READ_TOOL_OUTPUT,
+  textLength,
+  withFullOutput,
+} from './truncate.js';
 import type {
   BeforeToolCallResult,
   DispatchContext,
@@ -51,6 +59,8 @@ type Settled =
   | { kind: 'aborted' };
 
 const MAX_LISTED_TOOLS = 40;
+/** How much of a thrown value that is not an Error goes into a message: a huge object would drown it. */
+const MAX_THROWN_CHARS = 1_000;
 
 /**
  * Creates a dispatcher over a registry. Hooks that throw become error results (a throwing
@@ -440,10 +450,41 @@ function isPromiseLike(value: unknown): value is PromiseLike<ToolReturn> {
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
   if (typeof error === 'string') return error;
+  const text = thrownText(error);
+  if (text.length <= MAX_THROWN_CHARS) return text;
+  // Cut before a whole character, not inside an emoji's surrogate pair.
+  const end = isLowSurrogate(text.charCodeAt(MAX_THROWN_CHARS)) ? MAX_THROWN_CHARS - 1 : MAX_THROWN_CHARS;
+  return `${text.slice(0, end)}… (${formatCount(text.length - end)} more characters)`;
+}
+
+/**
+ * A thrown value that is not an Error nor a string, said as well as it can be: a primitive
+ * by its string form; an object by its JSON, made safely (circular references, BigInts, Maps:
+ * see `safeJson`), or by its own `toString` when JSON shows nothing (`{}`: an Error of another
+ * realm, a class with a custom toString); never "[object Object]".
+ */
+function thrownText(value: unknown): string {
+  if (typeof value === 'function') return `a function ${value.name || '(anonymous)'}`;
+  if (value === null || typeof value !== 'object') return String(value);
+  const json = safeJson(value);
+  if (json !== undefined && json !== '{}') return json;
+  let text = '';
   try {
-    return JSON.stringify(error) ?? String(error);
+    text = String(value);
   } catch {
-    return String(error);
+    // no toString (Object.create(null)), or one that throws
+  }
+  if (text !== '' && !/^\[object \w*\]$/.test(text)) return text;
+  const name = constructorName(value);
+  return name && name !== 'Object' ? `${name} {}` : '{}';
+}
+
+function constructorName(value: object): string | undefined {
+  try {
+    const name: unknown = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -27,7 +27,10 @@ const EMPTY = '(no output)';
  * object, a BigInt) is made safely instead — circular references as `"[Circular]"`,
  * BigInts as their decimal digits — and `details` that are not JSON are replaced by
  * `{ note, value }`: a JSON-safe copy and why. The text the model sees is never dropped.
- * A string output costs no JSON at all; `details` cost one `JSON.stringify` (the check).
+ * A Map is shown as an object of its entries (as `[key, value]` pairs when a key is not a
+ * string) and a Set as an array, not as the `{}` JSON makes of them; `details` holding one
+ * are replaced by that copy. A string output costs no JSON at all; `details` cost one
+ * `JSON.stringify` (the check), and a second look only when that JSON contains `{}`.
  */
 export function normalizeOutput(output: ToolOutput | unknown): NormalizedOutput {
   if (typeof output === 'string') return { content: [text(output)], isError: false, terminate: false };
@@ -55,7 +58,9 @@ function asData(value: unknown): NormalizedOutput {
   let json: string | undefined;
   let details: unknown = value;
   try {
-    json = JSON.stringify(value);
+    const shown = toJson(value);
+    json = shown.json;
+    if ('copy' in shown) details = shown.copy;
   } catch (error) {
     const safe = unserializable(value, error);
     json = JSON.stringify(safe.value);
@@ -93,18 +98,45 @@ function stringify(value: unknown): string {
   if (value === undefined) return EMPTY;
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Uint8Array) return bytesText(value);
+  return safeJson(value) ?? String(value);
+}
+
+/**
+ * `value` as JSON text, made as {@link normalizeOutput} makes it: circular references as
+ * `"[Circular]"`, BigInts as strings of their digits, Maps and Sets with their entries.
+ * Never throws; `undefined` when JSON has nothing to say (`undefined`, a function, a symbol).
+ */
+export function safeJson(value: unknown): string | undefined {
   try {
-    return JSON.stringify(value) ?? String(value);
+    return toJson(value).json;
   } catch {
-    return JSON.stringify(toJsonSafe(value, [])) ?? String(value);
+    try {
+      return JSON.stringify(toJsonSafe(value, []));
+    } catch {
+      return undefined; // nested too deep even for the copy
+    }
   }
+}
+
+/**
+ * `JSON.stringify(value)`, except that Maps and Sets show their entries; throws as it does.
+ * When that changed the text, `copy` is the JSON-safe copy it was made from.
+ */
+function toJson(value: unknown): { json: string | undefined; copy?: unknown } {
+  const json = JSON.stringify(value);
+  // A Map or a Set has no fields of its own, so JSON writes it as `{}`: only JSON with `{}` in
+  // it can hide one, and only that pays for a second look.
+  if (json === undefined || !json.includes('{}')) return { json };
+  const copy = toJsonSafe(value, []);
+  const shown = JSON.stringify(copy);
+  return shown === json ? { json } : { json: shown, copy };
 }
 
 /** `details` as they are when they are JSON (the common case), else a JSON-safe copy with a note. */
 function jsonDetails(details: unknown): unknown {
   try {
-    JSON.stringify(details);
-    return details;
+    const shown = toJson(details);
+    return 'copy' in shown ? shown.copy : details;
   } catch (error) {
     return unserializable(details, error);
   }
@@ -120,8 +152,10 @@ function unserializable(value: unknown, error: unknown): { note: string; value: 
 /**
  * A copy of `value` that `JSON.stringify` accepts: what JSON.stringify would write, except
  * that a reference back to an ancestor becomes `"[Circular]"` (an object seen twice on
- * different branches is fine), a BigInt its digits, and a throwing getter or `toJSON`
- * `"[Unreadable]"`. Only called once plain `JSON.stringify` has failed.
+ * different branches is fine), a BigInt its digits, a Map an object of its entries (an
+ * array of `[key, value]` pairs when a key is not a string), a Set an array, and a throwing
+ * getter or `toJSON` `"[Unreadable]"`. Only called once plain `JSON.stringify` has failed
+ * or may have hidden a Map or a Set.
  */
 function toJsonSafe(value: unknown, ancestors: object[]): unknown {
   if (typeof value === 'bigint') return value.toString();
@@ -130,18 +164,32 @@ function toJsonSafe(value: unknown, ancestors: object[]): unknown {
   try {
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') return toJsonSafe(toJSON.call(value), ancestors);
+    // `new Number(1)` and the like: JSON writes the primitive inside.
+    if (value instanceof Number || value instanceof String || value instanceof Boolean || value instanceof BigInt) {
+      return toJsonSafe(value.valueOf(), ancestors);
+    }
     ancestors.push(value);
     try {
       if (Array.isArray(value)) return value.map((item: unknown) => toJsonSafe(item, ancestors));
-      const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) out[key] = toJsonSafe(item, ancestors);
-      return out;
+      if (value instanceof Set) return Array.from(value, (item: unknown) => toJsonSafe(item, ancestors));
+      if (value instanceof Map) return mapJsonSafe(value, ancestors);
+      // fromEntries, not assignment: a "__proto__" key stays a field.
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, toJsonSafe(item, ancestors)]));
     } finally {
       ancestors.pop();
     }
   } catch {
     return '[Unreadable]';
   }
+}
+
+/** A Map's entries as an object when every key is a string, else as `[key, value]` pairs. */
+function mapJsonSafe(map: Map<unknown, unknown>, ancestors: object[]): unknown {
+  const entries = Array.from(map);
+  if (entries.every(([key]) => typeof key === 'string')) {
+    return Object.fromEntries(entries.map(([key, item]) => [key, toJsonSafe(item, ancestors)]));
+  }
+  return entries.map(([key, item]) => [toJsonSafe(key, ancestors), toJsonSafe(item, ancestors)]);
 }
 
 let utf8: InstanceType<typeof TextDecoder> | undefined;

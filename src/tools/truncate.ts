@@ -54,9 +54,10 @@ export function truncateText(text: string, maxChars: number = DEFAULT_MAX_OUTPUT
   const keep = Math.max(0, Math.floor(maxChars));
   let headEnd = Math.ceil(keep / 2);
   let tailStart = text.length - (keep - headEnd);
-  // Never split a surrogate pair: half an emoji is not valid UTF-16 and some providers reject it.
-  if (headEnd > 0 && isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd--;
-  if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
+  // Never split a surrogate pair: half an emoji is not valid UTF-16 and some providers reject
+  // it. A lone surrogate of the text's own right at the cut goes into the removed part too.
+  while (headEnd > 0 && !wholeBefore(text, headEnd)) headEnd--;
+  while (tailStart < text.length && !wholeAt(text, tailStart)) tailStart++;
   const removed = tailStart - headEnd;
   // The offset is written without separators: the model copies it into a JSON integer.
   const more = hint
@@ -139,6 +140,20 @@ function cutParts(parts: Part[], maxChars: number, toolCallId: string | undefine
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** Whether `text` up to `end` ends with a whole character: not a surrogate, or the second half of a pair. */
+function wholeBefore(text: string, end: number): boolean {
+  const last = text.charCodeAt(end - 1);
+  if (isHighSurrogate(last)) return false;
+  return !isLowSurrogate(last) || (end >= 2 && isHighSurrogate(text.charCodeAt(end - 2)));
+}
+
+/** Whether `text` from `start` begins with a whole character: not a surrogate, or the first half of a pair. */
+function wholeAt(text: string, start: number): boolean {
+  const first = text.charCodeAt(start);
+  if (isLowSurrogate(first)) return false;
+  return !isHighSurrogate(first) || isLowSurrogate(text.charCodeAt(start + 1));
 }
 
 /** The second half of a surrogate pair: a cut before it would split a character. */

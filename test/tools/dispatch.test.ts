@@ -311,6 +311,41 @@ describe('dispatcher: execution', () => {
     expect(textOf(await setup(odd.tool).dispatch(call('roll', '{}'), context()))).toBe('tool "roll" failed: just a string');
   });
 
+  it('says what a thrown value that is not an Error was, never "[object Object]"', async () => {
+    const failed = async (thrown: unknown): Promise<string> => {
+      const { tool } = spyTool(() => {
+        throw thrown;
+      });
+      return textOf(await setup(tool).dispatch(call('roll', '{}'), context()));
+    };
+    const circ: Record<string, unknown> = { code: 'E_LOOP' };
+    circ.self = circ;
+    expect(await failed(circ)).toBe('tool "roll" failed: {"code":"E_LOOP","self":"[Circular]"}');
+    expect(await failed({ code: 'E', n: 10n })).toBe('tool "roll" failed: {"code":"E","n":"10"}');
+    expect(await failed(new Map([['status', 503]]))).toBe('tool "roll" failed: {"status":503}');
+    expect(await failed({ toString: () => 'custom failure' })).toBe('tool "roll" failed: custom failure');
+    expect(await failed(new (class HttpFailure {})())).toBe('tool "roll" failed: HttpFailure {}');
+    expect(await failed(Object.create(null))).toBe('tool "roll" failed: {}');
+    expect(await failed(42)).toBe('tool "roll" failed: 42');
+    expect(await failed(undefined)).toBe('tool "roll" failed: undefined');
+    expect(await failed(null)).toBe('tool "roll" failed: null');
+    expect(await failed(Symbol('why'))).toBe('tool "roll" failed: Symbol(why)');
+    // An Error from another realm is not `instanceof Error`: its own toString says it.
+    const { runInNewContext } = await import('node:vm');
+    expect(await failed(runInNewContext('new RangeError("elsewhere")'))).toBe('tool "roll" failed: RangeError: elsewhere');
+  });
+
+  it('cuts a long thrown value, never inside an emoji', async () => {
+    const { tool } = spyTool(async () => {
+      throw { rows: 'x'.repeat(990) + '😀'.repeat(100) };
+    });
+    const text = textOf(await setup(tool).dispatch(call('roll', '{}'), context()));
+    const prefix = 'tool "roll" failed: ';
+    // 9 characters of JSON and 990 x's: a cut at 1,000 would fall inside the first emoji.
+    expect(text).toBe(`${prefix}{"rows":"${'x'.repeat(990)}… (202 more characters)`);
+    expect(text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+
   it('a tool that ignores its signal still times out, and its signal fires', async () => {
     let toolSignal: AbortSignal | undefined;
     const { tool } = spyTool(

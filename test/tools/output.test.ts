@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeOutput } from '../../src/tools/output.js';
+import { normalizeOutput, safeJson } from '../../src/tools/output.js';
 
 const textOf = (output: unknown): string =>
   normalizeOutput(output)
@@ -74,6 +74,52 @@ describe('normalizeOutput', () => {
     expect(textOf(new Uint8Array([0xff, 0xfe, 0x00]))).toBe('<3 bytes of binary data>');
     expect(textOf(Buffer.from([0x50, 0x4b, 0x00, 0x04]))).toBe('<4 bytes of binary data>'); // valid UTF-8, but NUL: binary
     expect(textOf({ content: [Buffer.from('part')] })).toBe('part');
+  });
+
+  it('shows a Map as an object of its entries and a Set as an array, and keeps that copy as details', () => {
+    const out = normalizeOutput(new Map<string, unknown>([['a', 1], ['b', new Set([1, 2])]]));
+    expect(out.content).toEqual([{ type: 'text', text: '{"a":1,"b":[1,2]}' }]);
+    expect(out.details).toEqual({ a: 1, b: [1, 2] });
+    expect(textOf(new Set(['x', { y: new Map() }]))).toBe('["x",{"y":{}}]');
+    expect(textOf({ rows: [new Map([['k', 'v']])], empty: {} })).toBe('{"rows":[{"k":"v"}],"empty":{}}');
+  });
+
+  it('shows a Map with keys that are not strings as [key, value] pairs', () => {
+    expect(textOf(new Map<unknown, unknown>([[1, 'one'], ['two', 2], [{ id: 3 }, null]]))).toBe('[[1,"one"],["two",2],[{"id":3},null]]');
+    expect(textOf(new Map([[10n, 'big']]))).toBe('[["10","big"]]');
+  });
+
+  it('shows a Map or a Set that contains itself as "[Circular]"', () => {
+    const map = new Map<string, unknown>([['a', 1]]);
+    map.set('self', map);
+    expect(textOf(map)).toBe('{"a":1,"self":"[Circular]"}');
+    const set = new Set<unknown>([1]);
+    set.add(set);
+    expect(textOf({ content: [set] })).toBe('[1,"[Circular]"]');
+  });
+
+  it('replaces details holding a Map by the copy, and leaves other details with {} the same object', () => {
+    const out = normalizeOutput({ content: 'ok', details: { index: new Map([['a', [1]]]) } });
+    expect(out.details).toEqual({ index: { a: [1] } });
+    const fine = { empty: {}, text: '{}', list: [{}] };
+    expect(normalizeOutput({ content: 'ok', details: fine }).details).toBe(fine);
+    expect(normalizeOutput(fine).details).toBe(fine);
+    // Boxed primitives and toJSON are shown as JSON shows them.
+    expect(textOf({ n: Object(1), s: Object('s'), d: new Date(0), m: new Map() })).toBe('{"n":1,"s":"s","d":"1970-01-01T00:00:00.000Z","m":{}}');
+    expect(textOf({ n: Object(1), m: new Map([['a', Object(true)]]) })).toBe('{"n":1,"m":{"a":true}}');
+  });
+
+  it('keeps a "__proto__" key a field in a copy', () => {
+    const parsed = JSON.parse('{"__proto__": {"a": 1}, "m": {}}') as Record<string, unknown>;
+    parsed.m = new Map([['__proto__', 2]]);
+    expect(textOf(parsed)).toBe('{"__proto__":{"a":1},"m":{"__proto__":2}}');
+  });
+
+  it('safeJson never throws and says undefined when JSON has nothing to say', () => {
+    expect(safeJson(circular())).toBe('{"a":1,"self":"[Circular]"}');
+    expect(safeJson({ n: 1n, s: new Set([1]) })).toBe('{"n":"1","s":[1]}');
+    expect(safeJson(undefined)).toBeUndefined();
+    expect(safeJson(() => 1)).toBeUndefined();
   });
 
   it('shows a function or a symbol by its string form, without details', () => {
