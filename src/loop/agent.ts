@@ -17,7 +17,7 @@ import type { Tool } from '../tools/types.js';
 import { RunHandle, type RunControls } from './handle.js';
 import { AgentTools } from './agent-tools.js';
 import { AgentExtras, type RunExtras } from './agent-extras.js';
-import { deniedOutcome } from './tool-batch.js';
+import { deniedOutcome, type Confirm } from './tool-batch.js';
 import { createRedactor } from '../security/redact.js';
 import { redactingLog, redactingStore } from '../security/redacting-store.js';
 import { DEFAULT_LIMITS, type AgentOptions, type RunOptions } from './options.js';
@@ -324,7 +324,9 @@ export class Agent {
     };
 
     const stepOfCall = new Map<string, number>();
-    const dispatcher = this.dispatcherFor(emit, stepOfCall);
+    // Under an approval policy: the permission check of each gated call being dispatched.
+    const checks = new Map<string, Confirm>();
+    const dispatcher = this.dispatcherFor(emit, stepOfCall, checks);
     // Every field is present from the start (optional ones as undefined): one object shape
     // for every run, and no spread per optional field.
     const deps: LoopDeps = {
@@ -335,11 +337,13 @@ export class Agent {
       modelOptions: this.options.modelOptions ?? {},
       system: this.system,
       toolSpecs: extras ? () => extras.specs(this.registry.specs()) : this.ownSpecs,
-      dispatch: (call, ctx) => {
+      dispatch: (call, ctx, confirm) => {
         stepOfCall.set(call.id, ctx.step);
         const refusal = extras?.refuse(call);
         if (refusal !== undefined) return deniedOutcome(call, refusal);
-        return dispatcher.dispatchNow(call, ctx);
+        if (confirm === undefined) return dispatcher.dispatchNow(call, ctx);
+        checks.set(call.id, confirm);
+        return Promise.resolve(dispatcher.dispatchNow(call, ctx)).finally(() => checks.delete(call.id));
       },
       toolOf: this.toolOf,
       approvalPolicy: this.options.approvalPolicy,
@@ -390,10 +394,14 @@ export class Agent {
     return handle;
   }
 
-  private dispatcherFor(emit: (body: RunEventBody) => number, stepOfCall: Map<string, number>) {
+  private dispatcherFor(emit: (body: RunEventBody) => number, stepOfCall: Map<string, number>, checks: ReadonlyMap<string, Confirm>) {
     const hooks = this.options.hooks ?? {};
-    // With a policy, the batch asks onConfirm about the calls the policy wants a person to see.
-    const onConfirm = this.options.approvalPolicy ? undefined : hooks.onConfirm;
+    // With a policy, the batch hands over a check for each call the policy wants a person
+    // to see (see `runGated`); the dispatcher runs it where it runs onConfirm — after
+    // validation and beforeToolCall, with the arguments that will run — and allows the
+    // calls without one (the policy allowed them).
+    const policy = this.options.approvalPolicy !== undefined;
+    const onConfirm = policy ? undefined : hooks.onConfirm;
     return createDispatcher(this.registry, {
       ...(this.options.toolTimeoutMs === undefined ? {} : { defaultTimeoutMs: this.options.toolTimeoutMs }),
       ...(this.options.maxToolOutputChars === undefined ? {} : { maxOutputChars: this.options.maxToolOutputChars }),
@@ -403,6 +411,7 @@ export class Agent {
       onProgress: (call, update) => {
         emit({ type: 'tool_progress', step: stepOfCall.get(call.id) ?? 0, toolCallId: call.id, name: call.name, ...update });
       },
+      ...(policy ? { onConfirm: (call: ToolCall, args: Record<string, unknown>, tool: Tool) => checks.get(call.id)?.(args, tool) ?? true } : {}),
       ...(onConfirm
         ? {
             onConfirm: async (call: ToolCall, args: Record<string, unknown>, tool: Tool) => {

@@ -130,7 +130,13 @@ export interface AgentOptions {
    * from any process — decides. Pausing needs a `store`. The answer may be a verdict
    * `{ decision, rule, reason }` (what `createPermissionPolicy().decide` returns): each
    * decision is logged as a `permission_decided` event with its rule, and a denial's
-   * reason reaches the model.
+   * reason reaches the model. The order is the dispatcher's: validation → `beforeToolCall`
+   * → permission → execution, so a person is asked (and a pause records, with its
+   * `argumentsHash`) the validated, patched arguments that will run — never a call that
+   * fails validation — and an approval runs only with the arguments it approved. A denied
+   * call is refused before any hook sees it. Before a pause, the calls that wait are
+   * validated and passed through `beforeToolCall` (nothing runs); after the approval the
+   * hook runs again, and a call whose arguments then differ is refused.
    */
   approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => 'allow' | 'ask' | 'deny' | { decision: 'allow' | 'ask' | 'deny'; rule?: string; reason?: string };
   /**

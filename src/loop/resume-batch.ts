@@ -11,7 +11,22 @@ import { normalizeOutput } from '../tools/output.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { PendingBatch } from './resume-state.js';
 import type { LoopDeps } from './run-loop.js';
-import { NO_ONE_TO_ASK, PAUSED, askPerson, decide, declined, deniedOutcome, emitFinished, idempotencyKey, policyRefusal, requestApproval } from './tool-batch.js';
+import {
+  NO_ONE_TO_ASK,
+  PAUSED,
+  approvedCheck,
+  decide,
+  declined,
+  deniedOutcome,
+  emitFinished,
+  idempotencyKey,
+  personCheck,
+  policyRefusal,
+  prepare,
+  requestApproval,
+  verdictOf,
+  type Confirm,
+} from './tool-batch.js';
 import { crashPoint } from './crash-points.js';
 
 /** Outcomes of every call of the batch, in call order. */
@@ -33,38 +48,26 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
       outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, decision.reason ?? declined(undefined))));
       continue;
     }
-    if (!decision && !batch.started.has(call.id)) {
+    const started = batch.started.has(call.id);
+    let needsPerson = false;
+    if (!decision && !started) {
       // Not decided by a person: the policy decides now, as it would have in the batch.
       const verdict = decide(deps, batch.step, call);
       if (verdict.decision === 'deny') {
         outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, policyRefusal(verdict))));
         continue;
       }
-      if (verdict.decision === 'ask') {
-        if (deps.hooks.onConfirm) {
-          const answer = await askPerson(deps, batch.step, call);
-          if (!answer.allow) {
-            outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, declined(answer.reason))));
-            continue;
-          }
-        } else if (deps.log) {
-          requestApproval(deps, batch.step, call);
-          await deps.log.flush();
-          return PAUSED;
-        } else {
-          outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, NO_ONE_TO_ASK)));
-          continue;
-        }
-      }
+      needsPerson = verdict.decision === 'ask';
     }
     const key = idempotencyKey(deps.runId, batch.assistantSeq, index);
+    const ctx = { signal, runId: deps.runId, idempotencyKey: key, step: batch.step };
     const tool = deps.toolOf(call.name);
     const effect = tool?.effect ?? 'unsafe';
-    if (batch.started.has(call.id) && effect === 'unsafe') {
+    if (started && effect === 'unsafe') {
       outcomes.push(await record(deps, batch.step, call, unknownOutcome(call), 'unknown'));
       continue;
     }
-    if (batch.started.has(call.id) && effect === 'reconcilable' && tool?.reconcile) {
+    if (started && effect === 'reconcilable' && tool?.reconcile) {
       const answer = await tool.reconcile(key, { signal, runId: deps.runId });
       if (answer.done) {
         const output = normalizeOutput(answer.output ?? `tool "${call.name}" had completed before the run was interrupted`);
@@ -78,11 +81,33 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
         continue;
       }
     }
+    // A call that started and runs again: a person is asked first when the policy wants
+    // one (its question is asked after its tool_started, so it may never have been asked).
+    if (!decision && started) needsPerson = verdictOf(deps, call).decision === 'ask';
+    // An approved call runs only with the arguments that were approved.
+    let confirm: Confirm | undefined = decision ? approvedCheck(batch.approvalsRequested.get(call.id)) : undefined;
+    if (needsPerson) {
+      if (deps.hooks.onConfirm) confirm = personCheck(deps, batch.step, call);
+      else if (deps.log) {
+        // Validated and patched (nothing runs): the arguments a person approves are the ones that will run.
+        const prepared = await prepare(deps, call, ctx);
+        if (!prepared.ok) {
+          outcomes.push(await record(deps, batch.step, call, prepared.outcome));
+          continue;
+        }
+        requestApproval(deps, batch.step, call, prepared.args);
+        await deps.log.flush();
+        return PAUSED;
+      } else {
+        outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, NO_ONE_TO_ASK)));
+        continue;
+      }
+    }
     // Never started, or safe to run again: run it now, with the key it always had.
     deps.emit({ type: 'tool_started', step: batch.step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key });
     await deps.log?.flush(effect === 'unsafe' ? 'full' : 'normal');
     crashPoint('before-tool-execute');
-    const outcome = await deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey: key, step: batch.step });
+    const outcome = await deps.dispatch(call, ctx, confirm);
     outcomes.push(await record(deps, batch.step, call, outcome));
   }
   return outcomes;

@@ -60,6 +60,8 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
   let lastStatus: ResumeState['lastStatus'] = 'running';
   let batchIndex = -1;
   let batch: PendingBatch | undefined;
+  // Calls of the pending batch the policy wanted a person to see.
+  const asks = new Set<string>();
   events.forEach((event, index) => {
     switch (event.type) {
       case 'assistant_message': {
@@ -72,6 +74,7 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
             ? { step: event.step, assistantSeq: event.seq, calls, started: new Set(), finished: new Map(), approvalsRequested: new Map(), approvalsDecided: new Map() }
             : undefined;
         batchIndex = index;
+        asks.clear();
         break;
       }
       case 'tool_started':
@@ -83,6 +86,9 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
         break;
       case 'approval_requested':
         if (event.argumentsHash !== undefined) batch?.approvalsRequested.set(event.toolCallId, event.argumentsHash);
+        break;
+      case 'permission_decided':
+        if (event.decision === 'ask') asks.add(event.toolCallId);
         break;
       case 'approval_decided':
         batch?.approvalsDecided.set(event.toolCallId, { approved: event.approved, ...(event.reason === undefined ? {} : { reason: event.reason }) });
@@ -101,6 +107,11 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
         break;
     }
   });
+  // A person's approval is durable before the call it approves runs (see `askPerson`; a
+  // pause is decided by `approve` before anything runs): a call the policy asked about with
+  // no decision logged never ran, even when its tool_started is (a person is asked inside
+  // the dispatch, after it). It may run once a person approves.
+  for (const id of asks) if (!batch?.approvalsDecided.has(id)) batch?.started.delete(id);
   const pending = batch && batch.calls.some((call) => !batch?.finished.has(call.id)) ? batch : undefined;
   const history = pending ? messagesFromEvents(events.slice(0, batchIndex + 1)) : messagesFromEvents(events);
   return { traceId: first.traceId, input: first.input, history, totals, lastStatus, task: taskFromEvents(events), ...(pending ? { pending } : {}) };

@@ -25,7 +25,7 @@ import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
 import type { RunLog } from './run-log.js';
 import type { ResumeState } from './resume-state.js';
 import { resumeBatch } from './resume-batch.js';
-import { PAUSED, runTools, type PolicyAnswer } from './tool-batch.js';
+import { PAUSED, runTools, type Confirm, type PolicyAnswer } from './tool-batch.js';
 import { budgetReached, checkStopRules, checkTextTurn, type Stop } from './turn-stops.js';
 import { addUsage, finish } from './result.js';
 import { describe } from './validate.js';
@@ -47,9 +47,15 @@ export interface LoopDeps {
   system?: string;
   /** The tools the model is offered, asked for every turn (tool sources may change them). */
   toolSpecs: () => ToolSpec[];
+  /**
+   * Runs one call. `confirm`, under an approval policy, is the permission check of a call
+   * the policy did not simply allow: the dispatcher asks it after validation and
+   * `beforeToolCall`, with the arguments that will run (absent: the call is allowed).
+   */
   dispatch: (
     call: ToolCall,
     ctx: { signal: AbortSignal; runId: string; idempotencyKey: string; step: number },
+    confirm?: Confirm,
   ) => DispatchOutcome | Promise<DispatchOutcome>;
   /** What a response's usage cost in USD (`undefined` when the model's price is unknown). */
   costOf?: (usage: Usage) => Cost | undefined;

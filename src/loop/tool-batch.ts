@@ -38,10 +38,16 @@ export function emitFinished(deps: LoopDeps, step: number, call: ToolCall, outco
 /** Returned instead of outcomes when the batch waits for a person's approval. */
 export const PAUSED = Symbol('paused');
 
-/** The hash a decision must match: the call's arguments, canonically. */
-export function argumentsHash(call: ToolCall): string {
-  return createHash('sha256').update(canonicalJson(call.arguments)).digest('hex').slice(0, 32);
+/** The hash a decision must match: the arguments shown to the person (and run), canonically. */
+export function hashArguments(args: Record<string, unknown>): string {
+  return createHash('sha256').update(canonicalJson(args)).digest('hex').slice(0, 32);
 }
+
+/**
+ * The permission check of one gated call, run by the dispatcher after validation and
+ * `beforeToolCall`, right before execution: it gets exactly the arguments that will run.
+ */
+export type Confirm = (args: Record<string, unknown>, tool: Tool) => { allow: boolean; reason?: string } | Promise<{ allow: boolean; reason?: string }>;
 
 /** A refusal the model reads, for a call the policy or a person denied. */
 export function deniedOutcome(call: ToolCall, reason: string): DispatchOutcome {
@@ -105,23 +111,29 @@ export function declined(reason: string | undefined): string {
   return reason ? `a person declined it: ${reason}` : 'a person declined it';
 }
 
-/** Records that a call waits for a person's decision (the run pauses once the log has it). */
-export function requestApproval(deps: LoopDeps, step: number, call: ToolCall, hash: string = argumentsHash(call)): void {
-  deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: call.arguments, argumentsHash: hash });
+/** Records that a call waits for a person's decision on `args` (the run pauses once the log has it). */
+export function requestApproval(deps: LoopDeps, step: number, call: ToolCall, args: Record<string, unknown>): void {
+  deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: args, argumentsHash: hashArguments(args) });
 }
 
 /**
- * Asks `hooks.onConfirm` about one call, recording the question and the answer; true when
- * the person allowed it. A throwing hook denies.
+ * Asks `hooks.onConfirm` about one call and the arguments that will run (validated,
+ * patched by `beforeToolCall`), recording the question and the answer. A throwing hook, or
+ * one that answers neither a boolean nor `{ allow }`, denies. An approval is durable before
+ * the tool runs (a resume then knows that a call whose question was never answered never ran).
  */
-export async function askPerson(deps: LoopDeps, step: number, call: ToolCall): Promise<{ allow: boolean; reason?: string }> {
+export async function askPerson(deps: LoopDeps, step: number, call: ToolCall, args: Record<string, unknown>, tool: Tool): Promise<{ allow: boolean; reason?: string }> {
   const onConfirm = deps.hooks.onConfirm as NonNullable<LoopDeps['hooks']['onConfirm']>;
-  const hash = argumentsHash(call);
-  requestApproval(deps, step, call, hash);
+  const hash = hashArguments(args);
+  deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: args, argumentsHash: hash });
   let decision: { allow: boolean; reason?: string };
   try {
-    const answer = await onConfirm(call, call.arguments, deps.toolOf(call.name) as Tool);
-    decision = typeof answer === 'boolean' ? { allow: answer } : answer;
+    const answer: unknown = await onConfirm(call, args, tool);
+    if (typeof answer === 'boolean') decision = { allow: answer };
+    else if (typeof answer === 'object' && answer !== null && typeof (answer as { allow?: unknown }).allow === 'boolean') {
+      const { allow, reason } = answer as { allow: boolean; reason?: unknown };
+      decision = typeof reason === 'string' ? { allow, reason } : { allow };
+    } else decision = { allow: false, reason: 'the approval check answered neither true, false nor { allow }' };
   } catch (error) {
     decision = { allow: false, reason: `the approval check failed: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -133,7 +145,48 @@ export async function askPerson(deps: LoopDeps, step: number, call: ToolCall): P
     argumentsHash: hash,
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
   });
+  if (decision.allow && deps.log) await deps.log.flush((tool.effect ?? 'unsafe') === 'unsafe' ? 'full' : 'normal');
   return decision;
+}
+
+/** A person's check of one call as the dispatcher needs it: a "no" becomes the refusal the model reads. */
+export function personCheck(deps: LoopDeps, step: number, call: ToolCall): Confirm {
+  return async (args, tool) => {
+    const decision = await askPerson(deps, step, call, args, tool);
+    return decision.allow ? decision : { allow: false, reason: declined(decision.reason) };
+  };
+}
+
+/**
+ * The check of a call a person already approved (on `rein approve`, or before a crash): it
+ * runs only with the arguments whose hash was approved, never with others (a changed
+ * `beforeToolCall`, say). Nothing to check for a decision recorded without a hash.
+ */
+export function approvedCheck(expected: string | undefined): Confirm | undefined {
+  if (expected === undefined) return undefined;
+  return (args) => {
+    const hash = hashArguments(args);
+    if (hash === expected) return { allow: true };
+    return { allow: false, reason: `its arguments (hash ${hash}) are not the ones a person approved (hash ${expected}); call it again to be asked about these` };
+  };
+}
+
+/**
+ * Validates a call and runs `beforeToolCall` without executing it: the arguments a person
+ * must approve before a pause. A call that fails on the way (invalid arguments, blocked
+ * by the hook, refused) needs no one: its outcome is the answer.
+ */
+export async function prepare(
+  deps: LoopDeps,
+  call: ToolCall,
+  ctx: { signal: AbortSignal; runId: string; idempotencyKey: string; step: number },
+): Promise<{ ok: true; args: Record<string, unknown> } | { ok: false; outcome: DispatchOutcome }> {
+  let prepared: Record<string, unknown> | undefined;
+  const outcome = await deps.dispatch(call, ctx, (args) => {
+    prepared = args;
+    return { allow: false, reason: 'it waits for a person' };
+  });
+  return prepared ? { ok: true, args: prepared } : { ok: false, outcome };
 }
 
 /**
@@ -188,7 +241,14 @@ async function inSequence(
 /** Stands in for the log of a run that has no store: every write point is already reached. */
 const NO_LOG = { flush: (): Promise<void> => Promise.resolve() };
 
-async function runToolsDurably(deps: LoopDeps, allCalls: ToolCall[], step: number, assistantSeq: number, skip?: ReadonlySet<string>): Promise<DispatchOutcome[]> {
+async function runToolsDurably(
+  deps: LoopDeps,
+  allCalls: ToolCall[],
+  step: number,
+  assistantSeq: number,
+  skip?: ReadonlySet<string>,
+  gate?: Gate,
+): Promise<DispatchOutcome[]> {
   // Keys come from each call's position among all the turn's calls, skipped ones included.
   const calls = skip ? allCalls.filter((c) => !skip.has(c.id)) : allCalls;
   const positions = new Map(allCalls.map((c, i) => [c.id, i]));
@@ -202,7 +262,8 @@ async function runToolsDurably(deps: LoopDeps, allCalls: ToolCall[], step: numbe
   const durability = (batch: ToolCall[]) => (batch.some((c) => (deps.toolOf(c.name)?.effect ?? 'unsafe') === 'unsafe') ? 'full' : 'normal');
   const finish = async (call: ToolCall, key: string): Promise<DispatchOutcome> => {
     crashPoint('before-tool-execute');
-    const outcome = await deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey: key, step });
+    const outcome = await deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey: key, step }, gate?.checks.get(call.id));
+    gate?.settled(call.id);
     emitFinished(deps, step, call, outcome);
     await log.flush();
     crashPoint('after-tool-finished');
@@ -223,6 +284,49 @@ async function runToolsDurably(deps: LoopDeps, allCalls: ToolCall[], step: numbe
   return Promise.all(calls.map((call, i) => finish(call, keys[i] as string)));
 }
 
+/** The person's checks of a batch's gated calls, and what tells the next question it may go. */
+interface Gate {
+  checks: ReadonlyMap<string, Confirm>;
+  /** A call's dispatch is over (asked or not: it may have failed validation first). */
+  settled(id: string): void;
+}
+
+/**
+ * The checks of the calls a person must see, asked one at a time in call order even when
+ * the calls run in parallel: each question waits until the call before it was answered
+ * (or its dispatch ended without a question).
+ */
+function askInOrder(deps: LoopDeps, step: number, asks: ToolCall[]): Gate {
+  const checks = new Map<string, Confirm>();
+  const turns = new Map<string, () => void>();
+  let previous: Promise<void> = Promise.resolve();
+  for (const call of asks) {
+    let done!: () => void;
+    const turn = new Promise<void>((resolve) => (done = resolve));
+    turns.set(call.id, done);
+    const before = previous;
+    const ask = personCheck(deps, step, call);
+    checks.set(call.id, async (args, tool) => {
+      await before;
+      try {
+        return await ask(args, tool);
+      } finally {
+        done();
+      }
+    });
+    previous = turn;
+  }
+  return { checks, settled: (id) => turns.get(id)?.() };
+}
+
+/**
+ * A turn under an approval policy, in the dispatcher's order: validation → beforeToolCall →
+ * permission → execution. `deny` refuses before anything runs (no hook sees the call).
+ * `ask` with `onConfirm` asks the person inside the dispatch, about the validated and
+ * patched arguments that then run; without one, with a store, each such call is validated
+ * and patched first (nothing runs), the arguments a person must approve are logged, and
+ * the batch pauses; without a store it is refused.
+ */
 async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): Promise<DispatchOutcome[] | typeof PAUSED> {
   const asks: ToolCall[] = [];
   const refusals = new Map<string, string>();
@@ -231,25 +335,37 @@ async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assista
     if (verdict.decision === 'ask') asks.push(call);
     else if (verdict.decision === 'deny') refusals.set(call.id, policyRefusal(verdict));
   }
+  // Calls answered before the batch runs: refused, or failed while being prepared for a person.
+  const answered = new Map<string, DispatchOutcome>();
+  let gate: Gate | undefined;
   if (asks.length > 0) {
-    if (deps.hooks.onConfirm) {
-      // One question at a time: a person reads them in call order.
-      for (const call of asks) {
-        const decision = await askPerson(deps, step, call);
-        if (!decision.allow) refusals.set(call.id, declined(decision.reason));
-      }
-    } else if (!deps.log) {
+    if (deps.hooks.onConfirm) gate = askInOrder(deps, step, asks);
+    else if (!deps.log) {
       // Nowhere to pause: without a store the run cannot wait for a person.
       for (const call of asks) refusals.set(call.id, NO_ONE_TO_ASK);
     } else {
-      for (const call of asks) requestApproval(deps, step, call);
-      await deps.log.flush();
-      return PAUSED;
+      const signal = deps.controls.abortController.signal;
+      let waiting = false;
+      for (const call of asks) {
+        const key = idempotencyKey(deps.runId, assistantSeq, calls.indexOf(call));
+        const prepared = await prepare(deps, call, { signal, runId: deps.runId, idempotencyKey: key, step });
+        if (prepared.ok) {
+          requestApproval(deps, step, call, prepared.args);
+          waiting = true;
+        } else {
+          emitFinished(deps, step, call, prepared.outcome);
+          answered.set(call.id, prepared.outcome);
+        }
+      }
+      if (waiting) {
+        await deps.log.flush();
+        return PAUSED;
+      }
     }
   }
   // Without a log the durable path is the same minus the waiting: the flushes are no-ops.
-  const skip = new Set(refusals.keys());
-  const ran = skip.size === calls.length ? [] : await runToolsDurably(deps, calls, step, assistantSeq, skip);
+  const skip = new Set([...refusals.keys(), ...answered.keys()]);
+  const ran = skip.size === calls.length ? [] : await runToolsDurably(deps, calls, step, assistantSeq, skip, gate);
   const byId = new Map(ran.map((o) => [o.result.toolCallId, o]));
   const outcomes: DispatchOutcome[] = [];
   for (const call of calls) {
@@ -258,7 +374,7 @@ async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assista
       const outcome = deniedOutcome(call, refusal);
       emitFinished(deps, step, call, outcome);
       outcomes.push(outcome);
-    } else outcomes.push(byId.get(call.id) as DispatchOutcome);
+    } else outcomes.push(answered.get(call.id) ?? (byId.get(call.id) as DispatchOutcome));
   }
   // One write point for all the refusals: each `tool_finished` is durable before the run goes on.
   if (skip.size > 0) await deps.log?.flush();
