@@ -71,7 +71,9 @@ export class Agent {
   constructor(options: AgentOptions) {
     validateAgentOptions(options);
     this.options = options;
-    this.model = typeof options.model === 'string' ? resolveModel(options.model, options.modelConfig) : options.model;
+    // With its own streamFn (a replay, a test double) the agent never calls the provider: no key needed.
+    const modelConfig = options.streamFn ? { ...options.modelConfig, keyOptional: true } : options.modelConfig;
+    this.model = typeof options.model === 'string' ? resolveModel(options.model, modelConfig) : options.model;
     // Secrets never reach the log: every stored event and run record is redacted on its way
     // in (the live events and the model's history keep the real values the run needs).
     const redactor = options.redact === false ? undefined : (options.redact ?? createRedactor());

@@ -136,9 +136,18 @@ const LIMIT_RULES: Record<string, [check: (v: number) => boolean, takes: string]
 
 const HOOKS = ['transformContext', 'beforeToolCall', 'afterToolCall', 'onConfirm', 'shouldStopAfterTurn'];
 
+/** Every option of `new Agent()`: the type makes this list complete. */
+const AGENT_OPTIONS: Record<keyof AgentOptions, true> = {
+  model: true, modelConfig: true, modelInfo: true, system: true, tools: true, toolSources: true, skills: true, memory: true,
+  toolOutputPaging: true, toolSelection: true, allowedTools: true, outputSchema: true, limits: true, toolExecution: true,
+  stopOnToolError: true, toolTimeoutMs: true, maxToolOutputChars: true, retry: true, hooks: true, modelOptions: true,
+  streamFn: true, approvalPolicy: true, store: true, redact: true, metadata: true, log: true, context: true,
+};
+
 /** Throws a `config` {@link ReinError} for the first option that cannot work. */
 export function validateAgentOptions(options: AgentOptions): void {
   if (!isObject(options)) refuse('new Agent(options)', options, 'an options object');
+  for (const key of Object.keys(options)) if (!(key in AGENT_OPTIONS)) unknownKey('options', key, Object.keys(AGENT_OPTIONS));
   checkModel(options.model);
   if (options.tools !== undefined) {
     if (!Array.isArray(options.tools)) refuse('tools', options.tools, 'an array of tools (defineTool(…))');

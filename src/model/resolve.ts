@@ -26,6 +26,8 @@ export interface ResolveConfig {
   headers?: Record<string, string>;
   /** Extra providers by prefix, or replacements of the built-in ones. */
   providers?: Record<string, ProviderConfig>;
+  /** No key is needed: requests never reach the provider (an agent with its own `streamFn`, such as `replayModel`). */
+  keyOptional?: boolean;
 }
 
 interface KnownProvider {
@@ -127,7 +129,7 @@ export function resolveModel(
   const envBaseUrl = nonEmpty(env[known.baseUrlEnv]);
   const baseUrl = checkBaseUrl(config.baseUrl ?? envBaseUrl ?? known.baseUrl, config.baseUrl ? 'config.baseUrl' : envBaseUrl ? known.baseUrlEnv : provider);
   const apiKey = nonEmpty(config.apiKey) ?? (known.apiKeyEnv ? nonEmpty(env[known.apiKeyEnv]) : undefined);
-  if (apiKey === undefined && known.keyRequired && baseUrl === known.baseUrl) {
+  if (apiKey === undefined && known.keyRequired && baseUrl === known.baseUrl && !config.keyOptional) {
     throw new ReinError(
       'config',
       'fatal',
@@ -146,7 +148,7 @@ function fromCustom(
 ): ModelRef {
   const baseUrl = checkBaseUrl(config.baseUrl ?? custom.baseUrl, `providers.${provider}.baseUrl`);
   const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(custom.apiKey) ?? (custom.apiKeyEnv ? nonEmpty(env[custom.apiKeyEnv]) : undefined);
-  if (apiKey === undefined && custom.apiKeyEnv !== undefined) {
+  if (apiKey === undefined && custom.apiKeyEnv !== undefined && !config.keyOptional) {
     throw new ReinError(
       'config',
       'fatal',

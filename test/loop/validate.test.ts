@@ -39,8 +39,22 @@ describe('agent options are checked in the constructor', () => {
     [{ model: undefined }, /model: expected a 'provider\/model' string.*got undefined/],
     [{ model: 42 }, /model: expected.*got 42/],
     [{ model: '' }, /model: expected/],
+    [{ tols: [] }, /options\.tols is not an option: did you mean options\.tools\?/],
   ])('%j is refused', (options, message) => {
     expect(refusal(options)).toMatch(message);
+  });
+
+  it('an agent with its own streamFn (a replay) needs no API key for a hosted provider', () => {
+    const key = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    try {
+      expect(() => new Agent({ model: 'openai/gpt-4o-mini' })).toThrow(/OPENAI_API_KEY is not set/);
+      const replaying = new Agent({ model: 'openai/gpt-4o-mini', streamFn: () => ({}) as never });
+      expect(replaying.model).toMatchObject({ provider: 'openai', id: 'gpt-4o-mini' });
+      expect(replaying.model.apiKey).toBeUndefined();
+    } finally {
+      if (key !== undefined) process.env.OPENAI_API_KEY = key;
+    }
   });
 
   it('accepts the documented special values', () => {

@@ -33,6 +33,8 @@ describe('resolveModel', () => {
     const error = configError(() => resolveModel('openai/gpt-4o', {}, {}));
     expect(error.message).toBe('OPENAI_API_KEY is not set: export it, or point OPENAI_BASE_URL at a server that needs no key');
     configError(() => resolveModel('openai/gpt-4o', {}, { OPENAI_API_KEY: '  ' }));
+    // Unless requests never reach the provider (an agent's own streamFn).
+    expect(resolveModel('openai/gpt-4o', { keyOptional: true }, {}).apiKey).toBeUndefined();
   });
 
   it('OPENAI_BASE_URL pointing elsewhere makes the key optional (local servers)', () => {
