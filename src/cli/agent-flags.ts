@@ -38,32 +38,49 @@ export const AGENT_FLAGS = {
   'no-store': { type: 'boolean' },
 } as const satisfies FlagOptions;
 
-/** Help text of the shared flags. */
-export const AGENT_FLAGS_HELP = `  -m, --model <provider/model>  e.g. openai/gpt-4o-mini, ollama/llama3.1, vllm/<id>
-                                 (default: $REIN_MODEL, else openai/gpt-4o-mini)
-      --base-url <url>           an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1
-      --max-steps <n>            model calls before the run stops (default 15)
-      --timeout <seconds>        whole-run time limit
-      --system <text>            system prompt
-      --thinking <level>         off | low | medium | high (mapped per provider)
-      --max-cost <usd>           stop the run once it has cost this much (catalog prices)
-      --max-output-tokens <n>    the output limit of each model response (default: the server's)
-      --json                     one JSON event per line on stdout, nothing else
-      --no-stream                (run) write each answer once its model response is final: text
-                                   a failed, retried attempt streamed never reaches stdout
-      --no-tools                 offer the model no tools (no workspace, no MCP)
-      --tools <a,b,c>            only these tools (names or globs such as github__*)
-      --root <dir>               the workspace the file and shell tools are confined to (default: .)
-      --allow <rule>             permission rules, repeatable: --allow 'bash(git status*)',
+/** Help lines of the shared flags; `runOnly` ones are left out of `rein chat --help` (chat refuses them). */
+const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
+  { text: `  -m, --model <provider/model>  e.g. openai/gpt-4o-mini, ollama/llama3.1, vllm/<id>
+                                 (default: $REIN_MODEL, else openai/gpt-4o-mini)` },
+  {
+    text: `      --base-url <url>           the server of the model's provider (for openai/… any
+                                   OpenAI-compatible server), e.g. http://127.0.0.1:8000/v1`,
+  },
+  { text: '      --max-steps <n>            model calls before the run stops (default 15)' },
+  { text: '      --timeout <seconds>        whole-run time limit' },
+  { text: '      --system <text>            system prompt' },
+  { text: '      --thinking <level>         off | low | medium | high (mapped per provider)' },
+  { text: '      --max-cost <usd>           stop the run once it has cost this much (catalog prices)' },
+  { text: "      --max-output-tokens <n>    the output limit of each model response (default: the server's)" },
+  { text: '      --json                     one JSON event per line on stdout, nothing else', runOnly: true },
+  {
+    text: `      --no-stream                write each answer once its model response is final: text
+                                   a failed, retried attempt streamed never reaches stdout`,
+    runOnly: true,
+  },
+  { text: '      --no-tools                 offer the model no tools (no workspace, no MCP)' },
+  { text: '      --tools <a,b,c>            only these tools (names or globs such as github__*)' },
+  { text: '      --root <dir>               the workspace the file and shell tools are confined to (default: .)' },
+  {
+    text: `      --allow <rule>             permission rules, repeatable: --allow 'bash(git status*)',
       --ask <rule>                 --ask 'write_file(src/**)', --deny 'bash(rm *)', --deny 'github__*'
-      --deny <rule>
-      --mode <mode>              default | acceptEdits | plan (no side effects) | yolo (no questions)
-      --no-mcp                   do not start the MCP servers of .mcp.json / ~/.rein/mcp.json
-      --no-skills                do not load skills (.rein/skills, .agents/skills, ~/.rein/skills)
-      --memory                   remember/recall tools and memory hits, in .rein/memory.db
-      --store <path|postgres://…>  where runs are logged (default: $REIN_DATABASE_URL, else .rein/rein.db)
-      --no-store                 do not log the run
-  -h, --help                     this help`;
+      --deny <rule>`,
+  },
+  { text: '      --mode <mode>              default | acceptEdits | plan (no side effects) | yolo (no questions)' },
+  { text: '      --no-mcp                   do not start the MCP servers of .mcp.json / ~/.rein/mcp.json' },
+  { text: '      --no-skills                do not load skills (.rein/skills, .agents/skills, ~/.rein/skills)' },
+  { text: '      --memory                   remember/recall tools and memory hits, in .rein/memory.db' },
+  { text: '      --store <path|postgres://…>  where runs are logged (default: $REIN_DATABASE_URL, else .rein/rein.db)' },
+  { text: '      --no-store                 do not log the run' },
+  { text: '  -h, --help                     this help' },
+];
+
+/** Help text of the shared flags, as `rein run` or `rein chat` takes them. */
+export function agentFlagsHelp(command: 'run' | 'chat'): string {
+  return AGENT_FLAG_LINES.filter((line) => command === 'run' || !line.runOnly)
+    .map((line) => line.text)
+    .join('\n');
+}
 
 export type AgentFlagValues = {
   model?: string;

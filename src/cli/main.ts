@@ -5,7 +5,11 @@
 import type { CliIO, Command } from './io.js';
 import { EXIT } from './io.js';
 
-const COMMANDS: Record<string, { description: string; load: () => Promise<{ command: Command }> }> = {
+/**
+ * Every command; `sigterm`: SIGTERM stops it as Ctrl-C does (its signal aborts), for a
+ * command that runs until stopped.
+ */
+const COMMANDS: Record<string, { description: string; load: () => Promise<{ command: Command }>; sigterm?: boolean }> = {
   run: { description: 'run one task and exit', load: () => import('./commands/run.js') },
   chat: { description: 'an interactive session (type while it works to steer)', load: () => import('./commands/chat.js') },
   demo: { description: 'two example tasks against a scripted offline model (no key needed)', load: () => import('./commands/demo.js') },
@@ -16,10 +20,16 @@ const COMMANDS: Record<string, { description: string; load: () => Promise<{ comm
   resume: { description: 'continue a stored run from its log', load: () => import('./commands/resume.js') },
   approve: { description: 'approve or deny what a paused run waits for', load: () => import('./commands/approve.js') },
   mcp: { description: 'list MCP servers and their tools; call a tool without a model', load: () => import('./commands/mcp.js') },
+  'scripted-server': {
+    description: 'a scripted model server, to try rein offline (no key needed)',
+    load: () => import('./commands/scripted-server.js'),
+    sigterm: true,
+  },
 };
 
 function help(): string {
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.description}`);
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.description}`);
   return `rein — an agent harness
 
 Usage: rein <command> [options]
@@ -28,7 +38,10 @@ Commands:
 ${lines.join('\n')}
 
 Run \`rein <command> --help\` for a command's options.
-Environment: OPENAI_API_KEY, OPENAI_BASE_URL, REIN_MODEL (provider/model).
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, REIN_MODEL (provider/model), REIN_DATABASE_URL.
+Other providers read their own (the README's provider table): ANTHROPIC_API_KEY,
+GEMINI_API_KEY, OPENROUTER_API_KEY, VLLM_API_KEY; each its base URL from ANTHROPIC_BASE_URL,
+GEMINI_BASE_URL, OPENROUTER_BASE_URL, OLLAMA_BASE_URL, VLLM_BASE_URL, LMSTUDIO_BASE_URL.
 `;
 }
 
@@ -66,6 +79,7 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   if (name !== 'chat') process.on('SIGINT', onSigint);
+  if (entry.sigterm) process.once('SIGTERM', () => controller.abort('terminated'));
   const { command } = await entry.load();
   process.exitCode = await command.run(rest, name === 'chat' ? { ...io, signal: chatController.signal } : io);
 }

@@ -341,6 +341,23 @@ describe('rein chat', () => {
 });
 
 describe('rein', () => {
+  it('--help lists every command and the variables of the other providers', async () => {
+    const out = await rein(['--help']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^ {2}scripted-server {2}a scripted model server/m);
+    for (const name of ['ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY', 'OLLAMA_BASE_URL']) expect(out.stdout).toContain(name);
+  });
+
+  it('chat --help leaves out the flags only rein run takes; --base-url is the server of the model\'s provider', async () => {
+    const chat = await rein(['chat', '--help']);
+    const run = await rein(['run', '--help']);
+    expect([chat.code, run.code]).toEqual([0, 0]);
+    expect(chat.stdout).not.toMatch(/--json|--no-stream/);
+    expect(run.stdout).toMatch(/--json {2}/);
+    expect(run.stdout).toMatch(/--no-stream {2}/);
+    for (const help of [chat.stdout, run.stdout]) expect(help).toMatch(/--base-url <url> +the server of the model's provider \(for openai\/… any\n\s+OpenAI-compatible server\)/);
+  });
+
   it('an unknown command lists the commands (exit 2)', async () => {
     const out = await rein(['frobnicate']);
     expect(out.code).toBe(2);

@@ -84,6 +84,8 @@ export function startRein(args: string[], options: { env?: NodeJS.ProcessEnv; cw
     write: (line: string) => child.stdin.write(`${line}\n`),
     end: () => child.stdin.end(),
     kill: () => child.kill('SIGKILL'),
+    /** Asks rein to stop, as a service manager does. */
+    terminate: () => child.kill('SIGTERM'),
     /** Closes the reading end of rein's stdout (or stderr), as `rein … | head` does once it has enough. */
     closeStdout: () => child.stdout.destroy(),
     closeStderr: () => child.stderr.destroy(),

@@ -70,9 +70,12 @@ describe('stored runs in the CLI', () => {
     const types = shown.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
     expect(types.filter((t) => t === 'tool_finished')).toHaveLength(1);
     expect(types).toContain('run_resumed');
+    // A run that is over: a usage error that says why, not a failed run's summary line.
     const again = await rein(['resume', runId, '--store', db, '--base-url', s.url], { env: cleanEnv() });
-    expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/is done/);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(new RegExp(`run ${runId} is done \\(final_answer\\): there is nothing to resume\\. rein resume continues a run that crashed, failed, was aborted or is paused`));
+    expect(again.stderr).not.toMatch(/■|fatal_error/);
+    expect(again.stdout).toBe('');
   });
 
   it('rein approve continues, from another process, a run paused for approval; a second decision is refused', async () => {
@@ -100,8 +103,9 @@ describe('stored runs in the CLI', () => {
     expect(approved.stdout.trim()).toBe('Rolled.');
     expect(approved.stderr).toMatch(/→ roll_dice/);
     const again = await rein(['approve', runId, '--store', db, '--base-url', s.url], { env: cleanEnv() });
-    expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/not waiting for approval/);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(new RegExp(`run ${runId} is not waiting for approval \\(it is done: final_answer\\): there is nothing to approve or deny\\. .*rein runs --status paused`));
+    expect(again.stderr).not.toMatch(/■|fatal_error/);
   });
 
   it('rein resume refuses a run whose tools the rein command does not have, naming them', async () => {

@@ -116,12 +116,22 @@ describe('rein run: approvals and the permission policy', () => {
     expect(runId).toBeDefined();
     expect(paused.stderr).toContain('rein: waiting for approval: write_file {"path":"a.txt","content":"A"} (default: risk write asks) [call_a]\n');
     expect(paused.stderr).toContain('rein: waiting for approval: write_file {"path":"b.txt","content":"B"} (default: risk write asks) [call_b]\n');
+    // rein show says the same of the stored run, later, from another process.
+    const shown = await rein(['show', runId!]);
+    expect(shown.code).toBe(0);
+    expect(shown.stderr).toContain('rein: waiting for approval: write_file {"path":"a.txt","content":"A"} (default: risk write asks) [call_a]\n');
+    expect(shown.stderr).toContain('rein: waiting for approval: write_file {"path":"b.txt","content":"B"} (default: risk write asks) [call_b]\n');
+    expect(shown.stderr).toContain(`rein: the run waits for approval: rein approve ${runId} (or --deny)\n`);
 
     const first = await rein(['approve', runId!, '--call', 'call_a', '--base-url', s.url]);
     expect(first.code).toBe(4);
     expect(first.stderr).not.toContain('[call_a]');
     expect(first.stderr).toContain('rein: waiting for approval: write_file {"path":"b.txt","content":"B"} (default: risk write asks) [call_b]\n');
     expect(first.stderr).toContain(`rein: the run waits for approval: rein approve ${runId}`);
+    // The log of a run resumed and paused again: only the call still waiting.
+    const replayed = await rein(['replay', runId!]);
+    expect(replayed.stderr).not.toContain('[call_a]');
+    expect(replayed.stderr).toContain('rein: waiting for approval: write_file {"path":"b.txt","content":"B"} (default: risk write asks) [call_b]\n');
 
     const second = await rein(['approve', runId!, '--deny', '--reason', 'b stays as it is', '--base-url', s.url]);
     expect(second.code).toBe(0);

@@ -2,10 +2,27 @@
  * `rein approve <run>`: decides the approval a paused run waits for, from any process, and
  * continues the run (with the agent it was started with, as `rein resume` rebuilds it).
  */
+import { ReinError } from '../../errors.js';
+import type { RunRecord } from '../../store/types.js';
 import { EXIT, type Command } from '../io.js';
 import { parseCommandLine, runIdOf } from '../flags.js';
 import { withStoredRun } from './resume.js';
 import { exitCodeOf, renderRun, reportSetupError } from './run.js';
+
+/**
+ * Refuses, as a usage error, a run that is not paused: it waits for no decision, and is
+ * left as it is.
+ */
+export function checkPaused(record: RunRecord): void {
+  if (record.status === 'paused') return;
+  const resumable = record.status === 'failed' || record.status === 'aborted';
+  throw new ReinError(
+    'config',
+    'fatal',
+    `run ${record.id} is not waiting for approval (it is ${record.status}${record.reason ? `: ${record.reason}` : ''}): there is nothing to approve or deny` +
+      `${resumable ? `; rein resume ${record.id} continues it` : ''}. rein approve decides for a paused run (rein runs --status paused lists them)`,
+  );
+}
 
 const usage = `rein approve <run> [--deny] [--reason <text>] [--call <tool-call-id>] [--force] [--store <path|url>] [--base-url URL]
 
@@ -30,7 +47,7 @@ export const command: Command = {
       if (!parsed) return EXIT.ok;
       const { values, positionals } = parsed;
       const runId = runIdOf(positionals, 'approve', 'rein runs --status paused lists them');
-      return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'] }, io, async (agent, store) => {
+      return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'], check: checkPaused }, io, async (agent, store) => {
         const handle = agent.approve(runId, {
           approved: !values.deny,
           signal: io.signal,

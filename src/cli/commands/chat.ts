@@ -8,7 +8,7 @@ import type { RunHandle } from '../../loop/handle.js';
 import { ReinError } from '../../errors.js';
 import { EXIT, type Command } from '../io.js';
 import { HumanRenderer } from '../render.js';
-import { AGENT_FLAGS, AGENT_FLAGS_HELP, agentOptionsFromFlags, storeFromFlags } from '../agent-flags.js';
+import { AGENT_FLAGS, agentFlagsHelp, agentOptionsFromFlags, storeFromFlags } from '../agent-flags.js';
 import type { Agent } from '../../loop/agent.js';
 import type { RunStore } from '../../store/types.js';
 import { reportSetupError } from './run.js';
@@ -25,7 +25,7 @@ Lines piped in are read as they arrive: piped all at once, the later ones steer 
 task's run; to run prompts one by one, send each once the \`> \` prompt is back on stderr.
 Ctrl-C stops the current run; \`exit\`, \`quit\` or Ctrl-D ends the session.
 
-${AGENT_FLAGS_HELP}`;
+${agentFlagsHelp('chat')}`;
 
 export const command: Command = {
   description: 'an interactive session',

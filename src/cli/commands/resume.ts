@@ -71,18 +71,21 @@ export async function agentForStoredRun(record: RunRecord, store: RunStore, base
 }
 
 /**
- * Opens the store, finds run `runId`, rebuilds its agent and hands both to `use`; closes
+ * Opens the store, finds run `runId`, checks it with `options.check` (which throws when the
+ * command cannot continue it), rebuilds its agent and hands both to `use`; closes
  * everything afterwards. Shared by `rein resume` and `rein approve`.
  */
 export async function withStoredRun<T>(
   runId: string,
-  options: { store: string | undefined; baseUrl: string | undefined },
+  options: { store: string | undefined; baseUrl: string | undefined; check?: (record: RunRecord) => void },
   io: CliIO,
   use: (agent: Agent, store: RunStore) => Promise<T>,
 ): Promise<T> {
   const store = await openStoreFor(options.store, io);
   try {
     const record = await findRun(store, runId);
+    // Before the agent is built: a run there is nothing to continue starts no MCP server.
+    options.check?.(record);
     const { agent, close } = await agentForStoredRun(record, store, options.baseUrl, io);
     try {
       return await use(agent, store);
@@ -92,6 +95,20 @@ export async function withStoredRun<T>(
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Refuses, as a usage error, a run that has ended (done or stopped by a limit): there is
+ * nothing to resume, and the run is left as it is.
+ */
+export function checkResumable(record: RunRecord): void {
+  if (record.status !== 'done' && record.status !== 'stopped') return;
+  throw new ReinError(
+    'config',
+    'fatal',
+    `run ${record.id} is ${record.status} (${record.reason ?? 'no reason'}): there is nothing to resume. ` +
+      `rein resume continues a run that crashed, failed, was aborted or is paused; rein show ${record.id} shows this one`,
+  );
 }
 
 const usage = `rein resume <run> [--force] [--json] [--store <path|url>] [--base-url URL]
@@ -118,7 +135,7 @@ export const command: Command = {
       const { values, positionals } = parsed;
       json = Boolean(values.json);
       const runId = runIdOf(positionals, 'resume');
-      return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'] }, io, async (agent, store) => {
+      return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'], check: checkResumable }, io, async (agent, store) => {
         const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
         return exitCodeOf(await renderRun(handle, io, json, { provider: agent.model.provider }, () => store.loadEvents(runId)));
       });

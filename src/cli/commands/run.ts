@@ -6,7 +6,7 @@ import type { RunHandle } from '../../loop/handle.js';
 import { SUCCESS_REASONS } from '../../loop/options.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { HumanRenderer, describeError, type RenderOptions } from '../render.js';
-import { AGENT_FLAGS, AGENT_FLAGS_HELP, agentOptionsFromFlags, storeFromFlags } from '../agent-flags.js';
+import { AGENT_FLAGS, agentFlagsHelp, agentOptionsFromFlags, storeFromFlags } from '../agent-flags.js';
 import { openCliAgent } from '../cli-agent.js';
 import { parseCommandLine } from '../flags.js';
 import type { RunStore } from '../../store/types.js';
@@ -24,7 +24,7 @@ notes and the summary line go to stderr. With --json, stdout carries one JSON ev
 line.
 The task "-", or no task when stdin is not a terminal, is read from stdin.
 
-${AGENT_FLAGS_HELP}`;
+${agentFlagsHelp('run')}`;
 
 /** The exit code of a finished run (see README: exit codes). */
 export function exitCodeOf(result: RunResult): number {
@@ -70,18 +70,30 @@ export async function renderRun(
   renderer.summary(result);
   // A person deciding with `rein approve` should see what they decide on, not only a run id.
   if (result.status === 'paused') {
-    if (storedEvents) {
-      waiting = new WaitingCalls();
-      for (const event of await storedEvents()) waiting.onEvent(event);
-    }
-    for (const line of waiting.lines()) io.stderr.write(`rein: waiting for approval: ${line}\n`);
-    io.stderr.write(`rein: the run waits for approval: rein approve ${result.runId} (or --deny)\n`);
+    if (storedEvents) waiting = WaitingCalls.of(await storedEvents());
+    announceWaiting(waiting, result.runId, io);
   }
   return result;
 }
 
+/**
+ * Says what a paused run waits for (each call, its arguments and the rule that asked) and
+ * how to decide it: after `rein run`, `resume` or `approve` pauses, and in `rein show`.
+ */
+export function announceWaiting(waiting: WaitingCalls, runId: string, io: CliIO): void {
+  for (const line of waiting.lines()) io.stderr.write(`rein: waiting for approval: ${line}\n`);
+  io.stderr.write(`rein: the run waits for approval: rein approve ${runId} (or --deny)\n`);
+}
+
 /** The calls of a run that asked for approval and are not decided yet, with the rule that asked. */
-class WaitingCalls {
+export class WaitingCalls {
+  /** The calls still waiting at the end of a run's log. */
+  static of(events: readonly RunEvent[]): WaitingCalls {
+    const waiting = new WaitingCalls();
+    for (const event of events) waiting.onEvent(event);
+    return waiting;
+  }
+
   private readonly rules = new Map<string, string>();
   private readonly calls = new Map<string, string>();
 

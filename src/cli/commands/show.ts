@@ -8,10 +8,13 @@ import { messagesFromEvents } from '../../loop/fold.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { parseCommandLine, runIdOf } from '../flags.js';
 import { HumanRenderer, formatMs } from '../render.js';
-import { reportSetupError } from './run.js';
+import { announceWaiting, reportSetupError, WaitingCalls } from './run.js';
 import { findRun, openStoreFor } from './store-command.js';
 
-/** Renders stored events the way the live run looked. */
+/**
+ * Renders stored events the way the live run looked: for a run that ended paused, with the
+ * calls it waits for and the `rein approve` that decides them.
+ */
 export function renderLog(events: readonly RunEvent[], io: CliIO): void {
   const renderer = new HumanRenderer(io);
   let finished: Extract<RunEvent, { type: 'run_finished' }> | undefined;
@@ -20,7 +23,10 @@ export function renderLog(events: readonly RunEvent[], io: CliIO): void {
     if (event.type === 'run_finished') finished = event;
   }
   renderer.close();
-  if (finished) renderer.summary({ ...finished.result, messages: messagesFromEvents(events) } as RunResult);
+  if (!finished) return;
+  renderer.summary({ ...finished.result, messages: messagesFromEvents(events) } as RunResult);
+  // The last end of the log is where the run stands (a resumed run has one per process).
+  if (finished.status === 'paused') announceWaiting(WaitingCalls.of(events), finished.runId, io);
 }
 
 function makeCommand(name: 'show' | 'replay'): Command {
