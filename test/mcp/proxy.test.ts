@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startMcp, type McpHost, type McpHostOptions } from '../../src/mcp/host.js';
 import { closeIdleConnections } from '../../src/model/http-pool.js';
 import { EVERYTHING, freePort, startHttpServer, textOf } from './helpers.js';
+import { setEnv as setEnvFor } from '../env.js';
 
 // Runs before the helpers' afterEach (hooks run in reverse): the host and the proxy are
 // closed here, then the helpers stop the server's process.
@@ -21,14 +22,7 @@ afterEach(async () => {
 
 /** Sets environment variables for one test. */
 function setEnv(values: Record<string, string>): void {
-  const before = Object.fromEntries(Object.keys(values).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, values);
-  cleanups.push(() => {
-    for (const [k, v] of Object.entries(before)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  });
+  cleanups.push(setEnvFor(values));
 }
 
 /** What the proxy was asked: the request line's method and target, the Host, and the JSON-RPC methods of a POST. */

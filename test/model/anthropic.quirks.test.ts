@@ -12,7 +12,7 @@ import type { RetryPolicy } from '../../src/model/retry.js';
 import type { AssistantStreamEvent, ModelRef } from '../../src/model/types.js';
 import { byteChunks, closedPortUrl, fixtureResponse, readFixture, startServer } from './fixture-server.js';
 import type { ScriptedResponse, TestServer } from './fixture-server.js';
-import { collect, expectWellFormed, testModel, textOf, thinkingOf, toolCallsOf } from './stream-helpers.js';
+import { collect, expectWellFormed, lastError, testModel, textOf, thinkingOf, toolCallsOf } from './stream-helpers.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -46,12 +46,6 @@ async function run(responses: ScriptedResponse[], options: { signal?: AbortSigna
   const result = await collect(streamAnthropic(testModel(server.baseUrl, CLAUDE), { messages: [{ role: 'user', content: 'hi' }] }, options));
   expectWellFormed(result.events, result.message);
   return result;
-}
-
-function lastError(events: AssistantStreamEvent[]) {
-  const last = events[events.length - 1];
-  if (last?.type !== 'error') throw new Error(`expected an error event, got ${last?.type}`);
-  return last.error;
 }
 
 describe('anthropic quirks', () => {

@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { httpPost } from '../../src/model/http.js';
 import { closeIdleConnections } from '../../src/model/http-pool.js';
 import { bypassed, proxyFor } from '../../src/model/http-proxy.js';
+import { setEnv as setEnvFor } from '../env.js';
 
 const MODEL_TEST_CERT = new URL('./tls/model-test-cert.pem', import.meta.url);
 const MODEL_TEST_KEY = new URL('./tls/model-test-key.pem', import.meta.url);
@@ -27,14 +28,7 @@ afterEach(async () => {
 
 /** Sets environment variables for one test. */
 function setEnv(values: Record<string, string>): void {
-  const before = Object.fromEntries(Object.keys(values).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, values);
-  cleanups.push(() => {
-    for (const [k, v] of Object.entries(before)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  });
+  cleanups.push(setEnvFor(values));
 }
 
 async function listen(server: net.Server): Promise<number> {

@@ -5,10 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamOpenAIChat } from '../../src/model/providers/openai-chat.js';
-import type { AssistantStreamEvent } from '../../src/model/types.js';
 import { byteChunks, sseBody, startServer } from './fixture-server.js';
 import type { ScriptedResponse, TestServer } from './fixture-server.js';
-import { collect, expectWellFormed, testModel, textOf, toolCallsOf } from './stream-helpers.js';
+import { collect, expectWellFormed, lastError, testModel, textOf, toolCallsOf } from './stream-helpers.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -24,12 +23,6 @@ async function run(responses: ScriptedResponse[], options: { stream?: boolean } 
   const result = await collect(streamOpenAIChat(testModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, options));
   expectWellFormed(result.events, result.message);
   return result;
-}
-
-function lastError(events: AssistantStreamEvent[]) {
-  const last = events[events.length - 1];
-  if (last?.type !== 'error') throw new Error(`expected an error event, got ${last?.type}`);
-  return last.error;
 }
 
 // A tool call, then its finish chunk and usage, as the review's fake server sent them.

@@ -7,7 +7,7 @@ import { streamOpenAIChat } from '../../src/model/providers/openai-chat.js';
 import type { AssistantStreamEvent } from '../../src/model/types.js';
 import { byteChunks, closedPortUrl, fixtureResponse, readFixture, sseBody, startServer } from './fixture-server.js';
 import type { ScriptedResponse, TestServer } from './fixture-server.js';
-import { collect, expectWellFormed, testModel, textOf, toolCallsOf } from './stream-helpers.js';
+import { collect, expectWellFormed, lastError, testModel, textOf, toolCallsOf } from './stream-helpers.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -36,12 +36,6 @@ async function run(responses: ScriptedResponse[], options: { signal?: AbortSigna
   const result = await collect(streamOpenAIChat(testModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, options));
   expectWellFormed(result.events, result.message);
   return result;
-}
-
-function lastError(events: AssistantStreamEvent[]) {
-  const last = events[events.length - 1];
-  if (last?.type !== 'error') throw new Error(`expected an error event, got ${last?.type}`);
-  return last.error;
 }
 
 describe('openai-chat quirks', () => {

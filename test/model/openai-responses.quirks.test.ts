@@ -7,7 +7,7 @@ import { streamOpenAIResponses } from '../../src/model/providers/openai-response
 import type { AssistantStreamEvent, ModelRef, StreamOptions } from '../../src/model/types.js';
 import { byteChunks, closedPortUrl, fixtureResponse, readFixture, startServer } from './fixture-server.js';
 import type { ScriptedResponse, TestServer } from './fixture-server.js';
-import { collect, expectWellFormed, testModel, textOf, thinkingOf, toolCallsOf } from './stream-helpers.js';
+import { collect, expectWellFormed, lastError, testModel, textOf, thinkingOf, toolCallsOf } from './stream-helpers.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -37,12 +37,6 @@ async function run(responses: ScriptedResponse[], options: StreamOptions = {}) {
   const result = await collect(streamOpenAIResponses(model(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, options));
   expectWellFormed(result.events, result.message);
   return result;
-}
-
-function lastError(events: AssistantStreamEvent[]) {
-  const last = events[events.length - 1];
-  if (last?.type !== 'error') throw new Error(`expected an error event, got ${last?.type}`);
-  return last.error;
 }
 
 describe('openai-responses quirks', () => {

@@ -85,3 +85,10 @@ export function expectWellFormed(events: AssistantStreamEvent[], message: Assist
     else expect(block.rawArguments).toBe(streamed);
   }
 }
+
+/** The error of the event that ended a stream (fails the test when the last event is not an error). */
+export function lastError(events: AssistantStreamEvent[]) {
+  const last = events[events.length - 1];
+  if (last?.type !== 'error') throw new Error(`expected an error event, got ${last?.type}`);
+  return last.error;
+}
