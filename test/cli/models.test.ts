@@ -33,6 +33,18 @@ describe('rein models', () => {
     expect(rows).toEqual(listModels().filter((m) => m.id.startsWith('gpt-5')));
   });
 
+  it('a whole provider/model the catalog knows under another row shows that model as rein prices it', async () => {
+    for (const spec of ['openai-responses/gpt-5', 'openrouter/anthropic/claude-sonnet-4.5', 'anthropic/claude-sonnet-4-5-20250929']) {
+      const out = await rein(['models', '--json', spec]);
+      expect(out.code, spec).toBe(0);
+      const rows = JSON.parse(out.stdout) as Array<{ provider: string; id: string; catalogId?: string; pricing?: unknown }>;
+      expect(rows, spec).toHaveLength(1);
+      expect(`${rows[0]!.provider}/${rows[0]!.id}`).toBe(spec);
+      expect(rows[0]!.pricing, spec).toBeDefined();
+    }
+    expect((await rein(['models', 'openrouter/nobody/nothing'])).code).toBe(1);
+  });
+
   it('says so when nothing matches, and rejects unknown flags with a usage error', async () => {
     const none = await rein(['models', 'no-such-model']);
     expect(none.code).toBe(1);

@@ -1,7 +1,7 @@
 /** `rein models [filter]`: the offline model catalog as a table, or as JSON with --json. */
 import { parseArgs } from 'node:util';
 import { PRICES_AS_OF } from '../../model/catalog-data.js';
-import { listModels } from '../../model/catalog.js';
+import { listModels, lookupModel } from '../../model/catalog.js';
 import type { ModelInfo } from '../../model/catalog.js';
 import { EXIT, type Command } from '../io.js';
 
@@ -11,7 +11,8 @@ Lists the models rein knows offline: context window, maximum output tokens, whet
 model reasons, and list prices in USD per million tokens (input, output, cache read,
 cache write). The filter keeps rows whose provider/model contains it ("anthropic",
 "sonnet", "gpt-5"). Dated ids (claude-sonnet-4-5-20250929) use their family's row;
-openai-responses/<model> uses openai's, openrouter/<vendor>/<model> the vendor's.
+openai-responses/<model> uses openai's, openrouter/<vendor>/<model> the vendor's: such a
+whole provider/model as the filter shows that model as rein prices it.
 Models not listed get a 128k window, 8,192 output tokens and no price.
 
 Options:
@@ -23,6 +24,19 @@ export function filterModels(models: ModelInfo[], filter: string | undefined): M
   if (filter === undefined || filter.trim() === '') return models;
   const needle = filter.trim().toLowerCase();
   return models.filter((m) => `${m.provider}/${m.id}`.toLowerCase().includes(needle));
+}
+
+/**
+ * The rows for a filter: those whose `provider/id` contains it, else — for a whole
+ * `provider/model` the catalog knows under another row (`openai-responses/gpt-5`,
+ * `openrouter/anthropic/claude-sonnet-4.5`, a dated id) — that model as rein prices it.
+ */
+function modelsFor(filter: string | undefined): ModelInfo[] {
+  const rows = filterModels(listModels(), filter);
+  const slash = filter?.indexOf('/') ?? -1;
+  if (rows.length > 0 || filter === undefined || slash <= 0 || slash === filter.length - 1) return rows;
+  const info = lookupModel(filter.slice(0, slash).trim(), filter.slice(slash + 1).trim());
+  return info.catalogId === undefined ? rows : [info];
 }
 
 /** The human table: one row per model, right-aligned numbers, and where the prices come from. */
@@ -87,7 +101,7 @@ export const command: Command = {
       io.stderr.write(`rein models: one filter at most, got ${parsed.positionals.length} (${parsed.positionals.join(' ')})\n`);
       return EXIT.usage;
     }
-    const models = filterModels(listModels(), parsed.positionals[0]);
+    const models = modelsFor(parsed.positionals[0]);
     if (parsed.values.json) {
       io.stdout.write(`${JSON.stringify(models, null, 2)}\n`);
       return EXIT.ok;
