@@ -492,13 +492,14 @@ class LoopRun {
       case 'tool_call_delta':
         if (this.deltasWanted()) emit({ type: 'tool_call_delta', step, index: event.index, delta: event.delta });
         break;
-      case 'retry': {
-        const before = this.attemptsBefore;
-        emit({ type: 'retry_scheduled', step, attempt: before + event.attempt, delayMs: event.delayMs, error: event.error.toJSON() });
-        this.attempt = before + event.attempt + 1;
+      case 'retry':
+        emit({ type: 'retry_scheduled', step, attempt: this.attemptsBefore + event.attempt, delayMs: event.delayMs, error: event.error.toJSON() });
+        break;
+      case 'attempt':
+        // The retried request goes out now, after its backoff.
+        this.attempt = this.attemptsBefore + event.attempt;
         emit({ type: 'model_request', step, attempt: this.attempt, messages: this.requestMessages });
         break;
-      }
       default:
         break;
     }

@@ -172,6 +172,8 @@ export function validateAgentOptions(options: AgentOptions): void {
   const chars = options.maxToolOutputChars;
   if (chars !== undefined && !(typeof chars === 'number' && chars >= 1)) refuse('maxToolOutputChars', chars, 'a positive number of characters');
   checkHooks(options.hooks);
+  checkFields('retry', options.retry, RETRY_RULES);
+  checkFields('modelOptions', options.modelOptions, MODEL_OPTION_RULES);
   for (const name of ['approvalPolicy', 'streamFn', 'log'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') refuse(name, options[name], 'a function');
   }
@@ -194,6 +196,37 @@ function checkLimits(limits: unknown): void {
     const rule = LIMIT_RULES[key];
     if (!rule) unknownKey('limits', key, Object.keys(LIMIT_RULES));
     else if (value !== undefined && !(typeof value === 'number' && rule[0](value))) refuse(`limits.${key}`, value, rule[1]);
+  }
+}
+
+type FieldRule = [check: (v: unknown) => boolean, takes: string];
+const wholeAtLeast = (min: number) => (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= min;
+const positive = (v: unknown) => typeof v === 'number' && v > 0 && !Number.isNaN(v);
+
+const RETRY_RULES: Record<string, FieldRule> = {
+  maxRetries: [wholeAtLeast(0), 'a whole number of retries, 0 or more'],
+  baseDelayMs: [(v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, 'a number of milliseconds, 0 or more'],
+  maxDelayMs: [(v) => typeof v === 'number' && v >= 0 && !Number.isNaN(v), 'a number of milliseconds, 0 or more'],
+  jitter: [(v) => typeof v === 'boolean', 'true or false'],
+  sleep: [(v) => typeof v === 'function', 'a function (ms, signal) => Promise<void>'],
+};
+
+const MODEL_OPTION_RULES: Record<string, FieldRule> = {
+  stream: [(v) => typeof v === 'boolean', 'true or false'],
+  maxTokens: [wholeAtLeast(1), 'a whole number of tokens, at least 1'],
+  temperature: [(v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, 'a number, 0 or more'],
+  thinking: [(v) => v === 'off' || v === 'low' || v === 'medium' || v === 'high', "'off', 'low', 'medium' or 'high'"],
+  idleTimeoutMs: [positive, 'a positive number of milliseconds (Infinity: never give up)'],
+};
+
+/** An options object whose fields each follow a rule; unknown fields are refused with the closest known one. */
+function checkFields(where: string, value: unknown, rules: Record<string, FieldRule>): void {
+  if (value === undefined) return;
+  if (!isObject(value)) return refuse(where, value, `an object with ${Object.keys(rules).join(', ')}`);
+  for (const [key, field] of Object.entries(value)) {
+    const rule = rules[key];
+    if (!rule) unknownKey(where, key, Object.keys(rules));
+    else if (field !== undefined && !rule[0](field)) refuse(`${where}.${key}`, field, rule[1]);
   }
 }
 

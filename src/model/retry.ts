@@ -164,7 +164,12 @@ class Attempts {
       slept = Promise.reject(thrown);
     }
     slept.then(
-      () => this.next(attempt + 1),
+      () => {
+        // Said when the request goes out, not when it was scheduled: an abort during the
+        // wait sends none, and the time of a request is when it was made.
+        out.push({ type: 'attempt', attempt: attempt + 1 });
+        this.next(attempt + 1);
+      },
       () => {
         // Only an abort interrupts the wait: end now rather than after the delay.
         const aborted = new ReinError('aborted', 'fatal', 'The model request was aborted while waiting to retry', { cause: error });
@@ -205,8 +210,10 @@ function waitTooLong(failure: Failure, policy: RetryPolicy): Failure {
   return { type: 'error', error: capped, message: { ...failure.message, error: capped.toJSON() } };
 }
 
+/** A wait for people: `500 ms`, `1.5 s`, `120 s`. */
 function seconds(ms: number): string {
-  return `${Math.ceil(ms / 1000)} s`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -205,6 +205,8 @@ export type AssistantStreamEvent =
   | { type: 'tool_call_end'; index: number; toolCall: ToolCall }
   /** Emitted by the retry layer: the attempt failed and everything it streamed is void. */
   | { type: 'retry'; attempt: number; delayMs: number; error: ReinError }
+  /** Emitted by the retry layer when attempt 2, 3, … is sent, after its backoff. */
+  | { type: 'attempt'; attempt: number }
   | { type: 'done'; message: AssistantMessage }
   | { type: 'error'; error: ReinError; message: AssistantMessage };
 

@@ -181,6 +181,44 @@ describe('retries', () => {
     expect(result.messages.filter((m) => m.role === 'assistant')).toHaveLength(1);
   });
 
+  it('a retried request is logged (model_request) when it is sent, after the wait, and not at all when an abort ends the wait', async () => {
+    let wake: (() => void) | undefined;
+    const sleep = (_ms: number, signal?: AbortSignal) =>
+      new Promise<void>((resolve, reject) => {
+        wake = resolve;
+        signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+      });
+    const script = [{ fault: { type: 'status' as const, status: 500 } }, { text: 'second try' }];
+    const requestsOf = (events: Array<{ type: string }>) => events.flatMap((e) => (e.type === 'model_request' ? [(e as unknown as { attempt: number }).attempt] : []));
+
+    const waited = await setup(script, { retry: { sleep } });
+    const run = waited.agent.run('hi');
+    const seen: Array<{ type: string }> = [];
+    for await (const event of run) {
+      seen.push(event);
+      if (event.type === 'retry_scheduled') {
+        // Scheduled, not sent: the log says so only once the wait is over.
+        expect(requestsOf(seen)).toEqual([1]);
+        wake?.();
+      }
+    }
+    expect(requestsOf(seen)).toEqual([1, 2]);
+    const types = seen.map((e) => e.type);
+    expect(types.indexOf('model_request', types.indexOf('retry_scheduled'))).toBeGreaterThan(types.indexOf('retry_scheduled'));
+    expect((await run).text).toBe('second try');
+
+    const aborted = await setup(script, { retry: { sleep } });
+    const handle = aborted.agent.run('hi');
+    const events: Array<{ type: string }> = [];
+    for await (const event of handle) {
+      events.push(event);
+      if (event.type === 'retry_scheduled') handle.abort();
+    }
+    expect((await handle).reason).toBe('aborted');
+    expect(requestsOf(events)).toEqual([1]);
+    expect(aborted.server.requests).toHaveLength(1);
+  });
+
   it('401 is not retried', async () => {
     const { agent, server } = await setup([{ fault: { type: 'status', status: 401 } }, { text: 'never' }]);
     const { events, result } = await collect(agent.run('hi'));

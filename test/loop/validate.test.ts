@@ -40,6 +40,13 @@ describe('agent options are checked in the constructor', () => {
     [{ model: 42 }, /model: expected.*got 42/],
     [{ model: '' }, /model: expected/],
     [{ tols: [] }, /options\.tols is not an option: did you mean options\.tools\?/],
+    [{ retry: { maxDelay: 10 } }, /retry\.maxDelay is not an option: did you mean retry\.maxDelayMs\?/],
+    [{ retry: { maxRetries: 'x' } }, /retry\.maxRetries: expected a whole number of retries, 0 or more, got "x"/],
+    [{ retry: { maxRetries: -1 } }, /retry\.maxRetries.*got -1/],
+    [{ retry: { baseDelayMs: Number.NaN } }, /retry\.baseDelayMs.*got NaN/],
+    [{ modelOptions: { idleTimeoutMs: -1 } }, /modelOptions\.idleTimeoutMs: expected a positive number of milliseconds.*got -1/],
+    [{ modelOptions: { idleTimeout: 5 } }, /modelOptions\.idleTimeout is not an option: did you mean modelOptions\.idleTimeoutMs\?/],
+    [{ modelOptions: { thinking: 'max' } }, /modelOptions\.thinking: expected 'off', 'low', 'medium' or 'high', got "max"/],
   ])('%j is refused', (options, message) => {
     expect(refusal(options)).toMatch(message);
   });

@@ -68,7 +68,7 @@ describe('streamWithRetry over streams of every kind', () => {
     const stream = streamWithRetry(flaky, model, { messages: [] }, {}, instant);
     const seen: string[] = [];
     const message = await (stream.listen as NonNullable<AssistantStream['listen']>)((event) => seen.push(event.type));
-    expect(seen).toEqual(['start', 'retry', 'start', 'done']);
+    expect(seen).toEqual(['start', 'retry', 'attempt', 'start', 'done']);
     expect(message.stopReason).toBe('stop');
     expect(calls).toBe(2);
   });

@@ -97,6 +97,13 @@ describe('streamWithRetry', () => {
     expect([last.error.code, last.error.status, last.error.retryAfterMs]).toEqual(['rate_limited', 429, 120_000]);
   });
 
+  it('names a cap under a second in milliseconds, and fractions of seconds, as they are', async () => {
+    const { events } = await runAgainst([{ status: 429, headers: { 'retry-after': '1.5' }, body: '' }, OK], { ...instant, maxDelayMs: 500 });
+    const last = events[events.length - 1];
+    if (last?.type !== 'error') throw new Error('expected an error');
+    expect(last.error.message).toContain('Not retried: the server asked to wait 1.5 s, longer than the 500 ms rein waits at most');
+  });
+
   it('an abort during the wait ends promptly with an aborted error', async () => {
     const controller = new AbortController();
     server = await startServer([{ status: 429, headers: { 'retry-after': '50' }, body: '' }, OK]);
@@ -139,7 +146,7 @@ describe('streamWithRetry', () => {
       return out;
     };
     const { events } = await collect(streamWithRetry(flaky, testModel('http://127.0.0.1:1/v1'), { messages: [] }, {}, instant));
-    expect(events.map((e) => e.type)).toEqual(['start', 'retry', 'start', 'done']);
+    expect(events.map((e) => e.type)).toEqual(['start', 'retry', 'attempt', 'start', 'done']);
   });
 });
 

@@ -23,7 +23,8 @@ An interactive session: type a task, read the answer, go on; the conversation is
 A line typed while the agent works steers it (it is read after the current tool calls).
 Lines piped in are read as they arrive: piped all at once, the later ones steer the first
 task's run; to run prompts one by one, send each once the \`> \` prompt is back on stderr.
-Ctrl-C stops the current run; \`exit\`, \`quit\` or Ctrl-D ends the session.
+Ctrl-C stops the current run and keeps the session; \`exit\`, \`quit\`, Ctrl-D, or
+Ctrl-C at the prompt ends the session (exit 0).
 
 ${agentFlagsHelp('chat')}`;
 
