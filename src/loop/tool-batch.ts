@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { RunEventBody } from '../events.js';
 import type { ToolCall } from '../model/types.js';
 import { canonicalJson } from './stop-rules.js';
+import { askConfirm } from '../tools/dispatch.js';
 import type { DispatchOutcome, Tool } from '../tools/types.js';
 import type { LoopDeps } from './run-loop.js';
 import { crashPoint } from './crash-points.js';
@@ -126,17 +127,7 @@ export async function askPerson(deps: LoopDeps, step: number, call: ToolCall, ar
   const onConfirm = deps.hooks.onConfirm as NonNullable<LoopDeps['hooks']['onConfirm']>;
   const hash = hashArguments(args);
   deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: args, argumentsHash: hash });
-  let decision: { allow: boolean; reason?: string };
-  try {
-    const answer: unknown = await onConfirm(call, args, tool);
-    if (typeof answer === 'boolean') decision = { allow: answer };
-    else if (typeof answer === 'object' && answer !== null && typeof (answer as { allow?: unknown }).allow === 'boolean') {
-      const { allow, reason } = answer as { allow: boolean; reason?: unknown };
-      decision = typeof reason === 'string' ? { allow, reason } : { allow };
-    } else decision = { allow: false, reason: 'the approval check answered neither true, false nor { allow }' };
-  } catch (error) {
-    decision = { allow: false, reason: `the approval check failed: ${error instanceof Error ? error.message : String(error)}` };
-  }
+  const decision = await askConfirm(onConfirm, call, args, tool);
   deps.emit({
     type: 'approval_decided',
     step,

@@ -8,6 +8,8 @@
 import { ReinError } from '../errors.js';
 import type { AssistantMessage, Message, ToolCall, UserMessage } from '../model/types.js';
 import { syntheticResult } from '../model/handoff.js';
+import { isRecord } from '../model/json.js';
+import { closestName } from '../tools/suggest.js';
 import type { AgentOptions } from './options.js';
 
 /** A value in a configuration error: itself when short, else its type. */
@@ -38,21 +40,17 @@ export function toUser(message: string | UserMessage, what: string): UserMessage
 }
 
 function isUserMessage(value: unknown): value is UserMessage {
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   return value.role === 'user' && (typeof value.content === 'string' || isPartList(value.content));
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function isPartList(value: unknown): boolean {
-  return Array.isArray(value) && value.every((part) => isObject(part) && typeof part.type === 'string');
+  return Array.isArray(value) && value.every((part) => isRecord(part) && typeof part.type === 'string');
 }
 
 /** `run`'s options: an object (its `history` is checked by {@link startingHistory}). */
 export function checkRunOptions(options: unknown): void {
-  if (!isObject(options)) refuse('run(input, options)', options, 'an options object ({ history, signal, runId })');
+  if (!isRecord(options)) refuse('run(input, options)', options, 'an options object ({ history, signal, runId })');
 }
 
 /**
@@ -92,7 +90,7 @@ export function startingHistory(history: unknown): Message[] {
 /** One history message, checked; an assistant message whose calls lack `rawArguments` is copied with them filled in. */
 function checkMessage(value: unknown, index: number): Message {
   const what = `history[${index}]`;
-  if (!isObject(value)) return refuse(what, value, 'a message object');
+  if (!isRecord(value)) return refuse(what, value, 'a message object');
   switch (value.role) {
     case 'user':
       if (!isUserMessage(value)) refuse(what, value, USER_MESSAGE);
@@ -114,7 +112,7 @@ function checkMessage(value: unknown, index: number): Message {
 }
 
 function withRawArguments(call: ToolCall): ToolCall {
-  const args = isObject(call.arguments) ? call.arguments : {};
+  const args = isRecord(call.arguments) ? call.arguments : {};
   return { ...call, arguments: args, rawArguments: JSON.stringify(args) };
 }
 
@@ -146,16 +144,16 @@ const AGENT_OPTIONS: Record<keyof AgentOptions, true> = {
 
 /** Throws a `config` {@link ReinError} for the first option that cannot work. */
 export function validateAgentOptions(options: AgentOptions): void {
-  if (!isObject(options)) refuse('new Agent(options)', options, 'an options object');
+  if (!isRecord(options)) refuse('new Agent(options)', options, 'an options object');
   for (const key of Object.keys(options)) if (!(key in AGENT_OPTIONS)) unknownKey('options', key, Object.keys(AGENT_OPTIONS));
   checkModel(options.model);
   if (options.tools !== undefined) {
     if (!Array.isArray(options.tools)) refuse('tools', options.tools, 'an array of tools (defineTool(…))');
     options.tools.forEach((tool, i) => {
-      if (!isObject(tool) || typeof tool.name !== 'string' || typeof tool.execute !== 'function') refuse(`tools[${i}]`, tool, 'a tool (defineTool(…)) with a name and execute');
+      if (!isRecord(tool) || typeof tool.name !== 'string' || typeof tool.execute !== 'function') refuse(`tools[${i}]`, tool, 'a tool (defineTool(…)) with a name and execute');
     });
   }
-  if (options.toolSources !== undefined && !(Array.isArray(options.toolSources) && options.toolSources.every((s) => isObject(s) && typeof s.tools === 'function'))) {
+  if (options.toolSources !== undefined && !(Array.isArray(options.toolSources) && options.toolSources.every((s) => isRecord(s) && typeof s.tools === 'function'))) {
     refuse('toolSources', options.toolSources, 'an array of tool sources (each with id and tools())');
   }
   if (options.allowedTools !== undefined && !(Array.isArray(options.allowedTools) && options.allowedTools.every((n) => typeof n === 'string'))) {
@@ -184,14 +182,14 @@ function checkModel(model: unknown): void {
     if (model.trim() === '') refuse('model', model, "a 'provider/model' string (e.g. 'openai/gpt-4o') or a resolved model");
     return;
   }
-  if (!isObject(model) || typeof model.provider !== 'string' || typeof model.id !== 'string') {
+  if (!isRecord(model) || typeof model.provider !== 'string' || typeof model.id !== 'string') {
     refuse('model', model, "a 'provider/model' string (e.g. 'openai/gpt-4o') or a resolved model ({ provider, id, api, baseUrl, … })");
   }
 }
 
 function checkLimits(limits: unknown): void {
   if (limits === undefined) return;
-  if (!isObject(limits)) return refuse('limits', limits, `an object with ${Object.keys(LIMIT_RULES).join(', ')}`);
+  if (!isRecord(limits)) return refuse('limits', limits, `an object with ${Object.keys(LIMIT_RULES).join(', ')}`);
   for (const [key, value] of Object.entries(limits)) {
     const rule = LIMIT_RULES[key];
     if (!rule) unknownKey('limits', key, Object.keys(LIMIT_RULES));
@@ -222,7 +220,7 @@ const MODEL_OPTION_RULES: Record<string, FieldRule> = {
 /** An options object whose fields each follow a rule; unknown fields are refused with the closest known one. */
 function checkFields(where: string, value: unknown, rules: Record<string, FieldRule>): void {
   if (value === undefined) return;
-  if (!isObject(value)) return refuse(where, value, `an object with ${Object.keys(rules).join(', ')}`);
+  if (!isRecord(value)) return refuse(where, value, `an object with ${Object.keys(rules).join(', ')}`);
   for (const [key, field] of Object.entries(value)) {
     const rule = rules[key];
     if (!rule) unknownKey(where, key, Object.keys(rules));
@@ -232,7 +230,7 @@ function checkFields(where: string, value: unknown, rules: Record<string, FieldR
 
 function checkHooks(hooks: unknown): void {
   if (hooks === undefined) return;
-  if (!isObject(hooks)) return refuse('hooks', hooks, `an object of functions (${HOOKS.join(', ')})`);
+  if (!isRecord(hooks)) return refuse('hooks', hooks, `an object of functions (${HOOKS.join(', ')})`);
   for (const [key, value] of Object.entries(hooks)) {
     if (!HOOKS.includes(key)) unknownKey('hooks', key, HOOKS);
     else if (value !== undefined && typeof value !== 'function') refuse(`hooks.${key}`, value, 'a function');
@@ -240,19 +238,7 @@ function checkHooks(hooks: unknown): void {
 }
 
 function unknownKey(where: string, key: string, known: string[]): never {
-  const closest = known.reduce((best, k) => (distance(key, k) < distance(key, best) ? k : best));
-  throw new ReinError('config', 'fatal', `${where}.${key} is not an option: did you mean ${where}.${closest}? (known: ${known.join(', ')})`);
-}
-
-/** Edit distance, case-insensitive: how far a mistyped key is from a known one. */
-function distance(a: string, b: string): number {
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
-  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= y.length; j++) next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + (x[i - 1] === y[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[y.length] as number;
+  const closest = closestName(key, known);
+  const guess = closest === undefined ? '' : `: did you mean ${where}.${closest}?`;
+  throw new ReinError('config', 'fatal', `${where}.${key} is not an option${guess} (known: ${known.join(', ')})`);
 }

@@ -29,6 +29,7 @@ import type {
   ToolReturn,
 } from './types.js';
 import { compileValidator, readyValidator, type ArgsValidator } from './validate.js';
+import { isRecord } from '../model/json.js';
 
 /** Default per-call timeout of a tool, in ms. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -312,23 +313,32 @@ async function checkPermission(
   tool: Tool,
   args: Record<string, unknown>,
 ): Promise<Outcome | undefined> {
-  let allowed = false;
-  let reason: string | undefined;
+  const { allow, reason } = await askConfirm(onConfirm, call, args, tool);
+  if (allow) return undefined;
+  return failure(call, 'tool_denied', `permission denied for tool "${tool.name}": ${reason || 'not allowed'}`, args);
+}
+
+/**
+ * Asks an `onConfirm` hook and reads its answer: `true`/`false` or `{ allow, reason? }`.
+ * Anything else, or a throw, denies (fails closed) with a reason that says what the hook
+ * should have answered (a forgotten `return`) or why it failed.
+ */
+export async function askConfirm(
+  onConfirm: NonNullable<DispatcherOptions['onConfirm']>,
+  call: ToolCall,
+  args: Record<string, unknown>,
+  tool: Tool,
+): Promise<{ allow: boolean; reason?: string }> {
   try {
     const decision: unknown = await onConfirm(call, args, tool);
-    if (typeof decision === 'boolean') allowed = decision;
-    else if (isPlainObject(decision) && typeof decision.allow === 'boolean') {
-      allowed = decision.allow;
-      if (typeof decision.reason === 'string') reason = decision.reason;
-    } else {
-      // Fails closed, and says what the hook should have answered (a forgotten `return`).
-      reason = `the permission check returned ${shapeOf(decision)}; onConfirm must return true, false or { allow: boolean, reason? }`;
+    if (typeof decision === 'boolean') return { allow: decision };
+    if (isRecord(decision) && typeof decision.allow === 'boolean') {
+      return typeof decision.reason === 'string' ? { allow: decision.allow, reason: decision.reason } : { allow: decision.allow };
     }
+    return { allow: false, reason: `the permission check returned ${shapeOf(decision)}; onConfirm must return true, false or { allow: boolean, reason? }` };
   } catch (error) {
-    reason = `the permission check failed (${messageOf(error)})`;
+    return { allow: false, reason: `the permission check failed (${messageOf(error)})` };
   }
-  if (allowed) return undefined;
-  return failure(call, 'tool_denied', `permission denied for tool "${tool.name}": ${reason || 'not allowed'}`, args);
 }
 
 function toOutcome(
@@ -490,13 +500,9 @@ function constructorName(value: object): string | undefined {
 
 /** `{ block }`, `{ arguments: {…} }`, or `{}` (nothing to do). */
 function isBeforeAnswer(value: unknown): value is Exclude<BeforeToolCallResult, void | undefined> {
-  if (!isPlainObject(value)) return false;
-  if ('arguments' in value) return isPlainObject(value.arguments);
+  if (!isRecord(value)) return false;
+  if ('arguments' in value) return isRecord(value.arguments);
   return 'block' in value || Object.keys(value).length === 0;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** What a hook returned, said briefly for an error message: "undefined", "a string", "an array". */

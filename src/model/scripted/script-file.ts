@@ -11,6 +11,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { ReinError } from '../../errors.js';
 import type { Script, ScriptTurn } from './script.js';
 import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions } from './server.js';
+import { isRecord } from '../json.js';
 
 /** The flags of a scripted server command line, as `node:util` parseArgs takes them. */
 export const SCRIPTED_SERVER_FLAGS = {
@@ -38,10 +39,6 @@ function fail(message: string, cause?: unknown): never {
   throw new ReinError('config', 'fatal', message, cause === undefined ? {} : { cause });
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Checks a list of turns read from a file, so a typo (`tool_calls`, a call without a name)
  * is named with its turn before any request comes, not answered oddly later.
@@ -49,7 +46,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function checkTurns(turns: unknown[], source: string): ScriptTurn[] {
   for (const [i, turn] of turns.entries()) {
     const where = `${source}: turn ${i + 1}`;
-    if (!isPlainObject(turn)) fail(`${where} is not an object (a turn is e.g. {"text": "Hello."} or {"toolCalls": [{"name": "…", "arguments": {…}}]})`);
+    if (!isRecord(turn)) fail(`${where} is not an object (a turn is e.g. {"text": "Hello."} or {"toolCalls": [{"name": "…", "arguments": {…}}]})`);
     for (const key of Object.keys(turn)) {
       if (!(TURN_FIELDS as readonly string[]).includes(key)) fail(`${where} has an unknown field "${key}" (a turn takes ${TURN_FIELDS.join(', ')})`);
     }
@@ -60,10 +57,10 @@ export function checkTurns(turns: unknown[], source: string): ScriptTurn[] {
     if (calls === undefined) continue;
     if (!Array.isArray(calls)) fail(`${where}: "toolCalls" must be a list of {"name", "arguments"}`);
     for (const [j, call] of calls.entries()) {
-      const name = isPlainObject(call) ? call.name : undefined;
+      const name = isRecord(call) ? call.name : undefined;
       if (typeof name !== 'string' || name === '') fail(`${where}, tool call ${j + 1}: needs a "name" (a string)`);
       const args = (call as Record<string, unknown>).arguments;
-      if (!isPlainObject(args) && typeof args !== 'string') fail(`${where}, tool call ${j + 1} (${name}): "arguments" must be an object (or a string of JSON sent as it is)`);
+      if (!isRecord(args) && typeof args !== 'string') fail(`${where}, tool call ${j + 1} (${name}): "arguments" must be an object (or a string of JSON sent as it is)`);
     }
   }
   return turns as ScriptTurn[];
