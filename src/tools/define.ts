@@ -5,25 +5,26 @@
  */
 import { ReinError } from '../errors.js';
 import type { JsonSchema } from '../model/types.js';
+import { parseBeforeExecute, standardValidate } from './standard-schema.js';
 import type { Tool, ToolContext, ToolEffect, ToolOutput, ToolReturn, ToolRisk } from './types.js';
 
 /**
- * The argument type `execute` receives: TypeBox's `Static`, zod's *input* type
- * (`z.input<typeof schema>`), or a plain record for a JSON Schema. Structural, so rein needs
- * neither library's types.
+ * The argument type `execute` receives: TypeBox's `Static`, the *output* type of a zod 4
+ * (or other Standard Schema) schema (`z.output<typeof schema>`), or a plain record for a
+ * JSON Schema. Structural, so rein needs neither library's types.
  *
- * zod's input type, not its output type: arguments are validated against the schema's
- * JSON Schema export, and zod itself never runs on them, so transforms, pipes and
- * refinements are not applied — `z.string().transform((s) => s.length)` arrives as the
- * string. A field with `.default(x)` is typed optional even though validation fills the
- * default in (from the JSON Schema `default`); write `n ?? x` or use `z.input`'s type as is.
- * To get zod's output, call `schema.parse(args)` inside `execute`.
+ * zod's output type because zod runs: after the JSON Schema check (which repairs, coerces
+ * `"3"` → `3` and explains failures to the model), the schema's own validation parses the
+ * arguments, so refinements, transforms and defaults apply — a field with `.default(x)` is
+ * never undefined, `z.string().transform((s) => s.length)` arrives as the number.
  */
 export type InferArgs<P> = P extends { static: infer S } // TypeBox: TSchema['static'] is Static<T>
   ? S
-  : P extends { _zod: { input: infer I } } // zod 4: every schema carries its types in `_zod`
-    ? I
-    : Record<string, unknown>;
+  : P extends { _zod: { output: infer O } } // zod 4: every schema carries its types in `_zod`
+    ? O
+    : P extends { '~standard': { types?: infer T } } // Valibot, ArkType: Standard Schema's types
+      ? T extends { output: infer O } ? O : Record<string, unknown>
+      : Record<string, unknown>;
 
 /** What {@link defineTool} takes. `P` is the parameters schema: JSON Schema, TypeBox or zod 4. */
 export interface ToolDefinition<P extends object = JsonSchema> {
@@ -34,7 +35,8 @@ export interface ToolDefinition<P extends object = JsonSchema> {
   /** An object schema: the model always passes arguments as one JSON object. */
   parameters: P;
   /**
-   * Runs the tool with validated arguments (coerced, defaults filled). May throw. Returns
+   * Runs the tool with validated arguments (coerced, defaults filled; for zod, what the
+   * schema's parse returns). May throw. Returns
    * a {@link ToolOutput}, or nothing, or data shown to the model as JSON (see {@link ToolReturn}).
    */
   execute: (args: InferArgs<P>, ctx: ToolContext) => ToolReturn | Promise<ToolReturn>;
@@ -61,9 +63,12 @@ const EFFECTS: readonly ToolEffect[] = ['pure', 'idempotent', 'reconcilable', 'u
  *
  * zod schemas are converted with zod's own exporter (the schema's Standard JSON Schema
  * `~standard.jsonSchema.input`, else its `toJSONSchema({ io: 'input' })` method), as the
- * *input* shape so fields with defaults stay optional for the model. Only the shape
- * travels: zod refinements and transforms do not run on the arguments. `zod/mini` schemas
- * have no exporter on the instance: pass `z.toJSONSchema(schema, { io: 'input' })`.
+ * *input* shape so fields with defaults stay optional for the model. The arguments are
+ * checked against that JSON Schema first (repaired, coerced, explained to the model), then
+ * parsed by the schema itself (Standard Schema's `validate`), so refinements and
+ * transforms run; their issues reach the model as invalid arguments. `zod/mini` schemas
+ * have no exporter on the instance: pass `z.toJSONSchema(schema, { io: 'input' })` (the
+ * arguments are then checked by that JSON Schema alone).
  *
  * @example
  * import { Type } from '@sinclair/typebox';
@@ -81,9 +86,9 @@ export function defineTool<P extends object>(definition: ToolDefinition<P>): Too
     name: definition.name,
     description: definition.description,
     parameters: toJsonSchema(definition.parameters, label),
-    // The dispatcher validates against `parameters` before calling, which is what makes
-    // the narrower argument type true at run time.
-    execute: definition.execute as unknown as Tool['execute'],
+    // The dispatcher validates against `parameters` before calling, and a Standard Schema
+    // parses them again its own way: what makes the narrower argument type true at run time.
+    execute: toolExecute(definition),
   };
   if (definition.timeoutMs !== undefined) tool.timeoutMs = definition.timeoutMs;
   if (definition.risk !== undefined) tool.risk = definition.risk;
@@ -94,6 +99,14 @@ export function defineTool<P extends object>(definition: ToolDefinition<P>): Too
   assertValidTool(tool);
   checkSchemaShape(tool.parameters, 'parameters', label);
   return tool;
+}
+
+function toolExecute<P extends object>(definition: ToolDefinition<P>): Tool['execute'] {
+  const parameters: unknown = definition.parameters;
+  const validate = parameters !== null && typeof parameters === 'object' ? standardValidate(parameters) : undefined;
+  // A bad `execute` is reported by assertValidTool, with the tool's name.
+  if (!validate || typeof definition.execute !== 'function') return definition.execute as unknown as Tool['execute'];
+  return parseBeforeExecute(validate, definition.execute) as Tool['execute'];
 }
 
 const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];

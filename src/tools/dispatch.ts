@@ -9,6 +9,7 @@ import { ReinError, type ErrorCode } from '../errors.js';
 import type { ToolCall, ToolResultMessage } from '../model/types.js';
 import { normalizeOutput, safeJson } from './output.js';
 import { repairArguments, type RepairResult } from './repair.js';
+import { ArgumentIssues } from './standard-schema.js';
 import { closestName } from './suggest.js';
 import {
   cutToolOutput,
@@ -356,6 +357,8 @@ function toOutcome(
     case 'aborted':
       return failure(call, 'aborted', `${label} was aborted before it finished`, args);
     case 'threw':
+      // The schema's own parse (zod's refinements) refused the arguments: the model's to fix.
+      if (settled.error instanceof ArgumentIssues) return failure(call, 'invalid_arguments', invalidMessage(call.name, settled.error.issues), args);
       return failure(call, thrownCode(settled.error), `${label} failed: ${messageOf(settled.error)}`, args);
     case 'ok': {
       const out = normalizeOutput(settled.output);

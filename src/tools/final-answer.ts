@@ -5,7 +5,8 @@
  */
 import type { JsonSchema, ToolResultMessage } from '../model/types.js';
 import { assertValidTool, toJsonSchema } from './define.js';
-import type { Tool } from './types.js';
+import { parseBeforeExecute, standardValidate } from './standard-schema.js';
+import type { Tool, ToolOutput } from './types.js';
 
 /** The default name of the final-answer tool. */
 export const FINAL_ANSWER_TOOL = 'final_answer';
@@ -31,7 +32,9 @@ const DEFAULT_DESCRIPTION =
 /**
  * Creates the tool a model calls to finish with a structured answer. `outputSchema` is a
  * JSON Schema, TypeBox or zod 4 object schema (typed `unknown` so the agent can pass its
- * option through; anything else throws a `config` ReinError). The result has
+ * option through; anything else throws a `config` ReinError). A zod schema's refinements
+ * run too (an issue is an invalid-arguments error the model fixes); transforms do not
+ * change the answer kept, which is the checked JSON. The result has
  * `terminate: true` and `details` of type {@link FinalAnswerDetails}, whose `output` is
  * the same object as the dispatch outcome's `arguments`.
  *
@@ -45,13 +48,19 @@ const DEFAULT_DESCRIPTION =
 export function createFinalAnswerTool(outputSchema: unknown, options: FinalAnswerOptions = {}): Tool {
   const name = options.name ?? FINAL_ANSWER_TOOL;
   const parameters: JsonSchema = toJsonSchema(outputSchema, `output schema of tool "${name}"`);
+  const validate = standardValidate(outputSchema as object);
   const tool: Tool = {
     name,
     description: options.description ?? DEFAULT_DESCRIPTION,
     parameters,
-    execute: (args) => {
-      const details: FinalAnswerDetails = { kind: 'final_answer', output: args };
-      return { content: 'final answer recorded', details, terminate: true };
+    execute: (args, ctx) => {
+      const record = (): ToolOutput => {
+        const details: FinalAnswerDetails = { kind: 'final_answer', output: args };
+        return { content: 'final answer recorded', details, terminate: true };
+      };
+      // A zod schema's refinements must hold too; the answer kept is still the JSON the
+      // model sent (checked, coerced, defaults filled), the same as the run log replays.
+      return validate ? (parseBeforeExecute(validate, record)(args, ctx) as ToolOutput | Promise<ToolOutput>) : record();
     },
     risk: 'read',
   };

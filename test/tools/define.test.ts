@@ -116,13 +116,13 @@ describe('defineTool parameters', () => {
     });
   });
 
-  it("types zod arguments as zod's input: transforms do not run, defaults are optional", () => {
+  it("types zod arguments as zod's output: transforms applied, defaults present", () => {
     defineTool({
       name: 'z',
       description: 'd',
       parameters: z.object({ n: z.string().transform((s) => s.length), days: z.int().default(3) }),
       execute: (args) => {
-        expectTypeOf(args).toEqualTypeOf<{ n: string; days?: number | undefined }>();
+        expectTypeOf(args).toEqualTypeOf<{ n: number; days: number }>();
         return '';
       },
     });

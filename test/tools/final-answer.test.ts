@@ -56,6 +56,23 @@ describe('createFinalAnswerTool', () => {
     expect(fromTypeBox.parameters).toMatchObject({ type: 'object', required: ['answer'] });
   });
 
+  it("holds a zod answer to its refinements, and keeps the JSON the model sent", async () => {
+    const answer = z.object({
+      city: z.string().transform((s) => s.toUpperCase()),
+      population: z.int().refine((n) => n > 0, 'must be positive'),
+    });
+    const dispatcher = createDispatcher(new ToolRegistry([createFinalAnswerTool(answer)]));
+    const refused = await dispatcher.dispatch(call('{"city": "Oslo", "population": 0}'), ctx);
+    expect(refused.terminate).toBe(false);
+    expect(refused.errorCode).toBe('invalid_arguments');
+    expect(refused.result.content).toEqual([
+      { type: 'text', text: 'invalid arguments for tool "final_answer": parameter "population": must be positive. Fix it and call "final_answer" again.' },
+    ]);
+    const kept = await dispatcher.dispatch(call('{"city": "Oslo", "population": 709000}'), ctx);
+    expect(kept.terminate).toBe(true);
+    expect(finalAnswerOf(kept.result)).toEqual({ city: 'Oslo', population: 709000 });
+  });
+
   it('refuses a schema that is not an object schema', () => {
     expect(() => createFinalAnswerTool({ type: 'string' })).toThrow(/of type "object"/);
     expect(() => createFinalAnswerTool('nope')).toThrow(/must be a JSON Schema, zod or TypeBox object schema/);
