@@ -2,33 +2,32 @@
  * Turning what a provider sent back (an HTTP status with headers and a body, a network
  * failure, an error object inside a stream) into one typed {@link ReinError} whose `kind`
  * decides what happens next and whose message says what to fix, quoting the provider.
+ * Reading the provider's words out of its body shape is provider-error-body.ts's job.
  */
 import { ReinError } from '../errors.js';
 import type { ErrorCode, ErrorKind } from '../errors.js';
 import { apiKeyEnvName } from './resolve.js';
-import { isRecord } from './json.js';
+import { bodyText, parseJson, quote, readProviderError } from './provider-error-body.js';
+import type { ProviderError } from './provider-error-body.js';
+
+export type { ProviderError } from './provider-error-body.js';
 
 /** Which request failed, for messages. */
 export interface ErrorContext {
   provider: string;
   /** The model id as sent. */
   model: string;
-  /** The URL requested. */
+  /** The URL requested. A user and password in it are never shown (see {@link withoutUserinfo}). */
   url: string;
+  /**
+   * The URL held a user and password that were not sent as `Authorization: Basic`, because
+   * the request had an Authorization header of its own (the API key): a refusal says so.
+   */
+  urlCredentialsNotSent?: boolean;
 }
 
 /** Header values as Node gives them (`IncomingHttpHeaders`) or as plain records. */
 export type HeaderBag = Record<string, string | string[] | undefined>;
-
-/** What a provider said about its error, from whichever body shape it used. */
-export interface ProviderError {
-  message: string;
-  code?: string;
-  type?: string;
-  param?: string;
-  /** A status carried inside the body (OpenRouter `code: 429`, Groq `status_code`). */
-  status?: number;
-}
 
 // OpenAI `context_length_exceeded`, DeepSeek (same message, other code), Anthropic
 // "prompt is too long", and the usual wording of other servers: vLLM; llama.cpp ("request
@@ -43,9 +42,14 @@ const CONTEXT_LENGTH =
  * missing, so "model x does not support tools" is not one.
  */
 const UNKNOWN_MODEL = /is not a valid model|\bmodel(?: \S+)? (?:does not|doesn't|not) exists?\b|\b(?:unknown|invalid) model\b(?! (?:output|response|request|parameters?))|\bno such model\b/i;
+/** A 413 whose body counts the request in tokens (a token limit), not in bytes (a body size limit). */
+const TOKENS = /\btokens?\b|\bTPM\b/i;
+/** OpenRouter's 402 when the credit left cannot pay for the output budget asked for. */
+const FEWER_TOKENS = /fewer max_tokens|can only afford/i;
+/** Azure OpenAI's wording when its filter refuses a prompt (with code content_filter). */
+const CONTENT_POLICY = /content management policy/i;
 const OVERLOADED = /overloaded/i;
 const TRY_AGAIN = /try again in ((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)/i;
-const MAX_QUOTED = 500;
 
 /**
  * Classifies a non-2xx response. `body` is the response text (JSON or not).
@@ -55,18 +59,21 @@ const MAX_QUOTED = 500;
  * // ReinError { code: 'rate_limited', kind: 'transient', retryAfterMs: 1000, status: 429 }
  */
 export function errorFromResponse(status: number, headers: HeaderBag, body: string, ctx: ErrorContext): ReinError {
-  const info = readProviderError(parseJson(body)) ?? { message: quote(body.trim()) || `HTTP ${status} with an empty body` };
-  return classify(info, status, headers, ctx);
+  const info = readProviderError(parseJson(body)) ?? { message: bodyText(body) || `HTTP ${status} with an empty body` };
+  return classify(info, status, headers, withShownUrl(ctx));
 }
 
 /**
- * Classifies an error object that arrived inside a 200 stream: OpenRouter's top-level
- * `error` in a chunk, Groq's `event: error` frame, a Responses/Anthropic `error` event.
- * Pass the object found (the `error` member or the whole frame).
+ * Classifies an error object that arrived inside a 200 stream (or a 200 body): OpenRouter's
+ * top-level `error` in a chunk, Groq's `event: error` frame, a Responses/Anthropic `error`
+ * event, vLLM's whole frame `{"object":"error","message":…,"code":400}`, FastAPI's
+ * `{"detail":…}`, Gemini's `[{"error":…}]`. Pass the object found (the `error` member or
+ * the whole frame). A status the payload carries (`code: 400`, `code: "429"`) decides as an
+ * HTTP status would.
  */
 export function errorFromStreamPayload(payload: unknown, ctx: ErrorContext): ReinError {
   const info = readProviderError(payload) ?? readProviderError({ error: payload }) ?? { message: quote(JSON.stringify(payload) ?? '') };
-  return classify(info, info.status, {}, ctx);
+  return classify(info, info.status, {}, withShownUrl(ctx), info.status === undefined ? 'in the stream' : `in the stream, status ${info.status}`);
 }
 
 /** Classifies a failure to reach the server or to read its answer (no HTTP status). */
@@ -75,10 +82,11 @@ export function errorFromNetwork(error: unknown, ctx: ErrorContext): ReinError {
   const err = error instanceof Error ? error : new Error(String(error));
   if (err.name === 'AbortError') return new ReinError('aborted', 'fatal', 'The model request was aborted', { cause: err });
   const code = (err as NodeJS.ErrnoException).code ?? '';
-  const where = `${ctx.url} (${ctx.provider}/${ctx.model})`;
-  if (/CERT|TLS|SSL|SELF_SIGNED/.test(code)) {
-    return new ReinError('network', 'fatal', `TLS error connecting to ${where}: ${err.message} [${code}]. Check the server's certificate, or trust its CA with NODE_EXTRA_CA_CERTS`, { cause: err, details: { code } });
-  }
+  const where = `${withoutUserinfo(ctx.url)} (${ctx.provider}/${ctx.model})`;
+  const tls = tlsError(err, code, where);
+  if (tls !== undefined) return tls;
+  if (code === 'HPE_INVALID_RESPONSE') return unreadableResponse(err, where);
+  if (code === 'ERR_CONTENT_ENCODING') return undecodableBody(err, where);
   if (code === '') {
     // Not a socket error: a bug or a bad value on our side. Retrying would not help.
     return new ReinError('internal', 'fatal', `rein could not make the request to ${where}: ${err.message}`, { cause: err });
@@ -98,6 +106,81 @@ export function errorFromNetwork(error: unknown, ctx: ErrorContext): ReinError {
 }
 
 /**
+ * A TLS failure, or undefined when `err` is not one. Each repeats on every attempt, so none
+ * is retried. Node reports a failed handshake as `EPROTO` with OpenSSL's own text
+ * (`write EPROTO 80…:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:…`):
+ * the two common causes are said in words, and any other by OpenSSL's reason alone.
+ */
+function tlsError(err: Error, code: string, where: string): ReinError | undefined {
+  const openssl = code === 'EPROTO' && /SSL routines|SSL alert|ssl3_|tlsv1/i.test(err.message);
+  if (!openssl && !/CERT|TLS|SSL|SELF_SIGNED/.test(code)) return undefined;
+  const details = { code };
+  if (/wrong version number|packet length too long|record layer failure/i.test(err.message)) {
+    // What came back to the handshake was not a TLS record: a plain-HTTP server answering it.
+    return new ReinError('config', 'fatal', `The server at ${where} does not speak TLS (it answered the TLS handshake with something else, most likely plain HTTP): use http:// instead of https:// in the base URL`, { cause: err, details });
+  }
+  if (/no application protocol/i.test(err.message)) {
+    // rein offers only http/1.1 by ALPN; a server that speaks only HTTP/2 refuses that.
+    return new ReinError('config', 'fatal', `The server at ${where} speaks only HTTP/2 (it refused the TLS connection for HTTP/1.1), which rein does not speak: use an HTTP/1.1 endpoint of the server, or a proxy in front of it that accepts HTTP/1.1`, { cause: err, details });
+  }
+  if (openssl) {
+    return new ReinError('network', 'fatal', `The TLS handshake with ${where} failed: ${opensslReason(err.message)} [${code}]. The server and rein (Node's OpenSSL) could not agree on a TLS connection; check the server's TLS settings`, { cause: err, details });
+  }
+  return new ReinError('network', 'fatal', `TLS error connecting to ${where}: ${err.message} [${code}]. Check the server's certificate, or trust its CA with NODE_EXTRA_CA_CERTS`, { cause: err, details });
+}
+
+/** OpenSSL's reason out of its error text (`…:SSL routines:func:reason:file:line:`), or the text cut short. */
+function opensslReason(message: string): string {
+  const reason = /SSL routines:[^:]*:([^:]+):/.exec(message)?.[1];
+  return reason ?? quote(message.replace(/\s+/g, ' ').trim());
+}
+
+/**
+ * A response rein's parser refused (see http-parser.ts). Another attempt gets the same
+ * bytes, so it is not retried: either the port serves another protocol, or the server (or
+ * a proxy) writes broken HTTP.
+ */
+function unreadableResponse(err: Error, where: string): ReinError {
+  const { received, detail } = err as Error & { received?: unknown; detail?: unknown };
+  const details = { code: 'HPE_INVALID_RESPONSE' };
+  if (typeof received === 'string') {
+    return new ReinError('invalid_response', 'fatal', `${where} answered with something that is not HTTP: ${received}. Check the base URL: its host and port must be those of the API server (and its scheme http:// or https:// as the server speaks)`, { cause: err, details });
+  }
+  const what = typeof detail === 'string' ? detail : err.message;
+  return new ReinError('invalid_response', 'fatal', `${where} sent a response rein cannot read as HTTP/1.1 (${what}). It would be the same on every attempt, so it is not retried; check the server, or the proxy in front of it`, { cause: err, details });
+}
+
+/** A body in a coding rein cannot decode (see http-inflate.ts): a setting of the server or of a proxy. */
+function undecodableBody(err: Error, where: string): ReinError {
+  const { header, value } = err as Error & { header?: unknown; value?: unknown };
+  const details = { code: 'ERR_CONTENT_ENCODING' };
+  const named = typeof value === 'string' ? value : '?';
+  const text =
+    header === 'transfer-encoding'
+      ? `${where} answered with a transfer coding rein cannot decode (Transfer-Encoding: ${named}): rein reads chunked, gzip, deflate and br. Turn that coding off in the server or the proxy in front of it`
+      : `${where} answered with its body encoded as "${named}" (Content-Encoding), which rein cannot decode: rein asks for no encoding (accept-encoding: identity) and decodes gzip, deflate and br. Turn off response compression for this endpoint in the server or the proxy in front of it, or have it honour Accept-Encoding`;
+  return new ReinError('invalid_response', 'fatal', text, { cause: err, details });
+}
+
+/**
+ * A URL as it may be shown: without the user and password of `http://user:pass@host/`
+ * (which would put a password in a terminal and a log). Text that is not a URL is returned
+ * as it is, and so is a URL without them (not re-serialized).
+ */
+export function withoutUserinfo(url: string): string {
+  return url.replace(USERINFO, '$1');
+}
+
+/** `scheme://` followed by a userinfo: everything up to the last `@` before the host ends. */
+const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i;
+
+/** `ctx` with its URL fit to be shown. */
+function withShownUrl(ctx: ErrorContext): ErrorContext {
+  const url = withoutUserinfo(ctx.url);
+  return url === ctx.url ? ctx : { ...ctx, url };
+}
+
+/**
  * The error for a 200 response that carried nothing: no text, thinking or tool call, no
  * finish_reason. A `server_error`, transient: a server that failed in a way it did not
  * report (or that rein could not read) answers like this, and another attempt usually
@@ -107,7 +190,7 @@ export function emptyResponseError(ctx: ErrorContext): ReinError {
   return new ReinError(
     'server_error',
     'transient',
-    `${ctx.provider} (${ctx.url}) answered 200 for ${ctx.model} with a response that carried nothing (no text, no tool call, no finish_reason): the server most likely failed without saying why (check its log)`,
+    `${ctx.provider} (${withoutUserinfo(ctx.url)}) answered 200 for ${ctx.model} with a response that carried nothing (no text, no tool call, no finish_reason): the server most likely failed without saying why (check its log)`,
   );
 }
 
@@ -117,7 +200,7 @@ export function streamCutError(ctx: ErrorContext, cause?: unknown): ReinError {
   return new ReinError(
     'stream_cut',
     'transient',
-    `The response stream from ${ctx.url} (${ctx.provider}/${ctx.model}) ended before it was complete (no finish_reason and no [DONE])${why}; the request can be retried`,
+    `The response stream from ${withoutUserinfo(ctx.url)} (${ctx.provider}/${ctx.model}) ended before it was complete (no finish_reason and no [DONE])${why}; the request can be retried`,
     cause === undefined ? {} : { cause },
   );
 }
@@ -146,11 +229,14 @@ export function parseRetryAfter(headers: HeaderBag, message?: string, now: numbe
   return Math.ceil(total);
 }
 
-function classify(info: ProviderError, status: number | undefined, headers: HeaderBag, ctx: ErrorContext): ReinError {
+/**
+ * `statusText` says where the status came from: `HTTP 400` for a response, `in the stream`
+ * (with the status an error frame carried, if any) for an error inside a 200 stream.
+ */
+function classify(info: ProviderError, status: number | undefined, headers: HeaderBag, ctx: ErrorContext, statusText = status === undefined ? 'in the stream' : `HTTP ${status}`): ReinError {
   const { message, code = '', type = '' } = info;
   const said = `: ${clause(message)}`;
   const at = `${ctx.provider} (${ctx.url})`;
-  const statusText = status === undefined ? 'in the stream' : `HTTP ${status}`;
   const details: Record<string, unknown> = {};
   if (info.code !== undefined) details.code = info.code;
   if (info.type !== undefined) details.type = info.type;
@@ -162,15 +248,34 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
       retryAfterMs: kind === 'transient' ? parseRetryAfter(headers, message) : undefined,
     });
 
+  if (status === 413) {
+    // Payload Too Large is never retried, whatever code the body gives (Groq's says
+    // rate_limit_exceeded): the same request is as large the next time.
+    if (code === 'context_length_exceeded' || type === 'tokens' || type === 'exceed_context_size_error' || CONTEXT_LENGTH.test(message) || TOKENS.test(message)) {
+      // Counted in tokens (Groq: "Request too large for model … on tokens per minute (TPM):
+      // Limit 12000, Requested 19764"): context_length, so that the loop compacts the history
+      // and asks again once, the one thing that makes the request smaller.
+      return make('context_length', 'fatal', `${at} refused the request as too large for ${ctx.model} or for the token limit of this account (${statusText})${said}. Shorten the conversation (compact the history, trim long tool results) or lower --max-output-tokens (modelOptions.maxTokens): the output budget a request asks for counts towards the tokens it requests`);
+    }
+    // Counted in bytes: the body size limit of the server or of a reverse proxy before it.
+    return make('bad_request', 'fatal', `${at} refused the request as too large (${statusText})${said}. The server, or a reverse proxy in front of it, limits the size of a request body (nginx: client_max_body_size); shorten the conversation (long tool results, images) or raise that limit`);
+  }
   // 500: llama.cpp's "Context size has been exceeded." (retrying would send the same request).
   if (
-    (status === undefined || status === 400 || status === 413 || status === 422 || status === 500) &&
+    (status === undefined || status === 400 || status === 422 || status === 500) &&
     (code === 'context_length_exceeded' || type === 'exceed_context_size_error' || CONTEXT_LENGTH.test(message))
   ) {
     return make('context_length', 'fatal', `The request does not fit the context window of ${ctx.model} (${statusText})${said}. Shorten the conversation (compact the history, trim long tool results) or lower max tokens`);
   }
-  if (code === 'insufficient_quota') {
-    return make('rate_limited', 'fatal', `${at} reports the quota of this API key is used up (${statusText})${said}. Add credit or check the plan of the key; retrying will not help`);
+  if (code === 'insufficient_quota' || status === 402) {
+    // 402 Payment Required: OpenRouter "Insufficient credits", DeepSeek "Insufficient Balance".
+    // OpenRouter also answers 402 when the output budget asked for costs more than is left.
+    const fewer = FEWER_TOKENS.test(message) ? ', or ask for fewer output tokens (--max-output-tokens)' : '';
+    return make('rate_limited', 'fatal', `${at} reports the credit or quota of this API key is used up (${statusText})${said}. Add credit or check the plan of the key${fewer}; retrying will not help`);
+  }
+  if (code === 'content_filter' || CONTENT_POLICY.test(message)) {
+    // Azure OpenAI: 400 with code content_filter (innererror ResponsibleAIPolicyViolation).
+    return make('content_filter', 'fatal', `The content filter of ${at} refused the prompt (${statusText})${said}. Rephrase the task (or leave out the file or tool output that set it off); sending the same request again will not help`);
   }
   if (status === 529 || type === 'overloaded_error' || ((status === undefined || status >= 500) && OVERLOADED.test(message))) {
     return make('overloaded', 'transient', `${at} is overloaded (${statusText})${said}. This is on the provider's side; retry later`);
@@ -191,7 +296,10 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
     return make('auth', 'fatal', `The proxy between rein and ${at} wants credentials (${statusText})${said}. Put them in the proxy URL: HTTP_PROXY=http://user:password@host:port`);
   }
   if (status === 401 || status === 403 || code === 'invalid_api_key' || type === 'authentication_error') {
-    return make('auth', 'fatal', `${at} refused the credentials (${statusText})${said}. Set ${apiKeyEnvName(ctx.provider)} (or the provider's apiKey) to a valid key with access to ${ctx.model}`);
+    const unsent = ctx.urlCredentialsNotSent
+      ? `. The user and password in the base URL were not sent: the API key takes the Authorization header. To log in with them instead, leave ${apiKeyEnvName(ctx.provider)} (and the provider's apiKey) unset`
+      : '';
+    return make('auth', 'fatal', `${at} refused the credentials (${statusText})${said}. Set ${apiKeyEnvName(ctx.provider)} (or the provider's apiKey) to a valid key with access to ${ctx.model}${unsent}`);
   }
   if (status === 404 || code === 'model_not_found' || (status === 400 && UNKNOWN_MODEL.test(message))) {
     if (code === 'model_not_found' || /model/i.test(message)) {
@@ -205,7 +313,8 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
   if (status === 408) {
     return make('timeout', 'transient', `${at} timed out waiting for the request (${statusText})${said}`);
   }
-  if (status === 409 || status === undefined || status >= 500) {
+  // A validation list (FastAPI) refuses the request's shape: no retry makes it valid.
+  if (status === 409 || (status === undefined && info.validation !== true) || (status !== undefined && status >= 500)) {
     return make('server_error', 'transient', `${at} failed to answer (${statusText})${said}. This is on the provider's side; retry later`);
   }
   const param = info.param ? ` (parameter "${info.param}")` : '';
@@ -215,55 +324,6 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
 /** What an error response body says, when it is one of the shapes providers use. */
 export function providerErrorOf(body: string): ProviderError | undefined {
   return readProviderError(parseJson(body));
-}
-
-function readProviderError(body: unknown): ProviderError | undefined {
-  if (!isRecord(body)) return undefined;
-  const error = body.error;
-  if (typeof error === 'string') return { message: quote(error) };
-  if (error === undefined && body.detail !== undefined) return readValidationDetail(body.detail);
-  const source = isRecord(error) ? error : typeof body.message === 'string' ? body : undefined;
-  if (source === undefined) return undefined;
-  const info: ProviderError = { message: quote(typeof source.message === 'string' ? source.message : JSON.stringify(source)) };
-  // OpenRouter puts the upstream provider's own words in metadata.raw.
-  const raw = isRecord(source.metadata) ? source.metadata.raw : undefined;
-  if (typeof raw === 'string' && raw !== '') info.message += ` (${quote(raw)})`;
-  if (typeof source.code === 'string') info.code = source.code;
-  else if (typeof source.code === 'number' && source.code >= 400 && source.code < 600) info.status = source.code;
-  if (typeof source.type === 'string') info.type = source.type;
-  if (typeof source.param === 'string') info.param = source.param;
-  if (typeof source.status_code === 'number') info.status = source.status_code;
-  return info;
-}
-
-/**
- * A validation error of a server built on FastAPI / pydantic (vLLM, SGLang, LiteLLM, many
- * gateways): `{ detail: [{ loc: ['body', 'stream_options'], msg: 'Extra inputs are not
- * permitted', input }] }`, or `{ detail: "text" }`. Each entry's location and words; the
- * echoed `input` (the request itself) is left out.
- */
-function readValidationDetail(detail: unknown): ProviderError | undefined {
-  if (typeof detail === 'string') return { message: quote(detail) };
-  if (!Array.isArray(detail)) return undefined;
-  const parts: string[] = [];
-  let param: string | undefined;
-  for (const item of detail) {
-    if (!isRecord(item)) continue;
-    const loc = Array.isArray(item.loc) ? item.loc.filter((p) => p !== 'body').join('.') : '';
-    const last = Array.isArray(item.loc) ? item.loc[item.loc.length - 1] : undefined;
-    if (param === undefined && typeof last === 'string') param = last;
-    parts.push(`${loc ? `${loc}: ` : ''}${typeof item.msg === 'string' ? item.msg : 'invalid'}`);
-  }
-  if (parts.length === 0) return undefined;
-  return { message: quote(parts.join('; ')), ...(param !== undefined ? { param } : {}) };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function header(headers: HeaderBag, name: string): string | undefined {
@@ -283,17 +343,13 @@ export function clause(message: string): string {
   return message.endsWith('.') && !message.endsWith('..') ? message.slice(0, -1) : message;
 }
 
-function quote(text: string): string {
-  return text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text;
-}
-
 /** The redirect's absolute address, when it has one. */
 function redirectTarget(location: string | undefined, url: string): string | undefined {
   if (location === undefined || location.trim() === '') return undefined;
   try {
-    return new URL(location.trim(), url).href;
+    return withoutUserinfo(new URL(location.trim(), url).href);
   } catch {
-    return quote(location);
+    return quote(withoutUserinfo(location.trim()));
   }
 }
 

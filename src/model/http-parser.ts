@@ -33,14 +33,30 @@ export interface ResponseSink {
 export class HttpParseError extends Error {
   readonly code = 'HPE_INVALID_RESPONSE';
 
-  constructor(message: string) {
-    super(`Parse Error: ${message}`);
+  constructor(
+    /** What is wrong, without the `Parse Error:` prefix of the message. */
+    readonly detail: string,
+    /**
+     * Set when the bytes are not HTTP at all (another protocol on the port): what arrived,
+     * quoted and shortened, with a guess at what it is when the bytes tell.
+     */
+    readonly received?: string,
+  ) {
+    super(`Parse Error: ${detail}`);
     this.name = 'HttpParseError';
   }
 }
 
-/** Longest head accepted (status line and headers), as Node's default `maxHeaderSize`. */
-export const MAX_HEAD_BYTES = 16 * 1024;
+/**
+ * Longest head accepted (status line and headers). Node's default `maxHeaderSize` is 16 KB,
+ * but a proxy's or load balancer's cookies alone can pass that (a 20 KB `set-cookie` is
+ * seen), and a head rein cannot read fails every attempt alike; 64 KB still bounds the
+ * memory a broken server can make rein hold.
+ */
+export const MAX_HEAD_BYTES = 64 * 1024;
+
+/** Longest status line that is waited for: a real one is about 20 bytes. */
+const MAX_STATUS_LINE_BYTES = 1024;
 
 const CR = 13;
 const LF = 10;
@@ -56,6 +72,12 @@ export class ResponseParser {
   private remaining = 0;
   private keepAlive = true;
   private pieces: Buffer[] = [];
+  /**
+   * Whether the head being read has shown a valid status line. It is checked as soon as its
+   * line has ended (and its first bytes as they arrive), not once the whole head is in: a
+   * server speaking another protocol (SSH, HTTP/2, TLS) may never send a blank line.
+   */
+  private statusLineValid = false;
   /** True once any byte arrived (a reused connection that fails before this may be retried). */
   started = false;
 
@@ -67,6 +89,14 @@ export class ResponseParser {
   /** True once the body is complete. */
   get complete(): boolean {
     return this.state === 'done';
+  }
+
+  /**
+   * The start of a head that has not ended (quoted and shortened, for a message about a
+   * connection closed in the middle of it); undefined when no part of a head is waiting.
+   */
+  get partialHead(): string | undefined {
+    return this.state === 'head' && this.carry !== undefined ? quotedLine(this.carry, 0) : undefined;
   }
 
   /** Consumes one read. Throws {@link HttpParseError} when the bytes are not an HTTP/1.x response. */
@@ -169,6 +199,12 @@ export class ResponseParser {
 
   /** Parses one head (skipping 1xx interim responses); -1 until its blank line arrived. */
   private head(buf: Buffer, at: number): number {
+    if (!this.statusLineValid) {
+      // Blank lines before a status line are skipped, as llhttp does.
+      while (at < buf.length && (buf[at] === CR || buf[at] === LF)) at++;
+      if (at === buf.length) return at;
+      this.checkStatusLine(buf, at);
+    }
     const next = headEnd(buf, at);
     if (next < 0) return -1;
     if (next - at > this.maxHeadBytes) throw new HttpParseError(`the response head is longer than ${this.maxHeadBytes} bytes`);
@@ -176,8 +212,8 @@ export class ResponseParser {
     let eol = text.indexOf('\n');
     if (eol < 0) eol = text.length;
     const statusLine = text.charCodeAt(eol - 1) === CR ? text.slice(0, eol - 1) : text.slice(0, eol);
-    const match = STATUS_LINE.exec(statusLine);
-    if (match === null) throw new HttpParseError(`not an HTTP/1.x status line: ${JSON.stringify(statusLine.slice(0, 80))}`);
+    const match = STATUS_LINE.exec(statusLine) as RegExpExecArray; // checked by checkStatusLine
+    this.statusLineValid = false; // the next head (after an interim one) is checked again
     const status = Number(match[2]);
     const version = `1.${match[1]}`;
     const headers: Record<string, string> = {};
@@ -195,8 +231,12 @@ export class ResponseParser {
         continue;
       }
       const colon = line.indexOf(':');
-      if (colon <= 0) throw new HttpParseError(`a header line without a name: ${JSON.stringify(line.slice(0, 80))}`);
-      const name = line.slice(0, colon).toLowerCase();
+      // Whitespace between the name and the colon is dropped, as curl and browsers do (RFC
+      // 9112 §5.1 has proxies remove it): a broken proxy's `X-Bad : yes` is no reason to fail.
+      let nameEnd = colon;
+      while (nameEnd > 0 && (line.charCodeAt(nameEnd - 1) === 32 || line.charCodeAt(nameEnd - 1) === 9)) nameEnd--;
+      if (nameEnd <= 0) throw new HttpParseError(`a header line without a name: ${JSON.stringify(line.slice(0, 80))}`);
+      const name = line.slice(0, nameEnd).toLowerCase();
       if (!TOKEN.test(name)) throw new HttpParseError(`an invalid header name: ${JSON.stringify(name.slice(0, 80))}`);
       const value = line.slice(colon + 1).trim();
       const before = headers[name];
@@ -213,6 +253,23 @@ export class ResponseParser {
     this.frame(status, version, headers);
     this.sink.onHead({ status, statusText: match[3] ?? '', version, headers });
     return next;
+  }
+
+  /**
+   * Throws as soon as the bytes from `at` cannot begin a response: while the status line
+   * has not ended its bytes must begin like `HTTP/1.`, and once it has it must be one.
+   */
+  private checkStatusLine(buf: Buffer, at: number): void {
+    const eol = buf.indexOf(LF, at);
+    if (eol < 0) {
+      const have = Math.min(buf.length - at, HTTP_PREFIX.length);
+      for (let i = 0; i < have; i++) if (buf[at + i] !== HTTP_PREFIX[i]) throw notHttp(buf, at);
+      if (buf.length - at > MAX_STATUS_LINE_BYTES) throw notHttp(buf, at);
+      return;
+    }
+    const end = eol > at && buf[eol - 1] === CR ? eol - 1 : eol;
+    if (end - at > MAX_STATUS_LINE_BYTES || !STATUS_LINE.test(buf.toString('latin1', at, end))) throw notHttp(buf, at);
+    this.statusLineValid = true;
   }
 
   /** Decides how the body is delimited (RFC 9112 §6.3). */
@@ -254,6 +311,35 @@ export class ResponseParser {
 }
 
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
+/** How every HTTP/1.x response begins. */
+const HTTP_PREFIX = Buffer.from('HTTP/1.', 'latin1');
+
+/** The error for bytes from `at` that are not an HTTP/1.x response, naming what arrived. */
+function notHttp(buf: Buffer, at: number): HttpParseError {
+  const received = quotedLine(buf, at);
+  const guess = protocolGuess(buf, at);
+  return new HttpParseError(`not an HTTP/1.x status line: ${received}${guess ? ` (${guess})` : ''}`, `${received}${guess ? ` (${guess})` : ''}`);
+}
+
+/** The first line of `buf` from `at`, quoted and cut to 80 characters (control bytes escaped). */
+function quotedLine(buf: Buffer, at: number): string {
+  let end = buf.indexOf(LF, at);
+  if (end < 0 || end - at > 80) end = Math.min(buf.length, at + 80);
+  if (end > at && buf[end - 1] === CR) end--;
+  const text = JSON.stringify(buf.toString('latin1', at, end));
+  return end < buf.length && buf[end] !== CR && buf[end] !== LF ? `${text}…` : text;
+}
+
+/** What bytes that are not HTTP/1.x most likely are, when their first bytes tell. */
+function protocolGuess(buf: Buffer, at: number): string | undefined {
+  const first = buf[at];
+  // A TLS record (alert 0x15, handshake 0x16) of version 3.x: a TLS server on an http:// URL.
+  if ((first === 0x15 || first === 0x16) && buf[at + 1] === 3) return 'a TLS record: the server expects https://';
+  // An HTTP/2 frame header: 24-bit length, then type 4 (SETTINGS), the first frame an h2c server sends.
+  if (buf.length - at >= 9 && buf[at + 3] === 4 && first === 0) return 'an HTTP/2 SETTINGS frame: the server speaks only HTTP/2, and rein speaks HTTP/1.1';
+  if (buf.toString('latin1', at, at + 4) === 'SSH-') return 'an SSH server';
+  return undefined;
+}
 
 /** A header field name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;

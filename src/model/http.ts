@@ -17,7 +17,7 @@ import type { Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { acquire, release, type Connection, type ConnectionUser, type Origin } from './http-pool.js';
-import { inflaterFor } from './http-inflate.js';
+import { bodyDecoder } from './http-inflate.js';
 import { proxyFor } from './http-proxy.js';
 import { ResponseParser, type ResponseHead, type ResponseSink } from './http-parser.js';
 import { unwatchIdle, watchIdle, type IdleWatch } from './idle-watchdog.js';
@@ -35,9 +35,23 @@ export interface HttpResponse {
   consume(onChunk: (text: string) => void): Promise<void>;
   /** Reads the whole body as text, keeping at most `maxChars` characters (the rest is drained). */
   text(maxChars?: number): Promise<string>;
+  /**
+   * The caller has all of the body it needs (a model answer after its end marker): `consume`
+   * resolves now, and the rest is read and dropped without keeping the process alive. The
+   * connection is reused when the body ends within {@link DRAIN_GRACE_MS}, closed otherwise
+   * (a server that never ends the body after `data: [DONE]`).
+   */
+  drain(): void;
   /** Stops reading and releases the connection (it is not reused). */
   destroy(): void;
 }
+
+/**
+ * How long the rest of a body given up with `drain()` may take to arrive before its
+ * connection is closed instead of reused. Not a timer per request: the shared idle watchdog
+ * checks it, once a second, and only for bodies that had not ended when they were drained.
+ */
+export const DRAIN_GRACE_MS = 4000;
 
 /** The error `httpPost` rejects with, and `consume` rejects with, when the signal aborts. */
 export function abortError(signal: AbortSignal): Error {
@@ -181,6 +195,11 @@ interface Target {
   host: string;
   /** `Proxy-Authorization` of an http request sent to a proxy with credentials. */
   proxyAuthorization: string | undefined;
+  /**
+   * `Authorization: Basic` from the user and password in the URL (`http://user:pass@host/`),
+   * sent when the request carries no Authorization header of its own.
+   */
+  basicAuthorization: string | undefined;
 }
 
 // URL getters are slow in Node 20 and a run posts to the same URL object every turn.
@@ -205,10 +224,26 @@ function targetOf(url: URL): Target {
       path: forwarded ? `http://${url.host}${url.pathname}${url.search}` : url.pathname + url.search,
       host: url.host,
       proxyAuthorization: forwarded ? proxy.authorization : undefined,
+      basicAuthorization: url.username === '' && url.password === '' ? undefined : basicAuthorization(url),
     };
     targets.set(url, target);
   }
   return target;
+}
+
+/**
+ * The `Authorization` value for a URL's user and password, as curl and browsers send them.
+ * The URL keeps them %-encoded; the header carries them as typed.
+ */
+function basicAuthorization(url: URL): string {
+  const decoded = (text: string): string => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return text; // a stray `%` that encodes nothing: sent as it is
+    }
+  };
+  return `Basic ${Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`, 'utf8').toString('base64')}`;
 }
 
 /** A header name Node would accept (an RFC 9110 token). */
@@ -226,6 +261,7 @@ function requestHead(method: string, target: Target, headers: OutgoingHttpHeader
   let head = contentLength === undefined ? `${method} ${target.path} HTTP/1.1\r\n` : `${method} ${target.path} HTTP/1.1\r\ncontent-length: ${contentLength}\r\n`;
   let host = false;
   let encodings = false;
+  let authorization = false;
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined) continue;
@@ -234,6 +270,7 @@ function requestHead(method: string, target: Target, headers: OutgoingHttpHeader
     if (CONNECTION_HEADERS.has(lower)) continue;
     if (lower === 'host') host = true;
     else if (lower === 'accept-encoding') encodings = true;
+    else if (lower === 'authorization') authorization = true;
     if (Array.isArray(value)) {
       for (const one of value) head += headerLine(name, one);
     } else head += headerLine(name, typeof value === 'string' ? value : String(value));
@@ -241,6 +278,8 @@ function requestHead(method: string, target: Target, headers: OutgoingHttpHeader
   // Without Accept-Encoding any coding is acceptable (RFC 9110 §12.5.3): ask for none.
   if (!encodings) head += 'accept-encoding: identity\r\n';
   if (target.proxyAuthorization !== undefined) head += `proxy-authorization: ${target.proxyAuthorization}\r\n`;
+  // The request's own Authorization (an API key) wins: a header holds one credential.
+  if (target.basicAuthorization !== undefined && !authorization) head += `authorization: ${target.basicAuthorization}\r\n`;
   return `${host ? head : `${head}Host: ${target.host}\r\n`}\r\n`;
 }
 
@@ -279,6 +318,10 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
   private inflater: Transform | undefined;
   /** Whether any body bytes went to the decompressor. */
   private inflated = false;
+  /** Why the body cannot be decoded (a coding rein does not know): reported if a body byte comes. */
+  private undecodable: Error | undefined;
+  /** Set by `drain()`: the caller wants no more of the body. */
+  private draining = false;
   /** Text that arrived before `consume` was called. */
   private pending: string[] | undefined;
   private onChunk: ((text: string) => void) | undefined;
@@ -289,7 +332,7 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
   private failure: Error | undefined;
   private bodyDone: (() => void) | undefined;
   private bodyFailed: ((error: Error) => void) | undefined;
-  private readonly watch: IdleWatch | undefined;
+  private watch: IdleWatch | undefined;
   private readonly aborts: Set<() => void> | undefined;
   private readonly onAbort: (() => void) | undefined;
 
@@ -325,7 +368,8 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
   // ConnectionUser: the socket's events while this request holds the connection.
 
   onData(data: Buffer): void {
-    if (this.watch) this.watch.last = Date.now();
+    // While draining, `watch` is the grace period, which data does not extend.
+    if (this.watch && !this.draining) this.watch.last = Date.now();
     try {
       this.parser.execute(data);
     } catch (error) {
@@ -336,7 +380,9 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
   onEof(): void {
     this.conn = undefined;
     if (this.parser.eof()) return; // a body delimited by the end of the connection: complete
-    this.lost(Object.assign(new Error(this.headSettled ? 'socket hang up: the response body was cut' : 'socket hang up'), { code: 'ECONNRESET' }));
+    const partial = this.parser.partialHead;
+    const message = this.headSettled ? 'socket hang up: the response body was cut' : partial === undefined ? 'socket hang up' : `socket hang up in the middle of the response head, which began ${partial}`;
+    this.lost(Object.assign(new Error(message), { code: 'ECONNRESET' }));
   }
 
   onError(error: Error): void {
@@ -347,19 +393,20 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
   // ResponseSink: what the parser found.
 
   onHead(head: ResponseHead): void {
-    const encoding = head.headers['content-encoding'];
-    if (encoding !== undefined) {
-      const inflater = inflaterFor(encoding);
-      if (inflater === null) {
-        this.fail(Object.assign(new Error(`the server sent the response body encoded as "${encoding}", which rein cannot decode (it asks for none)`), { code: 'ERR_CONTENT_ENCODING' }));
-        return;
-      }
-      if (inflater) {
-        this.inflater = inflater;
-        inflater.on('data', (data: Buffer) => this.deliver(data));
-        // Damaged data (a proxy's doing, most likely) is a network error, retried like a cut.
-        inflater.on('error', (error: Error) => this.fail(Object.assign(new Error(`the response body could not be decompressed (${encoding}): ${error.message}`), { code: 'EBADBODY' })));
-      }
+    const { headers } = head;
+    let inflater: Transform | undefined;
+    try {
+      inflater = bodyDecoder(headers['content-encoding'], headers['transfer-encoding']);
+    } catch (error) {
+      // Not failed yet: the status is worth having, and an empty body needs no decoding.
+      this.undecodable = error as Error;
+    }
+    if (inflater) {
+      const codings = headers['content-encoding'] ?? headers['transfer-encoding'];
+      this.inflater = inflater;
+      inflater.on('data', (data: Buffer) => this.deliver(data));
+      // Damaged data (a proxy's doing, most likely) is a network error, retried like a cut.
+      inflater.on('error', (error: Error) => this.fail(Object.assign(new Error(`the response body could not be decompressed (${codings}): ${error.message}`), { code: 'EBADBODY' })));
     }
     this.status = head.status;
     this.statusText = head.statusText;
@@ -372,7 +419,8 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
     if (this.inflater) {
       this.inflated = true;
       this.inflater.write(body);
-    } else this.deliver(body);
+    } else if (this.undecodable) this.fail(this.undecodable);
+    else this.deliver(body);
   }
 
   /** Hands on the text of (decoded) body bytes. */
@@ -420,7 +468,8 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
     const pending = this.pending;
     this.pending = undefined;
     if (pending) for (const text of pending) onChunk(text);
-    if (this.ended) return Promise.resolve();
+    // `onChunk` may have called drain() on the text that came with the head.
+    if (this.ended || this.draining) return Promise.resolve();
     if (this.failure) return Promise.reject(this.failure);
     this.onChunk = onChunk;
     return new Promise<void>((resolve, reject) => {
@@ -435,6 +484,32 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
       if (text.length < maxChars) text += chunk.length + text.length > maxChars ? chunk.slice(0, maxChars - text.length) : chunk;
     });
     return text;
+  }
+
+  drain(): void {
+    if (this.ended || this.failure || this.draining) return;
+    this.draining = true;
+    this.onChunk = ignore;
+    this.pending = undefined;
+    const done = this.bodyDone;
+    this.bodyDone = undefined;
+    this.bodyFailed = undefined;
+    done?.();
+    // Usually called from inside a socket read whose last bytes end the body (the end
+    // marker and the last chunk arrive together): look once that read has been parsed.
+    process.nextTick(limitDrainOf, this);
+  }
+
+  /**
+   * Right after `drain()`: a body that has not ended yet gets {@link DRAIN_GRACE_MS} to do so,
+   * and its connection no longer keeps the process alive.
+   */
+  limitDrain(): void {
+    if (this.ended || this.failure) return;
+    // An unfinished body is no reason to keep the process alive (a CLI whose answer is complete).
+    this.conn?.hold(false);
+    if (this.watch) unwatchIdle(this.watch);
+    this.watch = watchIdle(DRAIN_GRACE_MS, () => this.fail(Object.assign(new Error(`the rest of the response body did not arrive within ${DRAIN_GRACE_MS} ms of its end marker`), { code: 'ETIMEDOUT' })));
   }
 
   destroy(): void {
@@ -472,6 +547,12 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
     if (this.watch) unwatchIdle(this.watch);
     if (this.aborts && this.onAbort) this.aborts.delete(this.onAbort);
   }
+}
+
+function ignore(): void {}
+
+function limitDrainOf(exchange: Exchange): void {
+  exchange.limitDrain();
 }
 
 /**

@@ -3,6 +3,7 @@
  * key, headers. Other servers are added through `config.providers` (no code needed).
  */
 import { ReinError } from '../errors.js';
+import { displayUrl } from './base-url.js';
 import type { ModelApi, ModelRef } from './types.js';
 
 /** An OpenAI-compatible server configured by the user. */
@@ -173,7 +174,12 @@ function build(
   return model;
 }
 
-/** Validates a base URL and drops trailing slashes (the adapter appends its API's path). */
+/**
+ * Validates a base URL and drops the trailing slashes of its path (the adapter appends its
+ * API's path there, before the query). A user and password are accepted (gateways behind
+ * Basic auth) and kept in the returned value, which the request needs; the error message
+ * quotes the value without them.
+ */
 function checkBaseUrl(value: string, origin: string): string {
   let url: URL | undefined;
   try {
@@ -182,13 +188,17 @@ function checkBaseUrl(value: string, origin: string): string {
     url = undefined;
   }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    // The value is not repeated as written: it may hold a password that failed to parse.
+    const userinfo = value.includes('@') ? '; a user or password in it must be %-encoded (/ as %2F, @ as %40, : as %3A)' : '';
     throw new ReinError(
       'config',
       'fatal',
-      `Invalid base URL "${value}" (from ${origin}): expected an http(s) URL up to the API version, e.g. "http://127.0.0.1:11434/v1"`,
+      `Invalid base URL "${displayUrl(value)}" (from ${origin}): expected an http(s) URL up to the API version, e.g. "http://127.0.0.1:11434/v1"${userinfo}`,
     );
   }
-  return value.replace(/\/+$/, '');
+  // Only the path's slashes: a query (`?api-version=…`) or fragment is kept as written.
+  const end = value.search(/[?#]/);
+  return end === -1 ? value.replace(/\/+$/, '') : value.slice(0, end).replace(/\/+$/, '') + value.slice(end);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamAnthropic } from '../../src/model/providers/anthropic.js';
-import { anthropicHeaders, buildAnthropicBody, buildAnthropicRequest, defaultMaxTokens, messagesUrl } from '../../src/model/providers/anthropic-request.js';
+import { anthropicHeaders, buildAnthropicBody, buildAnthropicRequest, defaultMaxTokens, messagesTarget, messagesUrl } from '../../src/model/providers/anthropic-request.js';
 import type { AnthropicBlock, AnthropicRequest } from '../../src/model/providers/anthropic-request.js';
 import type { AssistantMessage, Context, Message, ModelRef } from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
@@ -273,6 +273,17 @@ describe('Anthropic Messages request', () => {
     expect(messagesUrl('https://api.anthropic.com').href).toBe('https://api.anthropic.com/v1/messages');
     expect(messagesUrl('https://api.anthropic.com/').href).toBe('https://api.anthropic.com/v1/messages');
     expect(messagesUrl('https://proxy.example/anthropic/v1/').href).toBe('https://proxy.example/anthropic/v1/messages');
+  });
+
+  it('keeps the base query after the path and drops a fragment', () => {
+    expect(messagesUrl('https://gw.example/anthropic?route=eu').href).toBe('https://gw.example/anthropic/v1/messages?route=eu');
+    expect(messagesUrl('https://gw.example/anthropic/v1/?route=eu#frag').href).toBe('https://gw.example/anthropic/v1/messages?route=eu');
+  });
+
+  it('errors quote the URL without the user, password or secret parameters', () => {
+    const target = messagesTarget('https://alice:s3cret@gw.example/anthropic?route=eu&token=t0k');
+    expect(target.url.href).toBe('https://alice:s3cret@gw.example/anthropic/v1/messages?route=eu&token=t0k');
+    expect(target.errorUrl).toBe('https://gw.example/anthropic/v1/messages?route=eu');
   });
 
   it('sends the body and headers over HTTP', async () => {

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamGemini } from '../../src/model/providers/gemini.js';
-import { SKIP_SIGNATURE, buildGeminiBody, geminiGeneration, geminiHeaders, geminiUrl, generationConfig } from '../../src/model/providers/gemini-request.js';
+import { SKIP_SIGNATURE, buildGeminiBody, geminiGeneration, geminiHeaders, geminiTarget, geminiUrl, generationConfig } from '../../src/model/providers/gemini-request.js';
 import type { AssistantMessage, Context, Message, ModelRef, ToolCall } from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
 import { fixtureResponse, startServer } from './fixture-server.js';
@@ -269,6 +269,19 @@ describe('gemini URL and headers', () => {
     expect(url('https://generativelanguage.googleapis.com')).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
     expect(url('https://generativelanguage.googleapis.com/', 'models/gemini-2.5-flash', false)).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent');
     expect(url('https://proxy.example/gemini/v1beta')).toBe('https://proxy.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+  });
+
+  it('merges the base query with alt=sse (one alt, the base parameters kept) and drops a fragment', () => {
+    const url = (baseUrl: string, stream = true): string => geminiUrl({ ...geminiModel(LOCAL, 'gemini-2.5-flash'), baseUrl }, stream).href;
+    expect(url('https://gw.example/gemini?route=eu')).toBe('https://gw.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?route=eu&alt=sse');
+    expect(url('https://gw.example/gemini/v1beta/?alt=json&key=k1#frag')).toBe('https://gw.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?key=k1&alt=sse');
+    expect(url('https://gw.example/gemini?route=eu#frag', false)).toBe('https://gw.example/gemini/v1beta/models/gemini-2.5-flash:generateContent?route=eu');
+  });
+
+  it('errors quote the URL without the user, password or a key parameter', () => {
+    const target = geminiTarget({ ...geminiModel(LOCAL, 'gemini-2.5-flash'), baseUrl: 'https://alice:s3cret@gw.example/gemini?key=AIza-secret&route=eu' }, true);
+    expect(target.url.href).toBe('https://alice:s3cret@gw.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?key=AIza-secret&route=eu&alt=sse');
+    expect(target.errorUrl).toBe('https://gw.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?route=eu&alt=sse');
   });
 
   it('sends the key as x-goog-api-key (never in the URL), plus the model headers', () => {

@@ -6,8 +6,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
-import { httpPost } from '../../src/model/http.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DRAIN_GRACE_MS, httpPost } from '../../src/model/http.js';
 import { closeIdleConnections, idleConnectionCount } from '../../src/model/http-pool.js';
 
 const CERT_URL = new URL('./tls/cert.pem', import.meta.url);
@@ -465,6 +465,20 @@ describe('httpPost: aborts, timeouts and refusals', () => {
     await expect(post(served.url)).rejects.toMatchObject({ code: 'HPE_INVALID_RESPONSE', message: expect.stringContaining('SSH-2.0') });
     await closed(served.connections[0]);
   });
+
+  it('another protocol that never sends a blank line (an SSH banner, an HTTP/2 frame) fails at once, not at the idle timeout', async () => {
+    const ssh = await rawServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n'));
+    // Before: nothing happened until the idle timeout (here longer than the test may take).
+    await expect(post(ssh.url, '{}', undefined, 60_000)).rejects.toMatchObject({ code: 'HPE_INVALID_RESPONSE', received: '"SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13" (an SSH server)' });
+    await closed(ssh.connections[0]);
+    const h2 = await rawServer((socket) => socket.write(Buffer.from([0, 0, 0x12, 4, 0, 0, 0, 0, 0])));
+    await expect(post(h2.url, '{}', undefined, 60_000)).rejects.toMatchObject({ code: 'HPE_INVALID_RESPONSE', received: expect.stringContaining('HTTP/2') });
+  });
+
+  it('the connection closing in the middle of a head says what of it arrived', async () => {
+    const served = await rawServer((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Ty'));
+    await expect(post(served.url)).rejects.toMatchObject({ code: 'ECONNRESET', message: 'socket hang up in the middle of the response head, which began "HTTP/1.1 200 OK"' });
+  });
 });
 
 describe('httpPost over TLS', () => {
@@ -592,12 +606,15 @@ describe('httpPost: content encodings', () => {
     expect(served.connections).toHaveLength(1);
   });
 
-  it('an encoding rein cannot decode is an error naming it; a corrupt compressed body fails the read', async () => {
-    const zstd = await httpServer((_req, res) => {
-      res.writeHead(200, { 'content-encoding': 'zstd' });
+  it('an encoding rein cannot decode fails the read of the body, naming it; a corrupt compressed body fails the read', async () => {
+    // The head (its status) is still handed over: only a body byte needs decoding.
+    const compress = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-encoding': 'compress' });
       res.end('whatever');
     });
-    await expect(post(zstd.url)).rejects.toMatchObject({ code: 'ERR_CONTENT_ENCODING', message: expect.stringContaining('"zstd"') });
+    const undecodable = await post(compress.url);
+    expect(undecodable.status).toBe(200);
+    await expect(undecodable.text()).rejects.toMatchObject({ code: 'ERR_CONTENT_ENCODING', header: 'content-encoding', value: 'compress', message: expect.stringContaining('"compress"') });
     const corrupt = await httpServer((_req, res) => {
       res.writeHead(200, { 'content-encoding': 'gzip' });
       res.end(Buffer.from('this is not gzip at all'));
@@ -612,4 +629,94 @@ describe('httpPost: content encodings', () => {
     });
     await expect((await post(notDeflate.url)).text()).rejects.toMatchObject({ code: 'EBADBODY', message: expect.stringContaining('deflate') });
   });
+});
+
+describe('httpPost: transfer and stacked codings', () => {
+  const events = 'data: {"n":1}\n\ndata: [DONE]\n\n';
+
+  it('Transfer-Encoding: gzip, chunked is de-chunked, then decompressed', async () => {
+    const served = await rawServer((socket) => {
+      const data = gzipSync(events);
+      socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: gzip, chunked\r\n\r\n${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n0\r\n\r\n')]));
+    });
+    expect(await postText(served.url)).toBe(events);
+    // The body was delimited: the connection is reused.
+    expect(idleConnectionCount()).toBe(1);
+  });
+
+  it('Content-Encoding: gzip, gzip is decompressed twice', async () => {
+    const served = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip, gzip' });
+      res.end(gzipSync(gzipSync(events)));
+    });
+    expect(await postText(served.url)).toBe(events);
+  });
+
+  it('a transfer coding rein cannot decode fails the body read, naming it', async () => {
+    const served = await rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: compress, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n'));
+    const res = await post(served.url);
+    await expect(res.text()).rejects.toMatchObject({ code: 'ERR_CONTENT_ENCODING', header: 'transfer-encoding', value: 'compress, chunked' });
+  });
+
+  it('an empty body labelled with a coding rein cannot decode (a bare 503 from a proxy) is an empty body, its status intact', async () => {
+    const served = await rawServer((socket) => socket.write('HTTP/1.1 503 Service Unavailable\r\ncontent-encoding: zstd\r\nretry-after: 1\r\ncontent-length: 0\r\n\r\n'));
+    const res = await post(served.url);
+    expect(res.status).toBe(503);
+    expect(await res.text()).toBe('');
+  });
+});
+
+describe('httpPost: a user and password in the URL', () => {
+  it('are sent as Authorization: Basic (decoded from the URL) when the request has no Authorization of its own', async () => {
+    const served = await httpServer((_req, res) => res.end('ok'));
+    const url = new URL(served.url.href.replace('http://', 'http://alice:s3cr%40t@'));
+    await postText(url);
+    expect(served.requests[0]!.head).toMatch(new RegExp(`^authorization: Basic ${Buffer.from('alice:s3cr@t').toString('base64')}\r$`, 'm'));
+    expect(served.requests[0]!.head).toMatch(/^Host: 127\.0\.0\.1:\d+\r$/m);
+    expect(served.requests[0]!.head).not.toContain('alice');
+  });
+
+  it('are not sent when the request carries its own Authorization (an API key): one credential per header', async () => {
+    const served = await httpServer((_req, res) => res.end('ok'));
+    const url = new URL(served.url.href.replace('http://', 'http://alice:s3cret@'));
+    const res = await httpPost(url, { 'content-type': 'application/json', Authorization: 'Bearer sk-1' }, '{}');
+    await res.text();
+    expect(served.requests[0]!.head.match(/^authorization:.*$/gim)).toEqual(['Authorization: Bearer sk-1']);
+  });
+});
+
+describe('httpPost: drain()', () => {
+  const HEAD = 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n';
+  const chunk = (text: string): string => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+
+  it('resolves consume at once; a rest that arrives soon after is dropped and the connection reused', async () => {
+    let first: net.Socket | undefined;
+    const served = await rawServer((socket, n) => {
+      if (n === 0) {
+        first = socket;
+        socket.write(`${HEAD}${chunk('data: [DONE]\n\n')}`);
+      } else socket.write(OK);
+    });
+    const res = await post(served.url);
+    let received = '';
+    await res.consume((text) => {
+      received += text;
+      res.drain();
+    });
+    expect(received).toBe('data: [DONE]\n\n');
+    // The end of the body comes after the caller stopped reading: it still frees the connection.
+    first!.write(`${chunk(': after the end\n\n')}0\r\n\r\n`);
+    await vi.waitFor(() => expect(idleConnectionCount()).toBe(1));
+    expect(await postText(served.url)).toBe('ok');
+    expect(served.connections).toHaveLength(1);
+  });
+
+  it('a body that never ends after drain() is closed after the grace, never reused', async () => {
+    const served = await rawServer((socket) => socket.write(`${HEAD}${chunk('data: [DONE]\n\n')}`));
+    const res = await post(served.url);
+    await res.consume(() => res.drain());
+    // Closed by the client (the server holds it open for ever), within the grace and a sweep.
+    await closed(served.connections[0]);
+    expect(idleConnectionCount()).toBe(0);
+  }, DRAIN_GRACE_MS + 10_000);
 });

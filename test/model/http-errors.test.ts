@@ -254,3 +254,110 @@ describe('errorFromNetwork', () => {
     expect(streamCutError(ctx)).toMatchObject({ code: 'stream_cut', kind: 'transient' });
   });
 });
+
+describe('error shapes replayed from real servers', () => {
+  it('reads the first entry of an array body (Gemini\'s OpenAI-compatible endpoint) instead of quoting the JSON', () => {
+    const message = 'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly.';
+    const body = JSON.stringify([{ error: { code: 400, message, status: 'INVALID_ARGUMENT' } }], null, 2);
+    const error = errorFromResponse(400, {}, body, ctx);
+    expect([error.code, error.kind, error.status]).toEqual(['bad_request', 'fatal', 400]);
+    expect(error.message).toContain(`(HTTP 400): ${message.slice(0, -1)}. Fix the request`);
+    expect(error.message).not.toContain('"error"');
+    expect(error.details).toEqual({ type: 'INVALID_ARGUMENT' });
+    // The same list inside a stream, and a list whose first entry is not an error.
+    expect(errorFromStreamPayload([{ error: { code: 429, message: 'Resource has been exhausted' } }], ctx)).toMatchObject({ code: 'rate_limited', kind: 'transient', status: 429 });
+    expect(errorFromResponse(400, {}, '[]', ctx).message).toContain('(HTTP 400): []');
+  });
+
+  it('HTTP 402 (OpenRouter, DeepSeek) is a used-up credit like insufficient_quota: fatal, never retried', () => {
+    const openrouter = errorFromResponse(402, { 'retry-after': '1' }, '{"error":{"code":402,"message":"Insufficient credits. Add more using https://openrouter.ai/settings/credits"}}', ctx);
+    const deepseek = errorFromResponse(402, {}, '{"error":{"message":"Insufficient Balance","type":"unknown_error","param":null,"code":"invalid_request_error"}}', ctx);
+    for (const error of [openrouter, deepseek]) {
+      expect([error.code, error.kind, error.retryAfterMs, error.status]).toEqual(['rate_limited', 'fatal', undefined, 402]);
+      expect(error.message).toContain('credit or quota of this API key is used up (HTTP 402)');
+      expect(error.message).toContain('Add credit or check the plan of the key; retrying will not help');
+      expect(error.message).not.toContain('Fix the request');
+    }
+    expect(deepseek.message).toContain(': Insufficient Balance. Add credit');
+    // OpenRouter's 402 for an output budget the credit left cannot pay for says to ask for less.
+    const afford = errorFromResponse(402, {}, '{"error":{"code":402,"message":"This request requires more credits, or fewer max_tokens. You requested up to 16384 tokens, but can only afford 1000."}}', ctx);
+    expect(afford.message).toContain('or ask for fewer output tokens (--max-output-tokens); retrying will not help');
+    // The same in a stream chunk (OpenRouter puts the status in `code`).
+    expect(errorFromStreamPayload({ code: 402, message: 'Insufficient credits' }, ctx)).toMatchObject({ code: 'rate_limited', kind: 'fatal' });
+  });
+
+  it('a 413 counted in tokens (Groq TPM) is context_length, never retried, and says to shorten or lower --max-output-tokens', () => {
+    const body =
+      '{"error":{"message":"Request too large for model `llama-3.3-70b-versatile` in organization `org_x` service tier `on_demand` on tokens per minute (TPM): Limit 12000, Requested 19764, please reduce your message size and try again.","type":"tokens","code":"rate_limit_exceeded"}}';
+    const error = errorFromResponse(413, { 'retry-after': '7' }, body, ctx);
+    expect([error.code, error.kind, error.retryAfterMs, error.status]).toEqual(['context_length', 'fatal', undefined, 413]);
+    expect(error.message).toContain('refused the request as too large for gpt-4o or for the token limit of this account (HTTP 413)');
+    expect(error.message).toContain('Limit 12000, Requested 19764');
+    expect(error.message).toContain('Shorten the conversation');
+    expect(error.message).toContain('lower --max-output-tokens (modelOptions.maxTokens)');
+    expect(error.message).not.toContain('Rate limited');
+    // A context-window message with 413 goes the same way.
+    expect(errorFromResponse(413, {}, '{"error":{"message":"maximum context length exceeded"}}', ctx)).toMatchObject({ code: 'context_length', kind: 'fatal' });
+  });
+
+  it('a 413 with an HTML or empty body (a proxy\'s body size limit) is a fatal bad_request naming that limit', () => {
+    const nginx = '<html>\r\n<head><title>413 Request Entity Too Large</title></head>\r\n<body>\r\n<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+    const html = errorFromResponse(413, {}, nginx, ctx);
+    expect([html.code, html.kind, html.status]).toEqual(['bad_request', 'fatal', 413]);
+    expect(html.message).toContain('refused the request as too large (HTTP 413): 413 Request Entity Too Large (nginx). The server, or a reverse proxy in front of it, limits the size of a request body');
+    expect(html.message).not.toContain('<');
+    expect(html.message).not.toContain('remove the option');
+    // Anthropic's own 413 counts bytes, not tokens.
+    const bytes = errorFromResponse(413, {}, '{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}', ctx);
+    expect([bytes.code, bytes.kind]).toEqual(['bad_request', 'fatal']);
+    const empty = errorFromResponse(413, {}, '', ctx);
+    expect([empty.code, empty.kind]).toEqual(['bad_request', 'fatal']);
+    expect(empty.message).toContain('limits the size of a request body');
+  });
+
+  it('Azure\'s content-filter 400 is content_filter, fatal, saying to rephrase (not to remove an option)', () => {
+    const body =
+      '{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI\'s content management policy. Please modify your prompt and retry.","type":null,"param":"prompt","code":"content_filter","status":400,"innererror":{"code":"ResponsibleAIPolicyViolation","content_filter_result":{"hate":{"filtered":true,"severity":"high"}}}}}';
+    const error = errorFromResponse(400, {}, body, { ...ctx, provider: 'azure' });
+    expect([error.code, error.kind, error.status]).toEqual(['content_filter', 'fatal', 400]);
+    expect(error.message).toContain('The content filter of azure');
+    expect(error.message).toContain('refused the prompt (HTTP 400)');
+    expect(error.message).toContain('Rephrase the task');
+    expect(error.message).not.toContain('Fix the request');
+    expect(error.details).toEqual({ code: 'content_filter', param: 'prompt' });
+  });
+
+  it('a status code written as a string in a stream payload (LiteLLM "429") counts as the status', () => {
+    const payload = { error: { message: 'litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached for gpt-4o. Please try again in 1s.', type: 'None', param: 'None', code: '429' } };
+    const error = errorFromStreamPayload(payload, ctx);
+    expect([error.code, error.kind, error.retryAfterMs, error.status]).toEqual(['rate_limited', 'transient', 1000, 429]);
+    expect(error.message).toContain('(in the stream, status 429)');
+    // Python's None written as a string is no type or parameter.
+    expect(error.details).toBeUndefined();
+    expect(errorFromStreamPayload({ error: { message: 'boom', code: '503' } }, ctx)).toMatchObject({ code: 'server_error', kind: 'transient', status: 503 });
+    // A word is still a code, not a status.
+    expect(errorFromStreamPayload({ error: { message: 'slow down', code: 'rate_limit_exceeded' } }, ctx).details).toEqual({ code: 'rate_limit_exceeded' });
+  });
+
+  it('whole error frames of vLLM and FastAPI servers inside a 200 stream', () => {
+    const vllm = { object: 'error', message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.", type: 'BadRequestError', param: null, code: 400 };
+    const overflow = errorFromStreamPayload(vllm, ctx);
+    expect([overflow.code, overflow.kind, overflow.status]).toEqual(['context_length', 'fatal', 400]);
+    expect(overflow.message).toContain("(in the stream, status 400): This model's maximum context length is 4096 tokens");
+    const other = errorFromStreamPayload({ object: 'error', message: 'tool_choice "required" is not supported', type: 'BadRequestError', param: null, code: 400 }, ctx);
+    expect([other.code, other.kind]).toEqual(['bad_request', 'fatal']);
+    const crashed = errorFromStreamPayload({ object: 'error', message: 'Internal error', type: 'InternalServerError', param: null, code: 500 }, ctx);
+    expect([crashed.code, crashed.kind]).toEqual(['server_error', 'transient']);
+
+    const detail = errorFromStreamPayload({ detail: 'Internal server error: CUDA out of memory' }, ctx);
+    expect([detail.code, detail.kind]).toEqual(['server_error', 'transient']);
+    expect(detail.message).toContain('(in the stream): Internal server error: CUDA out of memory');
+    // A validation list refuses the request's shape: retrying the same request cannot pass it.
+    const invalid = errorFromStreamPayload({ detail: [{ type: 'missing', loc: ['body', 'messages', 0, 'content'], msg: 'Field required', input: { secret: 'sk-echoed' } }] }, ctx);
+    expect([invalid.code, invalid.kind]).toEqual(['bad_request', 'fatal']);
+    expect(invalid.message).toContain('messages.0.content: Field required');
+    expect(invalid.message).not.toContain('sk-echoed');
+    // An HTTPException raised with a dict.
+    expect(errorFromStreamPayload({ detail: { error: { message: 'Rate limit exceeded', code: 429 } } }, ctx)).toMatchObject({ code: 'rate_limited', kind: 'transient' });
+  });
+});

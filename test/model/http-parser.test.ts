@@ -314,7 +314,7 @@ describe('ResponseParser: responses that are not HTTP/1.1', () => {
     const filler = `X-Filler: ${'a'.repeat(1000)}\r\n`;
     let error: unknown;
     try {
-      for (let i = 0; i < 20; i++) parser.execute(Buffer.from(filler));
+      for (let i = 0; i < 70; i++) parser.execute(Buffer.from(filler));
     } catch (caught) {
       error = caught;
     }
@@ -335,5 +335,60 @@ describe('ResponseParser: responses that are not HTTP/1.1', () => {
 
   it('a continuation line with no header before it', () => {
     expect(parseError('HTTP/1.1 200 OK\r\n folded\r\n\r\n').message).toMatch(/continuation line/);
+  });
+});
+
+describe('ResponseParser: another protocol on the port', () => {
+  it('a first line that is not a status line fails as soon as it ends, without waiting for a blank line', () => {
+    // An SSH server sends its banner line and waits: no blank line ever comes.
+    const error = parseError('SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n');
+    expect(error.received).toBe('"SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13" (an SSH server)');
+    expect(error.message).toContain('not an HTTP/1.x status line');
+  });
+
+  it('bytes that cannot begin "HTTP/1." fail at once, before any line end', () => {
+    // An h2c server's first frame (SETTINGS): nine bytes, no newline.
+    expect(parseError('\x00\x00\x12\x04\x00\x00\x00\x00\x00').received).toMatch(/^"\\u0000\\u0000\\u0012\\u0004.*" \(an HTTP\/2 SETTINGS frame: the server speaks only HTTP\/2/);
+    // A TLS alert from an https server asked in plain http.
+    expect(parseError('\x15\x03\x01\x00\x02\x02\x46').received).toContain('a TLS record: the server expects https://');
+    expect(parseError('HTTX').received).toBe('"HTTX"');
+  });
+
+  it('the start of a real status line waits for the rest, over any number of reads', () => {
+    const { sink } = parse('H', 'TTP/', '1.1 2', '00 OK\r\nContent-Length: 2\r', '\n\r\nok');
+    expect(sink.heads.map((h) => h.status)).toEqual([200]);
+    expect(sink.body).toBe('ok');
+  });
+
+  it('a first line longer than any status line fails without waiting for its end', () => {
+    expect(parseError(`HTTP/1.1 200 ${'x'.repeat(2000)}`).message).toContain('not an HTTP/1.x status line');
+  });
+
+  it('blank lines before the status line are skipped', () => {
+    const { sink } = parse('\r\n\r\n', 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    expect(sink.heads.map((h) => h.status)).toEqual([200]);
+    expect(sink.body).toBe('ok');
+  });
+
+  it('a head cut short can be quoted: partialHead', () => {
+    const { parser } = parse('HTTP/1.1 200 OK\r\nContent-Ty');
+    expect(parser.partialHead).toBe('"HTTP/1.1 200 OK"');
+    expect(parse('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n').parser.partialHead).toBeUndefined();
+  });
+});
+
+describe('ResponseParser: heads some servers and proxies send', () => {
+  it('whitespace between a header name and its colon is dropped (a broken proxy\'s "X-Bad : yes")', () => {
+    const { sink } = parse('HTTP/1.1 200 OK\r\nX-Bad : yes\r\nContent-Length\t: 2\r\n\r\nok');
+    expect(sink.heads[0]?.headers).toEqual({ 'x-bad': 'yes', 'content-length': '2' });
+    expect(sink.body).toBe('ok');
+  });
+
+  it('a 20 KB set-cookie header (more than Node\'s default 16 KB head) is read', () => {
+    const cookie = `a=${'x'.repeat(20_000)}`;
+    const { sink } = parse(`HTTP/1.1 200 OK\r\nSet-Cookie: ${cookie}\r\nContent-Length: 2\r\n\r\nok`);
+    expect(sink.heads[0]?.headers['set-cookie']).toBe(cookie);
+    expect(sink.body).toBe('ok');
+    expect(MAX_HEAD_BYTES).toBeGreaterThanOrEqual(64 * 1024);
   });
 });

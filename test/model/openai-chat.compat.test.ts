@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamOpenAIChat } from '../../src/model/providers/openai-chat.js';
+import type { Message } from '../../src/model/types.js';
 import { byteChunks, sseBody, startServer } from './fixture-server.js';
 import type { ScriptedResponse, TestServer } from './fixture-server.js';
 import { collect, expectWellFormed, lastError, testModel, textOf, toolCallsOf } from './stream-helpers.js';
@@ -74,6 +75,23 @@ describe('openai-chat: errors and empty answers inside a 200 stream', () => {
     expect(lastError((await run([{ headers: SSE, body: roleOnly }])).events).code).toBe('server_error');
   });
 
+  it('a bare error object as a frame (vLLM `object: "error"`, FastAPI `detail`) ends the stream with that error', async () => {
+    const vllm = { object: 'error', message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.", type: 'BadRequestError', param: null, code: 400 };
+    const overflow = await run([{ headers: SSE, body: sseBody([vllm]) }]);
+    expect(lastError(overflow.events).code).toBe('context_length');
+    expect(lastError(overflow.events).message).toContain('maximum context length is 4096 tokens');
+    await server?.close();
+    const detail = await run([{ headers: SSE, body: sseBody([{ detail: 'Internal server error: CUDA out of memory' }]) }]);
+    expect(lastError(detail.events)).toMatchObject({ code: 'server_error', kind: 'transient' });
+    expect(lastError(detail.events).message).toContain('CUDA out of memory');
+  });
+
+  it('a bare error object as the 200 JSON body of a non-streamed request is that error', async () => {
+    const { events } = await run([{ headers: JSON_TYPE, body: JSON.stringify({ detail: 'Internal server error: CUDA out of memory' }) }], { stream: false });
+    expect(lastError(events)).toMatchObject({ code: 'server_error', kind: 'transient' });
+    expect(lastError(events).message).toContain('CUDA out of memory');
+  });
+
   it('an empty answer with a finish_reason is still an answer', async () => {
     const { message } = await run([{ headers: SSE, body: sseBody([{ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: 'stop' }] }]) }]);
     expect([message.stopReason, message.content]).toEqual(['stop', []]);
@@ -102,6 +120,72 @@ describe('openai-chat: tool calls and usage of other servers', () => {
     const body = sseBody([call('call_x', 'read', '{"pa'), call('call_x', 'read', 'th":'), call(null, null, '"a"}'), { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }]);
     const { message } = await run([{ headers: SSE, body }]);
     expect(toolCallsOf(message).map((c) => [c.id, c.arguments])).toEqual([['call_x', { path: 'a' }]]);
+  });
+
+  it('a second header at the first call’s index, its arguments then at a new index without id or name, is one call (agno#8880)', async () => {
+    const call = (index: number, id: string | undefined, name: string | undefined, args: string) => ({
+      choices: [{ index: 0, delta: { tool_calls: [{ index, ...(id ? { id, type: 'function' } : {}), function: { ...(name ? { name } : {}), arguments: args } }] }, finish_reason: null }],
+    });
+    const body = sseBody([
+      call(0, 'call_1', 'calculate', ''),
+      call(0, undefined, undefined, '{"expression":'),
+      call(0, undefined, undefined, '"1+1"}'),
+      call(0, 'call_2', 'calculate', ''),
+      call(1, undefined, undefined, '{"expression":'),
+      call(1, undefined, undefined, '"2+2"}'),
+      { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+    ]);
+    const { message } = await run([{ headers: SSE, body }]);
+    expect(toolCallsOf(message).map((c) => [c.id, c.name, c.arguments])).toEqual([
+      ['call_1', 'calculate', { expression: '1+1' }],
+      ['call_2', 'calculate', { expression: '2+2' }],
+    ]);
+  });
+
+  it('older TGI: tool_calls as one object, not an array, with null arguments and finish_reason eos_token', async () => {
+    const delta = (fn: Record<string, unknown>) => ({ choices: [{ index: 0, delta: { role: 'assistant', tool_calls: { index: 0, id: '', type: 'function', function: fn } }, finish_reason: null }] });
+    const body = sseBody([delta({ name: 'calculate', arguments: null }), delta({ name: null, arguments: '{"expression":"6*7"}' }), { choices: [{ index: 0, delta: {}, finish_reason: 'eos_token' }] }]);
+    const { message } = await run([{ headers: SSE, body }]);
+    expect(toolCallsOf(message).map((c) => [c.name, c.arguments])).toEqual([['calculate', { expression: '6*7' }]]);
+    expect(message.stopReason).toBe('tool_use');
+    await server?.close();
+    const completion = { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: { id: 'call_1', type: 'function', function: { name: 'calculate', arguments: '{"expression":"1"}' } } }, finish_reason: 'eos_token' }] };
+    const whole = await run([{ headers: JSON_TYPE, body: JSON.stringify(completion) }], { stream: false });
+    expect(toolCallsOf(whole.message).map((c) => [c.id, c.arguments])).toEqual([['call_1', { expression: '1' }]]);
+  });
+
+  it('arguments encoded twice (a JSON string of the object) are read through in the parsed arguments; the raw text stays as sent', async () => {
+    const raw = JSON.stringify(JSON.stringify({ expression: '6*7' }));
+    const body = sseBody([{ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'calculate', arguments: raw } }] }, finish_reason: null }] }, { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }]);
+    const { message, events } = await run([{ headers: SSE, body }]);
+    const end = events.find((e) => e.type === 'tool_call_end');
+    expect(end?.type === 'tool_call_end' && end.toolCall.arguments).toEqual({ expression: '6*7' });
+    expect(toolCallsOf(message).map((c) => c.rawArguments)).toEqual([raw]);
+  });
+
+  it('Gemini 3: a call’s extra_content (thought_signature) is kept and sent back with the call to the same model', async () => {
+    const SIG = 'EjQKMgEMOdbHJChLX75QUCJjyYlmSIGNATURE';
+    const extra = { google: { thought_signature: SIG } };
+    const first = sseBody([
+      { choices: [{ delta: { role: 'assistant', tool_calls: [{ extra_content: extra, function: { arguments: '{"expression":"6*7"}', name: 'calculate' }, id: 'function-call-1', type: 'function' }] }, index: 0 }], object: 'chat.completion.chunk' },
+      { choices: [{ delta: { role: 'assistant' }, finish_reason: 'stop', index: 0 }], object: 'chat.completion.chunk', usage: { completion_tokens: 20, prompt_tokens: 100, total_tokens: 120 } },
+    ]);
+    const { message } = await run([{ headers: SSE, body: first }, { headers: SSE, body: sseBody([{ choices: [{ index: 0, delta: { content: 'It is 42.' }, finish_reason: 'stop' }] }]) }]);
+    const [call] = toolCallsOf(message);
+    expect(call).toMatchObject({ id: 'function-call-1', name: 'calculate', arguments: { expression: '6*7' } });
+    expect(JSON.parse(call?.signature ?? '')).toEqual(extra);
+    expect(message.stopReason).toBe('tool_use');
+    const history: Message[] = [
+      { role: 'user', content: 'hi' },
+      message,
+      { role: 'tool', toolCallId: 'function-call-1', toolName: 'calculate', content: [{ type: 'text', text: '42' }], isError: false },
+    ];
+    const second = await collect(streamOpenAIChat(testModel(server?.baseUrl ?? ''), { messages: history }));
+    expect(textOf(second.message)).toBe('It is 42.');
+    const sent = (server?.requests[1]?.json as { messages: Array<{ role: string; tool_calls?: unknown[] }> }).messages;
+    expect(sent.find((m) => m.role === 'assistant')?.tool_calls).toEqual([
+      { id: 'function-call-1', type: 'function', function: { name: 'calculate', arguments: '{"expression":"6*7"}' }, extra_content: extra },
+    ]);
   });
 
   it('older Groq: usage only in x_groq.usage of the finish chunk', async () => {

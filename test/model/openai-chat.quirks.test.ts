@@ -228,6 +228,105 @@ describe('openai-chat quirks', () => {
     expect(whole.message.usage.output).toBe(3);
   });
 
+  it('<think>…</think> at the start of content is thinking, the rest text; tags split anywhere over chunks', async () => {
+    const body = sseBody([
+      chunk({ role: 'assistant', content: '<th' }),
+      chunk({ content: 'ink>\nuser wants hi\n</thi' }),
+      chunk({ content: 'nk>\n\n' }),
+      chunk({ content: 'Hello!' }),
+      chunk({}, 'stop'),
+    ]);
+    const { message, events } = await run([{ headers: SSE, body }]);
+    expect(message.content).toEqual([
+      { type: 'thinking', thinking: '\nuser wants hi\n' },
+      { type: 'text', text: 'Hello!' },
+    ]);
+    expect(events.map((e) => e.type)).toEqual(['start', 'thinking_start', 'thinking_delta', 'thinking_end', 'text_start', 'text_delta', 'text_end', 'done']);
+    await server?.close();
+    // A <think> later in the answer is part of the answer.
+    const later = await run([{ headers: SSE, body: sseBody([chunk({ content: 'Use ' }), chunk({ content: '<think> tags</think>.' }), chunk({}, 'stop')]) }]);
+    expect(later.message.content).toEqual([{ type: 'text', text: 'Use <think> tags</think>.' }]);
+  });
+
+  it('an unclosed <think> stays thinking and ends cleanly with an empty answer', async () => {
+    const { message } = await run([{ headers: SSE, body: sseBody([chunk({ content: '<think>I ran out' }), chunk({ content: ' of tokens </thi' }), chunk({}, 'length')]) }]);
+    expect(message.content).toEqual([{ type: 'thinking', thinking: 'I ran out of tokens </thi' }]);
+    expect(message.stopReason).toBe('length');
+    await server?.close();
+    // Held back "<thi" at the end is text, not lost, even without a finish_reason.
+    const cut = await run([{ headers: SSE, body: sseBody([chunk({ content: '<thi' })]) }]);
+    expect(cut.message.content).toEqual([{ type: 'text', text: '<thi' }]);
+  });
+
+  it('a non-streamed message.content starting with <think> is split the same way', async () => {
+    const completion = {
+      id: 'x',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: '<think>\nShort.\n</think>\n\nHi!' }, finish_reason: 'stop' }],
+    };
+    const { message } = await run([{ headers: { 'content-type': 'application/json' }, body: JSON.stringify(completion) }], { stream: false });
+    expect(message.content).toEqual([
+      { type: 'thinking', thinking: '\nShort.\n' },
+      { type: 'text', text: 'Hi!' },
+    ]);
+  });
+
+  it('finish_reason model_length (Mistral) is a length stop; eos_token (TGI) a normal one', async () => {
+    const cut = await run([{ headers: SSE, body: sseBody([chunk({ content: 'This answer is cut' }), chunk({}, 'model_length')]) }]);
+    expect(cut.message.stopReason).toBe('length');
+    await server?.close();
+    const eos = await run([{ headers: SSE, body: sseBody([chunk({ content: 'Done.' }), chunk({}, 'eos_token')]) }]);
+    expect(eos.message.stopReason).toBe('stop');
+  });
+
+  it('finish_reason insufficient_system_resource (DeepSeek) is a transient server_error saying the provider lacked resources', async () => {
+    const { events, message } = await run([{ headers: SSE, body: sseBody([chunk({ content: 'The first three steps are: 1) open the' }), chunk({}, 'insufficient_system_resource')]) }]);
+    const error = lastError(events);
+    expect([error.code, error.kind]).toEqual(['server_error', 'transient']);
+    expect(error.message).toContain('for lack of resources');
+    expect(message.stopReason).toBe('error');
+  });
+
+  it('data: [DONE] with trailing blanks ends the stream', async () => {
+    const body = `${sseBody([chunk({ content: 'Hi there' }), chunk({}, 'stop')], false)}data: [DONE] \n\n`;
+    const { message } = await run([{ headers: SSE, body }]);
+    expect([message.stopReason, textOf(message)]).toEqual(['stop', 'Hi there']);
+    await server?.close();
+    // Even without a finish_reason: the [DONE] is what ends it, not a bad frame.
+    const bare = await run([{ headers: SSE, body: `${sseBody([chunk({ content: 'x' })], false)}data: [DONE]\t \n\n` }]);
+    expect(bare.message.stopReason).toBe('stop');
+  });
+
+  it('an empty reasoning_content beside the text in reasoning keeps the text', async () => {
+    const body = sseBody([
+      chunk({ role: 'assistant', content: '', reasoning_content: '', reasoning: 'Let me think.' }),
+      chunk({ content: '', reasoning_content: null, reasoning: ' Done thinking.' }),
+      chunk({ content: 'The answer.' }),
+      chunk({}, 'stop'),
+    ]);
+    const { message } = await run([{ headers: SSE, body }]);
+    expect(message.content).toEqual([
+      { type: 'thinking', thinking: 'Let me think. Done thinking.' },
+      { type: 'text', text: 'The answer.' },
+    ]);
+  });
+
+  it('choices of other completions (index ≠ 0, n > 1) are ignored', async () => {
+    const choice = (index: number, delta: Record<string, unknown>, finish: string | null = null) => ({ index, delta, finish_reason: finish });
+    const body = sseBody([
+      { id: 'c', choices: [choice(1, { role: 'assistant', content: 'B1' }), choice(0, { role: 'assistant', content: 'A1' })] },
+      { id: 'c', choices: [choice(1, { content: ' B2' })] },
+      { id: 'c', choices: [choice(0, { content: ' A2' }, 'stop')] },
+      { id: 'c', choices: [choice(1, {}, 'length')] },
+    ]);
+    const { message } = await run([{ headers: SSE, body }]);
+    expect([textOf(message), message.stopReason]).toEqual(['A1 A2', 'stop']);
+    await server?.close();
+    // A server whose one choice is numbered 1 from the start is still read.
+    const fromOne = await run([{ headers: SSE, body: sseBody([{ choices: [choice(1, { content: 'one' })] }, { choices: [choice(1, {}, 'stop')] }]) }]);
+    expect(textOf(fromOne.message)).toBe('one');
+  });
+
   it('aborting mid-stream ends with stopReason aborted and the text so far', async () => {
     const controller = new AbortController();
     server = await startServer([{ headers: SSE, body: [sseBody([chunk({ content: 'streaming…' })], false)], hold: true }]);

@@ -189,3 +189,24 @@ describe('openai-chat and models that refuse max_tokens', () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe('openai-chat and thinking (reasoning_effort)', () => {
+  const effortOf = (s: TestServer) => s.requests.map((r) => (r.json as Record<string, unknown>).reasoning_effort);
+
+  it('sends the thinking level as reasoning_effort; off sends none', async () => {
+    server = await startServer(() => answer);
+    await collect(streamOpenAIChat(testModel(server.baseUrl, { id: 'o3-mini' }), { messages: [{ role: 'user', content: 'hi' }] }, { thinking: 'high' }));
+    await collect(streamOpenAIChat(testModel(server.baseUrl, { id: 'o3-mini' }), { messages: [{ role: 'user', content: 'hi' }] }, { thinking: 'off' }));
+    await collect(streamOpenAIChat(testModel(server.baseUrl, { id: 'o3-mini' }), { messages: [{ role: 'user', content: 'hi' }] }));
+    expect(effortOf(server)).toEqual(['high', undefined, undefined]);
+  });
+
+  it('a model that refuses it is asked again without it, and not sent it again', async () => {
+    const refusal = JSON.stringify({ error: { message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.", type: 'invalid_request_error', param: 'reasoning_effort', code: 'unsupported_parameter' } });
+    server = await startServer((request) => ((request.json as Record<string, unknown>).reasoning_effort !== undefined ? { status: 400, headers: JSON_TYPE, body: refusal } : answer));
+    const ask = () => collect(streamOpenAIChat(testModel(server!.baseUrl, { id: 'gpt-4o' }), { messages: [{ role: 'user', content: 'hi' }] }, { thinking: 'low' }));
+    expect(textOf((await ask()).message)).toBe('Hello');
+    expect(textOf((await ask()).message)).toBe('Hello');
+    expect(effortOf(server)).toEqual(['low', undefined, undefined]);
+  });
+});

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamOpenAIChat } from '../../src/model/providers/openai-chat.js';
-import { buildChatBody, buildChatRequest, chatHeaders } from '../../src/model/providers/openai-chat-request.js';
+import { buildChatBody, buildChatRequest, chatHeaders, chatTarget, chatUrl } from '../../src/model/providers/openai-chat-request.js';
 import type { Context } from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
 import { fixtureResponse, startServer } from './fixture-server.js';
@@ -41,7 +41,7 @@ const context: Context = {
 describe('Chat Completions request', () => {
   it('the body text built from cached per-message JSON is exactly the JSON of the request object', () => {
     for (const model of [testModel('http://127.0.0.1:1/v1'), testModel('https://api.openai.com/v1')]) {
-      for (const options of [{}, { stream: false }, { maxTokens: 100, temperature: 0.2 }]) {
+      for (const options of [{}, { stream: false }, { maxTokens: 100, temperature: 0.2 }, { maxTokens: 100, thinking: 'medium' as const, temperature: 1 }]) {
         const expected = JSON.stringify(buildChatRequest(model, context, options));
         expect(buildChatBody(model, context, options)).toBe(expected);
         // Second time round every message comes from the cache: still the same text.
@@ -98,6 +98,35 @@ describe('Chat Completions request', () => {
     expect(request).not.toHaveProperty('max_tokens');
   });
 
+  it('a tool call’s signature goes back as its extra_content to the same model only, and only when it is a JSON object', () => {
+    const extra = { google: { thought_signature: 'EjQKMgEM' }, other_vendor: { x: 1 } };
+    const turn = (model: string, signature: string): Context['messages'] => [
+      { role: 'user', content: 'compute' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_call', id: 'function-call-1', name: 'calculate', arguments: {}, rawArguments: '{}', signature }],
+        stopReason: 'tool_use',
+        usage: emptyUsage(),
+        provider: 'google',
+        model,
+        api: 'openai-chat',
+      },
+      { role: 'tool', toolCallId: 'function-call-1', toolName: 'calculate', content: [{ type: 'text', text: '42' }], isError: false },
+    ];
+    const gemini = testModel('http://127.0.0.1:1/v1', { provider: 'google', id: 'gemini-3-flash-preview' });
+    const toolCalls = (messages: Context['messages']) => {
+      const sent = buildChatRequest(gemini, { messages }).messages.find((m) => m.role === 'assistant');
+      expect(buildChatBody(gemini, { messages })).toBe(JSON.stringify(buildChatRequest(gemini, { messages })));
+      return sent?.role === 'assistant' ? sent.tool_calls : undefined;
+    };
+    const call = { id: 'function-call-1', type: 'function', function: { name: 'calculate', arguments: '{}' } };
+    expect(toolCalls(turn('gemini-3-flash-preview', JSON.stringify(extra)))).toEqual([{ ...call, extra_content: extra }]);
+    // Written by another model: the signature is dropped with the handoff.
+    expect(toolCalls(turn('gemini-2.5-pro', JSON.stringify(extra)))).toEqual([call]);
+    // Not JSON of an object (another API's signature): nothing to send.
+    expect(toolCalls(turn('gemini-3-flash-preview', 'CiQBcsjafQ=='))).toEqual([call]);
+  });
+
   it('sends max_completion_tokens to api.openai.com only', () => {
     const hosted = buildChatRequest(testModel('https://api.openai.com/v1'), { messages: [] }, { maxTokens: 50 });
     expect(hosted).toMatchObject({ max_completion_tokens: 50 });
@@ -123,5 +152,24 @@ describe('Chat Completions request', () => {
     expect(request?.headers['x-extra']).toBe('1');
     expect(request?.headers['content-type']).toBe('application/json');
     expect(request?.json).toEqual(JSON.parse(JSON.stringify(buildChatRequest(testModel(server.baseUrl), context))));
+  });
+});
+
+describe('Chat Completions URL', () => {
+  it('appends /chat/completions to the base path and keeps the base query after it (Azure OpenAI deployments)', () => {
+    expect(chatUrl('https://api.openai.com/v1/').href).toBe('https://api.openai.com/v1/chat/completions');
+    expect(chatUrl('https://x.openai.azure.com/openai/deployments/gpt4?api-version=2024-10-21').href).toBe(
+      'https://x.openai.azure.com/openai/deployments/gpt4/chat/completions?api-version=2024-10-21',
+    );
+  });
+
+  it('drops a fragment (it is never sent)', () => {
+    expect(chatUrl('http://127.0.0.1:8080/v1#frag').href).toBe('http://127.0.0.1:8080/v1/chat/completions');
+  });
+
+  it('errors quote the URL without the user, password or secret parameters', () => {
+    const target = chatTarget('http://alice:s3cret@gw.example/v1?api-version=2024-10-21&api-key=k-123');
+    expect(target.href).toBe('http://alice:s3cret@gw.example/v1/chat/completions?api-version=2024-10-21&api-key=k-123');
+    expect(target.errorUrl).toBe('http://gw.example/v1/chat/completions?api-version=2024-10-21');
   });
 });

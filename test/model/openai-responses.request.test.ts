@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamOpenAIChat } from '../../src/model/providers/openai-chat.js';
 import { streamOpenAIResponses } from '../../src/model/providers/openai-responses.js';
-import { buildResponsesBody, buildResponsesRequest, isReasoningModel, responsesHeaders } from '../../src/model/providers/openai-responses-request.js';
+import { buildResponsesBody, buildResponsesRequest, isReasoningModel, responsesHeaders, responsesTarget, responsesUrl } from '../../src/model/providers/openai-responses-request.js';
 import type { ResponsesInputItem } from '../../src/model/providers/openai-responses-request.js';
 import type { AssistantMessage, Context, Message, ModelRef, StreamOptions } from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
@@ -295,5 +295,19 @@ describe('Responses request', () => {
     expect(request?.headers.authorization).toBe('Bearer sk-test');
     expect(request?.headers['x-extra']).toBe('1');
     expect(request?.json).toEqual(JSON.parse(JSON.stringify(buildResponsesRequest(model, context, { thinking: 'low' }))));
+  });
+});
+
+describe('Responses URL', () => {
+  it('appends /responses to the base path, keeps the base query after it and drops a fragment', () => {
+    expect(responsesUrl('https://api.openai.com/v1/').href).toBe('https://api.openai.com/v1/responses');
+    expect(responsesUrl('https://x.openai.azure.com/openai/v1?api-version=preview').href).toBe('https://x.openai.azure.com/openai/v1/responses?api-version=preview');
+    expect(responsesUrl('https://gw.example/v1#frag').href).toBe('https://gw.example/v1/responses');
+  });
+
+  it('errors quote the URL without the user, password or secret parameters', () => {
+    const target = responsesTarget('http://alice:s3cret@gw.example/v1?api-version=preview&api-key=k-123');
+    expect(target.url.href).toBe('http://alice:s3cret@gw.example/v1/responses?api-version=preview&api-key=k-123');
+    expect(target.errorUrl).toBe('http://gw.example/v1/responses?api-version=preview');
   });
 });

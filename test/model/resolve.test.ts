@@ -95,6 +95,28 @@ describe('resolveModel', () => {
     configError(() => resolveModel('x/y', { providers: { x: { baseUrl: 'not a url' } } }, {}));
   });
 
+  it('an invalid base URL is quoted without what may be a user or password', () => {
+    for (const value of ['ftp://alice:s3cret@host/v1', 'alice:s3cret@host/v1', 'http://alice:s3/cret@host/v1', 'ftp://host/v1?token=s3cret']) {
+      const error = configError(() => resolveModel('openai/gpt-4o', {}, { OPENAI_BASE_URL: value }));
+      expect(error.message).toContain('OPENAI_BASE_URL');
+      expect(error.message).not.toContain('s3');
+      expect(error.message).not.toContain('alice');
+    }
+    const custom = configError(() => resolveModel('x/y', { providers: { x: { baseUrl: 'ftp://alice:s3cret@host/v1' } } }, {}));
+    expect(custom.message).toContain('"ftp://…@host/v1" (from providers.x.baseUrl)');
+    expect(configError(() => resolveModel('openai/m', {}, { OPENAI_BASE_URL: 'http://alice:s3/cret@host/v1' })).message).toContain('must be %-encoded');
+  });
+
+  it('accepts a user and password in the base URL and keeps them for the request', () => {
+    expect(resolveModel('openai/m', {}, { OPENAI_BASE_URL: 'http://alice:s3cret@gw.example/v1/' }).baseUrl).toBe('http://alice:s3cret@gw.example/v1');
+  });
+
+  it('drops the trailing slashes of the path only, keeping the query as written', () => {
+    const azure = 'https://x.openai.azure.com/openai/deployments/gpt4?api-version=2024-10-21';
+    expect(resolveModel('openai/m', {}, { OPENAI_BASE_URL: azure }).baseUrl).toBe(azure);
+    expect(resolveModel('openai/m', {}, { OPENAI_BASE_URL: 'https://gw.example/v1/?path=a/' }).baseUrl).toBe('https://gw.example/v1?path=a/');
+  });
+
   it('rejects empty halves', () => {
     configError(() => resolveModel('openai/', {}, {}));
     configError(() => resolveModel('/gpt-4o', {}, {}));

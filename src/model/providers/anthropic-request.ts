@@ -16,6 +16,7 @@
  *   with thinking.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
+import { apiTarget, type ApiTarget } from '../base-url.js';
 import { normalizeToolCallIds, prepareHistory } from '../handoff.js';
 import type { AssistantMessage, Context, ImageContent, Message, ModelRef, StreamOptions, TextContent, ThinkingLevel, ToolResultMessage, UserMessage } from '../types.js';
 
@@ -139,22 +140,27 @@ export function anthropicHeaders(model: ModelRef): OutgoingHttpHeaders {
   return headers;
 }
 
-const urls = new Map<string, URL>();
+const targets = new Map<string, ApiTarget>();
 
 /**
- * `{baseUrl}/v1/messages`, parsed once per base URL. The base is the host, as Anthropic's
- * SDK takes it; a base that already ends in `/v1` (a common mistake, and the shape of
- * OpenAI-style settings) is accepted rather than posting to `/v1/v1/messages`.
+ * `{baseUrl}/v1/messages` (the base's query kept after it), parsed once per base URL. The
+ * base is the host, as Anthropic's SDK takes it; a base that already ends in `/v1` (a
+ * common mistake, and the shape of OpenAI-style settings) is accepted rather than posting
+ * to `/v1/v1/messages`.
  */
 export function messagesUrl(baseUrl: string): URL {
-  let url = urls.get(baseUrl);
-  if (url === undefined) {
-    const base = baseUrl.replace(/\/+$/, '');
-    url = new URL(base.endsWith('/v1') ? `${base}/messages` : `${base}/v1/messages`);
-    if (urls.size > 64) urls.clear();
-    urls.set(baseUrl, url);
+  return messagesTarget(baseUrl).url;
+}
+
+/** The request URL, its text and the text errors quote, made once per base URL. */
+export function messagesTarget(baseUrl: string): ApiTarget {
+  let target = targets.get(baseUrl);
+  if (target === undefined) {
+    target = apiTarget(baseUrl, (base) => (base.endsWith('/v1') ? `${base}/messages` : `${base}/v1/messages`));
+    if (targets.size > 64) targets.clear();
+    targets.set(baseUrl, target);
   }
-  return url;
+  return target;
 }
 
 const TOOL_ID = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -3,10 +3,11 @@
  * 2023-06-01`). Request building is in anthropic-request.ts, event decoding in
  * anthropic-decode.ts, error classification in anthropic-errors.ts.
  */
+import { displayUrl } from '../base-url.js';
 import type { StreamFunction } from '../types.js';
 import { AnthropicDecoder } from './anthropic-decode.js';
 import { anthropicResponseError } from './anthropic-errors.js';
-import { anthropicHeaders, buildAnthropicBody, messagesUrl } from './anthropic-request.js';
+import { anthropicHeaders, buildAnthropicBody, messagesTarget } from './anthropic-request.js';
 import { streamWire } from './wire-request.js';
 
 /**
@@ -30,9 +31,13 @@ import { streamWire } from './wire-request.js';
 export const streamAnthropic: StreamFunction = (model, context, options = {}) =>
   streamWire(model, options, {
     api: 'anthropic-messages',
-    errorUrl: `${model.baseUrl}/v1/messages`,
+    // Quoted only when the base URL does not even parse; `prepare` names the real endpoint.
+    errorUrl: displayUrl(model.baseUrl),
     makeDecoder: (out, ctx) => new AnthropicDecoder(out, model, ctx),
-    prepare: () => ({ url: messagesUrl(model.baseUrl), headers: anthropicHeaders(model), body: buildAnthropicBody(model, context, options) }),
+    prepare: () => {
+      const { url, errorUrl } = messagesTarget(model.baseUrl);
+      return { url, errorUrl, headers: anthropicHeaders(model), body: buildAnthropicBody(model, context, options) };
+    },
     onEvent: (decoder, event, data) => decoder.sse(event, data),
     onBody: (decoder, body) => decoder.body(body as Record<string, unknown>),
     errorFromResponse: anthropicResponseError,

@@ -12,11 +12,16 @@
  *   api.openai.com (Azure OpenAI, proxies) refuse: 400 "Unsupported parameter: 'max_tokens'
  *   is not supported with this model. Use 'max_completion_tokens' instead." The limit is
  *   sent as `max_completion_tokens` for that base URL and model.
+ * - `reasoning_effort`, how `thinking` goes out, which models without reasoning refuse:
+ *   400 "Unrecognized request argument supplied: reasoning_effort" (Azure), "reasoning_effort
+ *   is not supported with this model" (OpenAI's gpt-4o). It is left out for that base URL
+ *   and model: the level is advice about effort, and the model cannot take it.
  */
 import { providerErrorOf, type ProviderError } from '../http-errors.js';
 
 const withoutStreamOptions = new Set<string>();
 const withMaxCompletionTokens = new Set<string>();
+const withoutReasoningEffort = new Set<string>();
 
 const modelKey = (baseUrl: string, modelId: string): string => `${baseUrl}\n${modelId}`;
 
@@ -30,10 +35,16 @@ export function usesMaxCompletionTokens(baseUrl: string, modelId: string): boole
   return /^https:\/\/api\.openai\.com(?:\/|$)/.test(baseUrl) || (withMaxCompletionTokens.size > 0 && withMaxCompletionTokens.has(modelKey(baseUrl, modelId)));
 }
 
+/** Whether `reasoning_effort` goes to this model (until it refused it). */
+export function sendsReasoningEffort(baseUrl: string, modelId: string): boolean {
+  return withoutReasoningEffort.size === 0 || !withoutReasoningEffort.has(modelKey(baseUrl, modelId));
+}
+
 /** What a request carried that a server may refuse. */
 export interface RefusableParameters {
   streamOptions: boolean;
   maxTokens: boolean;
+  reasoningEffort: boolean;
 }
 
 /**
@@ -54,6 +65,10 @@ export function recordRefusal(baseUrl: string, modelId: string, sent: RefusableP
     withMaxCompletionTokens.add(modelKey(baseUrl, modelId));
     return true;
   }
+  if (sent.reasoningEffort && refuses(said, 'reasoning_effort')) {
+    withoutReasoningEffort.add(modelKey(baseUrl, modelId));
+    return true;
+  }
   return false;
 }
 
@@ -70,4 +85,5 @@ function refuses(statement: ProviderError, name: string): boolean {
 export function forgetRefusals(): void {
   withoutStreamOptions.clear();
   withMaxCompletionTokens.clear();
+  withoutReasoningEffort.clear();
 }

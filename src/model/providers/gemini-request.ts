@@ -14,6 +14,7 @@
  *   edited by hand) get the placeholder Google documents for that case.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
+import { apiTarget, type ApiTarget } from '../base-url.js';
 import { prepareHistory } from '../handoff.js';
 import type { AssistantMessage, Context, ImageContent, Message, ModelRef, StreamOptions, TextContent, ToolResultMessage } from '../types.js';
 import { declarationParameters } from './gemini-schema.js';
@@ -43,23 +44,34 @@ export function geminiGeneration(id: string): number {
   return 2.5;
 }
 
-/** `{baseUrl}/v1beta/models/{id}:streamGenerateContent?alt=sse` (or `:generateContent`), parsed once. */
+/**
+ * `{baseUrl}/v1beta/models/{id}:streamGenerateContent?alt=sse` (or `:generateContent`), the
+ * base's query kept and merged with `alt`, parsed once.
+ */
 export function geminiUrl(model: ModelRef, stream: boolean): URL {
-  const key = `${model.baseUrl}\n${model.id}\n${stream}`;
-  let url = urls.get(key);
-  if (url === undefined) {
-    const base = model.baseUrl.replace(/\/+$/, '');
-    // Accept a base that already names the version, as some proxies document it.
-    const versioned = /\/v1(?:beta|alpha)?\d*$/.test(base) ? base : `${base}/v1beta`;
-    const id = encodeURIComponent(model.id.replace(/^models\//, ''));
-    url = new URL(`${versioned}/models/${id}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`);
-    if (urls.size > 64) urls.clear();
-    urls.set(key, url);
-  }
-  return url;
+  return geminiTarget(model, stream).url;
 }
 
-const urls = new Map<string, URL>();
+/** The request URL, its text and the text errors quote, made once per base URL, model and method. */
+export function geminiTarget(model: ModelRef, stream: boolean): ApiTarget {
+  const key = `${model.baseUrl}\n${model.id}\n${stream}`;
+  let target = targets.get(key);
+  if (target === undefined) {
+    const id = encodeURIComponent(model.id.replace(/^models\//, ''));
+    const path = (base: string): string => {
+      // Accept a base that already names the version, as some proxies document it.
+      const versioned = /\/v1(?:beta|alpha)?\d*$/.test(base) ? base : `${base}/v1beta`;
+      return `${versioned}/models/${id}:${stream ? 'streamGenerateContent' : 'generateContent'}`;
+    };
+    // A streamed request must ask for server-sent events, whatever `alt` the base carries.
+    target = apiTarget(model.baseUrl, path, stream ? { alt: 'sse' } : {});
+    if (targets.size > 64) targets.clear();
+    targets.set(key, target);
+  }
+  return target;
+}
+
+const targets = new Map<string, ApiTarget>();
 
 /** The request headers. The key goes in `x-goog-api-key`, never in the URL, so it never lands in logs. */
 export function geminiHeaders(model: ModelRef): OutgoingHttpHeaders {

@@ -3,10 +3,11 @@
  * `POST {baseUrl}/v1beta/models/{id}:streamGenerateContent?alt=sse`, or `:generateContent`
  * when `options.stream === false`.
  */
+import { displayUrl } from '../base-url.js';
 import type { StreamFunction } from '../types.js';
 import { GeminiDecoder } from './gemini-decode.js';
 import { geminiErrorFromResponse } from './gemini-errors.js';
-import { buildGeminiBody, geminiHeaders, geminiUrl } from './gemini-request.js';
+import { buildGeminiBody, geminiHeaders, geminiTarget } from './gemini-request.js';
 import { streamWire } from './wire-request.js';
 
 /**
@@ -26,12 +27,13 @@ import { streamWire } from './wire-request.js';
 export const streamGemini: StreamFunction = (model, context, options = {}) =>
   streamWire(model, options, {
     api: 'gemini',
-    errorUrl: model.baseUrl,
+    // Quoted only when the base URL does not even parse; `prepare` names the real endpoint.
+    errorUrl: displayUrl(model.baseUrl),
     makeDecoder: (out, ctx) => new GeminiDecoder(out, model, ctx),
     prepare: () => {
-      const url = geminiUrl(model, options.stream !== false);
-      // Errors name the endpoint without its query string.
-      return { url, headers: geminiHeaders(model), body: buildGeminiBody(model, context, options), errorUrl: `${url.origin}${url.pathname}` };
+      // Errors name the endpoint without credentials: no user or password, no `key=` parameter.
+      const { url, errorUrl } = geminiTarget(model, options.stream !== false);
+      return { url, errorUrl, headers: geminiHeaders(model), body: buildGeminiBody(model, context, options) };
     },
     onEvent: (decoder, _event, data) => decoder.sse(data),
     onBody: (decoder, body) => decoder.body(body),

@@ -14,6 +14,15 @@
  * nothing before `[DONE]` (a server failing without saying so: an error, not an answer).
  * Not in the recordings but documented, and reported by other clients: content as an
  * array of text and `thinking` parts (Mistral's reasoning models).
+ * Replayed from other clients' bug reports: `extra_content` on a tool call (Gemini 3's
+ * `thought_signature`, which must go back with the call); a second call's header reusing
+ * the first call's index, its arguments then at the next index with no id or name
+ * (DeepSeek behind a gateway); `tool_calls` as one object, not an array (older TGI);
+ * `<think>…</think>` at the start of `content` (reasoning models served without a
+ * reasoning parser); `data: [DONE] ` with trailing blanks; `reasoning_content: ""` beside
+ * the text in `reasoning`; choices of other completions (n > 1); a bare error object as a
+ * frame (vLLM's `{object: "error"}`, FastAPI's `{detail}`); the finish reasons
+ * `model_length` (Mistral), `eos_token` (TGI) and `insufficient_system_resource` (DeepSeek).
  */
 import { randomUUID } from 'node:crypto';
 import { ReinError } from '../../errors.js';
@@ -24,6 +33,7 @@ import { PartialJsonParser } from '../partial-json.js';
 import { emptyUsage } from '../types.js';
 import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, TextContent, ThinkingContent, ToolCall, Usage } from '../types.js';
 import { isRecord, notJsonEventError, tokenCount, type Json } from '../json.js';
+import { ThinkTagSplitter } from './think-tags.js';
 
 
 interface ToolSlot {
@@ -41,6 +51,8 @@ interface ToolSlot {
   wireIndex: number | undefined;
   /** The call's `id` on the wire, when the server sent a string (`call.id` may be one rein made). */
   wireId: string | undefined;
+  /** The call's `extra_content` so far (kept whole as `call.signature`, to go back with it). */
+  extra: Json | undefined;
   ended: boolean;
   /** Arguments arrived after `tool_call_end` (interleaved deltas). */
   stale: boolean;
@@ -61,6 +73,10 @@ export class ChatDecoder {
   private blockIndex = 0;
   private readonly slots: ToolSlot[] = [];
   private openSlots: ToolSlot[] = [];
+  /** The `index` of the choice that is this answer, once a chunk showed it. */
+  private choiceIndex: number | undefined;
+  /** Splits `<think>…</think>` off the start of string `content`. */
+  private readonly thinkTags = new ThinkTagSplitter((kind, text) => (kind === 'text' ? this.appendText(text) : this.appendThinking(text)));
 
   constructor(
     private readonly out: EventStream<AssistantStreamEvent, AssistantMessage>,
@@ -78,7 +94,7 @@ export class ChatDecoder {
   /** Handles one server-sent event. */
   sse(event: string | undefined, data: string): void {
     if (this.finished) return;
-    if (data === '[DONE]') {
+    if (data === '[DONE]' || (data.length < 16 && data.trim() === '[DONE]')) {
       this.finish();
       return;
     }
@@ -107,16 +123,19 @@ export class ChatDecoder {
       return;
     }
     const choices = chunk.choices;
+    if (choices === undefined && isBareError(chunk)) {
+      this.fail(errorFromStreamPayload(chunk, this.ctx));
+      return;
+    }
     if (!Array.isArray(choices) || choices.length === 0) return;
-    // One completion per request (n = 1): take choice 0 (nearly always the first element).
-    const first: unknown = choices[0];
-    const choice: unknown = isRecord(first) && first.index === 0 ? first : (choices.find((c) => isRecord(c) && c.index === 0) ?? first);
-    if (!isRecord(choice)) return;
+    const choice = this.ownChoice(choices);
+    if (choice === undefined) return;
     const delta = choice.delta ?? choice.message;
     if (isRecord(delta)) this.delta(delta);
     const reason = choice.finish_reason;
     if (typeof reason === 'string' && reason !== '') {
-      if (reason === 'error') this.fail(errorFromStreamPayload({ message: 'the provider ended the response with finish_reason "error"' }, this.ctx));
+      const error = finishReasonError(reason, this.ctx);
+      if (error !== undefined) this.fail(error);
       else this.finishReason = reason;
     }
   }
@@ -128,10 +147,11 @@ export class ChatDecoder {
       return;
     }
     const choices = Array.isArray(body.choices) ? body.choices : [];
-    const first: unknown = choices[0];
-    if (isRecord(first) && isRecord(first.message) && Array.isArray(first.message.tool_calls)) {
+    const message = this.ownChoice(choices)?.message;
+    const calls = isRecord(message) ? toolCallList(message.tool_calls) : undefined;
+    if (isRecord(message) && calls !== undefined) {
       // Non-streaming tool calls have no `index`; their position is it.
-      first.message.tool_calls = first.message.tool_calls.map((call: unknown, index) => (isRecord(call) ? { ...call, index } : call));
+      message.tool_calls = calls.map((call: unknown, index) => (isRecord(call) ? { ...call, index } : call));
     }
     this.chunk(body);
     this.finish();
@@ -148,6 +168,7 @@ export class ChatDecoder {
   /** Ends the stream with `done`, or with an error when the response carried nothing at all. */
   finish(): void {
     if (this.finished) return;
+    this.thinkTags.end();
     if (this.finishReason === undefined && this.message.content.length === 0 && this.message.refusal === undefined) {
       // Not an empty answer: a model that says nothing still sends a finish_reason. Servers
       // end like this when they failed in a way this wire cannot carry (llama.cpp before its
@@ -166,6 +187,7 @@ export class ChatDecoder {
   /** Ends the stream with `error`, carrying the partial message. */
   fail(error: ReinError): void {
     if (this.finished) return;
+    this.thinkTags.end(); // the partial message keeps what was held back
     for (const slot of this.slots) slot.call.arguments = parseArguments(slot);
     this.message.stopReason = error.code === 'aborted' ? 'aborted' : 'error';
     this.message.error = error.toJSON();
@@ -175,15 +197,18 @@ export class ChatDecoder {
   }
 
   private delta(delta: Json): void {
-    // Some servers send both fields with the same text; read one.
-    const reasoning = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : delta.reasoning;
-    if (typeof reasoning === 'string' && reasoning !== '') this.appendThinking(reasoning);
+    // Some servers send both fields with the same text (read one), others an empty one beside the text.
+    const reasoning = nonEmpty(delta.reasoning_content) ?? nonEmpty(delta.reasoning);
+    if (reasoning !== undefined) this.appendThinking(reasoning);
     if (typeof delta.content === 'string') {
-      if (delta.content !== '') this.appendText(delta.content);
+      if (delta.content !== '') {
+        if (this.thinkTags.passing) this.appendText(delta.content);
+        else this.thinkTags.push(delta.content);
+      }
     } else if (Array.isArray(delta.content)) this.contentParts(delta.content);
     if (typeof delta.refusal === 'string' && delta.refusal !== '') this.message.refusal = (this.message.refusal ?? '') + delta.refusal;
-    if (Array.isArray(delta.tool_calls)) {
-      const calls: unknown[] = delta.tool_calls;
+    const calls = toolCallList(delta.tool_calls);
+    if (calls !== undefined) {
       for (let i = 0; i < calls.length; i++) {
         const call = calls[i];
         if (isRecord(call)) this.toolDelta(call);
@@ -245,12 +270,14 @@ export class ChatDecoder {
     if (typeof call.index === 'number') {
       slot = this.slotAt(call.index);
       if (slot !== undefined && startsAnother(slot, call.id, name)) slot = undefined;
+      else if (slot === undefined && name === '' && (typeof call.id !== 'string' || call.id === '')) slot = this.adoptFragment(call.index);
     } else if (name === '') {
       // Without an index, a name starts a new call and anything else continues the last one.
       slot = this.slots[this.slots.length - 1];
     }
     if (slot === undefined) slot = this.startTool(call, name);
     else if (slot.call.name === '' && name !== '') slot.call.name = name;
+    if (isRecord(call.extra_content)) this.keepExtra(slot, call.extra_content);
     const args = typeof fn.arguments === 'string' ? fn.arguments : isRecord(fn.arguments) ? JSON.stringify(fn.arguments) : '';
     if (args === '') return;
     slot.call.rawArguments += args;
@@ -264,12 +291,63 @@ export class ChatDecoder {
     const toolCall: ToolCall = { type: 'tool_call', id: this.uniqueId(call.id), name, arguments: {}, rawArguments: '' };
     const wireIndex = typeof call.index === 'number' ? call.index : undefined;
     const wireId = typeof call.id === 'string' ? call.id : undefined;
-    const slot: ToolSlot = { call: toolCall, index: this.message.content.push(toolCall) - 1, parser: undefined, parsed: 0, wireIndex, wireId, ended: false, stale: false };
+    const slot: ToolSlot = { call: toolCall, index: this.message.content.push(toolCall) - 1, parser: undefined, parsed: 0, wireIndex, wireId, extra: undefined, ended: false, stale: false };
     this.slots.push(slot);
     this.openSlots.push(slot);
     this.open = 'tools';
     this.out.push({ type: 'tool_call_start', index: slot.index, id: toolCall.id, name });
     return slot;
+  }
+
+  /**
+   * The choice of the one completion rein asks for (n = 1): choice 0, or the first one when
+   * the first chunk has no choice 0 (a server that counts from 1), and the same index from
+   * then on. Choices of other completions (a server or proxy that sends n > 1) are not part
+   * of this answer.
+   */
+  private ownChoice(choices: unknown[]): Json | undefined {
+    let fallback: Json | undefined;
+    for (let i = 0; i < choices.length; i++) {
+      const choice = choices[i];
+      if (!isRecord(choice)) continue;
+      const index = choiceIndexOf(choice);
+      if (index === (this.choiceIndex ?? 0)) {
+        this.choiceIndex = index;
+        return choice;
+      }
+      fallback ??= choice;
+    }
+    if (this.choiceIndex !== undefined || fallback === undefined) return undefined;
+    this.choiceIndex = choiceIndexOf(fallback);
+    return fallback;
+  }
+
+  /**
+   * The call a nameless, id-less fragment at a never-seen `wireIndex` continues: the latest
+   * call still without arguments, which is then known by that index. Some servers (DeepSeek
+   * behind a gateway) send a second call's header at the first call's index and its
+   * arguments at the next one; a fragment with nothing to name a call cannot start one.
+   */
+  private adoptFragment(wireIndex: number): ToolSlot | undefined {
+    const { slots } = this;
+    for (let i = slots.length - 1; i >= 0; i--) {
+      const slot = slots[i] as ToolSlot;
+      if (slot.call.rawArguments === '') {
+        slot.wireIndex = wireIndex;
+        return slot;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Keeps a call's `extra_content` (Gemini 3 puts the call's `thought_signature` there, and
+   * answers 400 to a history that lacks it) as its opaque `signature`, the whole object as
+   * JSON, so any vendor's extras go back with the call to the same model.
+   */
+  private keepExtra(slot: ToolSlot, extra: Json): void {
+    slot.extra = slot.extra === undefined ? extra : { ...slot.extra, ...extra };
+    slot.call.signature = JSON.stringify(slot.extra);
   }
 
   /** The server's id, unless it is missing, a bare number (OpenRouter "0") or already used. */
@@ -310,7 +388,8 @@ export class ChatDecoder {
 
   private stopReason(): StopReason {
     const reason = this.finishReason;
-    if (reason === 'length' || reason === 'max_tokens') return 'length';
+    // Mistral says `model_length` when the model's context ran out mid-answer.
+    if (reason === 'length' || reason === 'max_tokens' || reason === 'model_length') return 'length';
     if (reason === 'content_filter') return 'content_filter';
     // Forced tool_choice answers `stop` with tool calls; the calls are what matters.
     if (this.slots.length > 0 || reason === 'tool_calls' || reason === 'function_call') return 'tool_use';
@@ -329,6 +408,48 @@ function startsAnother(slot: ToolSlot, id: unknown, name: string): boolean {
   return name !== '' && slot.call.name !== '' && typeof id === 'string' && id !== '' && id !== slot.wireId;
 }
 
+/** A choice's `index`, 0 when it has none (or not a number). */
+function choiceIndexOf(choice: Json): number {
+  return typeof choice.index === 'number' ? choice.index : 0;
+}
+
+/** `tool_calls` as a list: older TGI sends one call as an object, not an array. */
+function toolCallList(value: unknown): unknown[] | undefined {
+  if (Array.isArray(value)) return value;
+  return isRecord(value) ? [value] : undefined;
+}
+
+/** The string when it has text; `undefined` for anything else, `""` included. */
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * A frame with no `choices` that is an error object on its own: vLLM's
+ * `{object: "error", message, code}`, FastAPI's `{detail}`, or a bare `{message}`.
+ */
+function isBareError(frame: Json): boolean {
+  if (frame.object === 'error' || (frame.detail !== undefined && frame.detail !== null)) return true;
+  return frame.object === undefined && typeof frame.message === 'string';
+}
+
+/**
+ * The error a finish reason stands for, if it is one: `error` (the server failed mid-answer),
+ * DeepSeek's `insufficient_system_resource` (the server cut the answer for lack of
+ * resources). Both transient: the answer is incomplete, and another attempt may finish it.
+ */
+function finishReasonError(reason: string, ctx: ErrorContext): ReinError | undefined {
+  if (reason === 'error') return errorFromStreamPayload({ message: 'the provider ended the response with finish_reason "error"' }, ctx);
+  if (reason === 'insufficient_system_resource') {
+    return new ReinError(
+      'server_error',
+      'transient',
+      `${ctx.provider} (${ctx.url}) stopped the answer of ${ctx.model} for lack of resources (finish_reason "insufficient_system_resource"): the answer is incomplete; this is on the provider's side, retry later`,
+    );
+  }
+  return undefined;
+}
+
 /** True for a string of ASCII digits only (OpenRouter's "0" is not an id). */
 function isDigits(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
@@ -338,11 +459,18 @@ function isDigits(text: string): boolean {
   return true;
 }
 
-/** The final arguments: the parsed object, or `{}` when the text is not a JSON object. */
+/**
+ * The final arguments: the parsed object, or `{}` when the text is not a JSON object. A
+ * JSON string holding an object (arguments encoded twice, as some servers send them) is
+ * read through, as the dispatcher's repair reads it, so events show what the tool gets.
+ */
 function parseArguments(slot: ToolSlot): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(slot.call.rawArguments);
-    return isRecord(value) ? value : {};
+    if (isRecord(value)) return value;
+    if (typeof value !== 'string') return {};
+    const inner: unknown = JSON.parse(value);
+    return isRecord(inner) ? inner : {};
   } catch {
     return {};
   }

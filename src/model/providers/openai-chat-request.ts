@@ -3,9 +3,11 @@
  * rein's provider-neutral {@link Context}.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
+import { apiTarget, type ApiTarget } from '../base-url.js';
 import { prepareHistory } from '../handoff.js';
+import { isRecord } from '../json.js';
 import type { AssistantMessage, Context, ImageContent, Message, ModelRef, StreamOptions, TextContent, ToolResultMessage, UserMessage } from '../types.js';
-import { sendsStreamOptions, usesMaxCompletionTokens } from './chat-refusals.js';
+import { sendsReasoningEffort, sendsStreamOptions, usesMaxCompletionTokens } from './chat-refusals.js';
 
 type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
@@ -16,9 +18,18 @@ export type ChatMessage =
   | {
       role: 'assistant';
       content: string | null;
-      tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+      tool_calls?: ChatToolCall[];
     }
   | { role: 'tool'; tool_call_id: string; content: string };
+
+/** A tool call of an assistant message, as sent back. */
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+  /** The call's vendor extras, as the server sent them (Gemini 3's `google.thought_signature`). */
+  extra_content?: Record<string, unknown>;
+}
 
 /** The JSON body of a Chat Completions request. */
 export interface ChatRequest {
@@ -29,6 +40,7 @@ export interface ChatRequest {
   stream_options?: { include_usage: boolean };
   max_tokens?: number;
   max_completion_tokens?: number;
+  reasoning_effort?: 'low' | 'medium' | 'high';
   temperature?: number;
 }
 
@@ -57,8 +69,22 @@ export function buildChatRequest(model: ModelRef, context: Context, options: Str
     if (usesMaxCompletionTokens(model.baseUrl, model.id)) request.max_completion_tokens = options.maxTokens;
     else request.max_tokens = options.maxTokens;
   }
+  const effort = reasoningEffort(model, options);
+  if (effort !== undefined) request.reasoning_effort = effort;
   if (options.temperature !== undefined) request.temperature = options.temperature;
   return request;
+}
+
+/**
+ * `thinking` as Chat Completions' `reasoning_effort` (OpenAI's reasoning models, Azure,
+ * Groq, vLLM, Ollama and OpenRouter read it). `off` is not sent: the wire has no one word
+ * for it (`minimal`, `none`) that the models taking the others all accept. A model that
+ * refused the parameter is not sent it again (`chat-refusals.ts`).
+ */
+export function reasoningEffort(model: ModelRef, options: StreamOptions): ChatRequest['reasoning_effort'] {
+  const level = options.thinking;
+  if (level === undefined || level === 'off' || !sendsReasoningEffort(model.baseUrl, model.id)) return undefined;
+  return level;
 }
 
 // Messages in a history are never changed once written (the loop only appends), so each
@@ -135,6 +161,8 @@ export function buildChatBody(model: ModelRef, context: Context, options: Stream
   if (options.maxTokens !== undefined) {
     body += `,"${usesMaxCompletionTokens(model.baseUrl, model.id) ? 'max_completion_tokens' : 'max_tokens'}":${JSON.stringify(options.maxTokens)}`;
   }
+  const effort = reasoningEffort(model, options);
+  if (effort !== undefined) body += `,"reasoning_effort":"${effort}"`;
   if (options.temperature !== undefined) body += `,"temperature":${JSON.stringify(options.temperature)}`;
   return `${body}}`;
 }
@@ -162,19 +190,18 @@ export function chatHeaders(model: ModelRef): OutgoingHttpHeaders {
   return headers;
 }
 
-const targets = new Map<string, { url: URL; href: string }>();
+const targets = new Map<string, ApiTarget>();
 
-/** `{baseUrl}/chat/completions`, parsed once per base URL (this is on every request). */
+/** `{baseUrl}/chat/completions` (the base's query kept after it), parsed once per base URL (this is on every request). */
 export function chatUrl(baseUrl: string): URL {
   return chatTarget(baseUrl).url;
 }
 
-/** The request URL and its text (URL getters are slow in Node 20: read once per base URL). */
-export function chatTarget(baseUrl: string): { url: URL; href: string } {
+/** The request URL, its text and the text errors quote (URL getters are slow in Node 20: read once per base URL). */
+export function chatTarget(baseUrl: string): ApiTarget {
   let target = targets.get(baseUrl);
   if (target === undefined) {
-    const url = new URL(`${baseUrl.replace(/\/+$/, '')}/chat/completions`);
-    target = { url, href: url.href };
+    target = apiTarget(baseUrl, (base) => `${base}/chat/completions`);
     if (targets.size > 64) targets.clear();
     targets.set(baseUrl, target);
   }
@@ -203,19 +230,34 @@ function assistantMessage(message: AssistantMessage): ChatMessage | undefined {
     // Thinking is dropped: Chat Completions has no slot to send it back in.
     if (block.type === 'text') text += block.text;
     else if (block.type === 'tool_call') {
-      toolCalls.push({
+      const call: ChatToolCall = {
         id: block.id,
         type: 'function',
         // The model's own text, not a re-serialization; `{}` when it wrote nothing, since
         // several servers reject an empty arguments string.
         function: { name: block.name, arguments: block.rawArguments === '' ? '{}' : block.rawArguments },
-      });
+      };
+      // The signature reaches here only on the model's own turns (prepareHistory drops it
+      // for any other target): Gemini 3 refuses a call sent back without its extras.
+      const extra = block.signature === undefined ? undefined : extraContent(block.signature);
+      if (extra !== undefined) call.extra_content = extra;
+      toolCalls.push(call);
     }
   }
   // An empty assistant turn (e.g. aborted before any output) is rejected by most servers.
   if (text === '' && toolCalls.length === 0) return undefined;
   if (toolCalls.length === 0) return { role: 'assistant', content: text };
   return { role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls };
+}
+
+/** A call's `extra_content`, from the JSON the decoder kept as its signature (another API's signature is not one). */
+function extraContent(signature: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(signature);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function toolMessage(message: ToolResultMessage): ChatMessage {

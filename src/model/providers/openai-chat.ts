@@ -4,12 +4,13 @@
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { ReinError } from '../../errors.js';
+import { displayUrl } from '../base-url.js';
 import type { EventStream } from '../event-stream.js';
 import { errorFromResponse, type ErrorContext } from '../http-errors.js';
 import type { AssistantMessage, AssistantStreamEvent, Context, ModelRef, StreamFunction, StreamOptions } from '../types.js';
 import { recordRefusal, sendsStreamOptions, usesMaxCompletionTokens, type RefusableParameters } from './chat-refusals.js';
 import { ChatDecoder } from './openai-chat-decode.js';
-import { buildChatBody, chatHeaders, chatTarget } from './openai-chat-request.js';
+import { buildChatBody, chatHeaders, chatTarget, reasoningEffort } from './openai-chat-request.js';
 import { streamWire, type WireSpec } from './wire-request.js';
 
 /**
@@ -35,13 +36,15 @@ class ChatWire implements WireSpec<ChatDecoder> {
   /** Whether the request `prepare` built last carried `stream_options` / `max_tokens` (set with the body). */
   private sentStreamOptions = false;
   private sentMaxTokens = false;
+  private sentReasoningEffort = false;
 
   constructor(
     private readonly model: ModelRef,
     private readonly context: Context,
     private readonly options: StreamOptions,
   ) {
-    this.errorUrl = `${model.baseUrl}/chat/completions`;
+    // Quoted only when the base URL does not even parse; `prepare` names the real endpoint.
+    this.errorUrl = displayUrl(model.baseUrl);
   }
 
   makeDecoder(out: EventStream<AssistantStreamEvent, AssistantMessage>, ctx: ErrorContext): ChatDecoder {
@@ -53,12 +56,13 @@ class ChatWire implements WireSpec<ChatDecoder> {
     const target = chatTarget(model.baseUrl);
     this.sentStreamOptions = this.options.stream !== false && sendsStreamOptions(model.baseUrl);
     this.sentMaxTokens = this.options.maxTokens !== undefined && !usesMaxCompletionTokens(model.baseUrl, model.id);
-    return { url: target.url, errorUrl: target.href, headers: chatHeaders(model), body: buildChatBody(model, this.context, this.options) };
+    this.sentReasoningEffort = reasoningEffort(model, this.options) !== undefined;
+    return { url: target.url, errorUrl: target.errorUrl, headers: chatHeaders(model), body: buildChatBody(model, this.context, this.options) };
   }
 
   adjustAfterRefusal(status: number, text: string): boolean {
     // Judged by what this request carried: a concurrent request may have seen the refusal first.
-    const sent: RefusableParameters = { streamOptions: this.sentStreamOptions, maxTokens: this.sentMaxTokens };
+    const sent: RefusableParameters = { streamOptions: this.sentStreamOptions, maxTokens: this.sentMaxTokens, reasoningEffort: this.sentReasoningEffort };
     return recordRefusal(this.model.baseUrl, this.model.id, sent, status, text);
   }
 

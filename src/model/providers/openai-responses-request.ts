@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
+import { apiTarget, type ApiTarget } from '../base-url.js';
 import { normalizeToolCallIds, prepareHistory } from '../handoff.js';
 import type { AssistantMessage, Context, ImageContent, JsonSchema, Message, ModelRef, StreamOptions, TextContent, ThinkingContent, ToolResultMessage, UserMessage } from '../types.js';
 import { isRecord } from '../json.js';
@@ -275,17 +276,22 @@ export function responsesHeaders(model: ModelRef): OutgoingHttpHeaders {
   return headers;
 }
 
-const urls = new Map<string, URL>();
+const targets = new Map<string, ApiTarget>();
 
-/** `{baseUrl}/responses`, parsed once per base URL (this is on every request). */
+/** `{baseUrl}/responses` (the base's query kept after it), parsed once per base URL (this is on every request). */
 export function responsesUrl(baseUrl: string): URL {
-  let url = urls.get(baseUrl);
-  if (url === undefined) {
-    url = new URL(`${baseUrl.replace(/\/+$/, '')}/responses`);
-    if (urls.size > 64) urls.clear();
-    urls.set(baseUrl, url);
+  return responsesTarget(baseUrl).url;
+}
+
+/** The request URL, its text and the text errors quote, made once per base URL. */
+export function responsesTarget(baseUrl: string): ApiTarget {
+  let target = targets.get(baseUrl);
+  if (target === undefined) {
+    target = apiTarget(baseUrl, (base) => `${base}/responses`);
+    if (targets.size > 64) targets.clear();
+    targets.set(baseUrl, target);
   }
-  return url;
+  return target;
 }
 
 function parseObject(text: string | undefined): Record<string, unknown> | undefined {

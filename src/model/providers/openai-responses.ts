@@ -2,10 +2,11 @@
  * The OpenAI Responses adapter (`POST {baseUrl}/responses`): OpenAI's own API for its
  * reasoning models, also spoken by LM Studio and other local servers.
  */
+import { displayUrl } from '../base-url.js';
 import { errorFromResponse } from '../http-errors.js';
 import type { StreamFunction } from '../types.js';
 import { ResponsesDecoder } from './openai-responses-decode.js';
-import { buildResponsesBody, responsesHeaders, responsesUrl } from './openai-responses-request.js';
+import { buildResponsesBody, responsesHeaders, responsesTarget } from './openai-responses-request.js';
 import { streamWire } from './wire-request.js';
 
 /**
@@ -26,9 +27,13 @@ import { streamWire } from './wire-request.js';
 export const streamOpenAIResponses: StreamFunction = (model, context, options = {}) =>
   streamWire(model, options, {
     api: 'openai-responses',
-    errorUrl: `${model.baseUrl}/responses`,
+    // Quoted only when the base URL does not even parse; `prepare` names the real endpoint.
+    errorUrl: displayUrl(model.baseUrl),
     makeDecoder: (out, ctx) => new ResponsesDecoder(out, model, ctx),
-    prepare: () => ({ url: responsesUrl(model.baseUrl), headers: responsesHeaders(model), body: buildResponsesBody(model, context, options) }),
+    prepare: () => {
+      const { url, errorUrl } = responsesTarget(model.baseUrl);
+      return { url, errorUrl, headers: responsesHeaders(model), body: buildResponsesBody(model, context, options) };
+    },
     onEvent: (decoder, event, data) => decoder.sse(event, data),
     onBody: (decoder, body) => decoder.response(body as Record<string, unknown>),
     errorFromResponse,

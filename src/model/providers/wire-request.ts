@@ -1,6 +1,6 @@
 /**
- * The request/response flow every adapter shares: build the request, POST it over
- * keep-alive `node:http` (idle timeout, abort), then hand the body to the wire's decoder,
+ * The request/response flow every adapter shares: build the request, POST it with rein's
+ * keep-alive HTTP client (idle timeout, abort), then hand the body to the wire's decoder,
  * as server-sent events or as one JSON body, and turn every failure into exactly one
  * `error` event. Each adapter supplies only what differs: URL, headers, body, decoder and
  * error classification.
@@ -13,7 +13,7 @@ import { EventStream } from '../event-stream.js';
 import { endWithError } from '../failed-stream.js';
 import { httpPost } from '../http.js';
 import type { HttpResponse } from '../http.js';
-import { errorFromNetwork, errorFromStreamPayload } from '../http-errors.js';
+import { errorFromNetwork, errorFromStreamPayload, withoutUserinfo } from '../http-errors.js';
 import type { ErrorContext } from '../http-errors.js';
 import { DEFAULT_IDLE_TIMEOUT_MS } from '../types.js';
 import type { AssistantMessage, AssistantStream, AssistantStreamEvent, ModelApi, ModelRef, StreamOptions } from '../types.js';
@@ -78,7 +78,7 @@ async function run<D extends WireDecoder>(
 ): Promise<void> {
   const { signal } = options;
   const stream = options.stream !== false;
-  const ctx: ErrorContext = { provider: model.provider, model: model.id, url: spec.errorUrl };
+  const ctx: ErrorContext = { provider: model.provider, model: model.id, url: withoutUserinfo(spec.errorUrl) };
   const decoder = spec.makeDecoder(out, ctx);
   let started = false;
   try {
@@ -87,72 +87,125 @@ async function run<D extends WireDecoder>(
     // rein ask for ever; the cap is a safeguard on top of that.
     for (let asked = 0; ; asked++) {
       const request = spec.prepare();
-      ctx.url = request.errorUrl ?? request.url.href;
+      // The URL's user and password (sent as Basic auth) are never shown in a message.
+      ctx.url = withoutUserinfo(request.errorUrl ?? request.url.href);
       res = await httpPost(request.url, request.headers, request.body, signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
       if (res.status >= 200 && res.status < 300) break;
-      const text = await res.text();
+      const text = await errorBodyText(res);
       if (asked < MAX_ADJUSTMENTS && spec.adjustAfterRefusal?.(res.status, text)) continue;
+      ctx.urlCredentialsNotSent = urlCredentialsNotSent(request.url, request.headers);
       decoder.fail(spec.errorFromResponse(res.status, res.headers, text, ctx));
+      return;
+    }
+    if (res.status === 204 || res.status === 205) {
+      // Nothing to read, and nothing to retry for: the server took the request and means it.
+      decoder.fail(new ReinError('invalid_response', 'fatal', `${ctx.url} answered ${res.status} ${res.statusText || (res.status === 204 ? 'No Content' : 'Reset Content')} with no body, where the model's answer should be: check the base URL (it must be the model API's) and the server's log`, { status: res.status }));
       return;
     }
     decoder.start();
     started = true;
     const contentType = res.headers['content-type'] ?? '';
-    if (contentType.includes('text/html')) {
-      // A web page where the API should be: the base URL points at a UI or a login page.
-      const page = (await res.text(200)).replace(/\s+/g, ' ');
-      decoder.fail(new ReinError('invalid_response', 'fatal', `${ctx.url} answered with an HTML page, not the API: ${spec.htmlHint}. The page began: ${page}`));
-    } else {
-      // The label is a hint: some servers ignore `stream: true`, some mislabel; read what came.
-      await decodeBody(res, decoder, ctx, spec, !stream || contentType.includes('json') ? 'json' : 'sse');
-    }
+    // The label is a hint: some servers ignore `stream: true`, some mislabel (a Flask
+    // `Response(gen())` is `text/html`); the body's first character decides what it is.
+    await decodeBody(res, decoder, ctx, spec, contentType.includes('text/html') ? 'html' : !stream || contentType.includes('json') ? 'json' : 'sse');
   } catch (error) {
     if (decoder.finished) return;
     if (signal?.aborted) decoder.fail(new ReinError('aborted', 'fatal', 'The model request was aborted', { cause: signal.reason }));
-    else if (started && stream) decoder.streamEnded(error);
+    else if (started && stream && !isUndecodable(error)) decoder.streamEnded(error);
     else decoder.fail(errorFromNetwork(error, ctx));
   }
 }
 
-/** How a 200 body is read: as server-sent events, or as one JSON document. */
-type BodyKind = 'sse' | 'json';
+/** A body in a coding rein cannot decode: no cut, the same on every attempt (http-inflate.ts). */
+function isUndecodable(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === 'ERR_CONTENT_ENCODING';
+}
+
+/**
+ * The body of a refusal. The status decides what the refusal is, so a body rein cannot read
+ * (a coding it cannot decode, damaged compressed data) does not hide it: the refusal is
+ * classified by its status with a note in place of the server's words.
+ */
+async function errorBodyText(res: HttpResponse): Promise<string> {
+  try {
+    return await res.text();
+  } catch (error) {
+    if (!isUndecodable(error) && (error as { code?: unknown } | undefined)?.code !== 'EBADBODY') throw error;
+    return `(a body rein could not read: ${(error as Error).message})`;
+  }
+}
+
+/**
+ * Whether the URL's user and password were left out of the request: `httpPost` sends them
+ * as Basic auth only when the request has no Authorization header (the API key) of its own.
+ */
+function urlCredentialsNotSent(url: URL, headers: OutgoingHttpHeaders): boolean {
+  if (url.username === '' && url.password === '') return false;
+  for (const name in headers) if (name.toLowerCase() === 'authorization' && headers[name] !== undefined) return true;
+  return false;
+}
+
+/**
+ * How a 200 body is read: as server-sent events, as one JSON document, or as a web page
+ * where the API should be (the base URL points at a UI or a login page), which fails.
+ */
+type BodyKind = 'sse' | 'json' | 'html';
+
+/** How much of a web page the error quotes. */
+const PAGE_CHARS = 200;
 
 /**
  * Reads a 200 body as what its first characters show it is; `labelled` (from the request
  * and the Content-Type) decides only when they do not tell. Servers mislabel both ways:
  * Foundry Local streams events as `application/json`; gateways answer a streamed request
- * with a JSON completion or error object as `text/event-stream` or `text/plain`. Once the
- * kind is known each chunk costs one comparison more than feeding the parser directly.
+ * with a JSON completion or error object as `text/event-stream` or `text/plain`; a Flask
+ * generator streams as `text/html`. Only a body that begins with `<` is a web page. Once
+ * the kind is known each chunk costs one comparison more than feeding the parser directly.
  */
 async function decodeBody<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>, labelled: BodyKind): Promise<void> {
   let kind: BodyKind | undefined;
   /** The text before the kind is known (a few bytes: the first chunk nearly always tells). */
   let head = '';
   const json: string[] = [];
+  let page = '';
   const events = new EventFeed(decoder, ctx, spec);
+  const webPage = (): void => {
+    // The page as it began, whitespace collapsed.
+    const began = page.slice(0, PAGE_CHARS).replace(/\s+/g, ' ');
+    decoder.fail(new ReinError('invalid_response', 'fatal', `${ctx.url} answered with an HTML page, not the API: ${spec.htmlHint}. The page began: ${began}`));
+  };
   const take = (text: string): void => {
     if (kind === 'sse') events.feed(text);
-    else json.push(text);
+    else if (kind === 'json') json.push(text);
+    else {
+      page += text;
+      if (page.length >= PAGE_CHARS) webPage();
+    }
   };
   await res.consume((chunk) => {
-    if (decoder.finished) return; // after the end or an error: let the rest drain so the socket is reused
     if (kind === 'sse') events.feed(chunk);
     else if (kind === 'json') json.push(chunk);
+    else if (kind === 'html') take(chunk);
     else {
       head += chunk;
       const start = significantStart(head);
       kind = sniff(head, start, labelled);
       if (kind !== undefined) take(head.slice(start));
     }
+    // After the end or an error the rest is not wanted: it is drained (so that the
+    // connection is reused) without waiting for it, which a server may never send.
+    if (decoder.finished) res.drain();
   });
   if (decoder.finished) return;
   if (kind === undefined) {
     // Only blanks, or the start of a field name: read it as labelled.
     kind = labelled;
     take(head.slice(significantStart(head)));
+    if (decoder.finished) return;
   }
   if (kind === 'sse') events.end();
-  else decodeJson(json.join(''), decoder, ctx, spec);
+  else if (kind === 'json') decodeJson(json.join(''), decoder, ctx, spec);
+  else webPage();
 }
 
 /** The fields an event stream begins with (`:` starts a comment). */
@@ -164,6 +217,7 @@ function sniff(text: string, start: number, labelled: BodyKind): BodyKind | unde
   const first = text.charCodeAt(start);
   if (first === 0x7b || first === 0x5b) return 'json'; // `{`, `[`
   if (first === 0x3a) return 'sse'; // `:`, a comment (DeepSeek's keep-alive)
+  if (first === 0x3c) return 'html'; // `<`: markup, whatever the label says
   for (const field of SSE_FIELDS) {
     const have = Math.min(field.length, text.length - start);
     if (text.startsWith(field.slice(0, have), start)) return have === field.length ? 'sse' : undefined;
