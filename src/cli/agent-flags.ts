@@ -1,9 +1,11 @@
 /** Flags shared by `rein run` and `rein chat`, and building an Agent from them. */
 import { ReinError } from '../errors.js';
 import type { AgentOptions } from '../loop/options.js';
-import { resolveModel } from '../model/resolve.js';
+import { lookupModel } from '../model/catalog.js';
+import { KNOWN_PROVIDERS, resolveModel } from '../model/resolve.js';
+import { MAX_TIMER_MS } from '../loop/validate.js';
 import { seedTools } from '../tools/builtin/index.js';
-import type { ThinkingLevel } from '../model/types.js';
+import type { ModelRef, ThinkingLevel } from '../model/types.js';
 import { maskStoreLocation, namedStoreLocation } from '../store/open.js';
 import type { RunStore } from '../store/types.js';
 import type { CliIO } from './io.js';
@@ -11,6 +13,8 @@ import type { FlagOptions } from './flags.js';
 import { openStoreFor } from './commands/store-command.js';
 
 const THINKING_LEVELS: readonly string[] = ['off', 'low', 'medium', 'high'];
+/** The model when neither --model nor REIN_MODEL names one. */
+const DEFAULT_MODEL = 'openai/gpt-4o-mini';
 
 /** The flags every agent command takes. */
 export const AGENT_FLAGS = {
@@ -47,10 +51,10 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
                                    OpenAI-compatible server), e.g. http://127.0.0.1:8000/v1`,
   },
   { text: '      --max-steps <n>            model calls before the run stops (default 15)' },
-  { text: '      --timeout <seconds>        whole-run time limit' },
+  { text: '      --timeout <seconds>        whole-run time limit (default none; at most 2147483 ≈ 24.8 days)' },
   { text: '      --system <text>            system prompt' },
   { text: '      --thinking <level>         off | low | medium | high (mapped per provider)' },
-  { text: '      --max-cost <usd>           stop the run once it has cost this much (catalog prices)' },
+  { text: '      --max-cost <usd>           stop the run once it has cost this much (needs a catalog price)' },
   { text: "      --max-output-tokens <n>    the output limit of each model response (default: the server's)" },
   { text: '      --json                     one JSON event per line on stdout, nothing else', runOnly: true },
   {
@@ -58,7 +62,7 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
                                    a failed, retried attempt streamed never reaches stdout`,
     runOnly: true,
   },
-  { text: '      --no-tools                 offer the model no tools (no workspace, no MCP)' },
+  { text: '      --no-tools                 offer the model no tools (no workspace, no MCP; not with --tools)' },
   { text: '      --tools <a,b,c>            only these tools (names or globs such as github__*)' },
   { text: '      --root <dir>               the workspace the file and shell tools are confined to (default: .)' },
   {
@@ -71,7 +75,7 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
   { text: '      --no-skills                do not load skills (.rein/skills, .agents/skills, ~/.rein/skills)' },
   { text: '      --memory                   remember/recall tools and memory hits, in .rein/memory.db' },
   { text: '      --store <path|postgres://…>  where runs are logged (default: $REIN_DATABASE_URL, else .rein/rein.db)' },
-  { text: '      --no-store                 do not log the run' },
+  { text: '      --no-store                 do not log the run (not with --store)' },
   { text: '  -h, --help                     this help' },
 ];
 
@@ -108,11 +112,65 @@ export type AgentFlagValues = {
   help?: boolean;
 };
 
-function positiveNumber(flag: string, value: string | undefined): number | undefined {
+/**
+ * What each number flag takes, in the words of its error message: `expects` first (the
+ * form scripts and tests have matched since the flags were added), then the detail.
+ */
+const NUMBER_FLAGS = {
+  'max-steps': { whole: true, expects: 'a positive number', detail: 'a whole number of model calls in plain digits, e.g. 20' },
+  'max-output-tokens': { whole: true, expects: 'a positive number', detail: 'a whole number of tokens in plain digits, e.g. 4096' },
+  timeout: { whole: false, expects: 'a positive number of seconds', detail: 'in plain digits, e.g. 300 or 1.5' },
+  'max-cost': { whole: false, expects: 'a positive number of US dollars', detail: 'in plain digits, e.g. 0.50' },
+} as const;
+
+// Plain decimal digits only: Number() would also read hex (0x10), exponents (1e1),
+// padding (' 3 ') and the empty string (0), none of which anyone means on a command line.
+const WHOLE = /^\d+$/;
+const DECIMAL = /^(\d+(\.\d+)?|\.\d+)$/;
+
+/** The value of a number flag, checked to be what the flag takes (see {@link NUMBER_FLAGS}). */
+function numberFlag(flag: keyof typeof NUMBER_FLAGS, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
+  const { whole, expects, detail } = NUMBER_FLAGS[flag];
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new ReinError('config', 'fatal', `--${flag} expects a positive number, got "${value}"`);
+  if (!DECIMAL.test(value) || n <= 0) throw new ReinError('config', 'fatal', `--${flag} expects ${expects}, got "${value}" (${detail})`);
+  if (whole && !WHOLE.test(value)) throw new ReinError('config', 'fatal', `--${flag} expects a whole number, got "${value}" (${detail})`);
+  // Past this a whole number is not the one typed (99999999999999999999 reads as 1e20).
+  if (whole ? !Number.isSafeInteger(n) : !Number.isFinite(n)) {
+    throw new ReinError('config', 'fatal', `--${flag} ${value} is too large${whole ? ` (at most ${Number.MAX_SAFE_INTEGER})` : ''}`);
+  }
   return n;
+}
+
+/** `--timeout`, in milliseconds: a Node timer cannot wait longer than {@link MAX_TIMER_MS}. */
+function timeoutMsOf(value: string | undefined): number | undefined {
+  const seconds = numberFlag('timeout', value);
+  if (seconds === undefined) return undefined;
+  const ms = Math.round(seconds * 1000);
+  if (ms < 1) throw new ReinError('config', 'fatal', `--timeout expects a positive number of seconds, got "${value}" (at least 0.001: 1 ms)`);
+  if (ms > MAX_TIMER_MS) {
+    throw new ReinError(
+      'config',
+      'fatal',
+      `--timeout ${value} is too long: at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24.8 days). Leave --timeout out for no time limit (the default)`,
+    );
+  }
+  return ms;
+}
+
+/** Pairs of flags that say opposite things: given together, neither can be obeyed. */
+const CONTRADICTIONS: ReadonlyArray<[keyof AgentFlagValues, keyof AgentFlagValues, string]> = [
+  ['store', 'no-store', 'one names where to log the run, the other says not to log it'],
+  ['tools', 'no-tools', 'one picks the tools to offer, the other offers none'],
+];
+
+/** Throws a `config` error naming both flags when two of them contradict each other. */
+export function checkContradictions(values: AgentFlagValues): void {
+  for (const [a, b, why] of CONTRADICTIONS) {
+    if (values[a] !== undefined && values[b]) {
+      throw new ReinError('config', 'fatal', `--${a} and --${b} cannot be used together (${why}): give one of them`);
+    }
+  }
 }
 
 /**
@@ -139,16 +197,10 @@ export async function storeFromFlags(values: AgentFlagValues, io: CliIO): Promis
  * a `config` error).
  */
 export function limitsFromFlags(values: AgentFlagValues): Pick<AgentOptions, 'limits' | 'modelOptions'> {
-  const maxSteps = positiveNumber('max-steps', values['max-steps']);
-  if (maxSteps !== undefined && !Number.isInteger(maxSteps)) {
-    throw new ReinError('config', 'fatal', `--max-steps expects a whole number, got "${values['max-steps']}"`);
-  }
-  const timeoutS = positiveNumber('timeout', values.timeout);
-  const maxCostUsd = positiveNumber('max-cost', values['max-cost']);
-  const maxTokens = positiveNumber('max-output-tokens', values['max-output-tokens']);
-  if (maxTokens !== undefined && !Number.isInteger(maxTokens)) {
-    throw new ReinError('config', 'fatal', `--max-output-tokens expects a whole number, got "${values['max-output-tokens']}"`);
-  }
+  const maxSteps = numberFlag('max-steps', values['max-steps']);
+  const timeoutMs = timeoutMsOf(values.timeout);
+  const maxCostUsd = numberFlag('max-cost', values['max-cost']);
+  const maxTokens = numberFlag('max-output-tokens', values['max-output-tokens']);
   const thinking = values.thinking;
   if (thinking !== undefined && !THINKING_LEVELS.includes(thinking as ThinkingLevel)) {
     throw new ReinError('config', 'fatal', `--thinking expects one of ${THINKING_LEVELS.join(', ')}, got "${thinking}"`);
@@ -160,7 +212,7 @@ export function limitsFromFlags(values: AgentFlagValues): Pick<AgentOptions, 'li
   return {
     limits: {
       ...(maxSteps === undefined ? {} : { maxSteps }),
-      ...(timeoutS === undefined ? {} : { timeoutMs: Math.round(timeoutS * 1000) }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
     },
     ...(Object.keys(modelOptions).length === 0 ? {} : { modelOptions }),
@@ -168,17 +220,108 @@ export function limitsFromFlags(values: AgentFlagValues): Pick<AgentOptions, 'li
 }
 
 /**
- * The agent's options from the flags, checked (bad numbers, unknown thinking level, the
- * model resolved so a missing key or unknown provider is reported) before anything is
- * opened. Also what `rein resume` rebuilds from the flags a run recorded.
+ * The agent's options from the flags, checked (bad numbers, unknown thinking level,
+ * contradicting flags, the model resolved so a missing key or unknown provider is
+ * reported, limits the model cannot keep) before anything is opened. Also what
+ * `rein resume` rebuilds from the flags a run recorded.
  */
 export function agentOptionsFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): AgentOptions {
+  checkContradictions(values);
   const limits = limitsFromFlags(values);
-  const baseUrl = values['base-url'];
+  const model = modelFromFlags(values, env);
+  checkModelLimits(model, values, limits);
   return {
-    model: resolveModel(values.model ?? env.REIN_MODEL ?? 'openai/gpt-4o-mini', baseUrl === undefined ? {} : { baseUrl }, env),
+    model,
     ...(values.system === undefined ? {} : { system: values.system }),
     tools: values['no-tools'] ? [] : seedTools(),
     ...limits,
   };
+}
+
+/**
+ * The model of `--model`, else `$REIN_MODEL`, else the default, resolved. The CLI's own
+ * checks come first, in the CLI's words: the library's messages name its options
+ * (`config.baseUrl`, `providers: {…}`), which a CLI user cannot set.
+ */
+function modelFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): ModelRef {
+  // An empty REIN_MODEL is as good as unset (`REIN_MODEL= rein run …`).
+  const fromEnv = values.model === undefined && env.REIN_MODEL ? env.REIN_MODEL : undefined;
+  const spec = values.model ?? fromEnv ?? DEFAULT_MODEL;
+  const source = fromEnv === undefined ? `"${spec}"` : `REIN_MODEL=${spec}`;
+  const slash = spec.indexOf('/');
+  const provider = slash === -1 ? 'openai' : spec.slice(0, slash).trim();
+  if (slash > 0 && !KNOWN_PROVIDERS.includes(provider)) {
+    throw new ReinError(
+      'config',
+      'fatal',
+      `unknown provider "${provider}" in ${source}: rein knows ${KNOWN_PROVIDERS.join(', ')}. ` +
+        'For another OpenAI-compatible server, use --model openai/<model> with --base-url <url>',
+    );
+  }
+  const baseUrl = values['base-url'];
+  if (baseUrl !== undefined) checkBaseUrlFlag(baseUrl);
+  try {
+    return resolveModel(spec, baseUrl === undefined ? {} : { baseUrl }, env);
+  } catch (error) {
+    // Where the model came from, when the command line does not show it.
+    if (fromEnv === undefined || !(error instanceof ReinError)) throw error;
+    throw new ReinError(error.code, error.kind, `${error.message} (the model is REIN_MODEL=${spec}; --model overrides it)`, { cause: error });
+  }
+}
+
+/**
+ * `--base-url` must be an http(s) URL. Checked here to name the flag; the value is not
+ * quoted back, since a URL may carry a password (`https://user:pass@host/v1`).
+ */
+function checkBaseUrlFlag(value: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === 'http:' || protocol === 'https:') return;
+  const got = protocol === undefined ? 'something that is not a URL' : `a URL of scheme ${protocol.slice(0, -1)}`;
+  throw new ReinError('config', 'fatal', `--base-url must be an http:// or https:// URL up to the API version, e.g. http://127.0.0.1:11434/v1 (got ${got})`);
+}
+
+/**
+ * The limits the model cannot keep, refused before any request: `--max-cost` without a
+ * price to count cost by, and `--max-output-tokens` that leaves no room in the window the
+ * context engine works with (every request would fail as `context_overflow`). The
+ * library refuses the first too, in its own terms (`limits.maxCostUsd`, `modelInfo`).
+ */
+function checkModelLimits(model: ModelRef, values: AgentFlagValues, options: Pick<AgentOptions, 'limits' | 'modelOptions'>): void {
+  const info = lookupModel(model.provider, model.id);
+  const name = `${model.provider}/${model.id}`;
+  if (options.limits?.maxCostUsd !== undefined && !info.pricing) {
+    throw new ReinError(
+      'config',
+      'fatal',
+      `--max-cost cannot be enforced: rein has no price for ${name} (rein models lists the models it has prices for). ` +
+        'Limit the run with --max-steps or --timeout instead',
+    );
+  }
+  const maxTokens = options.modelOptions?.maxTokens;
+  if (maxTokens !== undefined && maxTokens >= info.contextWindow) {
+    const window = info.catalogId ? `the ${info.contextWindow}-token window of ${name}` : `the ${info.contextWindow}-token window rein assumes for ${name} (a model its catalog does not know)`;
+    throw new ReinError(
+      'config',
+      'fatal',
+      `--max-output-tokens ${values['max-output-tokens']} is ${maxTokens > info.contextWindow ? 'more than' : 'all of'} ${window}: ` +
+        'the request needs room in it too. Lower --max-output-tokens',
+    );
+  }
+}
+
+/**
+ * A warning when `--max-output-tokens` is above the output limit rein's catalog gives the
+ * model: the provider may refuse the request. Only a warning, as the catalog may be behind
+ * the provider (output limits grow, some behind a beta header); `undefined` when all is well.
+ */
+export function outputLimitWarning(model: ModelRef, maxTokens: number | undefined): string | undefined {
+  if (maxTokens === undefined) return undefined;
+  const info = lookupModel(model.provider, model.id);
+  if (!info.catalogId || maxTokens <= info.maxOutputTokens) return undefined;
+  return `--max-output-tokens ${maxTokens} is more than the ${info.maxOutputTokens} tokens rein's catalog gives ${model.provider}/${model.id} for an answer; the provider may refuse the request`;
 }

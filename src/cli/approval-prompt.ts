@@ -6,6 +6,7 @@
 import type { ToolCall } from '../model/types.js';
 import type { Tool } from '../tools/types.js';
 import type { CliIO } from './io.js';
+import { terminalLine } from './terminal-text.js';
 
 /** How the prompt reads an answer and what "always" does. */
 export interface ApprovalPromptOptions {
@@ -41,9 +42,9 @@ export function approvalPrompt(options: ApprovalPromptOptions): (call: ToolCall,
     // let it catch up first, or the spinner it stops on the assistant message would erase
     // the question's line at a terminal.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    io.stderr.write(`\n? ${call.name} needs your approval\n${indent(formatArguments(args))}\n`);
+    io.stderr.write(`\n? ${terminalLine(call.name)} needs your approval\n${indent(terminalLine(formatArguments(args)))}\n`);
     const preview = await previewOf(tool, args);
-    if (preview) io.stderr.write(`${indent(shortenLines(preview, options.previewLines ?? 60))}\n`);
+    if (preview) io.stderr.write(`${indent(terminalLine(shortenLines(preview, options.previewLines ?? 60)))}\n`);
     const choices = options.always ? '[y]es, [n]o, [a]lways this session' : '[y]es, [n]o';
     for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
       let answer: string;

@@ -8,9 +8,10 @@ import { nameMatcher } from '../loop/agent-tools.js';
 import type { AgentOptions } from '../loop/options.js';
 import type { RunStore } from '../store/types.js';
 import { closestName } from '../tools/suggest.js';
-import type { AgentFlagValues } from './agent-flags.js';
+import { outputLimitWarning, type AgentFlagValues } from './agent-flags.js';
 import type { CliIO } from './io.js';
 import { openWorkbench, type Workbench, type WorkbenchPeople } from './workbench.js';
+import { terminalLine } from './terminal-text.js';
 
 /** How `rein run` / `rein chat` record the flags that shaped an agent, for resume and approve. */
 export type CliRunMetadata = {
@@ -46,7 +47,7 @@ export function cliMetadata(values: AgentFlagValues, root: string): CliRunMetada
 
 /** Prints what the workbench found wrong while loading, and the yolo banner. */
 export function announce(bench: Workbench, io: CliIO): void {
-  for (const notice of bench.notices) io.stderr.write(`rein: ${notice}\n`);
+  for (const notice of bench.notices) io.stderr.write(`rein: ${terminalLine(notice)}\n`);
   if (bench.policy.isYolo) io.stderr.write(`rein: ⚠ ${bench.policy.describe()}\n`);
 }
 
@@ -82,6 +83,8 @@ export async function openCliAgent(
     announce(bench, io);
     const agent = new Agent({ ...options, ...bench.options, ...(extra.store ? { store: extra.store } : {}), metadata: cliMetadata(values, bench.root) });
     warnUnmatchedTools(agent, bench, io);
+    const outputWarning = outputLimitWarning(agent.model, options.modelOptions?.maxTokens);
+    if (outputWarning) io.stderr.write(`rein: ${outputWarning}\n`);
     return { agent, bench };
   } catch (error) {
     await bench.close();

@@ -8,10 +8,18 @@ export interface CliIO {
   stdin: Readable & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   /**
-   * Fires when the user presses Ctrl-C, or when stdout or stderr closes (its reader went
-   * away). `rein chat` reads Ctrl-C itself: its signal fires only for the latter.
+   * Fires when the user presses Ctrl-C, when SIGTERM or SIGHUP arrives, or when stdout or
+   * stderr closes (its reader went away).
    */
   signal: AbortSignal;
+  /**
+   * For a command that answers Ctrl-C itself (`rein chat`: stop the run, keep the session):
+   * while a listener is registered, SIGINT reaching the process calls it instead of
+   * aborting `signal`. At a terminal readline reads Ctrl-C as a key instead; SIGINT reaches
+   * the process when stdin is not a terminal, or from `kill -INT`. Returns the function
+   * that unregisters the listener. Absent: nobody delivers Ctrl-C this way (tests).
+   */
+  onInterrupt?: (listener: () => void) => () => void;
 }
 
 /** A command: plain data plus a lazy `run` (STYLE 12). Returns the exit code. */
@@ -28,5 +36,10 @@ export const EXIT = {
   usage: 2,
   stopped: 3,
   paused: 4,
+  /** Ctrl-C (SIGINT, 128 + 2), or the reader of stdout or stderr went away. */
   aborted: 130,
+  /** Stopped by SIGHUP (128 + 1): the terminal or SSH session closed. */
+  hungUp: 129,
+  /** Stopped by SIGTERM (128 + 15): a service manager, `timeout`, CI. */
+  terminated: 143,
 } as const;

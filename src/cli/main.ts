@@ -4,12 +4,21 @@
  */
 import type { CliIO, Command } from './io.js';
 import { EXIT } from './io.js';
+import { visibleControls } from './terminal-text.js';
+import { urlPasswordRedacting } from './url-passwords.js';
 
 /**
- * Every command; `sigterm`: SIGTERM stops it as Ctrl-C does (its signal aborts), for a
- * command that runs until stopped.
+ * The signals that stop a command as the first Ctrl-C does (its signal aborts: a run is
+ * logged as aborted, its tools are stopped, it still prints its result), each with the
+ * exit code of a command they stopped: 128 + the signal's number, as a shell reports a
+ * process they killed. SIGTERM is how service managers, `timeout` and CI stop a process;
+ * SIGHUP is a closed terminal or SSH session.
  */
-const COMMANDS: Record<string, { description: string; load: () => Promise<{ command: Command }>; sigterm?: boolean }> = {
+const STOP_SIGNALS = { SIGINT: EXIT.aborted, SIGTERM: EXIT.terminated, SIGHUP: EXIT.hungUp } as const;
+type StopSignal = keyof typeof STOP_SIGNALS;
+
+/** Every command. */
+const COMMANDS: Record<string, { description: string; load: () => Promise<{ command: Command }> }> = {
   run: { description: 'run one task and exit', load: () => import('./commands/run.js') },
   chat: { description: 'an interactive session (type while it works to steer)', load: () => import('./commands/chat.js') },
   demo: { description: 'two example tasks against a scripted offline model (no key needed)', load: () => import('./commands/demo.js') },
@@ -23,7 +32,6 @@ const COMMANDS: Record<string, { description: string; load: () => Promise<{ comm
   'scripted-server': {
     description: 'a scripted model server, to try rein offline (no key needed)',
     load: () => import('./commands/scripted-server.js'),
-    sigterm: true,
   },
 };
 
@@ -48,21 +56,33 @@ GEMINI_BASE_URL, OPENROUTER_BASE_URL, OLLAMA_BASE_URL, VLLM_BASE_URL, LMSTUDIO_B
 /** Runs the CLI with `argv` (without node and script) and sets the exit code. */
 export async function main(argv: string[]): Promise<void> {
   const controller = new AbortController();
-  // Chat reads Ctrl-C itself (see chat.ts): its signal fires only when the output closes.
-  const chatController = new AbortController();
-  stopWhenOutputCloses(() => {
-    controller.abort('output closed');
-    chatController.abort('output closed');
-  });
-  let interrupts = 0;
-  const onSigint = (): void => {
-    interrupts++;
-    // First Ctrl-C aborts the run cleanly (it still prints its result); a second one quits.
-    if (interrupts > 1) process.exit(EXIT.aborted);
-    controller.abort('interrupted');
+  stopWhenOutputCloses(() => controller.abort('output closed'));
+  // `rein chat` answers Ctrl-C itself while it listens (see CliIO.onInterrupt).
+  const interruptListeners = new Set<() => void>();
+  let stoppedBy: StopSignal | undefined;
+  const onStopSignal = (signal: StopSignal): void => {
+    if (signal === 'SIGINT' && interruptListeners.size > 0) {
+      for (const listener of [...interruptListeners]) listener();
+      return;
+    }
+    // The first signal aborts cleanly; a second one (a run slow to stop) quits at once.
+    if (stoppedBy !== undefined) process.exit(STOP_SIGNALS[signal]);
+    stoppedBy = signal;
+    controller.abort(signal === 'SIGINT' ? 'interrupted' : `terminated (${signal})`);
   };
-  const io: CliIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, signal: controller.signal };
   const [name, ...rest] = argv;
+  const io: CliIO = {
+    // Under --json, stdout holds only JSON lines (the events, with the run's base URL).
+    stdout: asksForJson(rest) ? urlPasswordRedacting(process.stdout) : process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    signal: controller.signal,
+    onInterrupt: (listener) => {
+      interruptListeners.add(listener);
+      return () => interruptListeners.delete(listener);
+    },
+  };
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(help());
     process.exitCode = EXIT.ok;
@@ -74,14 +94,22 @@ export async function main(argv: string[]): Promise<void> {
   }
   const entry = COMMANDS[name];
   if (!entry) {
-    process.stderr.write(`rein: unknown command "${name}". Commands: ${Object.keys(COMMANDS).join(', ')}. See rein --help.\n`);
+    process.stderr.write(`rein: unknown command "${visibleControls(name)}". Commands: ${Object.keys(COMMANDS).join(', ')}. See rein --help.\n`);
     process.exitCode = EXIT.usage;
     return;
   }
-  if (name !== 'chat') process.on('SIGINT', onSigint);
-  if (entry.sigterm) process.once('SIGTERM', () => controller.abort('terminated'));
+  for (const signal of Object.keys(STOP_SIGNALS) as StopSignal[]) process.on(signal, () => onStopSignal(signal));
   const { command } = await entry.load();
-  process.exitCode = await command.run(rest, name === 'chat' ? { ...io, signal: chatController.signal } : io);
+  const code = await command.run(rest, io);
+  // Aborted by SIGTERM or SIGHUP: exit as a process that signal stopped (a command that
+  // ends normally when stopped, such as scripted-server, keeps its own code).
+  process.exitCode = code === EXIT.aborted && stoppedBy !== undefined ? STOP_SIGNALS[stoppedBy] : code;
+}
+
+/** True when the command line asks for JSON output: `--json` among its flags (before a `--`). */
+function asksForJson(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--json');
 }
 
 /**

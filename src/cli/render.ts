@@ -14,6 +14,10 @@ import { DEFAULT_RETRY_POLICY } from '../model/retry.js';
 import type { AssistantMessage, ToolResultMessage } from '../model/types.js';
 import type { CliIO } from './io.js';
 import { Spinner } from './spinner.js';
+import { TerminalAnswer, terminalLine } from './terminal-text.js';
+
+/** Part of a note on stderr: text, or text in one colour (an SGR code). */
+type NotePart = string | { sgr: number; text: string };
 
 /** Options of the human renderer. */
 export interface RenderOptions {
@@ -33,10 +37,19 @@ export interface RenderOptions {
   stream?: boolean;
 }
 
-/** Renders one run's events; feed every event to `onEvent`. */
+/**
+ * Renders one run's events; feed every event to `onEvent`.
+ *
+ * What the model, its tools and its server say can hold terminal control sequences
+ * (terminal-text.ts): every note on stderr shows them as visible escapes, at a terminal or
+ * not (a log is read at a terminal too), with URL passwords redacted; the answer on stdout
+ * is shown so at a terminal only, and is written byte for byte to a file or a pipe.
+ */
 export class HumanRenderer {
   private readonly spinner: Spinner;
   private readonly color: boolean;
+  /** The answer's control characters made visible: stdout is a terminal. */
+  private readonly terminalAnswer: TerminalAnswer | undefined;
   /** Stream the answer as it arrives, or write each answer once final (`stream: false`). */
   private readonly live: boolean;
   private atLineStart = true;
@@ -53,8 +66,12 @@ export class HumanRenderer {
     private readonly io: CliIO,
     private readonly options: RenderOptions = {},
   ) {
-    this.spinner = new Spinner(io.stderr);
-    this.color = Boolean(io.stderr.isTTY) && !io.env.NO_COLOR;
+    // A terminal that says it is dumb (TERM=dumb: Emacs shells, some CI logs) shows escape
+    // codes as garbage: no colours, no spinner there.
+    const dumb = io.env.TERM === 'dumb';
+    this.spinner = new Spinner(io.stderr, { enabled: !dumb });
+    this.color = Boolean(io.stderr.isTTY) && !io.env.NO_COLOR && !dumb;
+    this.terminalAnswer = io.stdout.isTTY ? new TerminalAnswer() : undefined;
     this.live = options.stream !== false;
     this.provider = options.provider;
   }
@@ -82,8 +99,7 @@ export class HumanRenderer {
           break;
         }
         this.spinner.stop();
-        this.io.stdout.write(event.delta);
-        this.atLineStart = event.delta.endsWith('\n');
+        this.writeAnswer(event.delta);
         this.streamedText = true;
         break;
       case 'thinking_delta':
@@ -105,12 +121,12 @@ export class HumanRenderer {
         this.spinner.stop();
         this.endTextLine();
         this.toolStarted.set(event.toolCallId, event.at);
-        this.note(`${this.cyan('→')} ${event.name} ${shorten(JSON.stringify(event.arguments), 200)}`);
+        this.note(this.cyan('→'), ` ${event.name} ${shorten(JSON.stringify(event.arguments), 200)}`);
         break;
       case 'tool_finished': {
         const mark = event.outcome === 'unknown' ? this.yellow('?') : event.result.isError ? this.red('✗') : this.green('←');
         const text = shorten(resultText(event.result), this.options.resultChars ?? 160);
-        this.note(`  ${mark} ${text} ${this.dim(`(${formatMs(event.durationMs)})`)}`);
+        this.note('  ', mark, ` ${text} `, this.dim(`(${formatMs(event.durationMs)})`));
         break;
       }
       case 'approval_decided':
@@ -165,7 +181,7 @@ export class HumanRenderer {
     const t = result.totals;
     const ok = result.status === 'done';
     const line = [
-      `${ok ? this.green('✓') : this.red('■')} ${result.reason}`,
+      result.reason,
       `${t.steps} step${t.steps === 1 ? '' : 's'}`,
       `${t.toolCalls} tool call${t.toolCalls === 1 ? '' : 's'}`,
       // "~": the server reported no usage and these are rein's estimate.
@@ -173,7 +189,7 @@ export class HumanRenderer {
       ...(t.usage.cost ? [`${t.usage.estimated ? '~' : ''}${formatUsd(t.usage.cost.total)}`] : []),
       formatMs(t.durationMs),
     ].join(' · ');
-    this.note(line + (result.detail ? ` (${result.detail})` : ''));
+    this.note(ok ? this.green('✓') : this.red('■'), ` ${line}${result.detail ? ` (${result.detail})` : ''}`);
     if (result.error) {
       const context: ErrorContext = { retries: this.attempt - 1 };
       if (this.provider !== undefined) context.provider = this.provider;
@@ -195,10 +211,7 @@ export class HumanRenderer {
     if (!this.streamedText && message.stopReason !== 'error') {
       // Held text, or a stored log (which has no deltas): the text of the message itself.
       const text = message.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-      if (text) {
-        this.io.stdout.write(text);
-        this.atLineStart = text.endsWith('\n');
-      }
+      if (text) this.writeAnswer(text);
     }
     this.streamedText = false;
     this.endTextLine();
@@ -220,34 +233,49 @@ export class HumanRenderer {
     this.note(this.dim('  (the text above came from the failed attempt and is discarded; the model is asked again)'));
   }
 
-  private note(line: string): void {
-    this.io.stderr.write(`${line}\n`);
+  /**
+   * One line on stderr. Every part's text is shown safely (control characters visible, URL
+   * passwords redacted); only the colours are escape codes of rein's own.
+   */
+  private note(...parts: NotePart[]): void {
+    const line = parts.map((part) => {
+      if (typeof part === 'string') return terminalLine(part);
+      const text = terminalLine(part.text);
+      return this.color ? `\x1b[${part.sgr}m${text}\x1b[0m` : text;
+    });
+    this.io.stderr.write(`${line.join('')}\n`);
+  }
+
+  /** Text of the answer to stdout: as it is, or with visible control characters at a terminal. */
+  private writeAnswer(text: string): void {
+    this.io.stdout.write(this.terminalAnswer ? this.terminalAnswer.write(text) : text);
+    this.atLineStart = text.endsWith('\n');
   }
 
   private endTextLine(): void {
+    // A CR the answer ended with was held back (it might have begun a CRLF): it was bare.
+    const held = this.terminalAnswer?.flush();
+    if (held) this.io.stdout.write(held);
     if (!this.atLineStart) {
       this.io.stdout.write('\n');
       this.atLineStart = true;
     }
   }
 
-  private paint(code: number, text: string): string {
-    return this.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+  private dim(text: string): NotePart {
+    return { sgr: 2, text };
   }
-  private dim(t: string): string {
-    return this.paint(2, t);
+  private red(text: string): NotePart {
+    return { sgr: 31, text };
   }
-  private red(t: string): string {
-    return this.paint(31, t);
+  private green(text: string): NotePart {
+    return { sgr: 32, text };
   }
-  private green(t: string): string {
-    return this.paint(32, t);
+  private yellow(text: string): NotePart {
+    return { sgr: 33, text };
   }
-  private yellow(t: string): string {
-    return this.paint(33, t);
-  }
-  private cyan(t: string): string {
-    return this.paint(36, t);
+  private cyan(text: string): NotePart {
+    return { sgr: 36, text };
   }
 }
 
@@ -310,15 +338,24 @@ export function describeError(error: ErrorInfo, context: ErrorContext = {}): str
     network: `Is the server running and reachable? Check ${baseUrlVariable(context.provider)} or --base-url.`,
     stream_cut: 'The server closed the stream early; check the server, then retry.',
     model_not_found: 'Check the model id given with --model (provider/model, e.g. openai/gpt-4o-mini).',
-    context_length: 'The conversation is longer than the model accepts; shorten the task or use a model with a larger window.',
-    rate_limited: rateLimitHint(context),
+    context_length:
+      error.status === 413
+        ? 'The request is larger than the provider accepts for this model or account; shorten the task or lower --max-output-tokens.'
+        : 'The conversation is longer than the model accepts; shorten the task or use a model with a larger window.',
+    // A fatal rate_limited is a used-up quota or credit (HTTP 402, insufficient_quota): waiting does not cure it.
+    rate_limited: error.kind === 'fatal' ? 'The credit or quota of the API key is used up; add credit or change the plan (retrying will not help).' : rateLimitHint(context),
     timeout: 'The server stopped sending data; check that it is alive (retries were tried).',
-    bad_request: 'The server rejected the request. If it says the model does not support tools, run with --no-tools.',
+    bad_request:
+      error.status === 413
+        ? 'The request is larger than the server or a proxy in front of it accepts; shorten the task or raise its body size limit.'
+        : 'The server rejected the request. If it says the model does not support tools, run with --no-tools.',
+    content_filter: "The provider's content filter refused the prompt; rephrase the task.",
   };
   // No hint for not_found: a model server's 404 already names the base URL to check, and a
   // run missing from the store says where to look; a generic base-URL hint would mislead it.
   const extra = hint[error.code];
-  return `error (${error.code}): ${error.message}${extra ? `\n${extra}` : ''}`;
+  // The message is the server's or a tool's words: shown safely wherever it is printed.
+  return `error (${terminalLine(error.code)}): ${terminalLine(error.message)}${extra ? `\n${extra}` : ''}`;
 }
 
 function resultText(result: ToolResultMessage): string {

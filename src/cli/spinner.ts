@@ -1,5 +1,6 @@
-/** A one-line spinner on a TTY stream; a no-op elsewhere (pipes, CI, --json). */
+/** A one-line spinner on a TTY stream; a no-op elsewhere (pipes, CI, --json, TERM=dumb). */
 import type { Writable } from 'node:stream';
+import { visibleLabel } from './terminal-text.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -13,17 +14,23 @@ export class Spinner {
   private frame = 0;
   private label = '';
 
-  constructor(private readonly out: Writable & { isTTY?: boolean }) {}
+  /** `enabled: false`: never draw, even at a terminal (one that cannot take escape codes). */
+  constructor(
+    private readonly out: Writable & { isTTY?: boolean },
+    private readonly options: { enabled?: boolean } = {},
+  ) {}
 
   /** True while frames are being drawn. */
   get running(): boolean {
     return this.timer !== undefined;
   }
 
+  /** `label` may name what the model chose (a tool): it is drawn on one line, its control characters shown. */
   start(label: string): void {
-    if (!this.out.isTTY) return;
-    const changed = label !== this.label;
-    this.label = label;
+    if (!this.out.isTTY || this.options.enabled === false) return;
+    const shown = visibleLabel(label);
+    const changed = shown !== this.label;
+    this.label = shown;
     if (this.timer) {
       if (changed) this.draw();
       return;

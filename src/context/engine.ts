@@ -208,18 +208,37 @@ export class RunContext {
     return this.window - this.setup.reserve;
   }
 
-  private checkFits(estimate: number, history: readonly Message[]): void {
+  /**
+   * Throws `context_overflow` when the request `estimate` does not fit the window less the
+   * answer's reserve, saying which to shrink. When the reserve is what breaks it (the
+   * request alone would fit) or a large part of it (half the window or more), the message
+   * leads with the reserve: shortening prompts cannot help then.
+   */
+  private checkFits(estimate: number, history: readonly Message[], compacted: boolean): void {
     if (estimate <= this.limit()) return;
     const { counter, model, reserve } = this.setup;
+    const name = `${model.provider}/${model.id}`;
     const fixed = counter.calibrated(this.layers.joined.systemRaw + this.layers.joined.blockRaw);
     const last = history.length > 0 ? counter.calibrated(counter.message(history[history.length - 1] as Message)) : 0;
+    const request = `the next request is about ${estimate} tokens${compacted ? ' even after compaction' : ''}`;
+    const parts = `(system prompt and layers ≈ ${fixed}, last message ≈ ${last})`;
+    const shorten =
+      'shorten the system prompt, rules or skills catalog, keep tool results small (maxToolOutputChars), lower context.keepTurns, ' +
+      "or use a model with a larger window (set modelInfo.contextWindow if rein's catalog has it wrong)";
+    if (reserve > 0 && (estimate <= this.window || reserve * 2 >= this.window)) {
+      const room = this.window - Math.ceil(estimate);
+      throw new ReinError(
+        'context_overflow',
+        'fatal',
+        `${request}, and ${reserve} more are kept for the answer (modelOptions.maxTokens; --max-output-tokens in the CLI): ` +
+          `together more than the ${this.window}-token window of ${name} ${parts}. ` +
+          (room > 0 ? `Lower the answer's reserve: this request leaves room for at most ${room}` : `Lower the answer's reserve, and ${shorten}`),
+      );
+    }
     throw new ReinError(
       'context_overflow',
       'fatal',
-      `the next request is about ${estimate} tokens even after compaction, over the ${this.window}-token window of ${model.provider}/${model.id}` +
-        `${reserve > 0 ? ` less ${reserve} kept for the answer` : ''} (system prompt and layers ≈ ${fixed}, last message ≈ ${last}). ` +
-        'Shorten the system prompt, rules or skills catalog, keep tool results small (maxToolOutputChars), lower context.keepTurns, ' +
-        "or use a model with a larger window (set modelInfo.contextWindow if rein's catalog has it wrong)",
+      `${request}, over the ${this.window}-token window of ${name}${reserve > 0 ? ` less ${reserve} kept for the answer` : ''} ${parts}. To make it fit, ${shorten}`,
     );
   }
 
@@ -236,7 +255,7 @@ export class RunContext {
     this.tracker.sync(history);
     const split = this.chooseSplit(history, tools);
     if (!split) {
-      if (reason === 'threshold') this.checkFits(tokensBefore, history);
+      if (reason === 'threshold') this.checkFits(tokensBefore, history, false);
       return false;
     }
     const headSteps = new TaskTracker('');
@@ -294,7 +313,7 @@ export class RunContext {
       },
       response,
     );
-    this.checkFits(tokensAfter, history);
+    this.checkFits(tokensAfter, history, true);
     return true;
   }
 

@@ -20,6 +20,7 @@ import type { DispatchOutcome, Tool } from '../tools/types.js';
 import type { AgentHooks } from './options.js';
 import type { ContextCompactedEvent, RunContext, TurnContext } from '../context/engine.js';
 import { UsageEstimator } from '../context/usage-estimate.js';
+import { clause } from '../model/http-errors.js';
 import type { RunControls } from './handle.js';
 import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
 import type { RunLog } from './run-log.js';
@@ -428,7 +429,7 @@ class LoopRun {
       if (!recovered && this.mustRecover(message)) {
         // The provider refused the request as too long: compact once and ask again; a second refusal fails the run.
         recovered = true;
-        if (await (engine as RunContext).recover(history, tools, turn as TurnContext)) {
+        if (await this.compactAfterRefusal(tools, message)) {
           this.attempt++;
           continue;
         }
@@ -444,11 +445,28 @@ class LoopRun {
 
   /** Compacts after a refusal and asks again (once), or takes the refusal as the answer. */
   private async recover(step: number, tools: ToolSpec[], request: Context, message: AssistantMessage): Promise<AssistantMessage> {
-    if (await (this.deps.context as RunContext).recover(this.messages, tools, this.turn as TurnContext)) {
+    if (await this.compactAfterRefusal(tools, message)) {
       this.attempt++;
       return this.callModelSlowly(step, true);
     }
     return this.answered(request, message, step);
+  }
+
+  /**
+   * Compacts after the provider refused a request as too long; `false` when that cannot
+   * help. When even the compacted request would not fit, the run ends with the provider's
+   * refusal, not the engine's estimate alone: the provider's words say which limit was hit
+   * (a window, a per-minute token limit that counts the output budget too), and the
+   * engine's reason is added to them.
+   */
+  private async compactAfterRefusal(tools: ToolSpec[], message: AssistantMessage): Promise<boolean> {
+    try {
+      return await (this.deps.context as RunContext).recover(this.messages, tools, this.turn as TurnContext);
+    } catch (error) {
+      if (!(error instanceof ReinError) || error.code !== 'context_overflow' || !message.error) throw error;
+      message.error = { ...message.error, message: `${clause(message.error.message)}. Compacting the history did not help: ${error.message}` };
+      return false;
+    }
   }
 
   /** The request of this turn: assembled by the context engine, or the bare history. */

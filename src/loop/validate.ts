@@ -123,9 +123,18 @@ function syntheticResults(missing: ToolCall[]): Message[] {
 
 // ── Agent options ─────────────────────────────────────────────────────────────────────
 
+/**
+ * The longest wait a Node timer takes (2^31-1 ms, about 24.8 days): a longer one fires after
+ * 1 ms, with a TimeoutOverflowWarning, so a longer limit would end the run at once.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 const LIMIT_RULES: Record<string, [check: (v: number) => boolean, takes: string]> = {
   maxSteps: [(v) => (Number.isInteger(v) && v >= 1) || v === Infinity, 'a whole number of model calls, at least 1 (Infinity: no limit)'],
-  timeoutMs: [(v) => Number.isFinite(v) && v > 0, 'a positive number of milliseconds'],
+  timeoutMs: [
+    (v) => Number.isFinite(v) && v > 0 && v <= MAX_TIMER_MS,
+    `a positive number of milliseconds, at most ${MAX_TIMER_MS} (about 24.8 days; leave timeoutMs out for no time limit)`,
+  ],
   maxTokens: [(v) => Number.isFinite(v) && v > 0, 'a positive number of tokens'],
   maxCostUsd: [(v) => Number.isFinite(v) && v > 0, 'a positive number of US dollars'],
   noProgressRepeats: [(v) => Number.isInteger(v) && v >= 0, 'a whole number of repeats, 0 or more (0: off)'],
@@ -166,7 +175,9 @@ export function validateAgentOptions(options: AgentOptions): void {
   }
   if (options.stopOnToolError !== undefined && typeof options.stopOnToolError !== 'boolean') refuse('stopOnToolError', options.stopOnToolError, 'true or false');
   const timeout = options.toolTimeoutMs;
-  if (timeout !== undefined && !(typeof timeout === 'number' && timeout >= 0)) refuse('toolTimeoutMs', timeout, 'a number of milliseconds, 0 or more (0 or Infinity: no timeout)');
+  if (timeout !== undefined && !(typeof timeout === 'number' && timeout >= 0 && (timeout <= MAX_TIMER_MS || timeout === Infinity))) {
+    refuse('toolTimeoutMs', timeout, `a number of milliseconds from 0 to ${MAX_TIMER_MS} (about 24.8 days; 0 or Infinity: no timeout)`);
+  }
   const chars = options.maxToolOutputChars;
   if (chars !== undefined && !(typeof chars === 'number' && chars >= 1)) refuse('maxToolOutputChars', chars, 'a positive number of characters');
   checkHooks(options.hooks);

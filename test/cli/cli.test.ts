@@ -187,13 +187,22 @@ describe('rein run', () => {
     expect(s.requests[1]!.max_tokens).toBeUndefined();
     const bad = await rein(['run', '--max-output-tokens', '1.5', '--base-url', s.url, 'hi'], { env: cleanEnv() });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--max-output-tokens expects a whole number, got "1.5"/);
+    expect(bad.stderr).toMatch(/--max-output-tokens [^\n]*whole number[^\n]*got "1.5"/);
+  });
+
+  it('--json prints the password of a base URL redacted, as the run store logs it', async () => {
+    const s = await server([{ text: 'Fine.' }]);
+    const withPassword = s.url.replace('http://', 'http://alice:s3cret@');
+    const out = await rein(['run', '--json', '--no-store', '--no-tools', '--base-url', withPassword, 'hi'], { env: cleanEnv() });
+    expect(out.stdout + out.stderr).not.toContain('s3cret');
+    const started = JSON.parse(out.stdout.split('\n')[0]!) as { type: string; model: { baseUrl: string } };
+    expect(started).toMatchObject({ type: 'run_started', model: { baseUrl: withPassword.replace('s3cret', '[REDACTED:url_password]') } });
   });
 
   it('a bad flag is a usage error that says what to fix', async () => {
     const out = await rein(['run', '--max-steps', 'lots', 'hi'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
     expect(out.code).toBe(2);
-    expect(out.stderr).toMatch(/--max-steps expects a positive number, got "lots"/);
+    expect(out.stderr).toMatch(/--max-steps [^\n]*got "lots"/);
   });
 });
 
@@ -289,6 +298,23 @@ describe('rein demo', () => {
   });
 });
 
+describe('rein demo flags', () => {
+  it('an unknown flag or an argument is a usage error (exit 2); --json gives JSON lines', async () => {
+    const bogus = await rein(['demo', '--no-store', '--bogus'], { env: cleanEnv() });
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toMatch(/Unknown option '--bogus'/);
+    const extra = await rein(['demo', '--no-store', 'extra'], { env: cleanEnv() });
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toMatch(/'extra'/);
+    // rein run's flags are not the demo's: its model and limits are fixed.
+    expect((await rein(['demo', '--no-store', '--max-steps', '0'], { env: cleanEnv() })).code).toBe(2);
+    const json = await rein(['demo', '--json', '--no-store'], { env: cleanEnv() });
+    expect(json.code).toBe(0);
+    const types = json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(types.filter((t) => t === 'run_finished')).toHaveLength(2);
+  });
+});
+
 describe('rein demo with a bad store setting', () => {
   it('is a usage error naming the setting, with no stack trace, and ends', async () => {
     const out = await rein(['demo'], { env: cleanEnv({ REIN_DATABASE_URL: 'ftp://x/y' }) });
@@ -337,6 +363,14 @@ describe('rein chat', () => {
     } finally {
       chat.kill();
     }
+  });
+});
+
+describe('rein chat arguments', () => {
+  it('a task on the command line is refused with a usage error saying where to type it (exit 2)', async () => {
+    const out = await rein(['chat', '--no-store', '--base-url', 'http://127.0.0.1:9/v1', 'what is 2+2'], { env: cleanEnv() });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/rein chat takes no task on the command line \("what is 2\+2"\): type it at the > prompt, or use rein run "<task>"/);
   });
 });
 

@@ -19,10 +19,10 @@ class Capture extends Writable {
   }
 }
 
-function io(tty: { stdout?: boolean; stderr?: boolean } = {}): CliIO & { out: Capture; err: Capture } {
+function io(tty: { stdout?: boolean; stderr?: boolean } = {}, env: NodeJS.ProcessEnv = { NO_COLOR: '1' }): CliIO & { out: Capture; err: Capture } {
   const out = new Capture(tty.stdout ?? false);
   const err = new Capture(tty.stderr ?? false);
-  return { stdout: out, stderr: err, stdin: process.stdin, env: { NO_COLOR: '1' }, signal: new AbortController().signal, out, err };
+  return { stdout: out, stderr: err, stdin: process.stdin, env, signal: new AbortController().signal, out, err };
 }
 
 let seq = 0;
@@ -203,5 +203,117 @@ describe('describeError', () => {
     for (const e of [started('ollama'), request(), retry({ code: 'network' }), request(2)]) again.onEvent(e);
     again.summary(failedResult(network));
     expect(unreachable.err.text).toMatch(/Check OLLAMA_BASE_URL or --base-url\./);
+  });
+});
+
+describe('HumanRenderer: control sequences from the model and its tools', () => {
+  const ESC = '\x1b';
+  const toolStarted = (name: string): RunEvent => ev({ type: 'tool_started', step: 1, toolCallId: 'c1', name, arguments: { x: 1 }, idempotencyKey: 'k' });
+  const toolFinished = (output: string): RunEvent =>
+    ev({
+      type: 'tool_finished',
+      step: 1,
+      toolCallId: 'c1',
+      name: 'read_file',
+      durationMs: 5,
+      result: { role: 'tool', toolCallId: 'c1', toolName: 'read_file', content: [{ type: 'text', text: output }], isError: false },
+    });
+
+  it('at a terminal, the streamed answer shows them as symbols, even a sequence split across deltas; a bare CR too', () => {
+    const cli = io({ stdout: true, stderr: true });
+    const renderer = new HumanRenderer(cli);
+    for (const e of [started(), request(), text('before'), text(ESC), text('[2J'), text(`${ESC}]0;title\x07 line1\r`), text('\nover\rwritten\r'), answer('…')]) renderer.onEvent(e);
+    renderer.close();
+    expect(cli.out.text).toBe('before␛[2J␛]0;title␇ line1\r\nover␍written␍\n');
+    expect(cli.out.text).not.toContain(ESC);
+  });
+
+  it('to a file or a pipe, the answer stays byte for byte what the model sent', () => {
+    const cli = io();
+    const renderer = new HumanRenderer(cli);
+    const sent = `before${ESC}[2J${ESC}]52;c;aGk=\x07 over\rwritten`;
+    for (const e of [started(), request(), text(sent.slice(0, 7)), text(sent.slice(7)), answer(sent)]) renderer.onEvent(e);
+    expect(cli.out.text).toBe(`${sent}\n`);
+    // A held (--no-stream) answer too.
+    const held = io();
+    const again = new HumanRenderer(held, { stream: false });
+    for (const e of [started(), request(), text(sent), answer(sent)]) again.onEvent(e);
+    expect(held.out.text).toBe(`${sent}\n`);
+  });
+
+  it('a held (--no-stream) answer at a terminal shows them as symbols too', () => {
+    const cli = io({ stdout: true });
+    const renderer = new HumanRenderer(cli, { stream: false });
+    for (const e of [started(), request(), text('x'), answer(`a${ESC}[31mb\r`)]) renderer.onEvent(e);
+    expect(cli.out.text).toBe('a␛[31mb␍\n');
+  });
+
+  it('on stderr, a terminal or not, tool names, tool results, refusals and error messages show them as symbols', () => {
+    for (const tty of [false, true]) {
+      const cli = io({ stderr: tty, stdout: tty });
+      const renderer = new HumanRenderer(cli);
+      const name = `x${ESC}]0;TITLE\x07${ESC}[2J`;
+      for (const e of [
+        started(),
+        request(),
+        ev({ type: 'tool_call_delta', step: 1, index: 0, id: 'c1', name, delta: '' }),
+        toolStarted(name),
+        toolFinished(`line ${ESC}[2J${ESC}[H\x9b31m red`),
+        retry({ message: `proxy said ${ESC}]52;c;aGk=\x07` }),
+        request(2),
+        answer('', 'stop', { refusal: `no${ESC}[5m` }),
+      ]) {
+        renderer.onEvent(e);
+      }
+      renderer.summary(failedResult({ name: 'ReinError', code: 'server_error', kind: 'fatal', message: `boom${ESC}[2J\rgone` }));
+      renderer.close();
+      // The only escape codes left are the spinner's own line clearing (at a terminal).
+      expect(cli.err.text.replaceAll('\r\x1b[2K', '')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+      expect(cli.err.text).toContain('→ x␛]0;TITLE␇␛[2J {"x":1}');
+      expect(cli.err.text).toContain('← line ␛[2J␛[H␛[31m red');
+      expect(cli.err.text).toContain('proxy said ␛]52;c;aGk=␇');
+      expect(cli.err.text).toContain('model refused: no␛[5m');
+      expect(cli.err.text).toContain('error (server_error): boom␛[2J␍gone');
+      if (tty) expect(cli.err.text).toContain('writing a call to x␛]0;TITLE␇␛[2J…');
+    }
+  });
+
+  it("keeps rein's own colours at a terminal", () => {
+    const cli = io({ stderr: true }, {});
+    const renderer = new HumanRenderer(cli);
+    renderer.onEvent(toolStarted(`x${ESC}[2J`));
+    expect(cli.err.text).toBe('\x1b[36m→\x1b[0m x␛[2J {"x":1}\n');
+  });
+});
+
+describe('HumanRenderer: URL passwords', () => {
+  it('error messages and retry notes print a URL password redacted, as the store logs it', () => {
+    const cli = io();
+    const renderer = new HumanRenderer(cli);
+    for (const e of [started(), request(), retry({ code: 'network', message: 'cannot reach http://alice:s3cret@127.0.0.1:9/v1' })]) renderer.onEvent(e);
+    renderer.summary(failedResult({ name: 'ReinError', code: 'network', kind: 'fatal', message: 'cannot reach http://alice:s3cret@127.0.0.1:9/v1' }));
+    expect(cli.err.text).not.toContain('s3cret');
+    expect(cli.err.text.match(/alice:\[REDACTED:url_password\]@/g)).toHaveLength(2);
+    expect(describeError({ name: 'ReinError', code: 'config', kind: 'fatal', message: 'bad http://a:b1c2d3@h/v1' })).toBe('error (config): bad http://a:[REDACTED:url_password]@h/v1');
+  });
+});
+
+describe('HumanRenderer: TERM=dumb', () => {
+  it('no colours and no spinner at a terminal that says it is dumb; both otherwise', () => {
+    const feed = (env: NodeJS.ProcessEnv): string => {
+      const cli = io({ stdout: true, stderr: true }, env);
+      const renderer = new HumanRenderer(cli);
+      for (const e of [started(), request(), text('Hi.'), answer('Hi.')]) renderer.onEvent(e);
+      renderer.summary({ ...failedResult({ name: 'ReinError', code: 'auth', kind: 'fatal', message: 'no' }) });
+      renderer.close();
+      return cli.err.text;
+    };
+    const dumb = feed({ TERM: 'dumb' });
+    expect(dumb).not.toContain('\x1b');
+    expect(dumb).not.toContain('waiting for the model');
+    expect(dumb).toMatch(/^rein · openai\/m · run_1\n■ fatal_error/);
+    const smart = feed({ TERM: 'xterm-256color' });
+    expect(smart).toContain('\x1b[2m');
+    expect(smart).toContain('waiting for the model…');
   });
 });

@@ -221,7 +221,21 @@ describe('compaction in the engine', () => {
     const error = await Promise.resolve(run.prepare(historyOf(3), tools, turn())).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReinError);
     expect(error).toMatchObject({ code: 'context_overflow', kind: 'fatal' });
-    expect((error as Error).message).toMatch(/1000-token window.*Shorten the system prompt/);
+    expect((error as Error).message).toMatch(/1000-token window.*To make it fit, shorten the system prompt/);
+  });
+
+  it('says the output reserve is the cause when the request alone would fit, and how low it must go', async () => {
+    const summary = summarizer();
+    const context = createContextEngine({}, { model, stream: summary.stream, wrapStream: (fn) => fn, modelInfo: { contextWindow: 128_000 }, modelOptions: { maxTokens: 200_000 } });
+    const run = context.startRun({ input: { role: 'user', content: 'hello' } });
+    const turn: TurnContext = { step: 1, signal: new AbortController().signal, onCompacted: () => {} };
+    const error = await Promise.resolve(run.prepare([{ role: 'user', content: 'hello' }], tools, turn)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'context_overflow' });
+    const message = (error as Error).message;
+    expect(message).toMatch(/^the next request is about \d+ tokens, and 200000 more are kept for the answer \(modelOptions\.maxTokens; --max-output-tokens in the CLI\): together more than the 128000-token window of ollama\/llama3\.1/);
+    expect(message).toMatch(/Lower the answer's reserve: this request leaves room for at most 12\d{4}$/);
+    // Nothing was compacted, and shortening prompts would not help: neither is said.
+    expect(message).not.toMatch(/even after compaction|maxToolOutputChars/);
   });
 
   it('after a context-length error, takes the window to be smaller than the refused request', async () => {

@@ -189,6 +189,15 @@ describe('a context-length error from the provider', () => {
     expect(split(server.received).main).toHaveLength(10);
   });
 
+  it("keeps the provider's words when even the compacted request would not fit", async () => {
+    // A large system prompt: compacting the steps cannot bring the request under the smaller window.
+    const { agent } = await setup(stepsScript(6, { refuse: (i) => i === 7 }), { tools: [stepTool], system: 'Rules. '.repeat(1_500), context: { keepTurns: 1 } });
+    const { events, result } = await collect(agent.run('Do 6 steps.'));
+    expect(compactions(events)).toHaveLength(1);
+    expect(result).toMatchObject({ status: 'failed', reason: 'fatal_error', error: { code: 'context_length' } });
+    expect(result.error?.message).toMatch(/maximum context length is 2000 tokens.*\. Compacting the history did not help: the next request is about \d+ tokens even after compaction/s);
+  });
+
   it('fails the run with the provider error when there is nothing to compact', async () => {
     const { agent, server } = await setup(stepsScript(0, { refuse: () => true }), { tools: [stepTool] });
     const { events, result } = await collect(agent.run('hi'));

@@ -24,7 +24,11 @@ describe('agent options are checked in the constructor', () => {
     [{ limits: { maxSteps: Number.NaN } }, /limits\.maxSteps: expected a whole number.*got NaN/],
     [{ limits: { maxSteps: null } }, /limits\.maxSteps.*got null/],
     [{ limits: { maxSteps: -1 } }, /limits\.maxSteps.*got -1/],
-    [{ limits: { timeoutMs: -5 } }, /limits\.timeoutMs: expected a positive number of milliseconds, got -5/],
+    [{ limits: { timeoutMs: -5 } }, /limits\.timeoutMs: expected a positive number of milliseconds.*, got -5/],
+    // A Node timer waits at most 2^31-1 ms; a longer one fires at once.
+    [{ limits: { timeoutMs: 2_147_483_648 } }, /limits\.timeoutMs: expected a positive number of milliseconds, at most 2147483647 \(about 24\.8 days; leave timeoutMs out for no time limit\), got 2147483648/],
+    [{ limits: { timeoutMs: Infinity } }, /limits\.timeoutMs.*got Infinity/],
+    [{ toolTimeoutMs: 3e9 }, /toolTimeoutMs: expected a number of milliseconds from 0 to 2147483647.*got 3000000000/],
     [{ limits: { maxTokens: -1 } }, /limits\.maxTokens.*got -1/],
     [{ limits: { maxStep: 3 } }, /limits\.maxStep is not an option: did you mean limits\.maxSteps\?/],
     [{ limits: null }, /limits: expected an object.*got null/],
@@ -67,6 +71,7 @@ describe('agent options are checked in the constructor', () => {
   it('accepts the documented special values', () => {
     expect(() => new Agent({ model, limits: { maxSteps: Infinity, noProgressRepeats: 0, maxConsecutiveToolErrors: 0, timeoutMs: undefined }, toolTimeoutMs: 0 })).not.toThrow();
     expect(() => new Agent({ model, toolTimeoutMs: Infinity, toolExecution: 'sequential', maxToolOutputChars: 100 })).not.toThrow();
+    expect(() => new Agent({ model, limits: { timeoutMs: 2_147_483_647 }, toolTimeoutMs: 2_147_483_647 })).not.toThrow();
   });
 });
 

@@ -8,6 +8,7 @@ import type { RunHandle } from '../../loop/handle.js';
 import { ReinError } from '../../errors.js';
 import { EXIT, type Command } from '../io.js';
 import { HumanRenderer } from '../render.js';
+import { terminalLine } from '../terminal-text.js';
 import { AGENT_FLAGS, agentFlagsHelp, agentOptionsFromFlags, storeFromFlags } from '../agent-flags.js';
 import type { Agent } from '../../loop/agent.js';
 import type { RunStore } from '../../store/types.js';
@@ -24,7 +25,8 @@ A line typed while the agent works steers it (it is read after the current tool 
 Lines piped in are read as they arrive: piped all at once, the later ones steer the first
 task's run; to run prompts one by one, send each once the \`> \` prompt is back on stderr.
 Ctrl-C stops the current run and keeps the session; \`exit\`, \`quit\`, Ctrl-D, or
-Ctrl-C at the prompt ends the session (exit 0).
+Ctrl-C at the prompt ends the session (exit 0). It takes no task on the command line:
+type it at the prompt (\`rein run "<task>"\` runs one task).
 
 ${agentFlagsHelp('chat')}`;
 
@@ -53,7 +55,11 @@ export const command: Command = {
     try {
       const parsed = parseCommandLine(argv, io, usage, AGENT_FLAGS);
       if (!parsed) return EXIT.ok;
-      const { values } = parsed;
+      const { values, positionals } = parsed;
+      // A task given here would be dropped without a word: say where it goes instead.
+      if (positionals.length > 0) {
+        throw new ReinError('config', 'fatal', `rein chat takes no task on the command line ("${positionals.join(' ')}"): type it at the > prompt, or use rein run "<task>"`);
+      }
       if (values.json || values['no-stream']) throw new ReinError('config', 'fatal', `${values.json ? '--json' : '--no-stream'} is for \`rein run\`; chat is interactive`);
       const options = agentOptionsFromFlags(values, io.env);
       store = await storeFromFlags(values, io);
@@ -66,6 +72,12 @@ export const command: Command = {
     const mcp = bench.mcp;
     const closeBench = bench.close;
     const chatAgent = agent;
+    // Stopped while setting up (Ctrl-C, SIGTERM, the output closed): no session to start.
+    if (io.signal.aborted) {
+      await closeBench();
+      await store?.close();
+      return EXIT.aborted;
+    }
 
     const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: Boolean(io.stdin.isTTY) });
     let history: Message[] = [];
@@ -85,17 +97,19 @@ export const command: Command = {
         active?.abort('session ended');
         rl.close();
       };
-      // Whoever read the output went away (`rein chat … | head`): end the session, as aborted.
-      let outputClosed = false;
+      // Whoever read the output went away (`rein chat … | head`), or SIGTERM or SIGHUP came:
+      // end the session, as aborted (its run is stopped and logged as aborted first).
+      let stopped = false;
       io.signal.addEventListener(
         'abort',
         () => {
-          outputClosed = true;
+          stopped = true;
           finish();
         },
         { once: true },
       );
-      rl.on('SIGINT', () => {
+      /** Ctrl-C: stops the run and keeps the session; at the prompt, ends the session. */
+      const interrupt = (): void => {
         if (active) {
           active.abort('interrupted');
           // The run cannot stop while it waits for an answer: give the question up.
@@ -103,7 +117,10 @@ export const command: Command = {
           pendingAnswer = undefined;
           waiting?.giveUp('interrupted');
         } else finish();
-      });
+      };
+      // At a terminal readline reads Ctrl-C as a key; with stdin piped it reaches the process.
+      rl.on('SIGINT', interrupt);
+      const stopListening = io.onInterrupt?.(interrupt);
       rl.on('close', () => {
         closed = true;
         inputEnded = true;
@@ -115,7 +132,10 @@ export const command: Command = {
         void (current ?? Promise.resolve())
           .then(() => closeBench())
           .then(() => store?.close())
-          .then(() => resolve(outputClosed ? EXIT.aborted : EXIT.ok));
+          .then(() => {
+            stopListening?.();
+            resolve(stopped ? EXIT.aborted : EXIT.ok);
+          });
       });
       rl.on('line', (line) => {
         const text = line.trim();
@@ -131,7 +151,7 @@ export const command: Command = {
           else if (text) {
             active.steer(text);
             // Say at once that the line was taken; it is read when the current step ends.
-            io.stderr.write(`↳ queued to steer the run: ${text}\n`);
+            io.stderr.write(`↳ queued to steer the run: ${terminalLine(text)}\n`);
           }
           return;
         }
@@ -150,7 +170,7 @@ export const command: Command = {
         try {
           input = await userInput(text, mcp, io, { prompts: true });
         } catch (error) {
-          io.stderr.write(`rein: ${error instanceof Error ? error.message : String(error)}\n`);
+          io.stderr.write(`rein: ${terminalLine(error instanceof Error ? error.message : String(error))}\n`);
           cancelled = true;
         }
         if (cancelled) {

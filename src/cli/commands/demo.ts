@@ -10,9 +10,16 @@ import { seedTools } from '../../tools/builtin/index.js';
 import { EXIT, type Command } from '../io.js';
 import { runTask, exitCodeOf, reportSetupError } from './run.js';
 import { storeFromFlags } from '../agent-flags.js';
+import { parseCommandLine, type FlagOptions } from '../flags.js';
 import type { RunStore } from '../../store/types.js';
 
 const TASKS = ['What time is it?', 'Roll two six-sided dice, then add the two results.'];
+
+/** The demo's own flags: its model, tasks and limits are fixed, so it takes none of `rein run`'s others. */
+const DEMO_FLAGS = {
+  json: { type: 'boolean' },
+  'no-store': { type: 'boolean' },
+} as const satisfies FlagOptions;
 
 const usage = `rein demo [--json] [--no-store]
 
@@ -71,16 +78,21 @@ export const command: Command = {
   description: 'two example tasks against a scripted offline model',
   usage,
   async run(argv, io) {
-    if (argv.includes('--help') || argv.includes('-h')) {
-      io.stdout.write(`${usage}\n`);
-      return EXIT.ok;
+    let values: { json?: boolean; 'no-store'?: boolean };
+    try {
+      // A flag it does not know, or a task, would be ignored without a word: refuse them.
+      const parsed = parseCommandLine(argv, io, usage, DEMO_FLAGS, { positionals: false });
+      if (!parsed) return EXIT.ok;
+      values = parsed.values;
+    } catch (error) {
+      return reportSetupError(error, io, argv.includes('--json'));
     }
-    const json = argv.includes('--json');
+    const json = Boolean(values.json);
     const server = await startScriptedServer({ script: demoScript, tokenDelayMs: json ? 0 : 15, chunkSize: 6 });
     let store: RunStore | undefined;
     try {
       // The demo's runs are logged like any other, so `rein runs` and `rein show` have something to show.
-      store = await storeFromFlags({ 'no-store': argv.includes('--no-store') }, io);
+      store = await storeFromFlags({ 'no-store': Boolean(values['no-store']) }, io);
       const agent = new Agent({ model: server.model('scripted-demo'), tools: seedTools(), ...(store ? { store } : {}) });
       if (!json) {
         io.stderr.write('rein demo — the model is a SCRIPTED OFFLINE MODEL (no key, no network): its answers are scripted, the tools are real.\n');

@@ -14,6 +14,7 @@ import type { Workbench } from '../workbench.js';
 import { userInput } from '../session-input.js';
 import { createInterface } from 'node:readline';
 import { addAbortSignal, type Readable } from 'node:stream';
+import { terminalLine } from '../terminal-text.js';
 
 const usage = `rein run [options] "<task>"
        rein run [options] - < task.md      (or with no task, from a pipe)
@@ -81,7 +82,7 @@ export async function renderRun(
  * how to decide it: after `rein run`, `resume` or `approve` pauses, and in `rein show`.
  */
 export function announceWaiting(waiting: WaitingCalls, runId: string, io: CliIO): void {
-  for (const line of waiting.lines()) io.stderr.write(`rein: waiting for approval: ${line}\n`);
+  for (const line of waiting.lines()) io.stderr.write(`rein: waiting for approval: ${terminalLine(line)}\n`);
   io.stderr.write(`rein: the run waits for approval: rein approve ${runId} (or --deny)\n`);
 }
 
@@ -164,19 +165,19 @@ export const command: Command = {
       const { values, positionals } = parsed;
       json = Boolean(values.json);
       const given = positionals.join(' ').trim();
-      // `-`, or nothing with stdin piped: the task is what stdin holds (`rein run < task.md`).
-      const fromStdin = given === '-' || (given === '' && !io.stdin.isTTY);
+      // `-`, or no task at all with stdin piped: the task is what stdin holds (`rein run < task.md`).
+      // A task given as "" is an empty task, not a request to read stdin.
+      const fromStdin = given === '-' || (positionals.length === 0 && !io.stdin.isTTY);
       let task = given;
       if (fromStdin) {
         try {
           task = (await readAll(io.stdin, io.signal)).trim();
         } catch (error) {
           if (!io.signal.aborted) throw error;
-          io.stderr.write('rein: interrupted while reading the task from stdin\n');
-          return EXIT.aborted;
+          return reportInterrupted(io, json);
         }
       }
-      if (!task) throw new ReinError('config', 'fatal', fromStdin ? 'no task given: stdin was empty (see --help)' : 'no task given: rein run "<task>" (see --help)');
+      if (!task) throw new ReinError('config', 'fatal', noTaskMessage(fromStdin, positionals.length > 0));
       const options = agentOptionsFromFlags(values, io.env);
       store = await storeFromFlags(values, io);
       // A person can answer approval questions only at a terminal, and not under --json;
@@ -201,6 +202,24 @@ export const command: Command = {
     }
   },
 };
+
+/** Why there is no task to run. */
+function noTaskMessage(fromStdin: boolean, given: boolean): string {
+  if (fromStdin) return 'no task given: stdin was empty (see --help)';
+  if (given) return 'the task is empty: rein run "<task>" (see --help)';
+  return 'no task given: rein run "<task>" (see --help)';
+}
+
+/**
+ * Ctrl-C while the task was being read from stdin: nothing ran. Under --json stdout still
+ * ends with a `run_finished` line, as after any other run that could not start.
+ */
+function reportInterrupted(io: CliIO, json: boolean): number {
+  const error = new ReinError('aborted', 'fatal', 'interrupted while reading the task from stdin');
+  if (json) io.stdout.write(`${JSON.stringify({ type: 'run_finished', status: 'aborted', reason: 'aborted', error: error.toJSON() })}\n`);
+  io.stderr.write(`rein: ${error.message}\n`);
+  return EXIT.aborted;
+}
 
 /** Everything `input` holds, until its end; rejects when `signal` aborts first (Ctrl-C). */
 async function readAll(input: Readable, signal: AbortSignal): Promise<string> {
