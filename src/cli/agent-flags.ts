@@ -20,6 +20,7 @@ const DEFAULT_MODEL = 'openai/gpt-4o-mini';
 export const AGENT_FLAGS = {
   model: { type: 'string', short: 'm' },
   'base-url': { type: 'string' },
+  header: { type: 'string', multiple: true },
   'max-steps': { type: 'string' },
   timeout: { type: 'string' },
   system: { type: 'string' },
@@ -49,6 +50,10 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
   {
     text: `      --base-url <url>           the server of the model's provider (for openai/… any
                                    OpenAI-compatible server), e.g. http://127.0.0.1:8000/v1`,
+  },
+  {
+    text: `      --header <name: value>     an HTTP header for every model request, repeatable: a
+                                   gateway's routing or key header (--header 'api-key: …')`,
   },
   { text: '      --max-steps <n>            model calls before the run stops (default 15)' },
   { text: '      --timeout <seconds>        whole-run time limit (default none; at most 2147483 ≈ 24.8 days)' },
@@ -89,6 +94,7 @@ export function agentFlagsHelp(command: 'run' | 'chat'): string {
 export type AgentFlagValues = {
   model?: string;
   'base-url'?: string;
+  header?: string[];
   'max-steps'?: string;
   timeout?: string;
   system?: string;
@@ -260,13 +266,40 @@ function modelFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): ModelR
   }
   const baseUrl = values['base-url'];
   if (baseUrl !== undefined) checkBaseUrlFlag(baseUrl);
+  const headers = values.header === undefined ? undefined : headersFromFlags(values.header);
   try {
-    return resolveModel(spec, baseUrl === undefined ? {} : { baseUrl }, env);
+    return resolveModel(spec, { ...(baseUrl === undefined ? {} : { baseUrl }), ...(headers === undefined ? {} : { headers }) }, env);
   } catch (error) {
     // Where the model came from, when the command line does not show it.
     if (fromEnv === undefined || !(error instanceof ReinError)) throw error;
     throw new ReinError(error.code, error.kind, `${error.message} (the model is REIN_MODEL=${spec}; --model overrides it)`, { cause: error });
   }
+}
+
+/** A header name as HTTP allows it (an RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * `--header 'name: value'` (repeatable) as a record. Refused, naming the flag: no colon, a
+ * name HTTP does not allow, a value with a line break or other control character (it would
+ * end the header early). The value is not quoted back: it is often a key.
+ */
+export function headersFromFlags(list: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const entry of list) {
+    const colon = entry.indexOf(':');
+    const name = colon === -1 ? '' : entry.slice(0, colon).trim();
+    const value = colon === -1 ? '' : entry.slice(colon + 1).trim();
+    if (colon === -1 || !HEADER_NAME.test(name)) {
+      const shown = colon === -1 ? 'no ":" between name and value' : `the name ${JSON.stringify(name)} is not a header name`;
+      throw new ReinError('config', 'fatal', `--header takes "name: value", e.g. --header 'api-key: …' (got ${shown})`);
+    }
+    if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) {
+      throw new ReinError('config', 'fatal', `--header ${name}: the value holds a line break or another control character, which no header may hold`);
+    }
+    headers[name] = value;
+  }
+  return headers;
 }
 
 /**

@@ -49,6 +49,15 @@ const FEWER_TOKENS = /fewer max_tokens|can only afford/i;
 /** Azure OpenAI's wording when its filter refuses a prompt (with code content_filter). */
 const CONTENT_POLICY = /content management policy/i;
 const OVERLOADED = /overloaded/i;
+/** A URL or an absolute path a message quotes (`POST /v1beta/models/x`): not the message's own words. */
+const URL_OR_PATH = /\b[a-z][a-z0-9+.-]*:\/\/\S+|(?<![\w.])\/[\w.~%:-]+(?:\/[\w.~%:-]*)+/gi;
+/** A 404 about the path asked for (a gateway's "Invalid URL", "no route"), not about the model. */
+const WRONG_PATH = /invalid url|no route|not a valid (?:url|path|endpoint)|unknown (?:url|path|endpoint|route)/i;
+/**
+ * A required parameter the request did not carry: pydantic's "max_tokens: Field required",
+ * "missing required parameter: 'x'".
+ */
+const MISSING_FIELD = /(?:^|[\s:'"`(])([A-Za-z_][\w.]*)["'`]?:\s*field required|missing required (?:parameter|field|argument)s?:?\s*["'`]?([A-Za-z_][\w.]*)/i;
 const TRY_AGAIN = /try again in ((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)/i;
 
 /**
@@ -302,7 +311,9 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
     return make('auth', 'fatal', `${at} refused the credentials (${statusText})${said}. Set ${apiKeyEnvName(ctx.provider)} (or the provider's apiKey) to a valid key with access to ${ctx.model}${unsent}`);
   }
   if (status === 404 || code === 'model_not_found' || (status === 400 && UNKNOWN_MODEL.test(message))) {
-    if (code === 'model_not_found' || /model/i.test(message)) {
+    // "model" in the message's own words, not in a path it echoes (a gateway's "Invalid URL
+    // (POST /v1beta/models/x:streamGenerateContent)" is a wrong base URL, not a wrong model).
+    if (code === 'model_not_found' || (/model/i.test(message.replace(URL_OR_PATH, ' ')) && !WRONG_PATH.test(message))) {
       return make('model_not_found', 'fatal', `Model "${ctx.model}" is not available at ${at} (${statusText})${said}. Check the model id ("${ctx.provider}/${ctx.model}") and that your key has access to it`);
     }
     return make('not_found', 'fatal', `${ctx.url} was not found (${statusText})${said}. Check the base URL: the API's path (${apiPath(ctx.url)}) must exist under it`);
@@ -318,6 +329,13 @@ function classify(info: ProviderError, status: number | undefined, headers: Head
     return make('server_error', 'transient', `${at} failed to answer (${statusText})${said}. This is on the provider's side; retry later`);
   }
   const param = info.param ? ` (parameter "${info.param}")` : '';
+  const missing = MISSING_FIELD.exec(message);
+  if (missing) {
+    // pydantic / Anthropic "max_tokens: Field required": something rein did not send, not something to remove.
+    const field = missing[1] ?? missing[2] ?? info.param;
+    const how = field !== undefined && /max_(?:completion_|output_)?tokens/.test(field) ? ': set the output limit (--max-output-tokens; modelOptions.maxTokens)' : '';
+    return make('bad_request', 'fatal', `${at} rejected the request for ${ctx.model} (${statusText})${said}. The server requires ${field === undefined ? 'a parameter' : `"${field}"`}, which the request did not carry${how}`);
+  }
   return make('bad_request', 'fatal', `${at} rejected the request for ${ctx.model} (${statusText})${said}. Fix the request${param}: remove the option or message kind this model or server does not support`);
 }
 

@@ -154,3 +154,19 @@ describe('the model and its server, in CLI terms', () => {
     expect(options({ 'base-url': 'not a url' })).toMatch(/\(got something that is not a URL\)$/);
   });
 });
+
+describe('--header', () => {
+  it('sends each header with every model request, and they are not kept with the run', () => {
+    const built = agentOptionsFromFlags({ 'base-url': 'https://gw.example/v1', header: ['api-key: k-1', 'x-portkey-provider:openai'] }, {});
+    expect(built.model).toMatchObject({ baseUrl: 'https://gw.example/v1', headers: { 'api-key': 'k-1', 'x-portkey-provider': 'openai' } });
+    expect(JSON.stringify(built.metadata ?? {})).not.toContain('k-1');
+  });
+
+  it('is refused without a colon, with a name HTTP does not allow, or with a line break in the value, without quoting the value', () => {
+    expect(options({ header: ['api-key k-1'] })).toBe(`--header takes "name: value", e.g. --header 'api-key: …' (got no ":" between name and value)`);
+    expect(options({ header: ['bad name: v'] })).toMatch(/the name "bad name" is not a header name/);
+    const message = options({ header: ['x-key: se\ncret'] });
+    expect(message).toMatch(/^--header x-key: the value holds a line break/);
+    expect(message).not.toContain('cret');
+  });
+});

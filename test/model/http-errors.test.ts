@@ -361,3 +361,20 @@ describe('error shapes replayed from real servers', () => {
     expect(errorFromStreamPayload({ detail: { error: { message: 'Rate limit exceeded', code: 429 } } }, ctx)).toMatchObject({ code: 'rate_limited', kind: 'transient' });
   });
 });
+
+describe('errors relayed by gateways', () => {
+  it('a 404 that echoes a path with /models/ in it is a wrong base URL, not an unknown model', () => {
+    const body = JSON.stringify({ status: 'failure', message: 'google error: Invalid URL (POST /v1beta/v1beta/models/scripted:streamGenerateContent)' });
+    expect(errorFromResponse(404, {}, body, ctx).code).toBe('not_found');
+    // A message about the model itself still is one.
+    expect(errorFromResponse(404, {}, JSON.stringify({ error: { message: 'The model `gpt-5x` does not exist' } }), ctx).code).toBe('model_not_found');
+  });
+
+  it('a required field the request lacks gets a hint to send it, not to remove an option', () => {
+    const body = JSON.stringify({ status: 'failure', message: 'anthropic error: max_tokens: Field required' });
+    const error = errorFromResponse(400, {}, body, ctx);
+    expect(error.code).toBe('bad_request');
+    expect(error.message).toContain('The server requires "max_tokens", which the request did not carry: set the output limit (--max-output-tokens; modelOptions.maxTokens)');
+    expect(error.message).not.toContain('remove the option');
+  });
+});

@@ -287,6 +287,18 @@ describe('openai-chat quirks', () => {
     expect(message.stopReason).toBe('error');
   });
 
+  it('a finish_reason naming an error type (a gateway translating Anthropic\'s in-stream error) ends in that error, not an answer', async () => {
+    // Portkey turns Anthropic's `event: error` {type: overloaded_error} into this finish reason.
+    const { events, message } = await run([{ headers: SSE, body: sseBody([chunk({ content: 'The answer is definitely not finished because' }), chunk({ content: '' }, 'overloaded_error')]) }]);
+    const error = lastError(events);
+    expect([error.code, error.kind]).toEqual(['overloaded', 'transient']);
+    expect(error.message).toContain('finish_reason "overloaded_error": the answer is incomplete');
+    expect(message.stopReason).toBe('error');
+    await server?.close();
+    const other = await run([{ headers: SSE, body: sseBody([chunk({ content: 'x' }), chunk({}, 'api_error')]) }]);
+    expect([lastError(other.events).code, lastError(other.events).kind]).toEqual(['server_error', 'transient']);
+  });
+
   it('data: [DONE] with trailing blanks ends the stream', async () => {
     const body = `${sseBody([chunk({ content: 'Hi there' }), chunk({}, 'stop')], false)}data: [DONE] \n\n`;
     const { message } = await run([{ headers: SSE, body }]);

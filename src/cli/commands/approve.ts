@@ -24,7 +24,7 @@ export function checkPaused(record: RunRecord): void {
   );
 }
 
-const usage = `rein approve <run> [--deny] [--reason <text>] [--call <tool-call-id>] [--force] [--store <path|url>] [--base-url URL]
+const usage = `rein approve <run> [--deny] [--reason <text>] [--call <tool-call-id>] [--force] [--store <path|url>] [--base-url URL] [--header 'name: value']
 
 Approves (or with --deny, refuses) what a paused run waits for, then continues the run.
 --call pins the decision to one waiting call (rein show <run> --json lists them); a
@@ -43,11 +43,12 @@ export const command: Command = {
         force: { type: 'boolean' },
         store: { type: 'string' },
         'base-url': { type: 'string' },
+        header: { type: 'string', multiple: true },
       });
       if (!parsed) return EXIT.ok;
       const { values, positionals } = parsed;
       const runId = runIdOf(positionals, 'approve', 'rein runs --status paused lists them');
-      return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'], check: checkPaused }, io, async (agent, store) => {
+      return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkPaused }, io, async (agent, store) => {
         const handle = agent.approve(runId, {
           approved: !values.deny,
           signal: io.signal,

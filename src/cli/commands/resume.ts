@@ -27,7 +27,13 @@ interface StoredConfig {
  * and permission policy, from the flags it recorded. Nobody is asked anything: a call that
  * needs approval pauses the run again.
  */
-export async function agentForStoredRun(record: RunRecord, store: RunStore, baseUrl: string | undefined, io: CliIO): Promise<{ agent: Agent; close(): Promise<void> }> {
+export async function agentForStoredRun(
+  record: RunRecord,
+  store: RunStore,
+  baseUrl: string | undefined,
+  io: CliIO,
+  headers?: string[],
+): Promise<{ agent: Agent; close(): Promise<void> }> {
   if (typeof record.config !== 'object' || record.config === null) {
     // Written by a program through the store API: there is nothing to rebuild its agent from.
     throw new ReinError(
@@ -48,6 +54,8 @@ export async function agentForStoredRun(record: RunRecord, store: RunStore, base
       model: config.model ?? record.model,
       ...(typeof config.system === 'string' ? { system: config.system } : {}),
       ...(url ? { 'base-url': url } : {}),
+      // Headers are never stored (they often carry a key): given again on each resume.
+      ...(headers ? { header: headers } : {}),
     },
     io.env,
   );
@@ -77,7 +85,7 @@ export async function agentForStoredRun(record: RunRecord, store: RunStore, base
  */
 export async function withStoredRun<T>(
   runId: string,
-  options: { store: string | undefined; baseUrl: string | undefined; check?: (record: RunRecord) => void },
+  options: { store: string | undefined; baseUrl: string | undefined; headers?: string[] | undefined; check?: (record: RunRecord) => void },
   io: CliIO,
   use: (agent: Agent, store: RunStore) => Promise<T>,
 ): Promise<T> {
@@ -86,7 +94,7 @@ export async function withStoredRun<T>(
     const record = await findRun(store, runId);
     // Before the agent is built: a run there is nothing to continue starts no MCP server.
     options.check?.(record);
-    const { agent, close } = await agentForStoredRun(record, store, options.baseUrl, io);
+    const { agent, close } = await agentForStoredRun(record, store, options.baseUrl, io, options.headers);
     try {
       return await use(agent, store);
     } finally {
@@ -111,13 +119,14 @@ export function checkResumable(record: RunRecord): void {
   );
 }
 
-const usage = `rein resume <run> [--force] [--json] [--store <path|url>] [--base-url URL]
+const usage = `rein resume <run> [--force] [--json] [--store <path|url>] [--base-url URL] [--header 'name: value']
 
 Continues a run that crashed, failed, was aborted or is paused, from the end of its log.
 The model and system prompt are the run's own; for a run of rein run or rein chat, so are
 its tools, MCP servers, permission rules, limits and --base-url (a --base-url given here
-wins). --force resumes even if the agent's tools, prompt or model changed since the run
-started.`;
+wins). --header is not stored (it often carries a key): give a run started with --header
+the same again. --force resumes even if the agent's tools, prompt or model changed since
+the run started.`;
 
 export const command: Command = {
   description: 'continue a stored run from its log',
@@ -130,12 +139,13 @@ export const command: Command = {
         json: { type: 'boolean' },
         store: { type: 'string' },
         'base-url': { type: 'string' },
+        header: { type: 'string', multiple: true },
       });
       if (!parsed) return EXIT.ok;
       const { values, positionals } = parsed;
       json = Boolean(values.json);
       const runId = runIdOf(positionals, 'resume');
-      return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'], check: checkResumable }, io, async (agent, store) => {
+      return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkResumable }, io, async (agent, store) => {
         const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
         return exitCodeOf(await renderRun(handle, io, json, { provider: agent.model.provider }, () => store.loadEvents(runId)));
       });

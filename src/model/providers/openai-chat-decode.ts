@@ -434,12 +434,18 @@ function isBareError(frame: Json): boolean {
 }
 
 /**
- * The error a finish reason stands for, if it is one: `error` (the server failed mid-answer),
- * DeepSeek's `insufficient_system_resource` (the server cut the answer for lack of
- * resources). Both transient: the answer is incomplete, and another attempt may finish it.
+ * The error a finish reason stands for, if it is one: `error` and `<type>_error` (the server
+ * failed mid-answer), DeepSeek's `insufficient_system_resource` (the server cut the answer
+ * for lack of resources). The answer is incomplete, and another attempt may finish it.
  */
 function finishReasonError(reason: string, ctx: ErrorContext): ReinError | undefined {
   if (reason === 'error') return errorFromStreamPayload({ message: 'the provider ended the response with finish_reason "error"' }, ctx);
+  if (reason.endsWith('_error')) {
+    // A gateway translating another wire's in-stream error (Portkey: Anthropic's
+    // `overloaded_error`, `api_error`) into a finish reason: the answer broke off, it did
+    // not end. Classified by the error type it names (overloaded, rate limit, …).
+    return errorFromStreamPayload({ type: reason, message: `the provider ended the response with finish_reason "${reason}": the answer is incomplete` }, ctx);
+  }
   if (reason === 'insufficient_system_resource') {
     return new ReinError(
       'server_error',
