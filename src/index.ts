@@ -53,7 +53,7 @@ export type {
   Usage,
   UserMessage,
 } from './model/types.js';
-export { emptyUsage } from './model/types.js';
+export { emptyUsage, toolResultText } from './model/types.js';
 export { EventStream } from './model/event-stream.js';
 export { resolveModel } from './model/resolve.js';
 export { streamWithRetry } from './model/retry.js';
@@ -61,14 +61,15 @@ export type { RetryPolicy } from './model/retry.js';
 export { streamModel } from './model/providers/index.js';
 export { streamOpenAIChat } from './model/providers/openai-chat.js';
 
-export { defineTool } from './tools/define.js';
-export type { ToolDefinition } from './tools/define.js';
+export { defineTool, jsonSchema } from './tools/define.js';
+export type { InferArgs, ToolDefinition, TypedJsonSchema } from './tools/define.js';
 export { ToolRegistry } from './tools/registry.js';
 export { createDispatcher } from './tools/dispatch.js';
 export type { Dispatcher } from './tools/dispatch.js';
 export { createFinalAnswerTool, FINAL_ANSWER_TOOL } from './tools/final-answer.js';
 export { seedTools } from './tools/builtin/index.js';
 export type {
+  BeforeToolCallResult,
   ConfirmDecision,
   DispatchContext,
   DispatchOutcome,

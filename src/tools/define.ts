@@ -18,13 +18,42 @@ import type { Tool, ToolContext, ToolEffect, ToolOutput, ToolReturn, ToolRisk } 
  * arguments, so refinements, transforms and defaults apply — a field with `.default(x)` is
  * never undefined, `z.string().transform((s) => s.length)` arrives as the number.
  */
-export type InferArgs<P> = P extends { static: infer S } // TypeBox: TSchema['static'] is Static<T>
+export type InferArgs<P> = P extends { readonly [ARGS]: infer T } // jsonSchema<T>(…): the type the user gave
+  ? T
+  : P extends { static: infer S } // TypeBox: TSchema['static'] is Static<T>
   ? S
   : P extends { _zod: { output: infer O } } // zod 4: every schema carries its types in `_zod`
     ? O
     : P extends { '~standard': { types?: infer T } } // Valibot, ArkType: Standard Schema's types
       ? T extends { output: infer O } ? O : Record<string, unknown>
       : Record<string, unknown>;
+
+/** Carries the argument type {@link jsonSchema} gives a plain JSON Schema: a type-only brand, never set at run time. */
+declare const ARGS: unique symbol;
+
+/** A plain JSON Schema with the type of the arguments it describes (see {@link jsonSchema}). */
+export type TypedJsonSchema<T> = JsonSchema & { readonly [ARGS]: T };
+
+/**
+ * Types the arguments of a tool whose parameters are a plain JSON Schema: `execute` then
+ * gets `T` instead of `Record<string, unknown>`. The schema is returned as it is; that it
+ * matches `T` is yours to keep true (the dispatcher validates against the schema, not `T`).
+ *
+ * @example
+ * const search = defineTool({
+ *   name: 'search',
+ *   description: 'Search the docs.',
+ *   parameters: jsonSchema<{ query: string; limit?: number }>({
+ *     type: 'object',
+ *     properties: { query: { type: 'string' }, limit: { type: 'integer' } },
+ *     required: ['query'],
+ *   }),
+ *   execute: ({ query, limit }) => `${query} ${limit ?? 10}`, // query: string
+ * });
+ */
+export function jsonSchema<T extends Record<string, unknown>>(schema: JsonSchema): TypedJsonSchema<T> {
+  return schema as TypedJsonSchema<T>;
+}
 
 /** What {@link defineTool} takes. `P` is the parameters schema: JSON Schema, TypeBox or zod 4. */
 export interface ToolDefinition<P extends object = JsonSchema> {
@@ -258,12 +287,10 @@ function convertWithLibrary(schema: object, label: string): unknown {
     const method = (schema as { toJSONSchema?: unknown }).toJSONSchema;
     if (typeof method === 'function') return (method as (p: object) => unknown).call(schema, { io: 'input' });
   } catch (error) {
-    throw new ReinError(
-      'config',
-      'fatal',
-      `${label}: parameters cannot be converted to JSON Schema: ${(error as Error).message}`,
-      { cause: error },
-    );
+    const message = (error as Error).message;
+    // zod refuses what JSON has no type for; a model can only send the string form.
+    const hint = /\bDate\b/.test(message) ? '. A model sends dates as text: use z.iso.datetime() or z.iso.date() (a string), and convert it in execute' : '';
+    throw new ReinError('config', 'fatal', `${label}: parameters cannot be converted to JSON Schema: ${message}${hint}`, { cause: error });
   }
   throw new ReinError(
     'config',

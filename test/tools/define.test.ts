@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod';
 import * as zm from 'zod/mini';
-import { defineTool } from '../../src/tools/define.js';
+import { defineTool, jsonSchema } from '../../src/tools/define.js';
 import { validateArguments } from '../../src/tools/validate.js';
 
 const execute = () => 'ok';
@@ -128,6 +128,22 @@ describe('defineTool parameters', () => {
     });
   });
 
+  it('types a plain JSON Schema\'s arguments with jsonSchema<T>(), which returns the schema as it is', () => {
+    const schema = { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer' } }, required: ['query'] };
+    const typed = jsonSchema<{ query: string; limit?: number }>(schema);
+    expect(typed).toBe(schema);
+    const tool = defineTool({
+      name: 'search',
+      description: 'd',
+      parameters: typed,
+      execute: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ query: string; limit?: number }>();
+        return args.query;
+      },
+    });
+    expect(tool.parameters).toEqual(schema);
+  });
+
   it('lets execute return nothing, a number or data (the dispatcher shows them all)', () => {
     const parameters = { type: 'object', properties: {} };
     defineTool({ name: 'v', description: 'd', parameters, execute: () => {} });
@@ -145,7 +161,7 @@ describe('defineTool parameters', () => {
 
   it('reports a zod schema that cannot be expressed as JSON Schema', () => {
     expect(() => defineTool({ name: 'd', description: 'd', parameters: z.object({ at: z.date() }), execute })).toThrow(
-      /tool "d": parameters cannot be converted to JSON Schema/,
+      /tool "d": parameters cannot be converted to JSON Schema: .*Date.*use z\.iso\.datetime\(\) or z\.iso\.date\(\)/,
     );
   });
 });
