@@ -47,15 +47,18 @@ export interface RunTotals {
 }
 
 /** What a run produced: always returned, also when a limit or an error stopped it. */
-export interface RunResult {
+export interface RunResult<O = unknown> {
   runId: string;
   traceId: string;
   status: RunStatus;
   reason: StopReasonCode;
   /** Text of the last assistant message ('' when there was none). */
   text: string;
-  /** The validated output, when the run finished through the final-answer tool. */
-  output?: unknown;
+  /**
+   * The validated output, when the run finished through the final-answer tool: the JSON the
+   * model sent, checked against `outputSchema` (typed from it by `Agent`; see `OutputOf`).
+   */
+  output?: O;
   /** The full history, valid to send to a model again (no dangling tool call). */
   messages: Message[];
   totals: RunTotals;

@@ -5,7 +5,7 @@
  */
 export { Agent } from './loop/agent.js';
 export { RunHandle } from './loop/handle.js';
-export type { AgentHooks, AgentOptions, RunOptions, TurnInfo } from './loop/options.js';
+export type { AgentHooks, AgentOptions, OutputOf, RunOptions, TurnInfo } from './loop/options.js';
 export { DEFAULT_LIMITS, SUCCESS_REASONS } from './loop/options.js';
 export { runLoop } from './loop/run-loop.js';
 export type { LoopDeps, LoopStart } from './loop/run-loop.js';

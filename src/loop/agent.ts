@@ -20,7 +20,7 @@ import { AgentExtras, type RunExtras } from './agent-extras.js';
 import { deniedOutcome, type Confirm } from './tool-batch.js';
 import { createRedactor } from '../security/redact.js';
 import { redactingLog, redactingStore } from '../security/redacting-store.js';
-import { DEFAULT_LIMITS, type AgentOptions, type RunOptions } from './options.js';
+import { DEFAULT_LIMITS, type AgentOptions, type OutputOf, type RunOptions } from './options.js';
 import { runLoop, type LoopDeps, type LoopStart } from './run-loop.js';
 import { RunLog } from './run-log.js';
 import { resumeStateFrom } from './resume-state.js';
@@ -28,6 +28,7 @@ import { messagesFromEvents } from './fold.js';
 import { canonicalJson } from './stop-rules.js';
 import type { RunStore } from '../store/types.js';
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { checkRunOptions, startingHistory, toUser, validateAgentOptions } from './validate.js';
 import { emptyUsage } from '../model/types.js';
 import { createContextEngine, type ContextEngine, type RunSeed } from '../context/engine.js';
@@ -50,9 +51,9 @@ import { updatePlanTool } from '../context/plan-tool.js';
  * const result = await agent.run('What is 2 + 40?');
  * console.log(result.reason, result.text);
  */
-export class Agent {
+export class Agent<S = unknown> {
   readonly model: ModelRef;
-  readonly options: AgentOptions;
+  readonly options: AgentOptions<S>;
   private readonly registry: AgentTools;
   private readonly limits: RunLimits;
   private readonly stream: StreamFunction;
@@ -68,7 +69,7 @@ export class Agent {
   private readonly configHash: string;
 
   /** Throws a {@link ReinError} with code `config` when the configuration cannot work. */
-  constructor(options: AgentOptions) {
+  constructor(options: AgentOptions<S>) {
     validateAgentOptions(options);
     this.options = options;
     // With its own streamFn (a replay, a test double) the agent never calls the provider: no key needed.
@@ -169,7 +170,7 @@ export class Agent {
    * that is not an array of messages. A history tool call without a result gets an error
    * result (the run's history never holds a dangling call).
    */
-  run(input: string | UserMessage, options: RunOptions = {}): RunHandle {
+  run(input: string | UserMessage, options: RunOptions = {}): RunHandle<OutputOf<S>> {
     checkRunOptions(options);
     const runId = options.runId ?? newRunId();
     const user = toUser(input, 'run(input)');
@@ -195,7 +196,7 @@ export class Agent {
    * result, like every error) when the run is done, or when the agent's tools, prompt or
    * model changed since it started, unless `force`.
    */
-  resume(runId: string, options: { signal?: AbortSignal; force?: boolean } = {}): RunHandle {
+  resume(runId: string, options: { signal?: AbortSignal; force?: boolean } = {}): RunHandle<OutputOf<S>> {
     return this.launch(runId, options.signal, async () => {
       const store = await this.loadResumable(runId, options.force === true, false);
       const epoch = await store.acquireLease(runId);
@@ -229,7 +230,7 @@ export class Agent {
   approve(
     runId: string,
     decision: { approved?: boolean; reason?: string; toolCallId?: string; argumentsHash?: string; signal?: AbortSignal; force?: boolean } = {},
-  ): RunHandle {
+  ): RunHandle<OutputOf<S>> {
     return this.launch(runId, decision.signal, async () => {
       const store = await this.loadResumable(runId, decision.force === true, true);
       const epoch = await store.acquireLease(runId);
@@ -286,17 +287,27 @@ export class Agent {
   }
 
   /** Wires a run's controls, events, dispatcher and log, then runs the loop from `prepare`'s start. */
-  private launch(runId: string, signal: AbortSignal | undefined, prepare: (extras: RunExtras | undefined) => Promise<Prepared>): RunHandle {
+  private launch(runId: string, signal: AbortSignal | undefined, prepare: (extras: RunExtras | undefined) => Promise<Prepared>): RunHandle<OutputOf<S>> {
     const extras = this.extras.active ? this.extras.startRun(runId) : undefined;
     const abortController = new AbortController();
+    // Every asynchronous tool call of a turn listens on the run's signal until it settles: a
+    // turn of more than 10 parallel calls is normal, not a leak, so no listener limit here.
+    setMaxListeners(0, abortController.signal);
     const controls: RunControls = { steering: [], followUps: [], abortController };
+    // The caller's signal may outlive many runs (one per server, per session): its listener
+    // holds the whole run, so it goes when the run ends, however it ends.
+    let unlinkSignal: (() => void) | undefined;
     if (signal) {
       if (signal.aborted) abortController.abort(signal.reason);
-      else signal.addEventListener('abort', () => abortController.abort(signal.reason), { once: true });
+      else {
+        const forward = (): void => abortController.abort(signal.reason);
+        signal.addEventListener('abort', forward, { once: true });
+        unlinkSignal = () => signal.removeEventListener('abort', forward);
+      }
     }
 
     let seq = 0;
-    let handle!: RunHandle;
+    let handle!: RunHandle<OutputOf<S>>;
     let log: RunLog | undefined;
     // Nothing is emitted after `run_finished`: a tool that ignores its abort signal may
     // still report progress, but the run's events end with its end.
@@ -389,10 +400,12 @@ export class Agent {
         notStarted(runId, toReinError(error), emit),
       )
       .finally(() => {
+        unlinkSignal?.();
         extras?.end();
         handle.finish();
       });
-    handle = new RunHandle(runId, controls, result);
+    // The output is the final-answer tool's checked arguments, which `OutputOf<S>` describes.
+    handle = new RunHandle(runId, controls, result as Promise<RunResult<OutputOf<S>>>);
     return handle;
   }
 

@@ -20,19 +20,32 @@ type Listener = (event: RunEvent) => void;
  *
  * Events are buffered from the start for iterators, so `for await (const e of agent.run(x))`
  * sees every event. Once the result is taken (`await run`, `run.result`) and no iterator
- * is still reading — each one releases its hold when it ends or is left with `break` —
- * the buffer goes (nobody can read it any more): a run that is only awaited keeps no event
- * list, and iterating it afterwards throws.
+ * is reading — each one releases its hold when it ends or is left with `break` — the
+ * buffer goes (nobody can read it any more), but not while the code that took the result
+ * still runs: the decision waits for the run's next event or its end (for a run that had
+ * already ended, a microtask). So an iterator attached in the same synchronous code as the
+ * await, in either order — `Promise.all([run.result, iterate(run)])` — still sees every
+ * event from the start, and a run that is only awaited keeps no event list while it runs
+ * (the awaited runs of the 100-concurrent benchmark rely on it: from the first event after
+ * the await on, nothing is kept and no delta is built). Iterating once the awaited result has
+ * arrived throws (unless an iterator attached earlier is still reading): by then the run
+ * has ended, and its end made the decision.
+ *
+ * Listeners ({@link subscribe}) run synchronously as each event is emitted, before the loop
+ * acts on it; an iterator reads the buffer later, after the loop moved on. So a follow-up
+ * or steer in reaction to an event (say, the final `assistant_message`) must be queued from
+ * a listener (or from the `shouldStopAfterTurn` hook) to be in time; queued from an
+ * iterator it may come after the run decided to end, and is then in {@link unsent}.
  *
  * @example
  * const run = agent.run('roll two dice and add them');
  * for await (const event of run) if (event.type === 'text_delta') process.stdout.write(event.delta);
  * const result = await run;
  */
-export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult> {
+export class RunHandle<O = unknown> implements AsyncIterable<RunEvent>, PromiseLike<RunResult<O>> {
   readonly runId: string;
   private readonly controls: RunControls;
-  private readonly resultPromise: Promise<RunResult>;
+  private readonly resultPromise: Promise<RunResult<O>>;
   private buffer: RunEvent[] | undefined = [];
   // Made on first use: most runs have no listener and no waiting iterator.
   private listeners: Set<Listener> | undefined;
@@ -41,8 +54,10 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
   /** Iterators that may still read the buffer. */
   private iterators = 0;
   private resultTaken = false;
+  /** A decision on the buffer is queued (its result was taken after the run's end). */
+  private dropQueued = false;
 
-  constructor(runId: string, controls: RunControls, result: Promise<RunResult>) {
+  constructor(runId: string, controls: RunControls, result: Promise<RunResult<O>>) {
     this.runId = runId;
     this.controls = controls;
     this.resultPromise = result;
@@ -51,7 +66,7 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
   /** Called by the loop for every event. */
   deliver(event: RunEvent): void {
     // A run that is only awaited has no buffer, listener or iterator: nothing to do.
-    if (this.buffer !== undefined) this.buffer.push(event);
+    if (this.buffer !== undefined && !this.dropIfUnread()) this.buffer.push(event);
     if (this.listeners !== undefined && this.listeners.size > 0) for (const listener of this.listeners) listener(event);
     if (this.wakeups !== undefined && this.wakeups.size > 0) for (const wake of this.wakeups) wake();
   }
@@ -59,15 +74,19 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
   /**
    * Whether an event delivered now would reach anyone: a listener, or the buffer kept for
    * iterators. A run that is only awaited has neither, and the loop then skips building its
-   * streamed deltas (they are never stored).
+   * streamed deltas (they are never stored). The loop asks as it emits each event, so this
+   * is also where a buffer nobody can read any more goes (see {@link takeResult}).
    */
   get observed(): boolean {
+    if (this.buffer !== undefined) this.dropIfUnread();
     return this.buffer !== undefined || (this.listeners !== undefined && this.listeners.size > 0);
   }
 
   /** Called by the loop after the terminal event. */
   finish(): void {
     this.finished = true;
+    // No event follows to make the decision a taken result waits for: it is made now.
+    this.dropIfUnread();
     if (this.wakeups !== undefined) for (const wake of this.wakeups) wake();
   }
 
@@ -97,7 +116,8 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
 
   /**
    * Steering and follow-up messages that never entered the run: the run ended first (a
-   * stop rule, `terminate`, a budget, an abort, or they were sent after its end). A queued
+   * stop rule, `terminate`, a budget, an abort, or they were sent after it decided to end —
+   * as a follow-up queued by a `for await` loop on the final answer is). A queued
    * message enters only when the run goes on, so it is never left unanswered in the
    * history; it is kept here instead, to send again (e.g. as the next run's input). Read
    * it once the run has ended: until then a queued message may still enter.
@@ -112,35 +132,57 @@ export class RunHandle implements AsyncIterable<RunEvent>, PromiseLike<RunResult
   }
 
   /** The run's result; never rejects. */
-  get result(): Promise<RunResult> {
+  get result(): Promise<RunResult<O>> {
     this.takeResult();
     return this.resultPromise;
   }
 
-  then<A = RunResult, B = never>(
-    onFulfilled?: ((value: RunResult) => A | PromiseLike<A>) | null,
+  then<A = RunResult<O>, B = never>(
+    onFulfilled?: ((value: RunResult<O>) => A | PromiseLike<A>) | null,
     onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
     this.takeResult();
     return this.resultPromise.then(onFulfilled, onRejected);
   }
 
-  /** The result is taken: the buffer stays only while an iterator still reads it. */
+  /**
+   * The result is taken: the buffer stays only while an iterator reads it. Not decided
+   * now: an iterator attached in the same synchronous code (`Promise.all([run.result,
+   * iterate(run)])`, or an await written before the loop) must still find every event. The next event
+   * decides (see {@link observed}, {@link deliver}), or the run's end; a run that has
+   * already ended emits no more, so a microtask decides for it — before the awaited result
+   * arrives, so `await run` then iterating is refused whether or not the run had ended.
+   */
   private takeResult(): void {
     this.resultTaken = true;
-    if (this.iterators === 0) this.buffer = undefined;
+    if (!this.finished || this.dropQueued || this.buffer === undefined) return;
+    this.dropQueued = true;
+    queueMicrotask(() => {
+      this.dropQueued = false;
+      this.dropIfUnread();
+    });
+  }
+
+  /** Drops the buffer when the result was taken and no iterator reads it; true when it went. */
+  private dropIfUnread(): boolean {
+    if (!this.resultTaken || this.iterators > 0) return false;
+    this.buffer = undefined;
+    return true;
   }
 
   /** An iterator ended or was left: the last one out after the result was taken drops the buffer. */
   private release(): void {
     this.iterators--;
-    if (this.resultTaken && this.iterators === 0) this.buffer = undefined;
+    this.dropIfUnread();
   }
 
   [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
     let buffer = this.buffer;
     if (!buffer) {
-      throw new Error('RunHandle: iterate the run before awaiting it (events are not kept once its result was taken and no iterator reads them)');
+      throw new Error(
+        'RunHandle: this run no longer keeps its events: its result was taken (await run, run.result) and no iterator was reading them. ' +
+          'Start iterating before awaiting it, or beside the await in the same synchronous code (Promise.all([run.result, iterate(run)])), or use run.subscribe(listener) for live events',
+      );
     }
     this.iterators++;
     let position = 0;

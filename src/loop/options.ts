@@ -8,6 +8,7 @@ import type { RetryPolicy } from '../model/retry.js';
 import type { ModelOverrides } from '../model/catalog.js';
 import type { RunStore } from '../store/types.js';
 import type { DispatcherOptions, Tool, ToolSource } from '../tools/types.js';
+import type { InferArgs } from '../tools/define.js';
 import type { ContextOptions } from '../context/options.js';
 import type { Redactor } from '../security/redact.js';
 import type { Skill } from '../skills/types.js';
@@ -44,8 +45,9 @@ export interface AgentHooks {
   /**
    * Asked after each turn that would go on — a tool turn, or a text answer followed by a
    * queued steer or follow-up — before the budget. Ends the run with `true`, a non-empty
-   * string or `{ stop: true, reason }` (the reason is kept as `detail`); `false`, `''` and
-   * `{ stop: false }` go on. `messages` does not yet hold the queued messages.
+   * string or `{ stop: true, reason }` (the reason is kept as `detail`); `false`, `''`,
+   * `{ stop: false }`, `undefined` and `null` go on. Anything else fails the run (a `config`
+   * error naming what it must return). `messages` does not yet hold the queued messages.
    */
   shouldStopAfterTurn?: (info: TurnInfo) => boolean | string | { stop: boolean; reason?: string } | Promise<boolean | string | { stop: boolean; reason?: string }>;
 }
@@ -55,7 +57,7 @@ export interface AgentHooks {
  * (a negative or NaN limit, an unknown `limits` or `hooks` key, a hook that is not a
  * function, …) throws a `config` ReinError naming the option.
  */
-export interface AgentOptions {
+export interface AgentOptions<S = unknown> {
   /** `provider/model` (e.g. `openai/gpt-4o`, `ollama/llama3.1`) or a resolved {@link ModelRef}. */
   model: string | ModelRef;
   /** Base URL / key / headers used when `model` is a string (overrides the environment). */
@@ -104,10 +106,11 @@ export interface AgentOptions {
    * A JSON Schema (or zod / TypeBox schema) for the run's output: the model finishes by
    * calling the `final_answer` tool with arguments valid against it (`done_signal`). A
    * text answer instead is met with a user message telling it to call that tool (a step;
-   * `max_steps` bounds it); after 2 such reminders in a row the next text answer ends the
-   * run as `final_answer` with no `output`.
+   * `max_steps` bounds it); after 2 such reminders in a row the next text answer fails the
+   * run (`fatal_error`, code `invalid_response`). `result.output` is typed from it (see
+   * {@link OutputOf}).
    */
-  outputSchema?: unknown;
+  outputSchema?: S;
   limits?: Partial<RunLimits>;
   /** Run a turn's tool calls concurrently (default) or one after another. */
   toolExecution?: 'parallel' | 'sequential';
@@ -184,3 +187,17 @@ export const DEFAULT_LIMITS: RunLimits = {
 
 /** Stop reasons for which the run reached its goal (CLI exit code 0). */
 export const SUCCESS_REASONS: ReadonlySet<StopReasonCode> = new Set(['final_answer', 'terminate', 'done_signal']);
+
+/**
+ * The type of `result.output` for an agent whose `outputSchema` is `S`: the answer as the
+ * model sent it, checked against the schema (coerced, defaults filled) — TypeBox's `Static`,
+ * zod's input type (its transforms are not applied to the answer kept), the type given to
+ * `jsonSchema<T>()`, a plain record for another JSON Schema; `unknown` without a schema.
+ */
+export type OutputOf<S> = unknown extends S
+  ? unknown
+  : S extends { static: infer T }
+    ? T
+    : S extends { _zod: { input: infer I } }
+      ? I
+      : InferArgs<S>;

@@ -29,11 +29,11 @@ import { resumeBatch } from './resume-batch.js';
 import { PAUSED, runTools, type Confirm, type PolicyAnswer } from './tool-batch.js';
 import { budgetReached, checkStopRules, checkTextTurn, type Stop } from './turn-stops.js';
 import { addUsage, finish } from './result.js';
-import { describe } from './validate.js';
+import { transformedContext } from './validate.js';
 
 /**
  * With an output schema the run ends by the final-answer tool: a text answer gets this many
- * reminders in a row to call it, then ends the run as `final_answer` without an output.
+ * reminders in a row to call it; the next text answer fails the run (it has no output).
  */
 const MAX_REMINDERS = 2;
 
@@ -339,7 +339,7 @@ class LoopRun {
     for (const block of assistant.content) if (block.type === 'tool_call') (calls ??= []).push(block);
     if (calls === undefined) {
       const { steering, followUps } = deps.controls;
-      if (steering.length === 0 && followUps.length === 0 && !this.mayRemind()) this.stop = { reason: 'final_answer' };
+      if (steering.length === 0 && followUps.length === 0 && !this.mayRemind()) this.stop = this.textAnswerStop();
       return undefined;
     }
     this.reminders = 0;
@@ -372,6 +372,22 @@ class LoopRun {
       if (!injectQueued(this.deps, this.messages, step, answered) && answered) this.remind(step);
       this.setState('planning');
     }
+  }
+
+  /**
+   * How a text answer with nothing queued ends the run: as the answer, or — when the run has
+   * an output schema and the model kept answering in text through the reminders — as a
+   * failure, so a caller reading `result.output` never takes a run without one for done.
+   */
+  private textAnswerStop(): Stop {
+    const tool = this.deps.finalAnswerTool;
+    if (tool === undefined) return { reason: 'final_answer' };
+    const error = new ReinError(
+      'invalid_response',
+      'fatal',
+      `the model answered in text ${this.reminders + 1} times in a row without calling the \`${tool}\` tool, so the run has no output of its schema (its last answer is in result.text); a model that follows tool instructions better, or a system prompt that asks for the tool, may fix it`,
+    );
+    return { reason: 'fatal_error', error };
   }
 
   /** Whether a text answer should be met with a reminder to call the final-answer tool. */
@@ -422,7 +438,7 @@ class LoopRun {
       const preparing = first && firstTools ? firstPreparing : engine && turn ? engine.prepare(history, tools, turn) : undefined;
       if (preparing) await preparing;
       const transform = deps.hooks.transformContext;
-      const context = transform ? transformed(await transform([...history], { step, signal: this.signal })) : history;
+      const context = transform ? transformedContext(await transform([...history], { step, signal: this.signal })) : history;
       const request = this.request(context, tools);
       const stream = this.send(request, step);
       const message = stream.listen ? await stream.listen(this.onStreamEvent) : await this.iterate(stream);
@@ -556,12 +572,6 @@ class LoopRun {
 }
 
 function noop(): void {}
-
-/** What `transformContext` returned, when it is a message list; anything else fails the run with a clear error. */
-function transformed(context: unknown): Message[] {
-  if (Array.isArray(context)) return context as Message[];
-  throw new ReinError('config', 'fatal', `hooks.transformContext must return an array of messages (new message objects for any it changes), got ${describe(context)}`);
-}
 
 /** An answer (not a failure) whose server reported no token usage at all. */
 function unreported(message: AssistantMessage): boolean {

@@ -4,13 +4,15 @@
  * on because a message is queued, only the hook. (Budget is asked last, by the loop, once
  * the turn's results are in the history; queued messages enter only when the run goes on.)
  */
-import type { ReinError } from '../errors.js';
+import { ReinError } from '../errors.js';
+import { isRecord } from '../model/json.js';
 import type { RunLimits, RunTotals, StopReasonCode } from '../events.js';
 import type { AssistantMessage, Message, ToolCall } from '../model/types.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { TurnInfo } from './options.js';
 import type { LoopDeps } from './run-loop.js';
 import type { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
+import { describe } from './validate.js';
 
 /** Why a run ends, with what it produced. */
 export interface Stop {
@@ -75,14 +77,28 @@ function askHook(deps: LoopDeps, info: TurnInfo): Promise<Stop | undefined> {
   return Promise.resolve(hook(info)).then(hookStop);
 }
 
-/** Only `true`, a non-empty reason or `{ stop: true }` stops (an empty string is no reason). */
-function hookStop(answer: boolean | string | { stop: boolean; reason?: string }): Stop | undefined {
+/**
+ * Only `true`, a non-empty reason or `{ stop: true }` stops (an empty string is no reason);
+ * `false`, `''`, `{ stop: false }` and nothing at all (`undefined`, `null`: a hook that only
+ * sometimes returns) go on. Anything else — `42`, `{ stop: 'yes' }`, a typo such as
+ * `{ stpo: true }` — is a mistake that must not pass for "go on" (the run would miss the
+ * stop it was meant to make): it ends the run as `fatal_error`, as a throwing hook does,
+ * with a `config` error naming the hook and what it must return.
+ */
+function hookStop(answer: unknown): Stop | undefined {
   if (answer === true) return { reason: 'hook' };
+  if (answer === false || answer === undefined || answer === null) return undefined;
   if (typeof answer === 'string') return answer ? { reason: 'hook', detail: answer } : undefined;
-  if (answer && typeof answer === 'object' && answer.stop) {
+  if (isRecord(answer) && typeof answer.stop === 'boolean' && (answer.reason === undefined || typeof answer.reason === 'string')) {
+    if (!answer.stop) return undefined;
     return answer.reason ? { reason: 'hook', detail: answer.reason } : { reason: 'hook' };
   }
-  return undefined;
+  const error = new ReinError(
+    'config',
+    'fatal',
+    `hooks.shouldStopAfterTurn must return true, a non-empty reason or { stop: true, reason? } to stop, or false, '', { stop: false } or nothing to go on; it returned ${describe(answer)}`,
+  );
+  return { reason: 'fatal_error', error };
 }
 
 /** `budget`: the run has used its token or USD allowance. */

@@ -72,7 +72,7 @@ export function startingHistory(history: unknown): Message[] {
     open = undefined;
   };
   for (let i = 0; i < history.length; i++) {
-    const message = checkMessage(history[i], i);
+    const message = checkMessage(history[i], `history[${i}]`);
     if (message.role === 'tool') open?.answered.add(message.toolCallId);
     else {
       closeOpen(i);
@@ -87,13 +87,36 @@ export function startingHistory(history: unknown): Message[] {
   return out ?? (history as Message[]);
 }
 
-/** One history message, checked; an assistant message whose calls lack `rawArguments` is copied with them filled in. */
-function checkMessage(value: unknown, index: number): Message {
-  const what = `history[${index}]`;
+/**
+ * What a `transformContext` hook returned, checked like a history before it is sent: a
+ * non-empty array of user, assistant and tool messages, else a `config` error naming the
+ * hook and the index (a bad message would otherwise fail deep in an adapter, as
+ * `message.content is not iterable`, and an empty list as the provider's 400). Calls
+ * without a result are left to the adapters, which add the same error results to the
+ * request. Returns the array itself when all is well (the request body cache keys on the
+ * message objects).
+ */
+export function transformedContext(value: unknown): Message[] {
+  const what = 'hooks.transformContext';
+  const takes = 'must return an array of messages (new message objects for any it changes)';
+  if (!Array.isArray(value)) throw new ReinError('config', 'fatal', `${what} ${takes}, got ${describe(value)}`);
+  if (value.length === 0) throw new ReinError('config', 'fatal', `${what} ${takes}, got an empty array: a model request needs at least one message`);
+  let out: Message[] | undefined;
+  for (let i = 0; i < value.length; i++) {
+    const message = checkMessage(value[i], `${what}(…)[${i}]`);
+    if (out) out.push(message);
+    else if (message !== value[i]) out = [...(value.slice(0, i) as Message[]), message];
+  }
+  return out ?? (value as Message[]);
+}
+
+/** One message (of a history, or of what a hook returned), checked; an assistant message whose calls lack `rawArguments` is copied with them filled in. */
+function checkMessage(value: unknown, what: string): Message {
   if (!isRecord(value)) return refuse(what, value, 'a message object');
   switch (value.role) {
     case 'user':
-      if (!isUserMessage(value)) refuse(what, value, USER_MESSAGE);
+      // In a list of messages a bare string is no message: only the object form is taken.
+      if (!isUserMessage(value)) refuse(what, value, "a user message ({ role: 'user', content: string | parts[] })");
       return value as unknown as UserMessage;
     case 'tool':
       if (typeof value.toolCallId !== 'string' || !isPartList(value.content)) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../src/events.js';
+import type { RunEvent, RunResult } from '../../src/events.js';
 import { RunHandle } from '../../src/loop/handle.js';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
@@ -29,7 +29,7 @@ describe('the loop keeps every observable event while doing less for unobserved 
   it('a handle is observed while it buffers for iterators or has listeners, and not once only awaited', async () => {
     const controls = { steering: [], followUps: [], abortController: new AbortController() };
     let finish!: () => void;
-    const handle = new RunHandle('run_1', controls, new Promise((resolve) => (finish = () => resolve({} as never))));
+    const handle = new RunHandle('run_1', controls, new Promise<RunResult>((resolve) => (finish = () => resolve({} as never))));
     expect(handle.observed).toBe(true);
     const done = handle.then(() => 'done');
     expect(handle.observed).toBe(false);

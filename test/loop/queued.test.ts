@@ -112,10 +112,11 @@ describe('an output schema', () => {
     expect(String(reminder.content)).toMatch(/`final_answer` tool/);
   });
 
-  it('after two reminders in a row, a text answer ends the run as final_answer without output', async () => {
+  it('after two reminders in a row, a text answer fails the run: it has no output of its schema', async () => {
     const { agent, server } = await setup(() => ({ text: 'just text' }), { outputSchema: schema });
     const result = await agent.run('answer?');
-    expect(result).toMatchObject({ reason: 'final_answer', text: 'just text' });
+    expect(result).toMatchObject({ status: 'failed', reason: 'fatal_error', text: 'just text', error: { code: 'invalid_response' } });
+    expect(result.error?.message).toMatch(/answered in text 3 times in a row without calling the `final_answer` tool/);
     expect(result.output).toBeUndefined();
     expect(server.requests).toHaveLength(3);
     expect(roles(result.messages)).toBe('user,assistant,user,assistant,user,assistant');
