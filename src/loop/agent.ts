@@ -215,6 +215,9 @@ export class Agent<S = unknown> {
         await store.updateRun(runId, epoch, { status: last.status, reason: last.reason, totals: last.result.totals });
         return { traceId: state.traceId, seq: events.length, finished: { ...last.result, messages: messagesFromEvents(events) } as RunResult, start: { kind: 'resume', state, epoch } };
       }
+      // No longer paused or failed while this process drives it: an approve or a reader of
+      // the record now sees it running (an approve then refuses before taking it over).
+      if (runRecordStatus(last) !== 'running') await store.updateRun(runId, epoch, { status: 'running' });
       return { traceId: state.traceId, seq: events.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch }, events };
     });
   }
@@ -233,17 +236,14 @@ export class Agent<S = unknown> {
   ): RunHandle<OutputOf<S>> {
     return this.launch(runId, decision.signal, async () => {
       const store = await this.loadResumable(runId, decision.force === true, true);
+      // Checked before taking the run: a decision that matches nothing must not take the run
+      // from a process that is driving it (taking the lease would end that process's work).
+      choose(runId, resumeStateFrom(await store.loadEvents(runId)), decision);
       const epoch = await store.acquireLease(runId);
-      // Read the log after taking the lease: nothing can be appended to it any more.
+      // Read the log again after taking the lease: nothing can be appended to it any more.
       const events = await store.loadEvents(runId);
       const state = resumeStateFrom(events);
-      const pending = state.pending;
-      const waiting = pending ? [...pending.approvalsRequested].filter(([id]) => !pending.approvalsDecided.has(id)) : [];
-      const chosen = waiting.filter(([id, hash]) => (decision.toolCallId === undefined || id === decision.toolCallId) && (decision.argumentsHash === undefined || hash === decision.argumentsHash));
-      if (!pending || chosen.length === 0) {
-        const list = waiting.map(([id, hash]) => `${id} (arguments ${hash})`).join(', ') || 'none';
-        throw new ReinError('conflict', 'fatal', `stale or mismatched decision for run ${runId}: it matches no call waiting for approval (waiting: ${list})`);
-      }
+      const { pending, chosen } = choose(runId, state, decision);
       const approved = decision.approved !== false;
       const at = Date.now();
       const decided: RunEvent[] = chosen.map(([toolCallId, argumentsHash], i) => ({
@@ -258,6 +258,8 @@ export class Agent<S = unknown> {
         ...(decision.reason === undefined ? {} : { reason: decision.reason }),
       }));
       await store.append(runId, epoch, decided);
+      // Running from here on: a second approve is refused by the record before it takes the lease.
+      await store.updateRun(runId, epoch, { status: 'running' });
       // The state folded above, with the decisions just logged (one fold of the log, not two).
       for (const [toolCallId] of chosen) pending.approvalsDecided.set(toolCallId, { approved, ...(decision.reason === undefined ? {} : { reason: decision.reason }) });
       const all = [...events, ...decided];
@@ -505,4 +507,28 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
   const out: Partial<T> = {};
   for (const [k, v] of Object.entries(value)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
+}
+
+/**
+ * The calls a decision applies to: the waiting calls it matches (all of them without
+ * `toolCallId`). Throws a `conflict` ReinError, listing what waits, when it matches none.
+ */
+function choose(
+  runId: string,
+  state: ReturnType<typeof resumeStateFrom>,
+  decision: { toolCallId?: string; argumentsHash?: string },
+): { pending: NonNullable<ReturnType<typeof resumeStateFrom>['pending']>; chosen: Array<[string, string]> } {
+  const pending = state.pending;
+  const waiting = pending ? [...pending.approvalsRequested].filter(([id]) => !pending.approvalsDecided.has(id)) : [];
+  const chosen = waiting.filter(([id, hash]) => (decision.toolCallId === undefined || id === decision.toolCallId) && (decision.argumentsHash === undefined || hash === decision.argumentsHash));
+  if (!pending || chosen.length === 0) {
+    const list = waiting.map(([id, hash]) => `${id} (arguments ${hash})`).join(', ') || 'none';
+    throw new ReinError('conflict', 'fatal', `stale or mismatched decision for run ${runId}: it matches no call waiting for approval (waiting: ${list})`);
+  }
+  return { pending, chosen };
+}
+
+/** The status a run's record should have given its last logged event: `running` unless the log ended it. */
+function runRecordStatus(last: RunEvent | undefined): string {
+  return last?.type === 'run_finished' ? last.status : 'running';
 }

@@ -77,6 +77,48 @@ describe('approvals that survive restarts', () => {
     expect((await agent.approve(paused.runId)).status).toBe('done');
   });
 
+  it('a second approve while the first drives the run is refused without taking the run over', async () => {
+    const store = new MemoryRunStore();
+    let started!: () => void;
+    let release!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = defineTool({
+      name: 'deploy',
+      description: 'Deploys.',
+      parameters: { type: 'object', properties: { env: { type: 'string' } }, required: ['env'] },
+      execute: async ({ env }) => {
+        started();
+        await gate;
+        return `deployed to ${String(env)}`;
+      },
+    });
+    const { agent } = await setup(script, { tools: [slow], store, approvalPolicy: askForDeploy });
+    const paused = agent.run('deploy it');
+    await paused;
+    const first = agent.approve(paused.runId);
+    await running;
+    // The record says the run is being driven, not waiting.
+    expect(await store.getRun(paused.runId)).toMatchObject({ status: 'running' });
+    const epoch = (await store.getRun(paused.runId))!.leaseEpoch;
+    expect(await agent.approve(paused.runId)).toMatchObject({ status: 'failed', error: { code: 'conflict', message: expect.stringMatching(/not waiting for approval \(it is running\)/) } });
+    // The same decision checked against the log, past a record that still said paused, is refused before the lease too.
+    expect((await store.getRun(paused.runId))!.leaseEpoch).toBe(epoch);
+    release();
+    expect(await first).toMatchObject({ status: 'done', text: 'Deployed.' });
+  });
+
+  it('a stale decision is refused before the run is taken: the process driving it keeps its lease', async () => {
+    const store = new MemoryRunStore();
+    const gated = gatedTool();
+    const { agent } = await setup(script, { tools: [gated.tool], store, approvalPolicy: askForDeploy });
+    const paused = agent.run('deploy it');
+    await paused;
+    const epoch = (await store.getRun(paused.runId))!.leaseEpoch;
+    expect(await agent.approve(paused.runId, { toolCallId: 'call_other' })).toMatchObject({ status: 'failed', error: { code: 'conflict' } });
+    expect((await store.getRun(paused.runId))!.leaseEpoch).toBe(epoch);
+  });
+
   it('deny in the policy refuses the call without pausing; ask without a store cannot pause and refuses', async () => {
     const denied = gatedTool();
     const { agent } = await setup(script, { tools: [denied.tool], approvalPolicy: () => 'deny' });
