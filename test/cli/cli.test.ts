@@ -120,7 +120,16 @@ describe('rein run', () => {
     const out = await rein(['run', '--json', 'hi'], { env: cleanEnv() });
     expect(out.code).toBe(2);
     const last = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { type: string; error: { code: string } };
-    expect(last).toMatchObject({ type: 'run_finished', reason: 'fatal_error', error: { code: 'config' } });
+    // A whole event of its type: no run, so empty ids, seq 0 and nothing spent.
+    expect(last).toMatchObject({
+      type: 'run_finished',
+      runId: '',
+      seq: 0,
+      status: 'failed',
+      reason: 'fatal_error',
+      result: { runId: '', traceId: '', status: 'failed', reason: 'fatal_error', text: '', totals: { steps: 0, toolCalls: 0 }, error: { code: 'config' } },
+    });
+    expect(last).not.toHaveProperty('error');
   });
 
   it('an unreachable server ends with a message naming it and the base-URL variable of the model\'s provider', async () => {

@@ -45,7 +45,7 @@ describe('rein run, before the run starts', () => {
       type: 'run_finished',
       status: 'aborted',
       reason: 'aborted',
-      error: { code: 'aborted', message: 'interrupted while reading the task from stdin' },
+      result: { status: 'aborted', reason: 'aborted', error: { code: 'aborted', message: 'interrupted while reading the task from stdin' } },
     });
     expect(cli.text.stderr).toBe('rein: interrupted while reading the task from stdin\n');
   });

@@ -128,9 +128,9 @@ describe('stored runs in the CLI', () => {
   it('rein runs --json reports a bad flag value as a JSON line on stdout too', async () => {
     const out = await rein(['runs', '--json', '--status', 'bogus', '--store', db]);
     expect(out.code).toBe(2);
-    const last = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { type: string; error: { code: string; message: string } };
-    expect(last).toMatchObject({ type: 'run_finished', error: { code: 'config' } });
-    expect(last.error.message).toMatch(/--status expects one of .*got "bogus"/);
+    const last = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { type: string; result: { error: { code: string; message: string } } };
+    expect(last).toMatchObject({ type: 'run_finished', result: { error: { code: 'config' } } });
+    expect(last.result.error.message).toMatch(/--status expects one of .*got "bogus"/);
   });
 
   it('rein resume of a run recorded without an agent configuration says so, not "See --help"', async () => {

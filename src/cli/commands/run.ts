@@ -1,6 +1,6 @@
 /** `rein run "<task>"`: one task, streamed, ending with a summary line and an exit code. */
 import type { RunEvent, RunResult } from '../../events.js';
-import { ReinError, toReinError } from '../../errors.js';
+import { ReinError, toReinError, type ErrorInfo } from '../../errors.js';
 import type { Agent } from '../../loop/agent.js';
 import type { RunHandle } from '../../loop/handle.js';
 import { SUCCESS_REASONS } from '../../loop/options.js';
@@ -15,6 +15,7 @@ import { userInput } from '../session-input.js';
 import { createInterface } from 'node:readline';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { terminalLine } from '../terminal-text.js';
+import { emptyUsage } from '../../model/types.js';
 
 const usage = `rein run [options] "<task>"
        rein run [options] - < task.md      (or with no task, from a pipe)
@@ -141,11 +142,22 @@ export function askLine(io: CliIO, question: string, onInterrupt?: () => void): 
   });
 }
 
+/**
+ * The `run_finished` line of a run that never started (a bad flag, a missing key, Ctrl-C
+ * while the task was read): a whole event of its type, so a consumer reading
+ * `event.result.error` needs no special case. There is no run: `runId` and `traceId` are
+ * empty, `seq` 0, nothing was spent.
+ */
+function runNotStarted(status: 'failed' | 'aborted', reason: 'fatal_error' | 'aborted', error: ErrorInfo): RunEvent {
+  const result = { runId: '', traceId: '', status, reason, text: '', totals: { steps: 0, toolCalls: 0, usage: emptyUsage(), durationMs: 0 }, error };
+  return { type: 'run_finished', runId: '', seq: 0, at: Date.now(), status, reason, result };
+}
+
 /** Reports an error that happened before a run could start, in the chosen output mode. */
 export function reportSetupError(error: unknown, io: CliIO, json: boolean): number {
   const info = toReinError(error).toJSON();
   if (json) {
-    io.stdout.write(`${JSON.stringify({ type: 'run_finished', status: 'failed', reason: 'fatal_error', error: info })}\n`);
+    io.stdout.write(`${JSON.stringify(runNotStarted('failed', 'fatal_error', info))}\n`);
   }
   io.stderr.write(`rein: ${describeError(info)}\n`);
   // A configuration problem (bad flag, missing key, unknown provider) is a usage error.
@@ -216,7 +228,7 @@ function noTaskMessage(fromStdin: boolean, given: boolean): string {
  */
 function reportInterrupted(io: CliIO, json: boolean): number {
   const error = new ReinError('aborted', 'fatal', 'interrupted while reading the task from stdin');
-  if (json) io.stdout.write(`${JSON.stringify({ type: 'run_finished', status: 'aborted', reason: 'aborted', error: error.toJSON() })}\n`);
+  if (json) io.stdout.write(`${JSON.stringify(runNotStarted('aborted', 'aborted', error.toJSON()))}\n`);
   io.stderr.write(`rein: ${error.message}\n`);
   return EXIT.aborted;
 }
