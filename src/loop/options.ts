@@ -123,7 +123,7 @@ export interface AgentOptions<S = unknown> {
   retry?: Partial<RetryPolicy>;
   hooks?: AgentHooks;
   /** Per-request model options (max tokens, temperature, streaming). */
-  modelOptions?: Omit<StreamOptions, 'signal'>;
+  modelOptions?: Omit<StreamOptions, 'signal' | 'toolCallIds'>;
   /** Replaces the provider call (custom providers, tests). Retry still wraps it. */
   streamFn?: StreamFunction;
   /**

@@ -117,8 +117,13 @@ class LoopRun {
   private timer: NodeJS.Timeout | undefined;
   private readonly repeats: RepeatTracker;
   private readonly breaker: ToolErrorBreaker;
-  /** The options of every model request: the agent's, with the run's signal. */
+  /** The options of every model request: the agent's, with the run's signal and `toolCallIds`. */
   private readonly streamOptions: StreamOptions;
+  /**
+   * The ids of the tool calls in the history, so an adapter renames a call whose server
+   * reuses an id (`call_0` every turn): kept as answers are taken, never rebuilt per request.
+   */
+  private readonly toolCallIds = new Set<string>();
   /** The context engine's view of the current turn (one object per run; `step` moves on). */
   private readonly turn: TurnContext | undefined;
   // The model request in flight (one at a time per run), for the stream listener.
@@ -146,7 +151,9 @@ class LoopRun {
         : { steps: 0, toolCalls: 0, usage: emptyUsage(), durationMs: 0 };
     this.repeats = new RepeatTracker(limits.noProgressRepeats);
     this.breaker = new ToolErrorBreaker(limits.maxConsecutiveToolErrors);
-    this.streamOptions = { ...deps.modelOptions, signal: this.signal };
+    // Once per run: the history it starts from (or resumes) may hold calls already.
+    for (const message of this.messages) if (message.role === 'assistant') this.addCallIds(message);
+    this.streamOptions = { ...deps.modelOptions, signal: this.signal, toolCallIds: this.toolCallIds };
     this.turn = deps.context && { step: 0, signal: this.signal, onCompacted: this.onCompacted };
   }
 
@@ -302,6 +309,10 @@ class LoopRun {
     this.endTurn(checked instanceof Promise ? await checked : checked, pending.step, false);
   }
 
+  private addCallIds(message: AssistantMessage): void {
+    for (const block of message.content) if (block.type === 'tool_call') this.toolCallIds.add(block.id);
+  }
+
   /** Checks the abort and the step limit; true when a turn may start (its step is counted). */
   private beginTurn(): boolean {
     if (this.signal.aborted) {
@@ -336,7 +347,11 @@ class LoopRun {
     }
     messages.push(assistant);
     let calls: ToolCall[] | undefined;
-    for (const block of assistant.content) if (block.type === 'tool_call') (calls ??= []).push(block);
+    for (const block of assistant.content) {
+      if (block.type !== 'tool_call') continue;
+      (calls ??= []).push(block);
+      this.toolCallIds.add(block.id);
+    }
     if (calls === undefined) {
       const { steering, followUps } = deps.controls;
       if (steering.length === 0 && followUps.length === 0 && !this.mayRemind()) this.stop = this.textAnswerStop();

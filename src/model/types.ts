@@ -177,6 +177,14 @@ export interface StreamOptions {
    * never stops. Reasoning models can be silent for minutes before the first token.
    */
   idleTimeoutMs?: number;
+  /**
+   * Ids of the tool calls already in the run: a call of this response that repeats one gets
+   * a new id (from its `tool_call_start` on), as does a repeat within the response. Some
+   * servers (gateways, mocks) number calls `call_0` every turn, which would merge two calls
+   * in events keyed by id and, on the Anthropic wire, get the next request refused. The
+   * agent loop keeps this set as the run grows (checked, never copied or scanned).
+   */
+  toolCallIds?: ReadonlySet<string>;
 }
 
 /** Default of {@link StreamOptions.idleTimeoutMs}. */

@@ -41,7 +41,7 @@ const messageDelta = (stopReason: string, usage: Record<string, unknown> = { out
 const STOP = { type: 'message_stop' };
 const textBlock = (index: number, text: string) => [blockStart(index, { type: 'text', text: '' }), delta(index, { type: 'text_delta', text }), blockStop(index)];
 
-async function run(responses: ScriptedResponse[], options: { signal?: AbortSignal; stream?: boolean } = {}) {
+async function run(responses: ScriptedResponse[], options: { signal?: AbortSignal; stream?: boolean; toolCallIds?: ReadonlySet<string> } = {}) {
   server = await startServer(responses);
   const result = await collect(streamAnthropic(testModel(server.baseUrl, CLAUDE), { messages: [{ role: 'user', content: 'hi' }] }, options));
   expectWellFormed(result.events, result.message);
@@ -109,6 +109,22 @@ describe('anthropic quirks', () => {
     const { message, events } = await run([{ headers: SSE, body }]);
     expect(message.content).toEqual([{ type: 'text', text: 'visible' }]);
     expect(events.map((e) => e.type)).toEqual(['start', 'text_start', 'text_delta', 'text_end', 'done']);
+  });
+
+  it('renames a tool_use id repeated within the response or from earlier in the run, in the start event too', async () => {
+    const useBlock = (index: number, id: string, n: number) => [
+      blockStart(index, { type: 'tool_use', id, name: 'add', input: {} }),
+      delta(index, { type: 'input_json_delta', partial_json: `{"n":${n}}` }),
+      blockStop(index),
+    ];
+    const body = frames([start(), ...useBlock(0, 'same', 1), ...useBlock(1, 'same', 2), ...useBlock(2, 'toolu_earlier', 3), messageDelta('tool_use'), STOP]);
+    const { message, events } = await run([{ headers: SSE, body }], { toolCallIds: new Set(['toolu_earlier']) });
+    const ids = toolCallsOf(message).map((c) => c.id);
+    expect(ids[0]).toBe('same');
+    expect(new Set([...ids, 'toolu_earlier']).size).toBe(4);
+    for (const id of ids) expect(id).toMatch(/^[a-zA-Z0-9_-]+$/);
+    expect(toolCallsOf(message).map((c) => c.arguments)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(events.flatMap((e) => (e.type === 'tool_call_start' ? [e.id] : []))).toEqual(ids);
   });
 
   it('decodes payload-only frames (no `event:` lines) the same way', async () => {

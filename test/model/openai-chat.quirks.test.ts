@@ -31,7 +31,7 @@ function tool(index: number | undefined, id: string | undefined, name: string | 
   return call;
 }
 
-async function run(responses: ScriptedResponse[], options: { signal?: AbortSignal; stream?: boolean } = {}) {
+async function run(responses: ScriptedResponse[], options: { signal?: AbortSignal; stream?: boolean; toolCallIds?: ReadonlySet<string> } = {}) {
   server = await startServer(responses);
   const result = await collect(streamOpenAIChat(testModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, options));
   expectWellFormed(result.events, result.message);
@@ -67,6 +67,15 @@ describe('openai-chat quirks', () => {
     expect(ids[2]).toBe('call_same');
     for (const id of ids) expect(id).toMatch(/^call_\w+$/);
     expect(ids[0]).not.toBe('0');
+  });
+
+  it('renames a tool call id the run already holds (a server that sends call_0 every turn), in the start event too', async () => {
+    const body = sseBody([chunk({ tool_calls: [tool(0, 'call_0', 'a', '{"n":1}')] }), chunk({}, 'tool_calls')]);
+    const { message, events } = await run([{ headers: SSE, body }], { toolCallIds: new Set(['call_0']) });
+    const [call] = toolCallsOf(message);
+    expect(call).toMatchObject({ name: 'a', arguments: { n: 1 } });
+    expect(call!.id).not.toBe('call_0');
+    expect(events.find((e) => e.type === 'tool_call_start')).toMatchObject({ id: call!.id });
   });
 
   it('tool calls without an index: a name starts a call, fragments continue the last one', async () => {

@@ -51,6 +51,8 @@ export class AnthropicDecoder {
     private readonly out: EventStream<AssistantStreamEvent, AssistantMessage>,
     model: ModelRef,
     private readonly ctx: ErrorContext,
+    /** Ids of the run's earlier calls (`StreamOptions.toolCallIds`): a repeat is renamed. */
+    private readonly runIds?: ReadonlySet<string>,
   ) {
     this.message = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id, api: 'anthropic-messages' };
   }
@@ -196,7 +198,7 @@ export class AnthropicDecoder {
         break;
       }
       case 'tool_use': {
-        const id = typeof block.id === 'string' && block.id !== '' ? block.id : `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+        const id = this.uniqueId(block.id);
         const name = typeof block.name === 'string' ? block.name : '';
         const call: ToolCall = { type: 'tool_call', id, name, arguments: {}, rawArguments: '' };
         const slot: Extract<Slot, { kind: 'tool' }> = { kind: 'tool', index, call, parser: new PartialJsonParser(), open: true };
@@ -210,6 +212,22 @@ export class AnthropicDecoder {
         // Server-side tool blocks and unknown types: not the harness's to run (see above).
         this.slots.set(anthropicIndex, { kind: 'skipped' });
     }
+  }
+
+  /**
+   * The server's id, unless it is missing or already used in this response or the run:
+   * Anthropic refuses a history whose `tool_use` ids repeat, and the loop tells calls apart
+   * by id. A made-up id matches Anthropic's `^[a-zA-Z0-9_-]+$`.
+   */
+  private uniqueId(id: unknown): string {
+    const unique = typeof id === 'string' && id !== '' && !this.idTaken(id) && this.runIds?.has(id) !== true ? id : undefined;
+    return unique ?? `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  }
+
+  // A response carries a handful of calls: a scan of its blocks costs less than a Set made per response.
+  private idTaken(id: string): boolean {
+    for (const block of this.message.content) if (block.type === 'tool_call' && block.id === id) return true;
+    return false;
   }
 
   private add(anthropicIndex: number, slot: Slot, block: AssistantMessage['content'][number], event: AssistantStreamEvent): void {

@@ -33,7 +33,7 @@ export const streamAnthropic: StreamFunction = (model, context, options = {}) =>
     api: 'anthropic-messages',
     // Quoted only when the base URL does not even parse; `prepare` names the real endpoint.
     errorUrl: displayUrl(model.baseUrl),
-    makeDecoder: (out, ctx) => new AnthropicDecoder(out, model, ctx),
+    makeDecoder: (out, ctx) => new AnthropicDecoder(out, model, ctx, options.toolCallIds),
     prepare: () => {
       const { url, errorUrl } = messagesTarget(model.baseUrl);
       return { url, errorUrl, headers: anthropicHeaders(model), body: buildAnthropicBody(model, context, options) };

@@ -59,6 +59,8 @@ export class GeminiDecoder {
     private readonly out: EventStream<AssistantStreamEvent, AssistantMessage>,
     model: ModelRef,
     private readonly ctx: ErrorContext,
+    /** Ids of the calls already in the run (`StreamOptions.toolCallIds`): a server id repeating one is replaced. */
+    private readonly runIds?: ReadonlySet<string>,
   ) {
     this.message = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id, api: 'gemini' };
   }
@@ -243,10 +245,11 @@ export class GeminiDecoder {
    */
   private callId(serverId: unknown): string {
     const n = this.calls++;
-    let id = typeof serverId === 'string' && /^[\w-]{1,64}$/.test(serverId) && !this.ids.has(serverId) ? serverId : undefined;
+    const taken = (candidate: string): boolean => this.ids.has(candidate) || this.runIds?.has(candidate) === true;
+    let id = typeof serverId === 'string' && /^[\w-]{1,64}$/.test(serverId) && !taken(serverId) ? serverId : undefined;
     const response = this.message.responseId?.replace(/[^\w-]/g, '_').slice(0, 40);
     id ??= response ? `call_${response}_${n}` : `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-    while (this.ids.has(id)) id = `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    while (taken(id)) id = `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     this.ids.add(id);
     return id;
   }

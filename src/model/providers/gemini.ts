@@ -29,7 +29,7 @@ export const streamGemini: StreamFunction = (model, context, options = {}) =>
     api: 'gemini',
     // Quoted only when the base URL does not even parse; `prepare` names the real endpoint.
     errorUrl: displayUrl(model.baseUrl),
-    makeDecoder: (out, ctx) => new GeminiDecoder(out, model, ctx),
+    makeDecoder: (out, ctx) => new GeminiDecoder(out, model, ctx, options.toolCallIds),
     prepare: () => {
       // Errors name the endpoint without credentials: no user or password, no `key=` parameter.
       const { url, errorUrl } = geminiTarget(model, options.stream !== false);

@@ -82,6 +82,8 @@ export class ChatDecoder {
     private readonly out: EventStream<AssistantStreamEvent, AssistantMessage>,
     model: ModelRef,
     private readonly ctx: ErrorContext,
+    /** Ids of the run's earlier calls (`StreamOptions.toolCallIds`): a repeat is renamed. */
+    private readonly runIds?: ReadonlySet<string>,
   ) {
     this.message = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id, api: 'openai-chat' };
   }
@@ -350,9 +352,9 @@ export class ChatDecoder {
     slot.call.signature = JSON.stringify(slot.extra);
   }
 
-  /** The server's id, unless it is missing, a bare number (OpenRouter "0") or already used. */
+  /** The server's id, unless it is missing, a bare number (OpenRouter "0") or already used (in this response or the run). */
   private uniqueId(id: unknown): string {
-    const unique = typeof id === 'string' && id !== '' && !isDigits(id) && !this.idTaken(id) ? id : undefined;
+    const unique = typeof id === 'string' && id !== '' && !isDigits(id) && !this.idTaken(id) && this.runIds?.has(id) !== true ? id : undefined;
     return unique ?? `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
   }
 

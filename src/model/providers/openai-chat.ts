@@ -48,7 +48,7 @@ class ChatWire implements WireSpec<ChatDecoder> {
   }
 
   makeDecoder(out: EventStream<AssistantStreamEvent, AssistantMessage>, ctx: ErrorContext): ChatDecoder {
-    return new ChatDecoder(out, this.model, ctx);
+    return new ChatDecoder(out, this.model, ctx, this.options.toolCallIds);
   }
 
   prepare(): { url: URL; errorUrl: string; headers: OutgoingHttpHeaders; body: string } {

@@ -38,6 +38,8 @@ export class OutputBlocks {
   constructor(
     private readonly out: EventStream<AssistantStreamEvent, AssistantMessage>,
     private readonly message: AssistantMessage,
+    /** Ids of the run's earlier calls (`StreamOptions.toolCallIds`): a repeat is renamed. */
+    private readonly runIds?: ReadonlySet<string>,
   ) {}
 
   /** `output_item.added`: a slot for the item; a function call starts its block at once. */
@@ -228,9 +230,9 @@ export class OutputBlocks {
     }
   }
 
-  /** The server's call_id, unless it is missing or already used. */
+  /** The server's call_id, unless it is missing or already used (in this response or the run). */
   private uniqueId(id: unknown): string {
-    let unique = typeof id === 'string' && id !== '' && !this.callIds.has(id) ? id : undefined;
+    let unique = typeof id === 'string' && id !== '' && !this.callIds.has(id) && this.runIds?.has(id) !== true ? id : undefined;
     unique ??= `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     this.callIds.add(unique);
     return unique;

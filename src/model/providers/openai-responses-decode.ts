@@ -27,9 +27,11 @@ export class ResponsesDecoder {
     private readonly out: EventStream<AssistantStreamEvent, AssistantMessage>,
     model: ModelRef,
     private readonly ctx: ErrorContext,
+    /** Ids of the run's earlier calls (`StreamOptions.toolCallIds`): a repeat is renamed. */
+    runIds?: ReadonlySet<string>,
   ) {
     this.message = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id, api: 'openai-responses' };
-    this.blocks = new OutputBlocks(out, this.message);
+    this.blocks = new OutputBlocks(out, this.message, runIds);
   }
 
   /** Emits `start`: the server accepted the request. */

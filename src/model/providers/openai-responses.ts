@@ -29,7 +29,7 @@ export const streamOpenAIResponses: StreamFunction = (model, context, options = 
     api: 'openai-responses',
     // Quoted only when the base URL does not even parse; `prepare` names the real endpoint.
     errorUrl: displayUrl(model.baseUrl),
-    makeDecoder: (out, ctx) => new ResponsesDecoder(out, model, ctx),
+    makeDecoder: (out, ctx) => new ResponsesDecoder(out, model, ctx, options.toolCallIds),
     prepare: () => {
       const { url, errorUrl } = responsesTarget(model.baseUrl);
       return { url, errorUrl, headers: responsesHeaders(model), body: buildResponsesBody(model, context, options) };
