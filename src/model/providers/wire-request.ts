@@ -13,7 +13,8 @@ import { EventStream } from '../event-stream.js';
 import { endWithError } from '../failed-stream.js';
 import { httpPost } from '../http.js';
 import type { HttpResponse } from '../http.js';
-import { errorFromNetwork, errorFromStreamPayload, withoutUserinfo } from '../http-errors.js';
+import { errorFromNetwork, errorFromStreamPayload } from '../http-errors.js';
+import { displayUrl } from '../base-url.js';
 import type { ErrorContext } from '../http-errors.js';
 import { DEFAULT_IDLE_TIMEOUT_MS } from '../types.js';
 import type { AssistantMessage, AssistantStream, AssistantStreamEvent, ModelApi, ModelRef, StreamOptions } from '../types.js';
@@ -35,6 +36,7 @@ export interface WireDecoder {
 export interface WireSpec<D extends WireDecoder> {
   api: ModelApi;
   /** The URL errors name before the real one is known. */
+  /** The base URL as messages quote it: already without credentials (`displayUrl`). */
   errorUrl: string;
   makeDecoder: (out: EventStream<AssistantStreamEvent, AssistantMessage>, ctx: ErrorContext) => D;
   /** Builds the request; may throw (a bad base URL), which ends the stream with an error. */
@@ -78,7 +80,7 @@ async function run<D extends WireDecoder>(
 ): Promise<void> {
   const { signal } = options;
   const stream = options.stream !== false;
-  const ctx: ErrorContext = { provider: model.provider, model: model.id, url: withoutUserinfo(spec.errorUrl) };
+  const ctx: ErrorContext = { provider: model.provider, model: model.id, url: spec.errorUrl };
   const decoder = spec.makeDecoder(out, ctx);
   let started = false;
   try {
@@ -87,8 +89,9 @@ async function run<D extends WireDecoder>(
     // rein ask for ever; the cap is a safeguard on top of that.
     for (let asked = 0; ; asked++) {
       const request = spec.prepare();
-      // The URL's user and password (sent as Basic auth) are never shown in a message.
-      ctx.url = withoutUserinfo(request.errorUrl ?? request.url.href);
+      // Every adapter gives the endpoint as messages show it (base-url.ts: no user, password
+      // or secret parameter), made once per base URL; a spec without one gets it made here.
+      ctx.url = request.errorUrl ?? displayUrl(request.url);
       res = await httpPost(request.url, request.headers, request.body, signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
       if (res.status >= 200 && res.status < 300) break;
       const text = await errorBodyText(res);
