@@ -58,7 +58,7 @@ describe('the README quickstart', () => {
     );
     // What the README says it prints.
     expect(`${blocksOf('')[1]}\n`).toBe(run.stdout);
-  });
+  }, 120_000);
 
   it('the scripted server answers rein run from the three-line script, as shown', async () => {
     const [script] = blocksOf('json');
@@ -98,5 +98,5 @@ describe('the README quickstart', () => {
       server.terminate();
       expect((await server.done).code).toBe(0);
     }
-  });
+  }, 120_000);
 });

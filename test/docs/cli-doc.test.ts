@@ -50,7 +50,8 @@ describe('docs/cli.md', () => {
       for (const flag of flags) if (!namesFlag(text, flag)) missing.push(`rein ${command} ${flag}`);
     }
     expect(missing).toEqual([]);
-  });
+    // Twelve rein processes, one after the other: generous on a busy machine.
+  }, 120_000);
 
   it('names --help, --version and the exit codes', () => {
     expect(namesFlag(doc, '--help')).toBe(true);

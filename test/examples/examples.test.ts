@@ -120,6 +120,7 @@ describe('examples/', () => {
       expect(run.stderr).toBe('');
       expect(run.stdout.split('\n')).toEqual([...lines, '']);
       expect(run.code).toBe(0);
-    });
+      // A Node process (and for MCP an npx) per example: generous on a busy machine.
+    }, 120_000);
   }
 });
