@@ -6,6 +6,7 @@ import type { CliIO, Command } from './io.js';
 import { EXIT } from './io.js';
 import { visibleControls } from './terminal-text.js';
 import { urlPasswordRedacting } from './url-passwords.js';
+import { packageVersion } from './version.js';
 
 /**
  * The signals that stop a command as the first Ctrl-C does (its signal aborts: a run is
@@ -21,6 +22,8 @@ type StopSignal = keyof typeof STOP_SIGNALS;
 const COMMANDS: Record<string, { description: string; load: () => Promise<{ command: Command }> }> = {
   run: { description: 'run one task and exit', load: () => import('./commands/run.js') },
   chat: { description: 'an interactive session (type while it works to steer)', load: () => import('./commands/chat.js') },
+  agents: { description: 'list the agents of .rein/agents/ (for --agent and rein serve)', load: () => import('./commands/agents.js') },
+  serve: { description: 'agents over HTTP: runs, live event streams, approvals, a run viewer', load: () => import('./commands/serve.js') },
   demo: { description: 'two example tasks against a scripted offline model (no key needed)', load: () => import('./commands/demo.js') },
   models: { description: 'list known models: context, output limit, reasoning, prices', load: () => import('./commands/models.js') },
   runs: { description: 'list recent runs in the store', load: () => import('./commands/runs.js') },
@@ -126,23 +129,5 @@ function stopWhenOutputCloses(abort: () => void): void {
       // A reader that went away is expected; anything else is said where it can still be read.
       if (error.code !== 'EPIPE') streams[1 - i]?.write(`rein: cannot write to ${i === 0 ? 'stdout' : 'stderr'}: ${error.message}\n`);
     });
-  }
-}
-
-/**
- * rein's version from its package.json: the nearest one named `rein` above this module,
- * which runs from tsc's per-file output or from the bundle, at different depths.
- */
-async function packageVersion(): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
-    try {
-      const pkg = JSON.parse(await readFile(new URL('package.json', dir), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'rein' && pkg.version) return pkg.version;
-    } catch {
-      // no package.json here (or not readable): look further up
-    }
-    // At the root `..` is the root again (`file:///` here, `file:///C:/` on Windows).
-    if (new URL('..', dir).href === dir.href) return 'unknown';
   }
 }
