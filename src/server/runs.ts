@@ -101,9 +101,10 @@ export class RunService {
     }
     const record = await this.record(runId);
     if (record.status !== 'paused') throw await this.notDriven(runId, 'can be aborted', record);
-    // A paused run is continued with its signal already aborted: it ends at once, as aborted, with a valid history.
+    // Its waiting calls are refused (they never run), and it goes on with its signal already
+    // aborted: it ends at once, as aborted, with a valid history.
     const agent = await this.agentFor(record);
-    const first = this.track(runId, agent.resume(runId, { signal: AbortSignal.abort('aborted through the API') }));
+    const first = this.track(runId, agent.approve(runId, { approved: false, reason: 'the run was aborted', signal: AbortSignal.abort('aborted through the API') }));
     const event = await first;
     if (event.type === 'run_finished' && event.result.error && event.result.traceId === '') throw errorOfStart(event);
     const result = await (this.live.get(runId)?.handle ?? Promise.resolve({ status: 'aborted' }));

@@ -20,7 +20,7 @@ const compiled = new WeakMap<Schema, ValidateFunction>();
 
 /** Compiles the schemas once, at start: validation is then synchronous. */
 export async function prepareValidators(schemas: readonly Schema[]): Promise<void> {
-  ajv ??= import('ajv/dist/2020.js').then((m) => new m.default.default({ allErrors: true, strict: false, logger: false }) as Ajv2020);
+  ajv ??= import('ajv/dist/2020.js').then((m) => new m.default.default({ allErrors: true, strict: false, logger: false, verbose: true }) as Ajv2020);
   const engine = await ajv;
   for (const schema of schemas) if (!compiled.has(schema)) compiled.set(schema, engine.compile(schema));
 }
