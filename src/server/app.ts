@@ -143,7 +143,9 @@ export function createApp(deps: AppDeps): Hono {
       // Ended, and nothing after that seq: 204 tells an EventSource to stop reconnecting.
       return c.body(null, 204);
     }
-    const stream = new RunEventStream(id, after, store, feeds, streams);
+    // On Node the adapter hands over the response: a dropped client's socket is cut at once.
+    const outgoing = (c.env as { outgoing?: { destroy(): void } } | undefined)?.outgoing;
+    const stream = new RunEventStream(id, after, store, feeds, streams, outgoing ? () => outgoing.destroy() : undefined);
     return new Response(stream.body, {
       status: 200,
       headers: {

@@ -94,6 +94,8 @@ export class RunEventStream implements FeedListener {
     private readonly store: RunStore,
     private readonly feeds: RunFeeds,
     private readonly registry: StreamRegistry,
+    /** Cuts the client's connection (the Node adapter's socket); absent: the body errors instead. */
+    private readonly cut?: () => void,
   ) {
     this.next = after + 1;
     this.body = new ReadableStream<Uint8Array>(
@@ -262,7 +264,8 @@ export class RunEventStream implements FeedListener {
   private drop(): void {
     if (this.state === 'closed') return;
     this.close();
-    this.controller.error(new Error('the client did not keep up with the run'));
+    if (this.cut) this.cut();
+    else this.controller.error(new Error('the client did not keep up with the run'));
   }
 
   private close(): void {

@@ -44,6 +44,8 @@ export interface RunningServer {
    * killed or stopped before): resolves with their ids once each has begun.
    */
   recover(): Promise<string[]>;
+  /** How many event streams are open now. */
+  openStreams(): number;
   /**
    * Stops: no new connections or work, every event stream ended cleanly, every run
    * stopped without being ended in its log (the next start continues it). Resolves with
@@ -90,6 +92,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     url: `http://${host}:${address.port}`,
     port: address.port,
     recover: () => runs.recover(),
+    openStreams: () => streams.size,
     stop: async () => {
       stopping = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
