@@ -75,8 +75,28 @@ export class RunService {
       throw new ApiError(500, 'internal', `agent "${name}" cannot be built: ${(error as Error).message}`);
     }
     const runId = newRunId();
+    // The answer waits until the run's first event is durable: a run a client was told of
+    // survives a crash right after (it is continued), and its stream can be read at once.
+    const stored = this.firstStored(runId);
     const first = this.track(runId, agent.run(request.input, { runId }));
-    return this.started(runId, await first);
+    const event = await Promise.race([stored.promise, first.then((e) => (e.type === 'run_finished' ? e : stored.promise))]);
+    stored.cancel();
+    return this.started(runId, event ?? (await first));
+  }
+
+  /** Resolves (with nothing) once the first event of `runId` is in the store. */
+  private firstStored(runId: string): { promise: Promise<undefined>; cancel(): void } {
+    let resolve!: (value: undefined) => void;
+    const promise = new Promise<undefined>((r) => (resolve = r));
+    const unlisten = this.feeds.listen(runId, {
+      stored: () => {
+        unlisten();
+        resolve(undefined);
+      },
+      delta: () => undefined,
+      idle: () => undefined,
+    });
+    return { promise, cancel: unlisten };
   }
 
   /** Queues a steering message or a follow-up for a run this server drives. */

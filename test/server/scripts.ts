@@ -1,11 +1,11 @@
 /** Scripted models for the server's tests: answers that depend on the conversation, so any number of runs can share one server. */
-import type { Script, ScriptTurn } from '../../src/model/scripted/index.js';
+import type { ScriptFunction, ScriptTurn } from '../../src/model/scripted/index.js';
 
 /**
  * Each run calls `tool` with `args(i)` `calls` times (one call per turn), then answers
  * "done after N calls". `delayMs` holds each answer back (a run that takes a while).
  */
-export function toolLoop(options: { tool?: string; calls?: number; args?: (i: number, task: string) => Record<string, unknown>; delayMs?: number; text?: string } = {}): Script {
+export function toolLoop(options: { tool?: string; calls?: number; args?: (i: number, task: string) => Record<string, unknown>; delayMs?: number; text?: string } = {}): ScriptFunction {
   const tool = options.tool ?? 'calculate';
   const calls = options.calls ?? 2;
   return (request) => {
