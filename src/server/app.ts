@@ -4,7 +4,6 @@
  * cookie); errors are `{"error":{"code","message","field"?}}`.
  */
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { RunRecord } from '../store/types.js';
 import { ApiError, apiErrorOf } from './api-error.js';
 import { TokenGuard, isHttps, isSameOrigin, sessionCookie } from './auth.js';
@@ -36,9 +35,12 @@ export interface AppDeps {
 const VIEWER_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+
 /** Builds the app. */
 export function createApp(deps: AppDeps): Hono {
   const { guard, runs, feeds, streams } = deps;
+  const json = (c: Context, schema: S.Schema) => jsonBody(c, schema, deps.maxBodyBytes);
+  const optionalJson = (c: Context, schema: S.Schema) => optionalJsonBody(c, schema, deps.maxBodyBytes);
   const store = runs.reader;
   const tasks = new TaskCache(store);
   const openapi = JSON.stringify(openApiDocument(deps.version));
@@ -53,7 +55,8 @@ export function createApp(deps: AppDeps): Hono {
   app.use('*', async (c, next) => {
     await next();
     c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Referrer-Policy', 'no-referrer');
+    // same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on the sign-in form's POST.
+    c.header('Referrer-Policy', 'same-origin');
     c.header('X-Frame-Options', 'DENY');
     if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
   });
@@ -61,12 +64,12 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/healthz', (c) => (deps.stopping() ? c.json({ status: 'stopping' }, 503) : c.json({ status: 'ok' })));
 
   // The viewer's sign-in: the token in the body (a form or JSON), a session cookie back.
-  app.post('/v1/session', bodyLimit({ maxSize: 16 * 1024, onError: tooLarge }), async (c) => {
+  app.post('/v1/session', async (c) => {
     const form = (c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded');
     if (c.req.header('origin') !== undefined && !isSameOrigin(c.req.raw.headers)) throw new ApiError(403, 'forbidden', 'sign-in from another origin is refused');
     let token: unknown;
-    if (form) token = new URLSearchParams(await c.req.text()).get('token');
-    else token = ((await jsonBody(c, S.SessionSchema)) as { token: string }).token;
+    if (form) token = new URLSearchParams(await bodyText(c, 16 * 1024)).get('token');
+    else token = ((await jsonBody(c, S.SessionSchema, 16 * 1024)) as { token: string }).token;
     if (typeof token !== 'string' || !guard.isToken(token)) {
       if (form) return html(c, loginPage('That is not the server\'s token.'), 401, LOGIN_CSP);
       throw new ApiError(401, 'unauthorized', 'the token is wrong');
@@ -94,7 +97,6 @@ export function createApp(deps: AppDeps): Hono {
     }
     await next();
   });
-  app.use('/v1/*', bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge }));
 
   app.delete('/v1/session', (c) => {
     c.header('Set-Cookie', sessionCookie(undefined, isHttps(new URL(c.req.url), c.req.raw.headers)));
@@ -106,7 +108,7 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/v1/agents', async (c) => c.json({ agents: await deps.agents.list() }));
 
   app.post('/v1/runs', async (c) => {
-    const body = (await jsonBody(c, S.CreateRunSchema)) as StartRequest;
+    const body = (await json(c, S.CreateRunSchema)) as StartRequest;
     return c.json(await runs.start(body), 201);
   });
 
@@ -159,22 +161,22 @@ export function createApp(deps: AppDeps): Hono {
   });
 
   app.post('/v1/runs/:id/messages', async (c) => {
-    const body = (await jsonBody(c, S.MessageSchema)) as { kind: 'steer' | 'follow_up'; text: string };
+    const body = (await json(c, S.MessageSchema)) as { kind: 'steer' | 'follow_up'; text: string };
     return c.json(await runs.message(c.req.param('id'), body.kind, body.text), 202);
   });
 
   app.post('/v1/runs/:id/abort', async (c) => {
-    await optionalJsonBody(c, S.AbortSchema);
+    await optionalJson(c, S.AbortSchema);
     return c.json(await runs.abort(c.req.param('id')), 200);
   });
 
   app.post('/v1/runs/:id/approvals', async (c) => {
-    const body = (await jsonBody(c, S.ApprovalSchema)) as { toolCallId: string; approved: boolean; reason?: string; argumentsHash?: string };
+    const body = (await json(c, S.ApprovalSchema)) as { toolCallId: string; approved: boolean; reason?: string; argumentsHash?: string };
     return c.json(await runs.approve(c.req.param('id'), body), 202);
   });
 
   app.post('/v1/runs/:id/resume', async (c) => {
-    const body = (await optionalJsonBody(c, S.ResumeSchema)) as { force?: boolean };
+    const body = (await optionalJson(c, S.ResumeSchema)) as { force?: boolean };
     return c.json(await runs.resume(c.req.param('id'), body.force === true), 202);
   });
 
@@ -194,17 +196,39 @@ function html(c: Context, text: string, status: 200 | 401, csp: string): Respons
   return c.body(text, status, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': csp, 'Cache-Control': 'no-store' });
 }
 
-function tooLarge(c: Context): Response {
-  return c.json(new ApiError(413, 'payload_too_large', 'the request body is too large').toBody(), 413);
+/**
+ * The body as text, at most `max` bytes (413 past that, whether it says its length or is
+ * sent in chunks: reading stops there).
+ */
+async function bodyText(c: Context, max: number): Promise<string> {
+  const tooLarge = (): ApiError => new ApiError(413, 'payload_too_large', `the request body is larger than ${max} bytes`);
+  const length = c.req.header('content-length');
+  if (length !== undefined && Number(length) > max) throw tooLarge();
+  const body = c.req.raw.body;
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The JSON body of a request, checked against `schema` (415 when not JSON, 400 naming the field). */
-async function jsonBody(c: Context, schema: S.Schema): Promise<unknown> {
+/** The JSON body of a request, checked against `schema` (415 when not JSON, 400 naming the field, 413 when too large). */
+async function jsonBody(c: Context, schema: S.Schema, max: number): Promise<unknown> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/(.+\+)?json\s*(;|$)/i.test(type)) {
     throw new ApiError(415, 'unsupported_media_type', `the body must be JSON: send Content-Type: application/json${type ? ` (got ${type.slice(0, 60)})` : ''}`);
   }
-  const text = await c.req.text();
+  const text = await bodyText(c, max);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -217,13 +241,13 @@ async function jsonBody(c: Context, schema: S.Schema): Promise<unknown> {
 }
 
 /** Like {@link jsonBody}, for routes whose body may be left out: no body is `{}`. */
-async function optionalJsonBody(c: Context, schema: S.Schema): Promise<unknown> {
+async function optionalJsonBody(c: Context, schema: S.Schema, max: number): Promise<unknown> {
   const length = c.req.header('content-length');
   if ((length === undefined || length === '0') && c.req.header('transfer-encoding') === undefined) return {};
   if (c.req.header('content-type') === undefined) {
-    const text = await c.req.text();
+    const text = await bodyText(c, max);
     if (text.trim() === '') return {};
     throw new ApiError(415, 'unsupported_media_type', 'the body must be JSON: send Content-Type: application/json');
   }
-  return jsonBody(c, schema);
+  return jsonBody(c, schema, max);
 }

@@ -71,6 +71,36 @@ describe('the token', () => {
   });
 });
 
+describe('the viewer\'s session', () => {
+  it('POST /v1/session trades the token for an HttpOnly SameSite=Strict cookie; with it, reads work and writes only from the same origin', async () => {
+    env = await startInProcess({ agents: { calc }, script: toolLoop({ calls: 0 }) });
+    expect(await call(env.url, '/v1/session', { token: null, body: { token: 'wrong' } })).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } });
+    expect((await call(env.url, '/v1/session', { token: null, body: { token: TOKEN }, headers: { origin: 'http://evil.example' } })).status).toBe(403);
+    const signed = await call(env.url, '/v1/session', { token: null, body: { token: TOKEN } });
+    expect(signed.status).toBe(204);
+    const setCookie = signed.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^rein_session=v1\.\d+\.[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/);
+    expect(setCookie).not.toContain(TOKEN);
+    const cookie = setCookie.split(';')[0] as string;
+    const host = new URL(env.url).host;
+    expect((await call(env.url, '/v1/runs', { token: null, headers: { cookie } })).status).toBe(200);
+    expect((await call(env.url, '/', { token: null, headers: { cookie } })).status).toBe(200);
+    // A write riding on the cookie: refused without an Origin, or from another one (another local port too).
+    expect(await call(env.url, '/v1/runs', { token: null, headers: { cookie }, body: { input: 'x' } })).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
+    expect((await call(env.url, '/v1/runs', { token: null, headers: { cookie, origin: 'http://127.0.0.1:1' }, body: { input: 'x' } })).status).toBe(403);
+    expect((await call(env.url, '/v1/runs', { token: null, headers: { cookie, origin: `http://${host}` }, body: { input: 'x' } })).status).toBe(201);
+    // A forged or expired session is no session.
+    expect((await call(env.url, '/v1/runs', { token: null, headers: { cookie: cookie.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) } })).status).toBe(401);
+    expect((await call(env.url, '/v1/runs', { token: null, headers: { cookie: 'rein_session=v1.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } })).status).toBe(401);
+    const out = await call(env.url, '/v1/session', { method: 'DELETE', token: null, headers: { cookie, origin: `http://${host}` } });
+    expect(out.body).toBe(undefined);
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(/^rein_session=; .*Max-Age=0$/);
+    // The token is never accepted in a URL.
+    expect((await call(env.url, `/v1/runs?token=${TOKEN}`, { token: null })).status).toBe(401);
+  });
+});
+
 describe('runs', () => {
   it('POST /v1/runs starts a run (201), GET shows it with totals, result and no approvals, the list pages and filters', async () => {
     env = await startInProcess({ agents: { calc }, script: toolLoop({ calls: 1 }) });
@@ -126,6 +156,14 @@ describe('runs', () => {
     const huge = await postRaw(`${env.url}/v1/runs`, JSON.stringify({ input: 'x'.repeat(1_100_000) }));
     expect(huge.status).toBe(413);
     expect(JSON.parse(huge.text)).toMatchObject({ error: { code: 'payload_too_large', message: expect.any(String) } });
+    // Sent in chunks, without a length: read up to the limit, then refused.
+    const chunked = await fetch(`${env.url}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: new ReadableStream({ start: (c) => { c.enqueue(new TextEncoder().encode(JSON.stringify({ input: 'y'.repeat(1_200_000) }))); c.close(); } }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
     expect(await call(env.url, '/v1/runs?limit=0')).toMatchObject({ status: 400, body: { error: { field: 'limit' } } });
     expect(await call(env.url, '/v1/runs?status=sleeping')).toMatchObject({ status: 400, body: { error: { field: 'status' } } });
     expect(await call(env.url, '/v1/runs?cursor=nonsense')).toMatchObject({ status: 400, body: { error: { field: 'cursor' } } });

@@ -87,7 +87,9 @@ function runPage(runId: string): () => void {
   const steer = h('form', { class: 'steer', hidden: true }, steerInput, h('div', { class: 'row' }, steerButton, steerNote));
   const abortButton = h('button', { type: 'button', class: 'danger', hidden: true }, 'Abort');
   const status = h('p', { class: 'note', role: 'status' });
-  main.replaceChildren(h('p', { class: 'crumbs' }, h('a', { href: '#/' }, '← Runs')), header, approvals, h('div', { class: 'actions' }, abortButton), steer, status, timeline.element);
+  // The log shows a step once it is durable (at the end of a model request or a tool call): meanwhile, say the run works.
+  const working = h('p', { class: 'working', hidden: true }, 'Working…');
+  main.replaceChildren(h('p', { class: 'crumbs' }, h('a', { href: '#/' }, '← Runs')), header, approvals, h('div', { class: 'actions' }, abortButton), steer, status, timeline.element, working);
 
   let source: EventSource | undefined;
   let left = false;
@@ -122,6 +124,7 @@ function runPage(runId: string): () => void {
     showApprovals(detail.pendingApprovals);
     const running = r.status === 'running' && r.live;
     steer.hidden = !running;
+    working.hidden = !running;
     abortButton.hidden = !(running || r.status === 'paused');
   };
 
@@ -171,6 +174,7 @@ function runPage(runId: string): () => void {
       if (event.type === 'run_finished') {
         // This drive has ended: the stream ends too (a decision or a resume opens a new one).
         es.close();
+        working.hidden = true;
         void refresh();
       } else if (event.type === 'run_resumed' || event.type === 'run_started') void refresh();
     };
