@@ -22,8 +22,6 @@ type StopSignal = keyof typeof STOP_SIGNALS;
 const COMMANDS: Record<string, { description: string; load: () => Promise<{ command: Command }> }> = {
   run: { description: 'run one task and exit', load: () => import('./commands/run.js') },
   chat: { description: 'an interactive session (type while it works to steer)', load: () => import('./commands/chat.js') },
-  agents: { description: 'list the agents of .rein/agents/ (for --agent and rein serve)', load: () => import('./commands/agents.js') },
-  serve: { description: 'agents over HTTP: runs, live event streams, approvals, a run viewer', load: () => import('./commands/serve.js') },
   demo: { description: 'two example tasks against a scripted offline model (no key needed)', load: () => import('./commands/demo.js') },
   models: { description: 'list known models: context, output limit, reasoning, prices', load: () => import('./commands/models.js') },
   runs: { description: 'list recent runs in the store', load: () => import('./commands/runs.js') },
@@ -32,6 +30,8 @@ const COMMANDS: Record<string, { description: string; load: () => Promise<{ comm
   resume: { description: 'continue a stored run from its log', load: () => import('./commands/resume.js') },
   approve: { description: 'approve or deny what a paused run waits for', load: () => import('./commands/approve.js') },
   mcp: { description: 'list MCP servers and their tools; call a tool without a model', load: () => import('./commands/mcp.js') },
+  agents: { description: 'list the agents of .rein/agents/ (for --agent and rein serve)', load: () => import('./commands/agents.js') },
+  serve: { description: 'agents over HTTP: runs, live event streams, approvals, a run viewer', load: () => import('./commands/serve.js') },
   'scripted-server': {
     description: 'a scripted model server, to try rein offline (no key needed)',
     load: () => import('./commands/scripted-server.js'),

@@ -44,7 +44,7 @@ function random(seed: number): () => number {
 }
 
 describe('kill -9 of rein serve', () => {
-  it('at 20+ random moments, restarted on the same store: every run ends done with a valid history, nothing completed runs twice', { timeout: 240_000 }, async () => {
+  it('at 20+ random moments, restarted on the same store: every run ends done with a valid history, nothing completed runs twice', { timeout: 480_000 }, async () => {
     const seed = Date.now() % 100_000;
     const next = random(seed);
     model = await startScriptedServer({ script });
@@ -104,7 +104,7 @@ describe('kill -9 of rein serve', () => {
       for (let round = 0; ; round++) {
         const running = (await store.listRuns()).filter((r) => r.status === 'running' || r.status === 'paused');
         if (running.length === 0) break;
-        if (round > 600) throw new Error(`seed ${seed}: runs still running: ${running.map((r) => r.id).join(', ')}`);
+        if (round > 1500) throw new Error(`seed ${seed}: runs still running: ${running.map((r) => r.id).join(', ')}`);
         await new Promise((r) => setTimeout(r, 100));
       }
       if (followed) {

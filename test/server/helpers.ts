@@ -49,9 +49,9 @@ export interface InProcess {
   close(): Promise<void>;
 }
 
-export async function startInProcess(options: { agents: Record<string, string>; script: Script; tokenDelayMs?: number; server?: Partial<ServerOptions> }): Promise<InProcess> {
+export async function startInProcess(options: { agents: Record<string, string>; script: Script; tokenDelayMs?: number; chunkSize?: number; server?: Partial<ServerOptions> }): Promise<InProcess> {
   const { base, project, home } = await makeServedProject(options.agents);
-  const model = await startScriptedServer({ script: options.script, ...(options.tokenDelayMs ? { tokenDelayMs: options.tokenDelayMs } : {}) });
+  const model = await startScriptedServer({ script: options.script, ...(options.tokenDelayMs ? { tokenDelayMs: options.tokenDelayMs } : {}), ...(options.chunkSize ? { chunkSize: options.chunkSize } : {}) });
   const store = new SqliteStore({ path: join(base, 'runs.db') });
   const err = new PassThrough();
   let stderr = '';
