@@ -89,6 +89,11 @@ const clients = child(['bench/serve-client.mjs', 'streams', server.url, TOKEN, r
 await clients.line();
 const fanout = JSON.parse(await clients.line());
 await clients.exited;
+// The same 100 clients reading the finished run from its log at once: what the server can push.
+const readers = child(['bench/serve-client.mjs', 'streams', server.url, TOKEN, runId, '100']);
+await readers.line();
+const replay = JSON.parse(await readers.line());
+await readers.exited;
 
 await server.stop();
 await agents.close();
@@ -105,7 +110,8 @@ process.stdout.write(`
 | CPU per model request, the agent run through the library (awaited) | ${f(lib)} ms |
 | CPU per model request, through the server, the client following the event stream | ${f(follow)} ms (+${f(follow - lib)} ms) |
 | CPU per model request, through the server, the client reading the record every 100 ms | ${f(poll)} ms (+${f(poll - lib)} ms) |
-| events delivered to 100 SSE clients of one run (${fanout.events / 100} events each) | ${f(fanout.events / (fanout.ms / 1000), 0)} events/s (${f(fanout.ms, 0)} ms from the first to the last) |
+| events delivered to 100 SSE clients of one live run (${fanout.events / 100} events each; paced by the run) | ${f(fanout.events / (fanout.ms / 1000), 0)} events/s (${f(fanout.ms, 0)} ms from the first to the last) |
+| events delivered to 100 SSE clients reading that run's log at once | ${f(replay.events / (replay.ms / 1000), 0)} events/s (${f(replay.ms, 0)} ms) |
 
 (${TURNS}-tool-turn runs of the agent \`rein serve\` builds, ${RUNS} runs per round, median of 3 rounds; the server's process CPU.)
 `);

@@ -80,6 +80,31 @@ describe('a stream cut by the client and resumed with Last-Event-ID', () => {
   });
 });
 
+describe('a quiet stream', () => {
+  it('gets keep-alive comments while the run waits', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const script = toolLoop({ calls: 0 });
+    env = await startInProcess({
+      agents: { calc },
+      script: async (request, info) => {
+        await gate;
+        return script(request, info);
+      },
+      server: { streams: { keepAliveMs: 100 } },
+    });
+    const { body } = await call(env.url, '/v1/runs', { body: { agent: 'calc', input: 'wait' } });
+    const response = await fetch(`${env.url}/v1/runs/${body.runId}/events`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes(': keep-alive\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    release();
+    expect(text).toMatch(/^: stream of run events\n\nid: 0\nevent: run_started\n/);
+  });
+});
+
 describe('many clients', () => {
   it('100 SSE clients on one live run each get the whole log, the same, ending with run_finished', async () => {
     let release!: () => void;
