@@ -154,7 +154,8 @@ describe('kill -9 of rein serve', () => {
           if (event.name !== 'bash') continue;
           const command = String((events.find((e) => e.type === 'tool_started' && e.toolCallId === event.toolCallId) as { arguments?: { command?: string } } | undefined)?.arguments?.command ?? '');
           const line = /echo (\S+)/.exec(command)?.[1] as string;
-          if (event.outcome === 'unknown') expect(lines.get(line) ?? 0, `${where}: ${line}`).toBeLessThanOrEqual(1);
+          // Cut off mid-way (unknown), or failed (a timeout on a busy machine): it ran at most once.
+          if (event.outcome === 'unknown' || event.result.isError) expect(lines.get(line) ?? 0, `${where}: ${line}`).toBeLessThanOrEqual(1);
           else expect(lines.get(line), `${where}: ${line}`).toBe(1);
         }
         for (const [line, n] of lines) if (line.startsWith(`${tag}-`)) expect(n, `${where}: ${line} ran ${n} times`).toBe(1);
