@@ -104,3 +104,5 @@ from one run to the next, where CPU time on a shared machine is not): \`npm run 
 
 // The run store's own table (bench/store.mjs: SQLite and Postgres), in a fresh process.
 process.stdout.write(execFileSync(node, ['bench/store.mjs'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+// What `rein serve` adds (bench/serve.mjs), in a fresh process.
+process.stdout.write(execFileSync(node, ['bench/serve.mjs'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));

@@ -7,7 +7,7 @@
 // lazily, such as the tokenizers, ajv and better-sqlite3, are still loaded lazily). tsc's per-file output (dist/**/*.js and
 // the .d.ts files) is left as it is: the types come from it, and the tests that spawn
 // built modules import it directly.
-import { rmSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, rolldown } from 'rolldown';
@@ -70,3 +70,18 @@ await build({
     codeSplitting: { groups: [{ name: 'core', test: (id) => core.has(id) }] },
   },
 });
+
+// The run viewer of `rein serve`: browser code, bundled on its own (no Node built-ins, no
+// dependencies), beside its page, style sheet and icon. The server reads these files from
+// dist/bundle/viewer/ when it starts.
+const viewerSrc = `${root}src/server/viewer/`;
+const viewerOut = `${outDir}/viewer`;
+await build({
+  cwd: root,
+  platform: 'browser',
+  input: { app: 'src/server/viewer/main.ts' },
+  transform: { target: 'es2022' },
+  logLevel: 'warn',
+  output: { dir: viewerOut, format: 'esm', entryFileNames: '[name].js', minify: true },
+});
+for (const file of ['index.html', 'style.css', 'icon.svg']) copyFileSync(`${viewerSrc}${file}`, `${viewerOut}/${file}`);

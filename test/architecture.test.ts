@@ -36,6 +36,16 @@ describe('architecture', () => {
     expect(offenders.map((f) => f.path)).toEqual([]);
   });
 
+  it('only the CLI imports the server, and hono is imported only inside the server', () => {
+    const offenders = files.filter((f) => !f.path.startsWith('cli/') && !f.path.startsWith('server/') && importedLayers(f).includes('server'));
+    expect(offenders.map((f) => f.path)).toEqual([]);
+    const hono = files.filter((f) => !f.path.startsWith('server/') && /from '(hono|@hono\/[^']+)'|import\('(hono|@hono\/[^']+)'\)/.test(f.text));
+    expect(hono.map((f) => f.path)).toEqual([]);
+    // The CLI loads the server only when `rein serve` runs: by import(), never statically.
+    const eager = files.filter((f) => f.path.startsWith('cli/') && /^import (?!type )[^;]*from '\.\.?\/(\.\.\/)*server\//m.test(f.text));
+    expect(eager.map((f) => f.path)).toEqual([]);
+  });
+
   it('the model layer knows nothing of tools implementations', () => {
     const offenders = files.filter((f) => f.path.startsWith('model/') && importedLayers(f).includes('tools'));
     expect(offenders.map((f) => f.path)).toEqual([]);

@@ -18,6 +18,7 @@ const DEFAULT_MODEL = 'openai/gpt-4o-mini';
 
 /** The flags every agent command takes. */
 export const AGENT_FLAGS = {
+  agent: { type: 'string', short: 'a' },
   model: { type: 'string', short: 'm' },
   'base-url': { type: 'string' },
   header: { type: 'string', multiple: true },
@@ -45,6 +46,10 @@ export const AGENT_FLAGS = {
 
 /** Help lines of the shared flags; `runOnly` ones are left out of `rein chat --help` (chat refuses them). */
 const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
+  {
+    text: `  -a, --agent <name>             an agent of .rein/agents/<name>.md (rein agents lists them);
+                                 the flags given here win over its file (default: default)`,
+  },
   { text: `  -m, --model <provider/model>  e.g. openai/gpt-4o-mini, ollama/llama3.1, vllm/<id>
                                  (default: $REIN_MODEL, else openai/gpt-4o-mini)` },
   {
@@ -92,6 +97,7 @@ export function agentFlagsHelp(command: 'run' | 'chat'): string {
 }
 
 export type AgentFlagValues = {
+  agent?: string;
   model?: string;
   'base-url'?: string;
   header?: string[];
@@ -249,6 +255,11 @@ export function agentOptionsFromFlags(values: AgentFlagValues, env: NodeJS.Proce
  * checks come first, in the CLI's words: the library's messages name its options
  * (`config.baseUrl`, `providers: {…}`), which a CLI user cannot set.
  */
+/** The model `rein run` uses when no --model is given: `$REIN_MODEL`, else the default. */
+export function defaultModelSpec(env: NodeJS.ProcessEnv): string {
+  return env.REIN_MODEL || DEFAULT_MODEL;
+}
+
 function modelFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): ModelRef {
   // An empty REIN_MODEL is as good as unset (`REIN_MODEL= rein run …`).
   const fromEnv = values.model === undefined && env.REIN_MODEL ? env.REIN_MODEL : undefined;

@@ -76,12 +76,12 @@ export async function openCliAgent(
   values: AgentFlagValues,
   options: AgentOptions,
   io: CliIO,
-  extra: { store?: RunStore; people?: WorkbenchPeople } = {},
+  extra: { store?: RunStore; people?: WorkbenchPeople; metadata?: Record<string, unknown> } = {},
 ): Promise<{ agent: Agent; bench: Workbench }> {
   const bench = await openWorkbench(values, io, options.tools ?? [], extra.people ?? {});
   try {
     announce(bench, io);
-    const agent = new Agent({ ...options, ...bench.options, ...(extra.store ? { store: extra.store } : {}), metadata: cliMetadata(values, bench.root) });
+    const agent = new Agent({ ...options, ...bench.options, ...(extra.store ? { store: extra.store } : {}), metadata: { ...extra.metadata, ...cliMetadata(values, bench.root) } });
     warnUnmatchedTools(agent, bench, io);
     const outputWarning = outputLimitWarning(agent.model, options.modelOptions?.maxTokens);
     if (outputWarning) io.stderr.write(`rein: ${outputWarning}\n`);

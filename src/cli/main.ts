@@ -6,6 +6,7 @@ import type { CliIO, Command } from './io.js';
 import { EXIT } from './io.js';
 import { visibleControls } from './terminal-text.js';
 import { urlPasswordRedacting } from './url-passwords.js';
+import { packageVersion } from './version.js';
 
 /**
  * The signals that stop a command as the first Ctrl-C does (its signal aborts: a run is
@@ -29,6 +30,8 @@ const COMMANDS: Record<string, { description: string; load: () => Promise<{ comm
   resume: { description: 'continue a stored run from its log', load: () => import('./commands/resume.js') },
   approve: { description: 'approve or deny what a paused run waits for', load: () => import('./commands/approve.js') },
   mcp: { description: 'list MCP servers and their tools; call a tool without a model', load: () => import('./commands/mcp.js') },
+  agents: { description: 'list the agents of .rein/agents/ (for --agent and rein serve)', load: () => import('./commands/agents.js') },
+  serve: { description: 'agents over HTTP: runs, live event streams, approvals, a run viewer', load: () => import('./commands/serve.js') },
   'scripted-server': {
     description: 'a scripted model server, to try rein offline (no key needed)',
     load: () => import('./commands/scripted-server.js'),
@@ -126,23 +129,5 @@ function stopWhenOutputCloses(abort: () => void): void {
       // A reader that went away is expected; anything else is said where it can still be read.
       if (error.code !== 'EPIPE') streams[1 - i]?.write(`rein: cannot write to ${i === 0 ? 'stdout' : 'stderr'}: ${error.message}\n`);
     });
-  }
-}
-
-/**
- * rein's version from its package.json: the nearest one named `rein` above this module,
- * which runs from tsc's per-file output or from the bundle, at different depths.
- */
-async function packageVersion(): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
-    try {
-      const pkg = JSON.parse(await readFile(new URL('package.json', dir), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'rein' && pkg.version) return pkg.version;
-    } catch {
-      // no package.json here (or not readable): look further up
-    }
-    // At the root `..` is the root again (`file:///` here, `file:///C:/` on Windows).
-    if (new URL('..', dir).href === dir.href) return 'unknown';
   }
 }

@@ -9,7 +9,8 @@ import { ReinError } from '../../errors.js';
 import { EXIT, type Command } from '../io.js';
 import { HumanRenderer } from '../render.js';
 import { terminalLine } from '../terminal-text.js';
-import { AGENT_FLAGS, agentFlagsHelp, agentOptionsFromFlags, storeFromFlags } from '../agent-flags.js';
+import { AGENT_FLAGS, agentFlagsHelp, storeFromFlags } from '../agent-flags.js';
+import { DEFAULT_AGENT, resolveNamedAgent } from '../named-agent.js';
 import type { Agent } from '../../loop/agent.js';
 import type { RunStore } from '../../store/types.js';
 import { reportSetupError } from './run.js';
@@ -61,9 +62,9 @@ export const command: Command = {
         throw new ReinError('config', 'fatal', `rein chat takes no task on the command line ("${positionals.join(' ')}"): type it at the > prompt, or use rein run "<task>"`);
       }
       if (values.json || values['no-stream']) throw new ReinError('config', 'fatal', `${values.json ? '--json' : '--no-stream'} is for \`rein run\`; chat is interactive`);
-      const options = agentOptionsFromFlags(values, io.env);
+      const named = await resolveNamedAgent(values.agent ?? DEFAULT_AGENT, values, io.env, io);
       store = await storeFromFlags(values, io);
-      ({ agent, bench } = await openCliAgent(values, options, io, { store, people: { question } }));
+      ({ agent, bench } = await openCliAgent(named.values, named.options, io, { store, people: { question }, metadata: { ...named.metadata } }));
     } catch (error) {
       await bench?.close();
       await store?.close();

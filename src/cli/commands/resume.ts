@@ -9,6 +9,7 @@ import { EXIT, type CliIO, type Command } from '../io.js';
 import { exitCodeOf, renderRun, reportSetupError } from './run.js';
 import { agentOptionsFromFlags, type AgentFlagValues } from '../agent-flags.js';
 import { openCliAgent, type CliRunMetadata } from '../cli-agent.js';
+import type { AgentRunMetadata } from '../named-agent.js';
 import { parseCommandLine, runIdOf } from '../flags.js';
 import { findRun, openStoreFor } from './store-command.js';
 import type { RunRecord, RunStore } from '../../store/types.js';
@@ -18,7 +19,7 @@ interface StoredConfig {
   model?: string;
   system?: string | null;
   tools?: Array<{ name: string }>;
-  metadata?: Partial<CliRunMetadata>;
+  metadata?: Partial<CliRunMetadata & AgentRunMetadata>;
 }
 
 /**
@@ -59,8 +60,15 @@ export async function agentForStoredRun(
     },
     io.env,
   );
+  // A run of a named agent: its limits and output schema, which no flag holds.
+  const named = config.metadata?.agent;
+  if (named) {
+    const limits = { ...named.limits, ...options.limits };
+    if (Object.keys(limits).length > 0) options.limits = limits;
+    if (named.outputSchema !== undefined) options.outputSchema = named.outputSchema;
+  }
   if (flags) {
-    const { agent, bench } = await openCliAgent(flags, options, io, { store });
+    const { agent, bench } = await openCliAgent(flags, options, io, { store, ...(named ? { metadata: { agent: named } } : {}) });
     return { agent, close: () => bench.close() };
   }
   const wanted = new Set((config.tools ?? []).map((t) => t.name));

@@ -6,7 +6,8 @@ import type { RunHandle } from '../../loop/handle.js';
 import { SUCCESS_REASONS } from '../../loop/options.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { HumanRenderer, describeError, type RenderOptions } from '../render.js';
-import { AGENT_FLAGS, agentFlagsHelp, agentOptionsFromFlags, storeFromFlags } from '../agent-flags.js';
+import { AGENT_FLAGS, agentFlagsHelp, storeFromFlags } from '../agent-flags.js';
+import { DEFAULT_AGENT, resolveNamedAgent } from '../named-agent.js';
 import { openCliAgent } from '../cli-agent.js';
 import { parseCommandLine } from '../flags.js';
 import type { RunStore } from '../../store/types.js';
@@ -190,7 +191,7 @@ export const command: Command = {
         }
       }
       if (!task) throw new ReinError('config', 'fatal', noTaskMessage(fromStdin, positionals.length > 0));
-      const options = agentOptionsFromFlags(values, io.env);
+      const named = await resolveNamedAgent(values.agent ?? DEFAULT_AGENT, values, io.env, io);
       store = await storeFromFlags(values, io);
       // A person can answer approval questions only at a terminal, and not under --json;
       // otherwise a call that needs approval pauses the run (rein approve continues it).
@@ -200,7 +201,7 @@ export const command: Command = {
       const interrupted = new AbortController();
       const signal = AbortSignal.any([io.signal, interrupted.signal]);
       const question = (q: string): Promise<string> => askLine(io, q, () => interrupted.abort('interrupted'));
-      const session = await openCliAgent(values, options, io, { store, people: interactive ? { question } : {} });
+      const session = await openCliAgent(named.values, named.options, io, { store, people: interactive ? { question } : {}, metadata: { ...named.metadata } });
       bench = session.bench;
       const agent = session.agent;
       const input = await userInput(task, bench.mcp, io, { signal });

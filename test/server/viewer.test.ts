@@ -1,0 +1,180 @@
+// The run viewer in Debian's Chromium (playwright-core, never a browser download): sign-in
+// without the token in a URL, the run list and a run page (screenshots kept in
+// test-artifacts/), a live run's timeline growing, steering, a paused call approved from
+// the page, a phone-sized screen, and no request leaving the server.
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { TOKEN, agentFile, call, startInProcess, until, type InProcess } from './helpers.js';
+import { toolLoop } from './scripts.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+let context: BrowserContext;
+let profile: string;
+let env: InProcess | undefined;
+
+beforeAll(async () => {
+  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium fonts-liberation (.ci/run does)`).toBe(true);
+  await mkdir(artifacts, { recursive: true });
+  profile = await mkdtemp(join(tmpdir(), 'rein-chromium-'));
+  // A fresh profile (its --user-data-dir) per run; no network beyond what the page asks of the server.
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1200, height: 900 },
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  if (profile) await rm(profile, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  for (const page of context.pages()) await page.close();
+  await context.clearCookies();
+  await env?.close();
+  env = undefined;
+});
+
+/** A page that records every URL it requests. */
+async function openPage(): Promise<{ page: Page; requests: string[] }> {
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const requests: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  return { page, requests };
+}
+
+async function signIn(page: Page, url: string): Promise<void> {
+  const response = await page.goto(`${url}/`);
+  expect(response?.status()).toBe(401);
+  await page.fill('#token', TOKEN);
+  await Promise.all([page.waitForURL(`${url}/`), page.click('button[type=submit]')]);
+  await page.waitForSelector('h1:text("Runs")');
+}
+
+describe('the run viewer', { timeout: 90_000 }, () => {
+  it('signs in with the token in a form (a session cookie, HttpOnly, SameSite=Strict; the token in no URL), lists runs, draws a run; works on a phone-sized screen, offline', async () => {
+    env = await startInProcess({ agents: { calc: agentFile('calc', { tools: '[calculate]' }) }, script: toolLoop({ calls: 2 }) });
+    const made = await call(env.url, '/v1/runs', { body: { agent: 'calc', input: 'add numbers twice' } });
+    await until(async () => ((await call(env!.url, `/v1/runs/${made.body.runId}`)).body.record.status === 'done' ? true : undefined), 'the run to finish');
+    const { page, requests } = await openPage();
+    const wrong = await page.goto(`${env.url}/`);
+    expect(wrong?.status()).toBe(401);
+    await page.fill('#token', 'not-the-token');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('.error');
+    expect(await page.textContent('.error')).toMatch(/not the server's token/);
+    await signIn(page, env.url);
+    const cookies = await context.cookies(env.url);
+    expect(cookies).toEqual([expect.objectContaining({ name: 'rein_session', httpOnly: true, sameSite: 'Strict' })]);
+    expect(cookies[0]!.value).not.toContain(TOKEN);
+    await page.waitForSelector(`tr[data-run="${made.body.runId}"]`);
+    const row = await page.textContent(`tr[data-run="${made.body.runId}"]`);
+    expect(row).toMatch(/done/);
+    expect(row).toMatch(/calc/);
+    expect(row).toMatch(/add numbers twice/);
+    expect(row).toMatch(/openai\/scripted/);
+    await page.screenshot({ path: join(artifacts, 'viewer-list.png'), fullPage: true });
+
+    await page.selectOption('#status-filter', 'failed');
+    await page.waitForSelector('.note:text("No runs yet")');
+    await page.selectOption('#status-filter', '');
+    await page.click(`tr[data-run="${made.body.runId}"] a`);
+    await page.waitForSelector('li.finish.done');
+    expect(await page.locator('li.tool.ok').count()).toBe(2);
+    expect(await page.locator('li.request').count()).toBe(3);
+    expect(await page.textContent('#run-status')).toBe('done');
+    await page.screenshot({ path: join(artifacts, 'viewer-run.png'), fullPage: true });
+
+    // A phone-sized screen: nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await page.waitForSelector('li.finish.done');
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.screenshot({ path: join(artifacts, 'viewer-run-phone.png'), fullPage: true });
+    await page.goto(`${env.url}/#/`);
+    await page.waitForSelector(`tr[data-run="${made.body.runId}"]`);
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.screenshot({ path: join(artifacts, 'viewer-list-phone.png'), fullPage: true });
+
+    // Offline: every request went to the server itself, and no URL held the token.
+    expect(requests.filter((u) => !u.startsWith(env!.url))).toEqual([]);
+    expect(requests.filter((u) => u.includes(TOKEN))).toEqual([]);
+    expect(page.url()).not.toContain(TOKEN);
+    expect((await readFile(join(artifacts, 'viewer-run.png'))).length).toBeGreaterThan(1000);
+  });
+
+  it("a live run's timeline grows while it works, and a steer typed on the page reaches the model", async () => {
+    const releases: Array<() => void> = [];
+    const script = toolLoop({ calls: 3 });
+    env = await startInProcess({
+      agents: { calc: agentFile('calc', { tools: '[calculate]' }) },
+      script: async (request, info) => {
+        // Each answer waits until the test lets it go.
+        await new Promise<void>((r) => releases.push(r));
+        return script(request, info);
+      },
+    });
+    const made = await call(env.url, '/v1/runs', { body: { agent: 'calc', input: 'three steps, slowly' } });
+    const { page } = await openPage();
+    await signIn(page, env.url);
+    await page.goto(`${env.url}/#/runs/${made.body.runId}`);
+    await page.waitForSelector('li.start');
+    await page.waitForSelector('p.working:not([hidden])');
+    expect(await page.locator('li.tool').count()).toBe(0);
+    const release = async (n: number) => {
+      await until(async () => releases.length >= n, `model request ${n}`);
+      releases[n - 1]!();
+    };
+    await release(1);
+    await page.waitForSelector('li.tool.ok >> nth=0');
+    expect(await page.locator('li.tool').count()).toBe(1);
+    await page.fill('#steer-text', 'keep the numbers small');
+    await page.click('form.steer button[type=submit]');
+    await page.waitForSelector('.steer .note:text("Queued")');
+    await release(2);
+    await page.waitForSelector('li.tool.ok >> nth=1');
+    expect(await page.locator('li.tool').count()).toBe(2);
+    expect(await page.textContent('#run-status')).toBe('running');
+    await release(3);
+    // The steer entered before the second or third model call (whichever came after it was queued).
+    await page.waitForSelector('li.injected');
+    expect(await page.textContent('li.injected')).toMatch(/keep the numbers small/);
+    await release(4);
+    await page.waitForSelector('li.finish.done');
+    expect(await page.locator('li.tool.ok').count()).toBe(3);
+    expect(await page.textContent('#run-status')).toBe('done');
+    expect(env.model.received.at(-1)?.request?.messages.some((m) => m.role === 'user' && m.content === 'keep the numbers small')).toBe(true);
+    await page.screenshot({ path: join(artifacts, 'viewer-live.png'), fullPage: true });
+  });
+
+  it('a paused call is approved from the page and the run finishes', async () => {
+    env = await startInProcess({
+      agents: { writer: agentFile('writer', { tools: '[write_file]' }) },
+      script: toolLoop({ tool: 'write_file', calls: 1, args: () => ({ path: 'approved.txt', content: 'from the viewer\n' }) }),
+    });
+    const made = await call(env.url, '/v1/runs', { body: { agent: 'writer', input: 'write approved.txt' } });
+    await until(async () => ((await call(env!.url, `/v1/runs/${made.body.runId}`)).body.record.status === 'paused' ? true : undefined), 'the run to pause');
+    const { page } = await openPage();
+    await signIn(page, env.url);
+    await page.goto(`${env.url}/#/runs/${made.body.runId}`);
+    await page.waitForSelector('.approvals article.pending');
+    expect(await page.textContent('.approvals')).toMatch(/write_file/);
+    expect(await page.textContent('.approvals')).toMatch(/approved\.txt/);
+    expect(await page.textContent('#run-status')).toBe('paused');
+    await page.screenshot({ path: join(artifacts, 'viewer-approval.png'), fullPage: true });
+    await page.click('.approvals button.approve');
+    await page.waitForSelector('li.finish.done');
+    await until(async () => ((await page.textContent('#run-status')) === 'done' ? true : undefined), 'the page to show done');
+    expect(await readFile(join(env.project, 'approved.txt'), 'utf8')).toBe('from the viewer\n');
+    expect(await page.locator('li.approval.approved').count()).toBe(1);
+  });
+});
