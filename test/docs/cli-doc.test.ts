@@ -22,6 +22,8 @@ const SECTION_OF: Record<string, string[]> = {
   replay: ['Stored runs: runs, show, replay, resume, approve'],
   resume: ['Stored runs: runs, show, replay, resume, approve'],
   approve: ['Stored runs: runs, show, replay, resume, approve'],
+  agents: ['rein agents'],
+  serve: ['rein serve'],
 };
 
 /** True when `text` names `flag` in inline code (`--store`, `--store <path>`, `-v, --verbose`). */
