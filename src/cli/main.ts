@@ -6,6 +6,7 @@ import type { CliIO, Command } from './io.js';
 import { EXIT } from './io.js';
 import { visibleControls } from './terminal-text.js';
 import { urlPasswordRedacting } from './url-passwords.js';
+import { packageVersion } from './version.js';
 
 /**
  * The signals that stop a command as the first Ctrl-C does (its signal aborts: a run is
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, { description: string; load: () => Promise<{ comm
   replay: { description: 'render a stored run as it ran', load: () => import('./commands/show.js').then((m) => ({ command: m.replayCommand })) },
   resume: { description: 'continue a stored run from its log', load: () => import('./commands/resume.js') },
   approve: { description: 'approve or deny what a paused run waits for', load: () => import('./commands/approve.js') },
+  trace: { description: 'a stored run as a tree of spans (--json: the spans; --export: to OTLP)', load: () => import('./commands/trace.js') },
   mcp: { description: 'list MCP servers and their tools; call a tool without a model', load: () => import('./commands/mcp.js') },
   'scripted-server': {
     description: 'a scripted model server, to try rein offline (no key needed)',
@@ -47,6 +49,8 @@ ${lines.join('\n')}
 
 Run \`rein <command> --help\` for a command's options.
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, REIN_MODEL (provider/model), REIN_DATABASE_URL.
+Telemetry: OTEL_EXPORTER_OTLP_ENDPOINT (and the other OTEL_* variables), TRACEPARENT,
+REIN_LOG_FILE, REIN_LOG_LEVEL, REIN_ALERT_WEBHOOK, REIN_TRACE_PROPAGATION (docs/observability.md).
 Other providers read their own (the README's provider table): ANTHROPIC_API_KEY,
 GEMINI_API_KEY, OPENROUTER_API_KEY, VLLM_API_KEY; each its base URL from ANTHROPIC_BASE_URL,
 GEMINI_BASE_URL, OPENROUTER_BASE_URL, OLLAMA_BASE_URL, VLLM_BASE_URL, LMSTUDIO_BASE_URL.
@@ -126,23 +130,5 @@ function stopWhenOutputCloses(abort: () => void): void {
       // A reader that went away is expected; anything else is said where it can still be read.
       if (error.code !== 'EPIPE') streams[1 - i]?.write(`rein: cannot write to ${i === 0 ? 'stdout' : 'stderr'}: ${error.message}\n`);
     });
-  }
-}
-
-/**
- * rein's version from its package.json: the nearest one named `rein` above this module,
- * which runs from tsc's per-file output or from the bundle, at different depths.
- */
-async function packageVersion(): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
-    try {
-      const pkg = JSON.parse(await readFile(new URL('package.json', dir), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'rein' && pkg.version) return pkg.version;
-    } catch {
-      // no package.json here (or not readable): look further up
-    }
-    // At the root `..` is the root again (`file:///` here, `file:///C:/` on Windows).
-    if (new URL('..', dir).href === dir.href) return 'unknown';
   }
 }

@@ -292,6 +292,8 @@ export class RunDerivation {
     const text = toolResultText(event.result.content);
     const outcome = event.outcome ?? (event.errorCode === 'tool_denied' ? 'denied' : event.result.isError ? 'error' : 'ok');
     op.attributes[REIN.toolOutcome] = outcome;
+    // The tool's own time (the span also holds the durable write before it and a person's answer).
+    op.attributes[REIN.toolDurationMs] = event.durationMs;
     if (event.result.isError || event.outcome === 'unknown') this.fail(op, event.errorCode ?? 'tool_error', cut(text, 500));
     else op.output = cut(text, this.maxField);
     if (this.options.content) (op.content ??= {})[ATTR.toolCallResult] = contentAttribute(text, this.options.content);

@@ -93,7 +93,9 @@ export class LogSink implements OperationSink {
         break;
       }
       case 'tool': {
-        const record: Record<string, unknown> = { event: 'tool_call', tool: a[ATTR.toolName], tool_call_id: a[ATTR.toolCallId], outcome: a[REIN.toolOutcome], duration_ms: duration };
+        // The tool's own time, as the dispatcher measured it (the span also holds rein's write before it).
+        const ran = a[REIN.toolDurationMs];
+        const record: Record<string, unknown> = { event: 'tool_call', tool: a[ATTR.toolName], tool_call_id: a[ATTR.toolCallId], outcome: a[REIN.toolOutcome], duration_ms: typeof ran === 'number' ? ran : duration };
         if (op.input !== undefined) record.input = bounded(op.input, this.maxChars);
         if (op.error) record.error = op.error;
         else record.output = bounded(op.output ?? '', this.maxChars);

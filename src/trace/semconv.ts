@@ -53,6 +53,7 @@ export const REIN = {
   requestAttempt: 'rein.request.attempt',
   retryDelayMs: 'rein.retry.delay_ms',
   toolOutcome: 'rein.tool.outcome',
+  toolDurationMs: 'rein.tool.duration_ms',
   idempotencyKey: 'rein.tool.idempotency_key',
   approved: 'rein.approval.approved',
   approvalOutcome: 'rein.approval.outcome',

@@ -37,6 +37,7 @@ export const command: Command = {
     let agent: Agent;
     let store: RunStore | undefined;
     let bench: Workbench | undefined;
+    let runOptions: Awaited<ReturnType<typeof openCliAgent>>['runOptions'] = {};
     // An approval question waiting for the next line typed (the chat reads every line).
     let pendingAnswer: { answer(line: string): void; giveUp(why: string): void } | undefined;
     // Once the input has ended nobody can answer: a question asked after that (piped input
@@ -63,7 +64,7 @@ export const command: Command = {
       if (values.json || values['no-stream']) throw new ReinError('config', 'fatal', `${values.json ? '--json' : '--no-stream'} is for \`rein run\`; chat is interactive`);
       const options = agentOptionsFromFlags(values, io.env);
       store = await storeFromFlags(values, io);
-      ({ agent, bench } = await openCliAgent(values, options, io, { store, people: { question } }));
+      ({ agent, bench, runOptions } = await openCliAgent(values, options, io, { store, people: { question } }));
     } catch (error) {
       await bench?.close();
       await store?.close();
@@ -179,7 +180,7 @@ export const command: Command = {
           else prompt();
           return;
         }
-        const handle = chatAgent.run(input!, { history });
+        const handle = chatAgent.run(input!, { history, ...runOptions });
         for (const steer of queued) handle.steer(steer);
         active = handle;
         const renderer = new HumanRenderer(io);
