@@ -53,10 +53,22 @@ export function isMissing(error: unknown, name: string): boolean {
 export function hasGlobalTracer(api: OtelApi): boolean {
   const global = api.trace.getTracerProvider();
   if (!(global instanceof api.ProxyTracerProvider)) return true;
-  return global.getDelegate() !== new api.ProxyTracerProvider().getDelegate();
+  return global.getDelegate() !== noopsOf(api).tracerProvider;
 }
 
 /** Whether a meter records anything: the no-op meter is an instance of the API's own no-op class. */
 export function isNoopMeter(api: OtelApi, meter: unknown): boolean {
-  return meter instanceof (api.createNoopMeter().constructor as abstract new () => unknown);
+  return meter instanceof noopsOf(api).meterClass;
+}
+
+const noops = new WeakMap<OtelApi, { tracerProvider: unknown; meterClass: abstract new () => unknown }>();
+
+/** The API's no-op tracer provider and meter class, found once per API module (asked on every run's start). */
+function noopsOf(api: OtelApi): { tracerProvider: unknown; meterClass: abstract new () => unknown } {
+  let found = noops.get(api);
+  if (!found) {
+    found = { tracerProvider: new api.ProxyTracerProvider().getDelegate(), meterClass: api.createNoopMeter().constructor as abstract new () => unknown };
+    noops.set(api, found);
+  }
+  return found;
 }
