@@ -314,9 +314,10 @@ export class Agent<S = unknown> {
     prepare: (extras: RunExtras | undefined, observedTraceId: string | undefined) => Promise<Prepared>,
   ): RunHandle<OutputOf<S>> {
     const extras = this.extras.active ? this.extras.startRun(runId) : undefined;
-    // Asked now, in the caller's context: its active span is the run's parent.
+    // Asked now, in the caller's context: its active span is the run's parent. (A promise
+    // only until the telemetry module is loaded, on the agent's first run.)
     const observing = this.telemetry?.open(observe);
-    let observer: RunObserver | undefined;
+    let observer: RunObserver | undefined = observing instanceof Promise ? undefined : observing;
     const abortController = new AbortController();
     // Every asynchronous tool call of a turn listens on the run's signal until it settles: a
     // turn of more than 10 parallel calls is normal, not a leak, so no listener limit here.
@@ -406,7 +407,7 @@ export class Agent<S = unknown> {
     // Start on a later tick so the caller can attach an iterator or listener first.
     const result: Promise<RunResult> = Promise.resolve()
       .then(async () => {
-        if (observing) observer = await observing;
+        if (observing instanceof Promise) observer = await observing;
         let prepared: Prepared;
         try {
           prepared = await prepare(extras, observer?.traceId || undefined);

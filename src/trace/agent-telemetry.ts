@@ -88,7 +88,8 @@ export interface TelemetryInput {
 
 /** An agent's telemetry, loaded on its first run. */
 export class LazyTelemetry {
-  private loaded: Promise<AgentTelemetry> | undefined;
+  private loading: Promise<AgentTelemetry> | undefined;
+  private loaded: AgentTelemetry | undefined;
   private readonly settings: TelemetrySettings;
 
   constructor(input: TelemetryInput) {
@@ -114,10 +115,14 @@ export class LazyTelemetry {
     };
   }
 
-  /** The observer of a run that starts now (see `AgentTelemetry.open`). Never rejects. */
-  open(start: ObserveStart): Promise<RunObserver | undefined> {
-    this.loaded ??= import('./telemetry.js').then((m) => new m.AgentTelemetry(this.settings));
-    return this.loaded.then(
+  /**
+   * The observer of a run that starts now (see `AgentTelemetry.open`): at once once the
+   * telemetry module and the API are loaded, else a promise. Never throws or rejects.
+   */
+  open(start: ObserveStart): RunObserver | undefined | Promise<RunObserver | undefined> {
+    if (this.loaded) return this.loaded.open(start);
+    this.loading ??= import('./telemetry.js').then((m) => (this.loaded = new m.AgentTelemetry(this.settings)));
+    return this.loading.then(
       (telemetry) => telemetry.open(start),
       () => undefined,
     );

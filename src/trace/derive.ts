@@ -36,6 +36,8 @@ export interface DerivationOptions {
   now?: () => number;
   /** Cut of the `input` / `output` kept for log lines (default 4000 characters). */
   maxFieldChars?: number;
+  /** Keep each operation's `input` / `output` (for log lines and records; default true). */
+  keepIo?: boolean;
 }
 
 /** A decision taken while the run waited (by `rein approve`): told on the next attempt. */
@@ -62,16 +64,20 @@ export class RunDerivation {
   private first: { spanId: string; sampled: boolean; parent?: ParentContext } | undefined;
   private last: { traceId: string; spanId: string } | undefined;
   private model: { provider: string; id: string; baseUrl: string } | undefined;
+  /** The model's attributes, made once per run (a URL is parsed for them). */
+  private modelAttrs: Attributes = {};
   private lastTime = 0;
   private muted = false;
   /** The history, kept only when content is recorded. */
   private readonly messages: Message[] | undefined;
   private readonly maxField: number;
+  private readonly io: boolean;
 
   constructor(private readonly options: DerivationOptions) {
     this.traceId = options.traceId;
     this.messages = options.content ? [] : undefined;
     this.maxField = options.maxFieldChars ?? 4000;
+    this.io = options.keepIo !== false;
   }
 
   /**
@@ -99,7 +105,7 @@ export class RunDerivation {
     op.spanId = options.spanId ?? '';
     Object.assign(op.attributes, { [ATTR.operationName]: 'invoke_agent', [REIN.runId]: this.options.runId, [REIN.attempt]: this.attempts });
     if (this.options.agentName) op.attributes[ATTR.agentName] = this.options.agentName;
-    if (this.model) Object.assign(op.attributes, this.modelAttributes());
+    Object.assign(op.attributes, this.modelAttrs);
     this.run = op;
     this.started(op);
     this.traceId = op.traceId;
@@ -136,22 +142,27 @@ export class RunDerivation {
 
   onEvent(event: RunEvent): void {
     if (event.type === 'text_delta' || event.type === 'thinking_delta' || event.type === 'tool_call_delta' || event.type === 'tool_progress') return;
+    if (event.type === 'state_changed') {
+      // Starts and ends nothing: only marks when the next step began (a compaction's start).
+      this.lastTime = event.at;
+      return;
+    }
     const time = this.options.now ? this.options.now() : event.at;
     switch (event.type) {
       case 'run_started': {
         this.model = { provider: event.model.provider, id: event.model.id, baseUrl: event.model.baseUrl };
+        this.modelAttrs = { [ATTR.providerName]: providerName(event.model.provider), [ATTR.requestModel]: event.model.id, ...serverAttributes(event.model.baseUrl) };
         if (!this.traceId) this.traceId = event.traceId;
         const parent = event.parentSpanId ? { traceId: event.traceId, spanId: event.parentSpanId, sampled: true } : undefined;
         const run = this.run ?? this.startAttempt(event.seq, time, { traceId: event.traceId, ...(event.spanId ? { spanId: event.spanId } : {}), ...(parent ? { parent } : {}) });
         this.messages?.push(...event.history, event.input);
         const content = this.options.content;
-        const added: Attributes = { ...this.modelAttributes() };
-        this.annotate(run, added);
+        this.annotate(run, this.modelAttrs);
         if (content) {
           if (event.system !== undefined) this.addContent(run, ATTR.systemInstructions, [{ type: 'text', content: event.system }]);
           this.addContent(run, ATTR.inputMessages, [conventionMessage(event.input)]);
         }
-        run.input = cut(typeof event.input.content === 'string' ? event.input.content : toolResultText(event.input.content.filter((p) => p.type === 'text')), this.maxField);
+        if (this.io) run.input = cut(typeof event.input.content === 'string' ? event.input.content : toolResultText(event.input.content.filter((p) => p.type === 'text')), this.maxField);
         break;
       }
       case 'run_resumed': {
@@ -177,7 +188,7 @@ export class RunDerivation {
       case 'tool_started': {
         const op = this.child('tool', `execute_tool ${event.name}`, 'internal', event.seq, time, event.step);
         Object.assign(op.attributes, { [ATTR.operationName]: 'execute_tool', [ATTR.toolName]: event.name, [ATTR.toolCallId]: event.toolCallId, [ATTR.toolType]: 'function', [REIN.idempotencyKey]: event.idempotencyKey });
-        op.input = event.arguments;
+        if (this.io) op.input = event.arguments;
         if (this.options.content) op.content = { [ATTR.toolCallArguments]: contentAttribute(event.arguments, this.options.content) };
         this.tools.set(event.toolCallId, op);
         this.started(op);
@@ -245,12 +256,14 @@ export class RunDerivation {
     }
     const model = this.model;
     const op = this.child('chat', `chat ${model?.id ?? 'model'}`, 'client', event.seq, time, event.step);
-    Object.assign(op.attributes, { [ATTR.operationName]: 'chat', ...this.modelAttributes(), [REIN.requestAttempt]: event.attempt });
+    op.attributes[ATTR.operationName] = 'chat';
+    Object.assign(op.attributes, this.modelAttrs);
+    op.attributes[REIN.requestAttempt] = event.attempt;
     const request = this.options.request;
     if (request?.maxTokens !== undefined) op.attributes[ATTR.requestMaxTokens] = request.maxTokens;
     if (request?.temperature !== undefined) op.attributes[ATTR.requestTemperature] = request.temperature;
     if (request?.stream !== undefined) op.attributes[ATTR.requestStream] = request.stream;
-    op.input = { messages: event.messages };
+    if (this.io) op.input = { messages: event.messages };
     if (this.options.content && this.messages) op.content = { [ATTR.inputMessages]: contentAttribute(this.messages.map(conventionMessage), this.options.content) };
     this.chat = op;
     this.started(op);
@@ -260,7 +273,8 @@ export class RunDerivation {
     let op = this.chat;
     if (!op) {
       op = this.child('chat', `chat ${this.model?.id ?? message.model}`, 'client', seq, time, step);
-      Object.assign(op.attributes, { [ATTR.operationName]: 'chat', ...this.modelAttributes() });
+      op.attributes[ATTR.operationName] = 'chat';
+      Object.assign(op.attributes, this.modelAttrs);
       this.started(op);
     }
     this.chat = undefined;
@@ -269,13 +283,15 @@ export class RunDerivation {
     if (message.stopReason === 'error' || message.stopReason === 'aborted') {
       this.fail(op, message.error?.code ?? message.stopReason, message.error?.message, message.error?.status);
     } else this.messages?.push(message);
-    let text = '';
-    const calls: string[] = [];
-    for (const block of message.content) {
-      if (block.type === 'text') text += block.text;
-      else if (block.type === 'tool_call') calls.push(block.name);
+    if (this.io) {
+      let text = '';
+      const calls: string[] = [];
+      for (const block of message.content) {
+        if (block.type === 'text') text += block.text;
+        else if (block.type === 'tool_call') calls.push(block.name);
+      }
+      op.output = { text: cut(text, this.maxField), ...(calls.length > 0 ? { tool_calls: calls } : {}) };
     }
-    op.output = { text: cut(text, this.maxField), ...(calls.length > 0 ? { tool_calls: calls } : {}) };
     if (this.options.content) (op.content ??= {})[ATTR.outputMessages] = contentAttribute([conventionMessage(message)], this.options.content);
     this.close(op, time);
   }
@@ -289,13 +305,13 @@ export class RunDerivation {
       this.started(op);
     }
     this.tools.delete(event.toolCallId);
-    const text = toolResultText(event.result.content);
+    const text = this.io || this.options.content || event.result.isError ? toolResultText(event.result.content) : '';
     const outcome = event.outcome ?? (event.errorCode === 'tool_denied' ? 'denied' : event.result.isError ? 'error' : 'ok');
     op.attributes[REIN.toolOutcome] = outcome;
     // The tool's own time (the span also holds the durable write before it and a person's answer).
     op.attributes[REIN.toolDurationMs] = event.durationMs;
     if (event.result.isError || event.outcome === 'unknown') this.fail(op, event.errorCode ?? 'tool_error', cut(text, 500));
-    else op.output = cut(text, this.maxField);
+    else if (this.io) op.output = cut(text, this.maxField);
     if (this.options.content) (op.content ??= {})[ATTR.toolCallResult] = contentAttribute(text, this.options.content);
     this.messages?.push(event.result);
     this.close(op, time);
@@ -401,12 +417,6 @@ export class RunDerivation {
     op.sampled = parent.sampled;
     if (parent.traceState !== undefined) op.traceState = parent.traceState;
     return op;
-  }
-
-  private modelAttributes(): Attributes {
-    const model = this.model;
-    if (!model) return {};
-    return { [ATTR.providerName]: providerName(model.provider), [ATTR.requestModel]: model.id, ...serverAttributes(model.baseUrl) };
   }
 
   private fail(op: Operation, code: string, message?: string, status?: number): void {

@@ -60,6 +60,8 @@ export interface Operation {
   error?: { code: string; message: string; status?: number };
   /** A sink's own object for it (an OpenTelemetry span). */
   handle?: unknown;
+  /** How many of `attributes` the span was started with (the rest are set when it ends). */
+  startedKeys?: number;
 }
 
 /** Where operations go as they start, change and end. */

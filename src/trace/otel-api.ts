@@ -11,17 +11,24 @@ export type OtelApi = typeof import('@opentelemetry/api');
 
 const PACKAGE = '@opentelemetry/api';
 let loading: Promise<OtelApi | undefined> | undefined;
+/** The module once loaded (`undefined`: not installed); `null` until then. */
+let loaded: OtelApi | undefined | null = null;
 
 /** The API module, or `undefined` when it is not installed (loaded once per process). */
 export function loadOtelApi(): Promise<OtelApi | undefined> {
   loading ??= import(PACKAGE).then(
-    (mod: OtelApi & { default?: OtelApi }) => (mod.trace ? mod : mod.default),
+    (mod: OtelApi & { default?: OtelApi }) => (loaded = mod.trace ? mod : mod.default),
     (error: unknown) => {
-      if (isMissing(error, PACKAGE)) return undefined;
+      if (isMissing(error, PACKAGE)) return (loaded = undefined);
       throw error;
     },
   );
   return loading;
+}
+
+/** The API module if {@link loadOtelApi} has loaded it (`undefined`: not installed); `null` before. */
+export function loadedOtelApi(): OtelApi | undefined | null {
+  return loaded;
 }
 
 /** Whether the API package can be found from rein (a synchronous check for the constructor). */

@@ -3,7 +3,7 @@
  * program registered (or handed in) records and exports them. The span's ids become the
  * operation's, so log lines and propagated `traceparent`s name the spans the backend has.
  */
-import type { Context, Span, Tracer } from '@opentelemetry/api';
+import type { AttributeValue as SpanAttributeValue, Context, Span, Tracer } from '@opentelemetry/api';
 import type { Operation, OperationEvent, OperationSink, Attributes } from './operations.js';
 import type { OtelApi } from './otel-api.js';
 
@@ -35,8 +35,10 @@ export class OtelSpanSink implements OperationSink {
       this.parentOf(op),
     );
     op.handle = span;
+    op.startedKeys = Object.keys(op.attributes).length;
     const context = span.spanContext();
-    if (api.isSpanContextValid(context)) {
+    // An SDK's span always has valid ids; a no-op one has the invalid (all-zero) ones.
+    if (context.spanId !== api.INVALID_SPANID && context.traceId !== api.INVALID_TRACEID) {
       op.traceId = context.traceId;
       op.spanId = context.spanId;
       op.sampled = (context.traceFlags & api.TraceFlags.SAMPLED) === api.TraceFlags.SAMPLED;
@@ -56,7 +58,10 @@ export class OtelSpanSink implements OperationSink {
   ended(op: Operation): void {
     const span = op.handle as Span | undefined;
     if (!span) return;
-    span.setAttributes(op.attributes);
+    // Only what was added since the start: the span validates each attribute it is given.
+    let index = 0;
+    const skip = op.startedKeys ?? 0;
+    for (const key in op.attributes) if (index++ >= skip) span.setAttribute(key, op.attributes[key] as SpanAttributeValue);
     if (op.content) span.setAttributes(op.content);
     for (const event of op.kind === 'run' ? [] : op.events) span.addEvent(event.name, event.attributes, event.time);
     if (op.status.code === 'error') span.setStatus({ code: this.api.SpanStatusCode.ERROR, ...(op.status.message === undefined ? {} : { message: op.status.message }) });

@@ -13,7 +13,7 @@ import { RunDerivation } from './derive.js';
 import { LogSink } from './log-sink.js';
 import { createInstruments, MetricsSink, type Instruments } from './metrics.js';
 import type { OperationSink } from './operations.js';
-import { hasGlobalTracer, isNoopMeter, loadOtelApi, type OtelApi } from './otel-api.js';
+import { hasGlobalTracer, isNoopMeter, loadedOtelApi, loadOtelApi, type OtelApi } from './otel-api.js';
 import { OtelSpanSink } from './otel-sink.js';
 import { withTraceHeaders } from './propagation.js';
 import { formatTraceparent, type ParentContext } from './trace-context.js';
@@ -55,20 +55,25 @@ export class AgentTelemetry {
     this.captureContent = t?.captureContent ?? /^true$/i.test(settings.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT ?? '');
   }
 
-  /** The observer of a run that starts now, or `undefined` when nothing observes it. Never rejects. */
-  async open(start: ObserveStart): Promise<RunObserver | undefined> {
+  /**
+   * The observer of a run that starts now, or `undefined` when nothing observes it; at
+   * once (no promise) once the API is loaded, so a run nothing observes costs no await.
+   * Never throws or rejects.
+   */
+  open(start: ObserveStart): RunObserver | undefined | Promise<RunObserver | undefined> {
+    const api = this.settings.telemetry === false ? undefined : loadedOtelApi();
+    if (api === null) return loadOtelApi().then(() => this.open(start), (error: unknown) => void warnOnce(error));
     try {
-      return await this.openNow(start);
+      return this.openWith(start, api);
     } catch (error) {
       warnOnce(error);
       return undefined;
     }
   }
 
-  private async openNow(start: ObserveStart): Promise<RunObserver | undefined> {
+  private openWith(start: ObserveStart, api: OtelApi | undefined): RunObserver | undefined {
     const { settings } = this;
     const options = settings.telemetry || undefined;
-    const api = settings.telemetry === false ? undefined : await loadOtelApi();
     let tracer: Tracer | undefined;
     let meter: Meter | undefined;
     if (api) {
@@ -96,6 +101,7 @@ export class AgentTelemetry {
     if (meter) sinks.push(new MetricsSink(this.instrumentsOf(meter), options?.agentName));
     if (settings.logger) sinks.push(new LogSink(settings.logger, settings.redactor, 4000));
     const derivation = new RunDerivation({
+      keepIo: settings.logger !== undefined,
       runId: start.runId,
       // An SDK makes the trace id of a run with no parent; otherwise it is the parent's, or rein's own.
       traceId: parent?.traceId ?? (tracer ? '' : newTraceId()),
