@@ -126,9 +126,10 @@ export class AgentTelemetry {
   }
 }
 
+const origin = performance.timeOrigin;
 /** Epoch ms with the sub-millisecond part `performance.now()` has. */
 function hiResNow(): number {
-  return performance.timeOrigin + performance.now();
+  return origin + performance.now();
 }
 
 let warned = false;
