@@ -1,6 +1,9 @@
 // One measured implementation in its own process: warm-up, a sequential phase (CPU and
 // latency) and a concurrent phase (wall time and peak RSS). Prints one JSON line.
-// Usage: node bench/client.mjs <rein|fetch|http> <baseUrl> <turns> [sequential] [concurrent] [warm-up runs]
+// Usage: node bench/client.mjs <rein|rein-off|rein-otel|fetch|http> <baseUrl> <turns> [sequential] [concurrent] [warm-up runs]
+// rein: as a user gets it (telemetry on by default; @opentelemetry/api installed, no SDK
+// registered); rein-off: `telemetry: false`; rein-otel: the OpenTelemetry SDK registered
+// (batch span processor, in-memory span and metric exporters).
 import { fetchFloor, httpFloor } from './floors.mjs';
 
 const [impl, url, turnsArg, seqArg = '30', concArg = '100', warmArg = '3'] = process.argv.slice(2);
@@ -12,6 +15,7 @@ async function makeRunner() {
   if (impl === 'fetch') return () => fetchFloor(url, model, task);
   if (impl === 'http') return () => httpFloor(url, model, task);
   const { Agent, defineTool } = await import('rein');
+  if (impl === 'rein-otel') await registerSdk();
   const add = defineTool({
     name: 'add',
     description: 'Add two numbers.',
@@ -23,12 +27,28 @@ async function makeRunner() {
     model: { provider: 'scripted', id: model, api: 'openai-chat', baseUrl: url },
     tools: [add],
     limits: { maxSteps: turns + 5 },
+    ...(impl === 'rein-off' ? { telemetry: false } : {}),
   });
   return async () => {
     const result = await agent.run(task);
     if (result.reason !== 'final_answer') throw new Error(`rein run ended with ${result.reason}: ${result.error?.message ?? ''}`);
     return { requests: result.totals.steps, text: result.text };
   };
+}
+
+/** The OpenTelemetry SDK as a program would register it: spans batched to memory, metrics read into memory. */
+async function registerSdk() {
+  const [{ trace, metrics }, { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter }, { MeterProvider, PeriodicExportingMetricReader, InMemoryMetricExporter, AggregationTemporality }] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/sdk-metrics'),
+  ]);
+  const spans = new InMemorySpanExporter();
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(spans)] }));
+  const reader = new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 60_000 });
+  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+  // What a real exporter would have sent is dropped now and then, as a real export frees it.
+  setInterval(() => spans.reset(), 2000).unref();
 }
 
 const run = await makeRunner();

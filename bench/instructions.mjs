@@ -49,21 +49,28 @@ function measure(dir, url, impl, turns, sequential) {
   return countsOf(out);
 }
 
+// BENCH_CASES=telemetry counts only the telemetry cases (rein, rein-off, rein-otel at 8
+// turns); the default counts the growth cases and those.
+const only = process.env.BENCH_CASES;
+const cases = [
+  ...(only === 'telemetry' ? [] : [['http', 8], ['http', 32], ['rein', 32]]),
+  ['rein', 8],
+  ['rein-off', 8],
+  ['rein-otel', 8],
+];
 const dir = mkdtempSync(join(tmpdir(), 'rein-instructions-'));
 const { child, url } = await startServer();
 const window = {};
 try {
-  for (const impl of ['http', 'rein']) {
-    for (const turns of [8, 32]) {
-      const warm = measure(dir, url, impl, turns, 0);
-      const all = measure(dir, url, impl, turns, SEQUENTIAL);
-      const requests = SEQUENTIAL * (turns + 1);
-      const per = {};
-      for (const key of Object.keys(all)) per[key] = (all[key] - warm[key]) / requests;
-      per.total = per.compiler + per.gc + per.rest;
-      window[`${impl}-${turns}`] = per;
-      process.stderr.write(`${impl}, ${turns} turns counted\n`);
-    }
+  for (const [impl, turns] of cases) {
+    const warm = measure(dir, url, impl, turns, 0);
+    const all = measure(dir, url, impl, turns, SEQUENTIAL);
+    const requests = SEQUENTIAL * (turns + 1);
+    const per = {};
+    for (const key of Object.keys(all)) per[key] = (all[key] - warm[key]) / requests;
+    per.total = per.compiler + per.gc + per.rest;
+    window[`${impl}-${turns}`] = per;
+    process.stderr.write(`${impl}, ${turns} turns counted\n`);
   }
 } finally {
   child.kill('SIGTERM');
@@ -71,11 +78,20 @@ try {
 }
 
 const k = (n) => `${(n / 1000).toFixed(0)}k`;
-const rows = Object.entries(window).map(([key, w]) => `| ${key.replace('-', ' | ')} | ${k(w.total)} | ${k(w.compiler)} | ${k(w.gc)} | ${k(w.total - w.compiler)} |`);
+const rows = Object.entries(window).map(([key, w]) => `| ${key.replace(/-(\d+)$/, ' | $1')} | ${k(w.total)} | ${k(w.compiler)} | ${k(w.gc)} | ${k(w.total - w.compiler)} |`);
 const growth = (withCompiler) => {
   const value = (key) => (withCompiler ? window[key].total : window[key].total - window[key].compiler);
   return value('rein-32') / value('http-32') / (value('rein-8') / value('http-8'));
 };
+const ratio = (a, b, withCompiler) => {
+  const value = (key) => (withCompiler ? window[key].total : window[key].total - window[key].compiler);
+  return value(a) / value(b);
+};
+const telemetry = `Telemetry at 8 turns: SDK registered / none registered ${ratio('rein-otel-8', 'rein-8', true).toFixed(3)}× in all, ${ratio('rein-otel-8', 'rein-8', false).toFixed(3)}× without
+the compiler (target ≤ 1.15×); none registered / \`telemetry: false\` ${ratio('rein-8', 'rein-off-8', true).toFixed(3)}× in all, ${ratio('rein-8', 'rein-off-8', false).toFixed(3)}×
+without the compiler (target ≤ 1.02×).`;
+const growthLine = window['http-8'] ? `Growth of rein / node:http from 8 to 32 turns: ${growth(true).toFixed(2)} in all, ${growth(false).toFixed(2)} without the
+optimizing compiler.` : '';
 console.log(`
 ## Instructions per model request (${new Date().toISOString()}, node ${process.version}, valgrind)
 
@@ -87,6 +103,7 @@ thread and counted in the column "compiler".
 |---|---|---|---|---|---|
 ${rows.join('\n')}
 
-Growth of rein / node:http from 8 to 32 turns: ${growth(true).toFixed(2)} in all, ${growth(false).toFixed(2)} without the
-optimizing compiler.
+${growthLine}
+
+${telemetry}
 `);

@@ -35,7 +35,9 @@ const samples = {};
 try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const turns of [8, 32]) {
-      for (const impl of ['fetch', 'http', 'rein']) {
+      // Telemetry's cost is measured at 8 turns: rein without it, and with an SDK registered.
+      const impls = turns === 8 ? ['fetch', 'http', 'rein', 'rein-off', 'rein-otel'] : ['fetch', 'http', 'rein'];
+      for (const impl of impls) {
         (samples[`${impl}-${turns}`] ??= []).push(client(impl, url, turns));
       }
     }
@@ -60,7 +62,7 @@ const importTime = importMs();
 const f = (n, d = 0) => n.toFixed(d);
 const rows = [];
 for (const turns of [8, 32]) {
-  for (const impl of ['fetch', 'http', 'rein']) {
+  for (const impl of turns === 8 ? ['fetch', 'http', 'rein', 'rein-off', 'rein-otel'] : ['fetch', 'http', 'rein']) {
     const r = results[`${impl}-${turns}`];
     rows.push(`| ${impl} | ${turns} | ${f(r.cpuUsPerRequest)} | ${f(r.medianMsPerRun, 1)} | ${f(r.concurrentWallMs)} | ${f(r.peakRssMb, 1)} |`);
   }
@@ -71,12 +73,22 @@ const r8h = ratio(8, 'http');
 const r32f = ratio(32, 'fetch');
 const r32h = ratio(32, 'http');
 const growth = r32h / r8h;
+// Telemetry: with an SDK registered (batch span processor, in-memory exporters) against
+// without one; and without one (the default: the API looked up, nothing registered)
+// against telemetry turned off.
+const cpu = (key) => results[key].cpuUsPerRequest;
+const otelRatio = cpu('rein-otel-8') / cpu('rein-8');
+const noSdkRatio = cpu('rein-8') / cpu('rein-off-8');
 // Each side's own cost per request at 32 turns against 8: whether the ratio moved because
 // rein's cost grew with the history, or because the floor's fell.
 const own = (impl) => results[`${impl}-32`].cpuUsPerRequest / results[`${impl}-8`].cpuUsPerRequest;
 const verdict = (ok) => (ok ? 'ok' : 'OVER TARGET');
 console.log(`
 ## rein benchmark (${new Date().toISOString()}, node ${process.version})
+
+rein-off is rein with \`telemetry: false\`; rein-otel has the OpenTelemetry SDK registered (batch
+span processor, in-memory span and metric exporters); rein is the default, with
+\`@opentelemetry/api\` installed and no SDK registered.
 
 Workload: one tool \`add(a, b)\`; each run is N tool-call turns plus a final answer,
 streaming, against the scripted model server in its own process. Per measurement, a fresh
@@ -94,6 +106,8 @@ ${rows.join('\n')}
 | rein / fetch floor, 32 turns | ${f(r32f, 2)}× | ≤ 1.0× | ${verdict(r32f <= 1)} |
 | rein / node:http floor, 32 turns | ${f(r32h, 2)}× | ≤ 1.3× | ${verdict(r32h <= 1.3)} |
 | growth of the http ratio, 32 vs 8 turns | ${f(growth, 2)} | within ±10% | ${verdict(Math.abs(growth - 1) <= 0.1)} |
+| telemetry: SDK registered / none registered, 8 turns | ${f(otelRatio, 2)}× | ≤ 1.15× | ${verdict(otelRatio <= 1.15)} |
+| telemetry: none registered / \`telemetry: false\`, 8 turns | ${f(noSdkRatio, 2)}× | ≤ 1.02× | ${verdict(noSdkRatio <= 1.02)} |
 | peak RSS, rein 100 concurrent (8 turns) | ${f(results['rein-8'].peakRssMb, 1)} MB | ≤ 130 MB | ${verdict(results['rein-8'].peakRssMb <= 130)} |
 | core import (median of 5 fresh processes) | ${f(importTime, 1)} ms | ≤ 50 ms | ${verdict(importTime <= 50)} |
 

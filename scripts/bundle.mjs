@@ -25,6 +25,7 @@ const ENTRIES = {
   memory: 'src/memory/index.ts',
   permissions: 'src/permissions/index.ts',
   workspace: 'src/workspace/index.ts',
+  trace: 'src/trace/index.ts',
   cli: 'src/cli/main.ts',
 };
 

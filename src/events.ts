@@ -94,6 +94,13 @@ export type RunEventBody =
       system?: string;
       tools: string[];
       limits: RunLimits;
+      /**
+       * The span of this run attempt, when telemetry made one (an OpenTelemetry SDK's id, or
+       * rein's own for log lines): a resumed attempt links to it.
+       */
+      spanId?: string;
+      /** The caller's span the run is a child of (a `traceparent`, or the caller's active span). */
+      parentSpanId?: string;
     }
   | {
       type: 'run_resumed';
@@ -101,6 +108,8 @@ export type RunEventBody =
       epoch: number;
       /** What the run was doing when it stopped: its last status in the log. */
       from: RunStatus | 'running';
+      /** The span of this attempt, when telemetry made one (see `run_started.spanId`). */
+      spanId?: string;
     }
   | { type: 'state_changed'; from: LoopState; to: LoopState; step: number }
   | { type: 'model_request'; step: number; attempt: number; messages: number }

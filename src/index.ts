@@ -114,6 +114,20 @@ export type { LoadSkillsResult, Skill, SkillDiagnostic } from './skills/types.js
 export type { MemoryRetriever, MemorySnippet, MemoryStore } from './memory/types.js';
 export type { PermissionDecision, PermissionMode, PermissionOptions, PermissionPolicy, PermissionVerdict } from './permissions/policy.js';
 export { createRedactor } from './security/redact.js';
+// Observability: the options' types (the helpers are in `rein/trace`, loaded lazily).
+export type {
+  Alert,
+  AlertOptions,
+  AlertReason,
+  AlertWebhook,
+  Logger,
+  LogLevel,
+  MeterProviderLike,
+  SpanAttributeValue,
+  SpanRecord,
+  TelemetryOptions,
+  TracerProviderLike,
+} from './trace/types.js';
 export type { Redactor, RedactorOptions } from './security/redact.js';
 export type { WorkspaceToolName, WorkspaceToolsOptions } from './workspace/index.js';
 

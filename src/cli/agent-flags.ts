@@ -42,6 +42,9 @@ export const AGENT_FLAGS = {
   memory: { type: 'boolean' },
   store: { type: 'string' },
   'no-store': { type: 'boolean' },
+  traceparent: { type: 'string' },
+  'log-file': { type: 'string' },
+  'alert-webhook': { type: 'string' },
 } as const satisfies FlagOptions;
 
 /** Help lines of the shared flags; `runOnly` ones are left out of `rein chat --help` (chat refuses them). */
@@ -86,6 +89,12 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
   { text: '      --memory                   remember/recall tools and memory hits, in .rein/memory.db' },
   { text: '      --store <path|postgres://…>  where runs are logged (default: $REIN_DATABASE_URL, else .rein/rein.db)' },
   { text: '      --no-store                 do not log the run (not with --store)' },
+  {
+    text: `      --traceparent <value>      run as a child of this W3C trace context (default: $TRACEPARENT);
+                                   spans export over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set`,
+  },
+  { text: '      --log-file <path>          one JSON line per model request and tool call (default: $REIN_LOG_FILE)' },
+  { text: '      --alert-webhook <url>      POST an alert when a run fails, trips a limit or waits for approval' },
   { text: '  -h, --help                     this help' },
 ];
 
@@ -121,6 +130,9 @@ export type AgentFlagValues = {
   memory?: boolean;
   store?: string;
   'no-store'?: boolean;
+  traceparent?: string;
+  'log-file'?: string;
+  'alert-webhook'?: string;
   help?: boolean;
 };
 

@@ -12,6 +12,7 @@ import { outputLimitWarning, type AgentFlagValues } from './agent-flags.js';
 import type { CliIO } from './io.js';
 import { openWorkbench, type Workbench, type WorkbenchPeople } from './workbench.js';
 import { terminalLine } from './terminal-text.js';
+import { openCliTelemetry, type CliTelemetry } from './telemetry.js';
 
 /** How `rein run` / `rein chat` record the flags that shaped an agent, for resume and approve. */
 export type CliRunMetadata = {
@@ -69,23 +70,34 @@ export function warnUnmatchedTools(agent: Agent, bench: Workbench, io: CliIO): v
 
 /**
  * Opens the workbench of `values` around `options` (from `agentOptionsFromFlags`) and
- * builds the agent, logging to `store`. The caller closes `bench` when done; if the agent
- * cannot be built, it is closed here, since the caller never gets it.
+ * builds the agent, logging to `store`, with the telemetry the flags and environment ask
+ * for (`runOptions` go to each run). The caller closes `bench` when done, which also ends
+ * the telemetry (alerts in flight, exporters flushed); if the agent cannot be built, it is
+ * closed here, since the caller never gets it.
  */
 export async function openCliAgent(
   values: AgentFlagValues,
   options: AgentOptions,
   io: CliIO,
   extra: { store?: RunStore; people?: WorkbenchPeople; metadata?: Record<string, unknown> } = {},
-): Promise<{ agent: Agent; bench: Workbench }> {
-  const bench = await openWorkbench(values, io, options.tools ?? [], extra.people ?? {});
+): Promise<{ agent: Agent; bench: Workbench; runOptions: CliTelemetry['runOptions'] }> {
+  const telemetry = await openCliTelemetry(values, io);
+  let opened: Workbench;
+  try {
+    opened = await openWorkbench(values, io, options.tools ?? [], extra.people ?? {});
+  } catch (error) {
+    await telemetry.close();
+    throw error;
+  }
+  // The session's runs end before the telemetry that reports them.
+  const bench: Workbench = { ...opened, close: () => opened.close().finally(() => telemetry.close()) };
   try {
     announce(bench, io);
-    const agent = new Agent({ ...options, ...bench.options, ...(extra.store ? { store: extra.store } : {}), metadata: { ...extra.metadata, ...cliMetadata(values, bench.root) } });
+    const agent = new Agent({ ...options, ...bench.options, ...telemetry.options, ...(extra.store ? { store: extra.store } : {}), metadata: { ...extra.metadata, ...cliMetadata(values, bench.root) } });
     warnUnmatchedTools(agent, bench, io);
     const outputWarning = outputLimitWarning(agent.model, options.modelOptions?.maxTokens);
     if (outputWarning) io.stderr.write(`rein: ${outputWarning}\n`);
-    return { agent, bench };
+    return { agent, bench, runOptions: telemetry.runOptions };
   } catch (error) {
     await bench.close();
     throw error;

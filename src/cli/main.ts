@@ -29,6 +29,7 @@ const COMMANDS: Record<string, { description: string; load: () => Promise<{ comm
   replay: { description: 'render a stored run as it ran', load: () => import('./commands/show.js').then((m) => ({ command: m.replayCommand })) },
   resume: { description: 'continue a stored run from its log', load: () => import('./commands/resume.js') },
   approve: { description: 'approve or deny what a paused run waits for', load: () => import('./commands/approve.js') },
+  trace: { description: 'a stored run as a tree of spans (--json: the spans; --export: to OTLP)', load: () => import('./commands/trace.js') },
   mcp: { description: 'list MCP servers and their tools; call a tool without a model', load: () => import('./commands/mcp.js') },
   agents: { description: 'list the agents of .rein/agents/ (for --agent and rein serve)', load: () => import('./commands/agents.js') },
   serve: { description: 'agents over HTTP: runs, live event streams, approvals, a run viewer', load: () => import('./commands/serve.js') },
@@ -50,6 +51,8 @@ ${lines.join('\n')}
 
 Run \`rein <command> --help\` for a command's options.
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, REIN_MODEL (provider/model), REIN_DATABASE_URL.
+Telemetry: OTEL_EXPORTER_OTLP_ENDPOINT (and the other OTEL_* variables), TRACEPARENT,
+REIN_LOG_FILE, REIN_LOG_LEVEL, REIN_ALERT_WEBHOOK, REIN_TRACE_PROPAGATION (docs/observability.md).
 Other providers read their own (the README's provider table): ANTHROPIC_API_KEY,
 GEMINI_API_KEY, OPENROUTER_API_KEY, VLLM_API_KEY; each its base URL from ANTHROPIC_BASE_URL,
 GEMINI_BASE_URL, OPENROUTER_BASE_URL, OLLAMA_BASE_URL, VLLM_BASE_URL, LMSTUDIO_BASE_URL.

@@ -1,4 +1,4 @@
-/** rein's own version, for `rein --version` and the server's OpenAPI document. */
+/** rein's own version, for `rein --version`, the server's OpenAPI document and the telemetry resource (`service.version`). */
 
 /**
  * rein's version from its package.json: the nearest one named `rein` above this module,

@@ -33,6 +33,8 @@ import { checkRunOptions, startingHistory, toUser, validateAgentOptions } from '
 import { emptyUsage } from '../model/types.js';
 import { createContextEngine, type ContextEngine, type RunSeed } from '../context/engine.js';
 import { updatePlanTool } from '../context/plan-tool.js';
+import { LazyTelemetry, parentOf } from '../trace/agent-telemetry.js';
+import type { ObserveStart, RunObserver } from '../trace/telemetry.js';
 
 /**
  * An agent: a model, a system prompt, tools, limits and hooks. Runs are independent;
@@ -64,6 +66,8 @@ export class Agent<S = unknown> {
   private readonly contextEngine: ContextEngine | undefined;
   private readonly extras: AgentExtras;
   private readonly system: string | undefined;
+  /** Spans, metrics, log lines and alerts of the runs (loaded on the first run); absent when all are off. */
+  private readonly telemetry: LazyTelemetry | undefined;
   /** What a stored run records of this agent, and its hash (a resume refuses a changed agent). */
   private config: unknown;
   private readonly configHash: string;
@@ -80,6 +84,19 @@ export class Agent<S = unknown> {
     const redactor = options.redact === false ? undefined : (options.redact ?? createRedactor());
     this.store = options.store && redactor ? redactingStore(options.store, redactor) : options.store;
     this.log = options.log && redactor ? redactingLog(options.log, redactor) : options.log;
+    // What leaves the process for a telemetry backend is redacted even when the store is not.
+    if (options.telemetry !== false || options.logger || options.alerts || options.hooks?.onAlert) {
+      const request = options.modelOptions ?? {};
+      this.telemetry = new LazyTelemetry({
+        telemetry: options.telemetry,
+        logger: options.logger,
+        alerts: options.alerts,
+        onAlert: options.hooks?.onAlert,
+        redactor: redactor ?? createRedactor(),
+        model: this.model,
+        request: { stream: request.stream !== false, ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }), ...(request.temperature === undefined ? {} : { temperature: request.temperature }) },
+      });
+    }
     const tools: Tool[] = [...(options.tools ?? [])];
     this.extras = new AgentExtras({
       ...(options.skills ? { skills: options.skills } : {}),
@@ -172,11 +189,12 @@ export class Agent<S = unknown> {
    */
   run(input: string | UserMessage, options: RunOptions = {}): RunHandle<OutputOf<S>> {
     checkRunOptions(options);
+    const parent = parentOf(options);
     const runId = options.runId ?? newRunId();
     const user = toUser(input, 'run(input)');
     const history = startingHistory(options.history);
-    return this.launch(runId, options.signal, async (extras) => {
-      const traceId = newTraceId();
+    return this.launch(runId, options.signal, { runId, kind: 'new', ...(parent ? { parent } : {}) }, async (extras, observedTraceId) => {
+      const traceId = observedTraceId ?? newTraceId();
       extras?.restore(history);
       const input = extras ? extras.input(user) : user;
       let log: RunLog | undefined;
@@ -197,7 +215,7 @@ export class Agent<S = unknown> {
    * model changed since it started, unless `force`.
    */
   resume(runId: string, options: { signal?: AbortSignal; force?: boolean } = {}): RunHandle<OutputOf<S>> {
-    return this.launch(runId, options.signal, async () => {
+    return this.launch(runId, options.signal, { runId, kind: 'continue' }, async () => {
       const store = await this.loadResumable(runId, options.force === true, false);
       const epoch = await store.acquireLease(runId);
       // Read the log after taking the lease: nothing can be appended to it any more.
@@ -234,7 +252,7 @@ export class Agent<S = unknown> {
     runId: string,
     decision: { approved?: boolean; reason?: string; toolCallId?: string; argumentsHash?: string; signal?: AbortSignal; force?: boolean } = {},
   ): RunHandle<OutputOf<S>> {
-    return this.launch(runId, decision.signal, async () => {
+    return this.launch(runId, decision.signal, { runId, kind: 'continue' }, async () => {
       const store = await this.loadResumable(runId, decision.force === true, true);
       // Checked before taking the run: a decision that matches nothing must not take the run
       // from a process that is driving it (taking the lease would end that process's work).
@@ -289,8 +307,17 @@ export class Agent<S = unknown> {
   }
 
   /** Wires a run's controls, events, dispatcher and log, then runs the loop from `prepare`'s start. */
-  private launch(runId: string, signal: AbortSignal | undefined, prepare: (extras: RunExtras | undefined) => Promise<Prepared>): RunHandle<OutputOf<S>> {
+  private launch(
+    runId: string,
+    signal: AbortSignal | undefined,
+    observe: ObserveStart,
+    prepare: (extras: RunExtras | undefined, observedTraceId: string | undefined) => Promise<Prepared>,
+  ): RunHandle<OutputOf<S>> {
     const extras = this.extras.active ? this.extras.startRun(runId) : undefined;
+    // Asked now, in the caller's context: its active span is the run's parent. (A promise
+    // only until the telemetry module is loaded, on the agent's first run.)
+    const observing = this.telemetry?.open(observe);
+    let observer: RunObserver | undefined = observing instanceof Promise ? undefined : observing;
     const abortController = new AbortController();
     // Every asynchronous tool call of a turn listens on the run's signal until it settles: a
     // turn of more than 10 parallel calls is normal, not a leak, so no listener limit here.
@@ -324,7 +351,7 @@ export class Agent<S = unknown> {
       const stored = !DELTA_EVENT_TYPES.has(body.type);
       // Nobody can see this event (no log, no extras, no listener, no iterator: the run is
       // only awaited): it only takes its number.
-      if (log === undefined && extras === undefined && !handle.observed) return stored ? seq++ : seq;
+      if (log === undefined && extras === undefined && observer === undefined && !handle.observed) return stored ? seq++ : seq;
       const event = body as RunEvent;
       event.runId = runId;
       event.seq = seq;
@@ -334,6 +361,7 @@ export class Agent<S = unknown> {
         log?.record(event);
       }
       extras?.onEvent(event);
+      observer?.onEvent(event);
       handle.deliver(event);
       return event.seq;
     };
@@ -373,14 +401,16 @@ export class Agent<S = unknown> {
       wantsDeltas: () => handle.observed,
       log: undefined,
       context: undefined,
+      traceSpan: undefined,
     };
 
     // Start on a later tick so the caller can attach an iterator or listener first.
     const result: Promise<RunResult> = Promise.resolve()
       .then(async () => {
+        if (observing instanceof Promise) observer = await observing;
         let prepared: Prepared;
         try {
-          prepared = await prepare(extras);
+          prepared = await prepare(extras, observer?.traceId || undefined);
           if (extras && prepared.start.kind === 'resume') extras.restore(prepared.start.state.history, prepared.events);
         } catch (error) {
           return notStarted(runId, toReinError(error, 'store'), emit);
@@ -388,6 +418,7 @@ export class Agent<S = unknown> {
         if (prepared.finished) return prepared.finished;
         seq = prepared.seq;
         deps.traceId = prepared.traceId;
+        if (observer) this.observeRun(observer, deps, prepared);
         if (this.contextEngine) deps.context = this.contextEngine.startRun(contextSeed(prepared.start));
         if (prepared.log) {
           log = prepared.log;
@@ -402,6 +433,7 @@ export class Agent<S = unknown> {
         notStarted(runId, toReinError(error), emit),
       )
       .finally(() => {
+        observer?.close();
         unlinkSignal?.();
         extras?.end();
         handle.finish();
@@ -409,6 +441,18 @@ export class Agent<S = unknown> {
     // The output is the final-answer tool's checked arguments, which `OutputOf<S>` describes.
     handle = new RunHandle(runId, controls, result as Promise<RunResult<OutputOf<S>>>);
     return handle;
+  }
+
+  /** Hands a run's observer what it needs from the loop: its start, and the model requests and tool calls to put in context. */
+  private observeRun(observer: RunObserver, deps: LoopDeps, prepared: Prepared): void {
+    if (prepared.start.kind === 'resume') observer.continueFrom(prepared.events ?? [], prepared.seq);
+    const span = observer.spanFields();
+    if (span) deps.traceSpan = span;
+    if (observer.propagatesToModel) deps.modelOptions = { ...deps.modelOptions, requestHeaders: observer.modelHeaders };
+    if (observer.wrapsTools) {
+      const dispatch = deps.dispatch;
+      deps.dispatch = (call, ctx, confirm) => observer.runTool(call.id, () => dispatch(call, ctx, confirm));
+    }
   }
 
   private dispatcherFor(emit: (body: RunEventBody) => number, stepOfCall: Map<string, number>, checks: ReadonlyMap<string, Confirm>) {

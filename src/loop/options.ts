@@ -13,6 +13,7 @@ import type { ContextOptions } from '../context/options.js';
 import type { Redactor } from '../security/redact.js';
 import type { Skill } from '../skills/types.js';
 import type { MemoryStore } from '../memory/types.js';
+import type { Alert, AlertOptions, Logger, TelemetryOptions } from '../trace/types.js';
 
 /** What `shouldStopAfterTurn` sees after each turn. */
 export interface TurnInfo {
@@ -50,6 +51,12 @@ export interface AgentHooks {
    * error naming what it must return). `messages` does not yet hold the queued messages.
    */
   shouldStopAfterTurn?: (info: TurnInfo) => boolean | string | { stop: boolean; reason?: string } | Promise<boolean | string | { stop: boolean; reason?: string }>;
+  /**
+   * Told of each alert the agent's runs raise (a fatal error, a tripped tool-error breaker,
+   * a budget reached, a run paused for a person; see `alerts`), redacted. It runs beside
+   * the run: what it throws or how long it takes never reaches the run.
+   */
+  onAlert?: (alert: Alert) => void | Promise<void>;
 }
 
 /**
@@ -123,7 +130,7 @@ export interface AgentOptions<S = unknown> {
   retry?: Partial<RetryPolicy>;
   hooks?: AgentHooks;
   /** Per-request model options (max tokens, temperature, streaming). */
-  modelOptions?: Omit<StreamOptions, 'signal' | 'toolCallIds'>;
+  modelOptions?: Omit<StreamOptions, 'signal' | 'toolCallIds' | 'requestHeaders'>;
   /** Replaces the provider call (custom providers, tests). Retry still wraps it. */
   streamFn?: StreamFunction;
   /**
@@ -162,6 +169,22 @@ export interface AgentOptions<S = unknown> {
   /** Log sink for tools' `ctx.log`. */
   log?: (message: string, data?: Record<string, unknown>) => void;
   /**
+   * OpenTelemetry spans and metrics of the runs (GenAI conventions), through
+   * `@opentelemetry/api` — an optional package: on by default when it is installed and an
+   * SDK is registered, costing nothing otherwise. `false` turns them off. See
+   * docs/observability.md.
+   */
+  telemetry?: TelemetryOptions | false;
+  /**
+   * Structured log lines of the runs (one per model request and tool call; run start and
+   * end, retries, compactions, permission decisions), with trace and span ids, redacted
+   * like the store. A pino logger works, or `createJsonLogger()` / `openFileLogger()` from
+   * `rein/trace`.
+   */
+  logger?: Logger;
+  /** Alerts of the runs (webhook, which situations); `hooks.onAlert` is told of each too. */
+  alerts?: AlertOptions;
+  /**
    * What goes into each request and how the history is compacted near the model's window
    * (on by default: compaction at 70% of the window, the last 5 turns kept, summaries by
    * the run's model). `false` sends the bare history and never compacts.
@@ -176,6 +199,14 @@ export interface RunOptions {
   history?: Message[];
   /** Use this id instead of generating one. */
   runId?: string;
+  /**
+   * The caller's W3C trace context (`00-<trace id>-<span id>-<flags>`): the run joins that
+   * trace as a child of that span (its `traceId` is the trace's). Without it, the caller's
+   * active OpenTelemetry span, if any, is the parent.
+   */
+  traceparent?: string;
+  /** The `tracestate` that came with `traceparent`, passed on as is. */
+  tracestate?: string;
 }
 
 /** The limits every run gets unless configured. */

@@ -82,6 +82,8 @@ export interface LoopDeps {
   toolOf: (name: string) => Tool | undefined;
   /** Which calls need a person's approval (see `AgentOptions.approvalPolicy`). */
   approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => PolicyAnswer;
+  /** The span of this run attempt (and the caller's), recorded in `run_started` / `run_resumed`. */
+  traceSpan?: { spanId: string; parentSpanId?: string };
 }
 
 /** How a run begins: fresh, or continuing a stored run from its log. */
@@ -266,7 +268,8 @@ class LoopRun {
   announce(start: LoopStart): void {
     const { deps } = this;
     const { limits } = deps;
-    if (start.kind === 'resume') deps.emit({ type: 'run_resumed', epoch: start.epoch, from: start.state.lastStatus });
+    const span = deps.traceSpan;
+    if (start.kind === 'resume') deps.emit({ type: 'run_resumed', epoch: start.epoch, from: start.state.lastStatus, ...(span ? { spanId: span.spanId } : {}) });
     else {
       const model = deps.model;
       deps.emit({
@@ -278,6 +281,7 @@ class LoopRun {
         ...(deps.system === undefined ? {} : { system: deps.system }),
         tools: deps.toolSpecs().map((t) => t.name),
         limits,
+        ...(span ? { spanId: span.spanId, ...(span.parentSpanId === undefined ? {} : { parentSpanId: span.parentSpanId }) } : {}),
       });
     }
     if (limits.timeoutMs !== undefined) {

@@ -11,6 +11,7 @@ import { syntheticResult } from '../model/handoff.js';
 import { isRecord } from '../model/json.js';
 import { closestName } from '../tools/suggest.js';
 import type { AgentOptions } from './options.js';
+import { checkTelemetryOptions } from '../trace/agent-telemetry.js';
 
 /** A value in a configuration error: itself when short, else its type. */
 export function describe(value: unknown): string {
@@ -164,7 +165,7 @@ const LIMIT_RULES: Record<string, [check: (v: number) => boolean, takes: string]
   maxConsecutiveToolErrors: [(v) => Number.isInteger(v) && v >= 0, 'a whole number of errors, 0 or more (0: off)'],
 };
 
-const HOOKS = ['transformContext', 'beforeToolCall', 'afterToolCall', 'onConfirm', 'shouldStopAfterTurn'];
+const HOOKS = ['transformContext', 'beforeToolCall', 'afterToolCall', 'onConfirm', 'shouldStopAfterTurn', 'onAlert'];
 
 /** Every option of `new Agent()`: the type makes this list complete. */
 const AGENT_OPTIONS: Record<keyof AgentOptions, true> = {
@@ -172,6 +173,7 @@ const AGENT_OPTIONS: Record<keyof AgentOptions, true> = {
   toolOutputPaging: true, toolSelection: true, allowedTools: true, outputSchema: true, limits: true, toolExecution: true,
   stopOnToolError: true, toolTimeoutMs: true, maxToolOutputChars: true, retry: true, hooks: true, modelOptions: true,
   streamFn: true, approvalPolicy: true, store: true, redact: true, metadata: true, log: true, context: true,
+  telemetry: true, logger: true, alerts: true,
 };
 
 /** Throws a `config` {@link ReinError} for the first option that cannot work. */
@@ -209,6 +211,7 @@ export function validateAgentOptions(options: AgentOptions): void {
   for (const name of ['approvalPolicy', 'streamFn', 'log'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') refuse(name, options[name], 'a function');
   }
+  checkTelemetryOptions(options);
 }
 
 function checkModel(model: unknown): void {

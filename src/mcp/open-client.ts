@@ -9,6 +9,7 @@ import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/tran
 import { proxiedFetch } from '../model/http-fetch.js';
 import { proxyFor } from '../model/http-proxy.js';
 import { settlesWithin } from '../process/timing.js';
+import { currentTraceHeaders } from '../trace/propagation.js';
 import { ProcessTransport } from './process-transport.js';
 import type { Sdk } from './sdk.js';
 import type { McpServerConfig, McpTransportKind } from './types.js';
@@ -81,7 +82,7 @@ export async function openClient(options: OpenClientOptions): Promise<OpenedClie
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
-  const proxied = fetchFor(url);
+  const proxied = { fetch: withTraceHeaders(fetchFor(url).fetch) };
   const streamable = (): Transport => new sdk.StreamableHTTPClientTransport(url, { requestInit, ...proxied });
   const sse = (): Transport => new sdk.SSEClientTransport(url, { requestInit, ...proxied });
   if (config.type === 'sse' || (config.type === undefined && options.preferred === 'sse')) {
@@ -96,6 +97,22 @@ export async function openClient(options: OpenClientOptions): Promise<OpenedClie
   }
   const legacy = sse();
   return { client: await connect(options, legacy), transport: legacy, kind: 'sse' };
+}
+
+/**
+ * `fetch` that adds the trace headers of the tool call it runs for, when the agent's
+ * telemetry propagates trace context to MCP servers (see `trace/propagation.ts`); the
+ * request is otherwise untouched.
+ */
+function withTraceHeaders(base: FetchLike | undefined): FetchLike {
+  return (input, init) => {
+    const send = base ?? fetch;
+    const trace = currentTraceHeaders();
+    if (trace === undefined) return send(input, init);
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(trace)) headers.set(name, value);
+    return send(input, { ...init, headers });
+  };
 }
 
 /**

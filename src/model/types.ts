@@ -185,6 +185,12 @@ export interface StreamOptions {
    * agent loop keeps this set as the run grows (checked, never copied or scanned).
    */
   toolCallIds?: ReadonlySet<string>;
+  /**
+   * Headers added to each attempt of this request, asked as the attempt is sent (a
+   * retried request asks again): the `traceparent` of the attempt's span, when the
+   * agent's telemetry propagates trace context to model servers.
+   */
+  requestHeaders?: () => Record<string, string> | undefined;
 }
 
 /** Default of {@link StreamOptions.idleTimeoutMs}. */

@@ -24,6 +24,7 @@ const SECTION_OF: Record<string, string[]> = {
   approve: ['Stored runs: runs, show, replay, resume, approve'],
   agents: ['rein agents'],
   serve: ['rein serve'],
+  trace: ['rein trace'],
 };
 
 /** True when `text` names `flag` in inline code (`--store`, `--store <path>`, `-v, --verbose`). */

@@ -38,6 +38,7 @@ export const command: Command = {
     let agent: Agent;
     let store: RunStore | undefined;
     let bench: Workbench | undefined;
+    let runOptions: Awaited<ReturnType<typeof openCliAgent>>['runOptions'] = {};
     // An approval question waiting for the next line typed (the chat reads every line).
     let pendingAnswer: { answer(line: string): void; giveUp(why: string): void } | undefined;
     // Once the input has ended nobody can answer: a question asked after that (piped input
@@ -64,7 +65,7 @@ export const command: Command = {
       if (values.json || values['no-stream']) throw new ReinError('config', 'fatal', `${values.json ? '--json' : '--no-stream'} is for \`rein run\`; chat is interactive`);
       const named = await resolveNamedAgent(values.agent ?? DEFAULT_AGENT, values, io.env, io);
       store = await storeFromFlags(values, io);
-      ({ agent, bench } = await openCliAgent(named.values, named.options, io, { store, people: { question }, metadata: { ...named.metadata } }));
+      ({ agent, bench, runOptions } = await openCliAgent(named.values, named.options, io, { store, people: { question }, metadata: { ...named.metadata } }));
     } catch (error) {
       await bench?.close();
       await store?.close();
@@ -180,7 +181,7 @@ export const command: Command = {
           else prompt();
           return;
         }
-        const handle = chatAgent.run(input!, { history });
+        const handle = chatAgent.run(input!, { history, ...runOptions });
         for (const steer of queued) handle.steer(steer);
         active = handle;
         const renderer = new HumanRenderer(io);

@@ -205,7 +205,7 @@ export const command: Command = {
       bench = session.bench;
       const agent = session.agent;
       const input = await userInput(task, bench.mcp, io, { signal });
-      const result = await renderRun(agent.run(input, { signal }), io, json, { stream: !values['no-stream'] });
+      const result = await renderRun(agent.run(input, { signal, ...session.runOptions }), io, json, { stream: !values['no-stream'] });
       return exitCodeOf(result);
     } catch (error) {
       return reportSetupError(error, io, json);

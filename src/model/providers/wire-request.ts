@@ -89,6 +89,8 @@ async function run<D extends WireDecoder>(
     // rein ask for ever; the cap is a safeguard on top of that.
     for (let asked = 0; ; asked++) {
       const request = spec.prepare();
+      const extra = options.requestHeaders?.();
+      if (extra !== undefined) Object.assign(request.headers, extra);
       // Every adapter gives the endpoint as messages show it (base-url.ts: no user, password
       // or secret parameter), made once per base URL; a spec without one gets it made here.
       ctx.url = request.errorUrl ?? displayUrl(request.url);

@@ -47,6 +47,8 @@ export interface ReceivedRequest {
   request?: ScriptRequest;
   /** The message of the HTTP 400 the server answered when it rejected the request. */
   rejected?: string;
+  /** The request's headers, as Node parsed them (lower-case names). */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 /** A running scripted model server. */
@@ -157,7 +159,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     }
     let entry: ReceivedRequest | undefined;
     if (record && isObject(parsed)) {
-      entry = { api: route.api, body: parsed };
+      entry = { api: route.api, body: parsed, headers: req.headers };
       received.push(entry);
       if (route.api === 'openai-chat') requests.push(parsed as ChatRequest);
     }

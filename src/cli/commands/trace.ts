@@ -1,0 +1,65 @@
+/**
+ * `rein trace <run>`: a stored run as a tree of its spans, derived from its log alone (so
+ * also for runs recorded before rein had telemetry, or offline); `--json` prints the spans,
+ * `--export` sends them to the OTLP endpoint of `OTEL_EXPORTER_OTLP_ENDPOINT`.
+ */
+import { EXIT, type Command } from '../io.js';
+import { parseCommandLine, runIdOf } from '../flags.js';
+import { terminalLine } from '../terminal-text.js';
+import { reportSetupError } from './run.js';
+import { findRun, openStoreFor } from './store-command.js';
+import { packageVersion } from '../version.js';
+
+const usage = `rein trace <run> [--json | --export] [--content] [--store <path|url>]
+
+Shows a stored run as a tree: each attempt (a resumed run has one per process), its
+turns, the model request attempts with tokens, cost and duration, the tool calls with
+duration and outcome, retries and their waits, compactions, approvals and permission
+decisions — all derived from the run's log.
+
+      --json      the spans, one JSON object per line (OpenTelemetry's fields, times in epoch ms)
+      --export    send the spans over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (or
+                  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; headers from OTEL_EXPORTER_OTLP_HEADERS)
+      --content   include message content (prompts, answers, tool arguments and results),
+                  redacted, as the GenAI conventions' attributes
+      --store <path|postgres://…>  the run store (default: $REIN_DATABASE_URL, else .rein/rein.db)
+  -h, --help      this help`;
+
+export const command: Command = {
+  description: 'show a stored run as a tree of spans',
+  usage,
+  async run(argv, io) {
+    try {
+      const parsed = parseCommandLine(argv, io, usage, { json: { type: 'boolean' }, export: { type: 'boolean' }, content: { type: 'boolean' }, store: { type: 'string' } });
+      if (!parsed) return EXIT.ok;
+      const { values, positionals } = parsed;
+      const runId = runIdOf(positionals, 'trace');
+      const store = await openStoreFor(values.store, io);
+      try {
+        const record = await findRun(store, runId);
+        const events = await store.loadEvents(runId);
+        const [{ spansOfLog }, { createRedactor }] = await Promise.all([import('../../trace/spans-of-log.js'), import('../../security/redact.js')]);
+        const spans = spansOfLog(events, values.content ? { content: { redactor: createRedactor({ env: io.env }) } } : {});
+        if (values.export) {
+          const { exportSpanRecords } = await import('../../trace/otlp.js');
+          const sent = await exportSpanRecords(spans, io.env, await packageVersion());
+          io.stderr.write(`rein: exported ${sent.spans} spans of run ${runId} (trace ${spans[0]?.traceId ?? 'none'}) to ${sent.endpoint}\n`);
+          if (!values.json) return EXIT.ok;
+        }
+        if (values.json) {
+          for (const span of spans) io.stdout.write(`${JSON.stringify(span)}\n`);
+          return EXIT.ok;
+        }
+        const { traceTree } = await import('../../trace/tree.js');
+        io.stdout.write(`run ${record.id} · ${record.status}${record.reason ? ` (${record.reason})` : ''} · ${terminalLine(record.model)} · trace ${spans[0]?.traceId ?? 'none'}\n`);
+        for (const line of traceTree(spans)) io.stdout.write(`${terminalLine(line)}\n`);
+        return EXIT.ok;
+      } finally {
+        await store.close();
+      }
+    } catch (error) {
+      // Its --json lines are spans, not run events: an error is said on stderr only.
+      return reportSetupError(error, io, false);
+    }
+  },
+};
