@@ -77,6 +77,8 @@ function eventLine(event: SpanRecord['events'][number]): string | undefined {
 
 interface Item {
   time: number;
+  /** A point event of the attempt, not a span. */
+  event?: boolean;
   step?: number;
   text: string;
   children: Item[];
@@ -118,9 +120,11 @@ export function traceTree(spans: SpanRecord[]): string[] {
     const items: Item[] = spans.filter((s) => s.parentSpanId === run.spanId && s !== run).map((s) => itemOf(s, spans));
     for (const event of run.events) {
       const text = eventLine(event);
-      if (text !== undefined) items.push({ time: event.time, ...(typeof event.attributes[REIN.step] === 'number' ? { step: event.attributes[REIN.step] as number } : {}), text, children: [] });
+      if (text !== undefined) items.push({ time: event.time, event: true, ...(typeof event.attributes[REIN.step] === 'number' ? { step: event.attributes[REIN.step] as number } : {}), text, children: [] });
     }
-    items.sort((x, y) => x.time - y.time);
+    // At the same millisecond an event (a permission decision, an approval, a steer) goes
+    // first: it is logged before the span it leads to starts.
+    items.sort((x, y) => x.time - y.time || Number(y.event === true) - Number(x.event === true));
     // Grouped by turn: a step's items under `step N`, in time order.
     const grouped: Item[] = [];
     for (const item of items) {
