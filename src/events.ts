@@ -122,7 +122,10 @@ export type RunEventBody =
       step: number;
       toolCallId: string;
       name: string;
+      /** What the tool receives: repaired, validated, defaults filled (the model's own when they fail validation). */
       arguments: Record<string, unknown>;
+      /** The model's argument text, when `arguments` are not simply what it says (repaired, coerced, completed). */
+      rawArguments?: string;
       idempotencyKey: string;
     }
   | {

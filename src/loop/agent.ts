@@ -388,6 +388,7 @@ export class Agent<S = unknown> {
         checks.set(call.id, confirm);
         return Promise.resolve(dispatcher.dispatchNow(call, ctx)).finally(() => checks.delete(call.id));
       },
+      check: (call) => dispatcher.check(call),
       toolOf: this.toolOf,
       approvalPolicy: this.options.approvalPolicy,
       finalAnswerTool: this.finalAnswerTool,

@@ -146,7 +146,18 @@ export interface DispatchContext {
   signal: AbortSignal;
   runId: string;
   idempotencyKey: string;
+  /**
+   * The call's arguments as {@link Dispatcher.check} answered them (repaired, validated,
+   * defaults filled): repair and validation are not done again, and the tool receives
+   * exactly these — the ones the loop recorded and the policy decided on.
+   */
+  checkedArguments?: Record<string, unknown>;
 }
+
+/** What {@link Dispatcher.check} answers: the arguments the tool would receive, or that it would refuse them. */
+export type CheckedCall =
+  | { ok: true; arguments: Record<string, unknown>; repaired: boolean }
+  | { ok: false };
 
 /** Hooks and limits of the dispatcher. */
 export interface DispatcherOptions {
