@@ -1,9 +1,11 @@
 // One measured implementation in its own process: warm-up, a sequential phase (CPU and
 // latency) and a concurrent phase (wall time and peak RSS). Prints one JSON line.
-// Usage: node bench/client.mjs <rein|rein-off|rein-otel|fetch|http> <baseUrl> <turns> [sequential] [concurrent] [warm-up runs]
+// Usage: node bench/client.mjs <rein|rein-fresh|rein-off|rein-otel|fetch|http> <baseUrl> <turns> [sequential] [concurrent] [warm-up runs]
 // rein: as a user gets it (telemetry on by default; @opentelemetry/api installed, no SDK
-// registered); rein-off: `telemetry: false`; rein-otel: the OpenTelemetry SDK registered
-// (batch span processor, in-memory span and metric exporters).
+// registered), one agent reused for every run; rein-fresh: the same, but a new tool and
+// agent per run (as a server handling requests, or a test, makes them); rein-off:
+// `telemetry: false`; rein-otel: the OpenTelemetry SDK registered (batch span processor,
+// in-memory span and metric exporters).
 import { fetchFloor, httpFloor } from './floors.mjs';
 
 const [impl, url, turnsArg, seqArg = '30', concArg = '100', warmArg = '3'] = process.argv.slice(2);
@@ -16,20 +18,25 @@ async function makeRunner() {
   if (impl === 'http') return () => httpFloor(url, model, task);
   const { Agent, defineTool } = await import('rein');
   if (impl === 'rein-otel') await registerSdk();
-  const add = defineTool({
-    name: 'add',
-    description: 'Add two numbers.',
-    parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-    risk: 'read',
-    execute: ({ a, b }) => String(a + b),
-  });
-  const agent = new Agent({
-    model: { provider: 'scripted', id: model, api: 'openai-chat', baseUrl: url },
-    tools: [add],
-    limits: { maxSteps: turns + 5 },
-    ...(impl === 'rein-off' ? { telemetry: false } : {}),
-  });
+  // A new schema object each time, as a tool defined inside a request handler has.
+  const makeAgent = () =>
+    new Agent({
+      model: { provider: 'scripted', id: model, api: 'openai-chat', baseUrl: url },
+      tools: [
+        defineTool({
+          name: 'add',
+          description: 'Add two numbers.',
+          parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+          risk: 'read',
+          execute: ({ a, b }) => String(a + b),
+        }),
+      ],
+      limits: { maxSteps: turns + 5 },
+      ...(impl === 'rein-off' ? { telemetry: false } : {}),
+    });
+  const reused = impl === 'rein-fresh' ? undefined : makeAgent();
   return async () => {
+    const agent = reused ?? makeAgent();
     const result = await agent.run(task);
     if (result.reason !== 'final_answer') throw new Error(`rein run ended with ${result.reason}: ${result.error?.message ?? ''}`);
     return { requests: result.totals.steps, text: result.text };

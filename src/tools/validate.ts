@@ -5,6 +5,7 @@
  */
 import type { ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv';
 import { ReinError } from '../errors.js';
+import { SchemaCache } from '../model/schema-cache.js';
 import type { JsonSchema } from '../model/types.js';
 
 /** Outcome of a validation: the (coerced, defaulted) arguments, or one message per problem. */
@@ -59,17 +60,22 @@ function loadEngines(): Promise<Ajv> {
   return engines;
 }
 
-const compiled = new WeakMap<object, Promise<ArgsValidator>>();
-const ready = new WeakMap<object, ArgsValidator>();
+/** Compiled validators by schema content, shared across tools and agents (see SchemaCache). */
+interface Entry {
+  promise: Promise<ArgsValidator>;
+  ready?: ArgsValidator;
+}
+const validators = new SchemaCache<Entry>(256);
 
-/** The validator of a schema if it has been compiled already (the per-call fast path). */
+/** The validator of a schema if one of the same content has been compiled already (the per-call fast path). */
 export function readyValidator(schema: JsonSchema): ArgsValidator | undefined {
-  return ready.get(schema);
+  return validators.peek(schema)?.ready;
 }
 
 /**
- * Returns the validator of a schema, compiling it on first use (cached per schema object,
- * so keep passing the same object: the dispatcher passes `tool.parameters`). Schemas that
+ * Returns the validator of a schema, compiling it on first use. Cached by content (a
+ * canonical form: key order does not matter) across tools and agents, so two tools with
+ * equal schemas share one validator; the per-call look-up is by object identity. Schemas that
  * declare draft-04/06/07 in `$schema` are compiled as draft-07, all others as 2020-12 (what
  * zod and MCP emit). Rejects with a `config` ReinError when the schema itself is invalid.
  *
@@ -78,16 +84,16 @@ export function readyValidator(schema: JsonSchema): ArgsValidator | undefined {
  * false as ajv's coercion would make it: `delete_user({ id: null })` must not delete user 0.
  */
 export function compileValidator(schema: JsonSchema): Promise<ArgsValidator> {
-  let validator = compiled.get(schema);
-  if (!validator) {
-    validator = loadEngines().then((ajv) => {
-      const built = build(schema, ajv);
-      ready.set(schema, built);
-      return built;
-    });
-    compiled.set(schema, validator);
-  }
-  return validator;
+  return validators.get(schema, () => {
+    const entry: Entry = {
+      promise: loadEngines().then((ajv) => {
+        const built = build(schema, ajv);
+        entry.ready = built;
+        return built;
+      }),
+    };
+    return entry;
+  }).promise;
 }
 
 function build(schema: JsonSchema, ajv: Ajv): ArgsValidator {
@@ -121,7 +127,7 @@ function compile(engine: AjvLike, schema: object): ValidateFunction {
       cause: error,
     });
   } finally {
-    // The compiled function lives on in our WeakMap; ajv need not keep the schema forever.
+    // The compiled function lives on in our cache; ajv need not keep the schema forever.
     engine.removeSchema(schema);
   }
 }
