@@ -5,12 +5,17 @@
 // registered), one agent reused for every run; rein-fresh: the same, but a new tool and
 // agent per run (as a server handling requests, or a test, makes them); rein-off:
 // `telemetry: false`; rein-otel: the OpenTelemetry SDK registered (batch span processor,
-// in-memory span and metric exporters).
+// in-memory span and metric exporters); rein-pure: the tool declared `effect: 'pure'`;
+// rein-store / rein-store-pure: the same two with a SQLite store (a fresh temporary file).
+// A latency (ms) makes the scripted model wait that long before each answer.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fetchFloor, httpFloor } from './floors.mjs';
 
-const [impl, url, turnsArg, seqArg = '30', concArg = '100', warmArg = '3'] = process.argv.slice(2);
+const [impl, url, turnsArg, seqArg = '30', concArg = '100', warmArg = '3', latencyArg = '0'] = process.argv.slice(2);
 const turns = Number(turnsArg);
-const model = `bench-${turns}`;
+const model = Number(latencyArg) > 0 ? `bench-${turns}-d${Number(latencyArg)}` : `bench-${turns}`;
 const task = `Add the numbers, ${turns} times.`;
 
 async function makeRunner() {
@@ -18,6 +23,8 @@ async function makeRunner() {
   if (impl === 'http') return () => httpFloor(url, model, task);
   const { Agent, defineTool } = await import('rein');
   if (impl === 'rein-otel') await registerSdk();
+  const pure = impl.endsWith('-pure');
+  const store = impl.startsWith('rein-store') ? await openBenchStore() : undefined;
   // A new schema object each time, as a tool defined inside a request handler has.
   const makeAgent = () =>
     new Agent({
@@ -28,11 +35,13 @@ async function makeRunner() {
           description: 'Add two numbers.',
           parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
           risk: 'read',
+          ...(pure ? { effect: 'pure' } : {}),
           execute: ({ a, b }) => String(a + b),
         }),
       ],
       limits: { maxSteps: turns + 5 },
       ...(impl === 'rein-off' ? { telemetry: false } : {}),
+      ...(store ? { store } : {}),
     });
   const reused = impl === 'rein-fresh' ? undefined : makeAgent();
   return async () => {
@@ -41,6 +50,14 @@ async function makeRunner() {
     if (result.reason !== 'final_answer') throw new Error(`rein run ended with ${result.reason}: ${result.error?.message ?? ''}`);
     return { requests: result.totals.steps, text: result.text };
   };
+}
+
+/** A SQLite store in a temporary folder, removed when the process exits. */
+async function openBenchStore() {
+  const { openSqliteStore } = await import('rein/store');
+  const dir = mkdtempSync(join(tmpdir(), 'rein-bench-client-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return openSqliteStore({ path: join(dir, 'rein.db') });
 }
 
 /** The OpenTelemetry SDK as a program would register it: spans batched to memory, metrics read into memory. */

@@ -20,7 +20,11 @@ export type ArgsValidator = (args: Record<string, unknown>) => ValidationResult;
 interface AjvLike {
   compile(schema: object): ValidateFunction;
   removeSchema(schema: object): unknown;
+  errorsText(errors: ErrorObject[] | null | undefined): string;
 }
+
+/** A generated meta-schema validator (scripts/meta-validators.mjs). */
+type MetaValidator = ((schema: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 const AJV_OPTIONS: AjvOptions = {
   coerceTypes: true,
@@ -34,9 +38,17 @@ const AJV_OPTIONS: AjvOptions = {
   verbose: true,
   // Two tools may declare the same `$id`; keep compiled schemas out of ajv's shared registry.
   addUsedSchema: false,
+  // Schemas are checked against their meta-schema by the generated validators below, not
+  // by ajv compiling the meta-schema at run time (about 100 ms, the bulk of a first call).
+  validateSchema: false,
 };
 
-type Engines = { draft2020: AjvLike; draft07: AjvLike };
+/** An ajv instance and its dialect's meta-schema validator. */
+interface Engine {
+  ajv: AjvLike;
+  meta: MetaValidator;
+}
+type Engines = { draft2020: Engine; draft07: Engine };
 
 /** ajv's two classes, and the engines made of them. */
 interface Ajv {
@@ -48,15 +60,17 @@ interface Ajv {
 let engines: Promise<Ajv> | undefined;
 
 function loadEngines(): Promise<Ajv> {
-  engines ??= Promise.all([import('ajv'), import('ajv/dist/2020.js')]).then(([classic, modern]) => {
-    // ajv is CommonJS: under Node's ESM interop the class is `module.exports.default`.
-    const make = (options: AjvOptions): Engines => ({
-      draft07: new classic.default.default(options),
-      draft2020: new modern.default.default(options),
-    });
-    let strict: Engines | undefined;
-    return { coercing: make(AJV_OPTIONS), strict: () => (strict ??= make({ ...AJV_OPTIONS, coerceTypes: false })) };
-  });
+  engines ??= Promise.all([import('ajv'), import('ajv/dist/2020.js'), import('./meta-validators-07.js'), import('./meta-validators-2020.js')]).then(
+    ([classic, modern, meta07, meta2020]) => {
+      // ajv is CommonJS: under Node's ESM interop the class is `module.exports.default`.
+      const make = (options: AjvOptions): Engines => ({
+        draft07: { ajv: new classic.default.default(options), meta: meta07.validate as MetaValidator },
+        draft2020: { ajv: new modern.default.default(options), meta: meta2020.validate as MetaValidator },
+      });
+      let strict: Engines | undefined;
+      return { coercing: make(AJV_OPTIONS), strict: () => (strict ??= make({ ...AJV_OPTIONS, coerceTypes: false })) };
+    },
+  );
   return engines;
 }
 
@@ -119,16 +133,18 @@ function build(schema: JsonSchema, ajv: Ajv): ArgsValidator {
   };
 }
 
-function compile(engine: AjvLike, schema: object): ValidateFunction {
+function compile({ ajv, meta }: Engine, schema: object): ValidateFunction {
   try {
-    return engine.compile(schema);
+    // What ajv's own schema check throws, word for word.
+    if (!meta(schema)) throw new Error(`schema is invalid: ${ajv.errorsText(meta.errors)}`);
+    return ajv.compile(schema);
   } catch (error) {
     throw new ReinError('config', 'fatal', `the parameters schema does not compile: ${(error as Error).message}`, {
       cause: error,
     });
   } finally {
     // The compiled function lives on in our cache; ajv need not keep the schema forever.
-    engine.removeSchema(schema);
+    ajv.removeSchema(schema);
   }
 }
 
