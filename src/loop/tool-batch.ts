@@ -297,20 +297,37 @@ function runChecked(deps: LoopDeps, calls: ToolCall[], step: number, assistantSe
   if (deps.log) return runToolsDurably(deps, calls, step, assistantSeq);
   const sequential = deps.toolExecution === 'sequential';
   const outcomes: Array<DispatchOutcome | Promise<DispatchOutcome>> = [];
+  // Parallel calls all start before any finishes, as in the durable path: the order of a
+  // batch's events is then the same whether a call is synchronous or waits (a validator
+  // compiled on first use, or shared with an earlier tool of the same schema), so a replay
+  // in the same process does not diverge from its recording.
+  const keys = sequential ? undefined : calls.map((call, i) => emitStarted(deps, call, i, step, assistantSeq));
   let waiting = false;
   for (let i = 0; i < calls.length; i++) {
     if (sequential && waiting) return inSequence(deps, calls, step, assistantSeq, outcomes);
-    const outcome = startCall(deps, calls[i] as ToolCall, i, step, assistantSeq);
+    const outcome = startCall(deps, calls[i] as ToolCall, i, step, assistantSeq, keys?.[i]);
     if (outcome instanceof Promise) waiting = true;
     outcomes.push(outcome);
   }
   return waiting ? Promise.all(outcomes) : (outcomes as DispatchOutcome[]);
 }
 
-/** `tool_started`, the dispatch, and `tool_finished` once it is done (at once for a synchronous tool). */
-function startCall(deps: LoopDeps, call: ToolCall, index: number, step: number, assistantSeq: number): DispatchOutcome | Promise<DispatchOutcome> {
+function emitStarted(deps: LoopDeps, call: ToolCall, index: number, step: number, assistantSeq: number): string {
   const key = idempotencyKey(deps.runId, assistantSeq, index);
   deps.emit(startedEvent(step, call, key));
+  return key;
+}
+
+/** `tool_started` (unless already emitted: `startedKey`), the dispatch, and `tool_finished` once it is done (at once for a synchronous tool). */
+function startCall(
+  deps: LoopDeps,
+  call: ToolCall,
+  index: number,
+  step: number,
+  assistantSeq: number,
+  startedKey?: string,
+): DispatchOutcome | Promise<DispatchOutcome> {
+  const key = startedKey ?? emitStarted(deps, call, index, step, assistantSeq);
   const outcome = deps.dispatch(call, contextOf(call, { signal: deps.controls.abortController.signal, runId: deps.runId, idempotencyKey: key, step }));
   if (outcome instanceof Promise) {
     return outcome.then((o) => {

@@ -1,0 +1,13 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync } from 'node:fs'; import { tmpdir } from 'node:os'; import { join } from 'node:path';
+const db = new Database(join(mkdtempSync(join(tmpdir(), 'i17-')), 'x.db'));
+db.pragma('journal_mode = WAL'); db.pragma('synchronous = NORMAL');
+db.exec('CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT); CREATE TABLE r (id TEXT PRIMARY KEY, n INTEGER); INSERT INTO r VALUES (\'x\', 0)');
+const ins = db.prepare('INSERT INTO t (b) VALUES (?)'); const up = db.prepare('UPDATE r SET n = n + 1 WHERE id = ?');
+const tx = db.transaction((k) => { up.run('x'); for (let i = 0; i < k; i++) ins.run('x'.repeat(300)); }).immediate;
+const time = (label, f, n = 2000) => { for (let i = 0; i < 200; i++) f(); const c = process.cpuUsage(); const t = performance.now(); for (let i = 0; i < n; i++) f(); const u = process.cpuUsage(c); console.log(label, ((u.user + u.system) / n).toFixed(1), 'µs cpu', ((u.system) / n).toFixed(1), 'sys', ((performance.now() - t) * 1000 / n).toFixed(1), 'µs wall'); };
+time('pragma switch pair', () => { db.pragma('synchronous = FULL'); db.pragma('synchronous = NORMAL'); });
+time('tx update only', () => tx(0));
+time('tx update + 1 insert', () => tx(1));
+time('tx update + 4 inserts', () => tx(4));
+time('tx full + 4 inserts', () => { db.pragma('synchronous = FULL'); tx(4); db.pragma('synchronous = NORMAL'); }, 200);
