@@ -52,3 +52,12 @@ export async function importOptional<T>(specifier: string, purpose: string, pack
     throw error;
   }
 }
+
+/**
+ * `error` as {@link missingPackage} when it is Node's "cannot find package" for one of
+ * `packages` (which a lazily imported rein module needs), else `error` itself: for
+ * `import('./rein-module.js').catch((e) => { throw asMissing(e, ['pg'], 'the Postgres store'); })`.
+ */
+export function asMissing(error: unknown, packages: readonly string[], purpose: string): unknown {
+  return packages.some((name) => isMissingPackage(error, name)) ? missingPackage(purpose, packages, error) : error;
+}
