@@ -29,7 +29,7 @@ export function isMissingPackage(error: unknown, specifier: string): boolean {
  */
 export function missingPackage(purpose: string, packages: readonly string[], cause?: unknown): ReinError {
   const list = [...new Set(packages)];
-  const what = list.length === 1 ? `the package ${list[0]}, which is not installed` : `packages that are not installed (${list.join(', ')})`;
+  const what = list.length === 1 ? `the package ${list[0]}, which is not installed` : `the packages ${list.join(' and ')}, not all installed`;
   return new ReinError('config', 'fatal', `${purpose} needs ${what}: npm install ${list.join(' ')}`, {
     ...(cause === undefined ? {} : { cause }),
     details: { missingPackages: list },

@@ -45,7 +45,7 @@ export function loadSdk(): Promise<Sdk> {
   }), (error: unknown) => {
     // Not cached: a package installed later in a long-lived process is found on the next try.
     loading = undefined;
-    throw asMissing(error, [SDK_PACKAGE], 'MCP servers');
+    throw asMissing(error, [SDK_PACKAGE], 'MCP support');
   });
   return loading;
 }
