@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,3 +127,61 @@ describe('sqlite drivers', () => {
     expect(drivers.includes('node:sqlite')).toBe(nodeHasSqlite);
   });
 });
+
+// One file, both drivers: what one writes the other reads and continues. Both drivers in
+// this process (a better-sqlite3 built for this Node, on Node ≥ 22.13), or the other one in
+// `REIN_TEST_OTHER_NODE`, a second Node binary (CI gives the Node 20 run its Node 24 and
+// the Node 24 run its Node 20), which opens the file with whichever driver it has.
+const otherNode = process.env.REIN_TEST_OTHER_NODE;
+const crossDriver = drivers.length === 2 || (drivers.length === 1 && otherNode !== undefined && otherNode !== '');
+
+/** Continues run `id` in `path` on the driver that is not `mine`: reads it, appends `more`, creates run `id`-2. */
+function continueElsewhere(path: string, id: string, mine: string, more: unknown[]): { driver: string; before: number; after: number } {
+  const code = `
+    const { SqliteStore } = await import(${JSON.stringify(new URL('../../dist/store/sqlite.js', import.meta.url).href)});
+    const [path, id, mine, more] = JSON.parse(process.argv[1]);
+    const store = new SqliteStore({ path, blobThreshold: 1000, ...(mine === 'better-sqlite3' ? { driver: 'node:sqlite' } : {}) });
+    const before = (await store.loadEvents(id)).length;
+    const epoch = await store.acquireLease(id);
+    await store.append(id, epoch, more);
+    await store.createRun({ id: id + '-2', model: 'm', configHash: 'h' });
+    const after = (await store.loadEvents(id)).length;
+    console.log(JSON.stringify({ driver: store.driver, before, after }));
+    await store.close();`;
+  const args = ['--input-type=module', '-e', code, JSON.stringify([path, id, mine, more])];
+  if (drivers.length === 2) {
+    // Both here: the child is this Node, told to use the other driver.
+    const other = drivers.find((d) => d !== mine)!;
+    return JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', env: { ...process.env, REIN_SQLITE_DRIVER: other } })) as { driver: string; before: number; after: number };
+  }
+  const env = { ...process.env };
+  delete env.REIN_SQLITE_DRIVER;
+  return JSON.parse(execFileSync(otherNode!, args, { encoding: 'utf8', env })) as { driver: string; before: number; after: number };
+}
+
+if (crossDriver) {
+  describe('one SQLite file, both drivers', () => {
+    for (const mine of drivers) {
+      it(`a run written on ${mine} is read and continued on the other driver, then read back here`, async () => {
+        const path = nextPath();
+        const id = runId('shared');
+        const first = new SqliteStore({ path, driver: mine, blobThreshold: 1000 });
+        await first.createRun(newRun(id));
+        const epoch = await first.acquireLease(id);
+        await first.append(id, epoch, [...events(id, 0, 2), toolFinished(id, 2, bigText(5000))]);
+        await first.close();
+        const more = [toolFinished(id, 3, bigText(4000)), ...events(id, 4, 1)];
+        const seen = continueElsewhere(path, id, mine, json(more));
+        expect(seen).toEqual({ driver: mine === 'better-sqlite3' ? 'node:sqlite' : 'better-sqlite3', before: 3, after: 5 });
+        const back = new SqliteStore({ path, driver: mine, blobThreshold: 1000 });
+        try {
+          expect(await back.loadEvents(id)).toEqual(json([...events(id, 0, 2), toolFinished(id, 2, bigText(5000)), ...more]));
+          expect((await back.getRun(`${id}-2`))?.model).toBe('m');
+          expect(back.pragma('integrity_check')).toBe('ok');
+        } finally {
+          await back.close();
+        }
+      });
+    }
+  });
+}
