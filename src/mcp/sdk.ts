@@ -1,8 +1,13 @@
 /**
  * The official MCP SDK, loaded on first use: importing rein (or this folder) must stay
- * fast, and a program that configures no MCP server never pays for the SDK.
+ * fast, and a program that configures no MCP server never pays for the SDK, nor installs
+ * it (`npm install @modelcontextprotocol/sdk`: an optional package; a missing one is named).
  */
+import { asMissing } from '../optional.js';
 import type { StdioFraming } from './process-transport.js';
+
+/** The SDK's package: an optional one, installed by those who use MCP servers. */
+const SDK_PACKAGE = '@modelcontextprotocol/sdk';
 
 /** The parts of the SDK the host uses. */
 export interface Sdk {
@@ -37,6 +42,10 @@ export function loadSdk(): Promise<Sdk> {
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     ProgressNotificationSchema: types.ProgressNotificationSchema,
     framing: { ReadBuffer: stdio.ReadBuffer, serializeMessage: stdio.serializeMessage },
-  }));
+  }), (error: unknown) => {
+    // Not cached: a package installed later in a long-lived process is found on the next try.
+    loading = undefined;
+    throw asMissing(error, [SDK_PACKAGE], 'MCP support');
+  });
   return loading;
 }

@@ -1,13 +1,13 @@
 /**
  * The built-in memory: one SQLite file (WAL) with an FTS5 index ranked by bm25, scoped
- * per project, so memory and retrieval work with no service to run. better-sqlite3 is
- * loaded only when a memory is opened.
+ * per project, so memory and retrieval work with no service to run. The SQLite driver
+ * (better-sqlite3, else Node's built-in `node:sqlite`) is loaded only when a memory is opened.
  */
 import { isAbsolute, join, resolve } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
 import { ReinError } from '../errors.js';
 import { findRepoRoot } from '../skills/repo-root.js';
-import { openSqliteDatabase, useWal } from '../store/sqlite-file.js';
+import type { SqliteConnection, SqliteDriverName, SqliteStatement } from '../store/sqlite-driver.js';
+import { openSqliteFile, useWal } from '../store/sqlite-file.js';
 import { ftsQuery } from './query.js';
 import type { MemorySnippet, MemoryStore, RememberOptions, RememberResult, RetrieveOptions } from './types.js';
 
@@ -57,6 +57,8 @@ export interface OpenMemoryOptions {
   cwd?: string;
   /** How long a write waits for another connection's lock (ms, default 5000). */
   busyTimeoutMs?: number;
+  /** The SQLite driver, as for the run store (`SqliteStoreOptions.driver`); default: better-sqlite3 if it loads, else `node:sqlite`. */
+  driver?: SqliteDriverName;
 }
 
 interface Row {
@@ -68,7 +70,7 @@ interface Row {
   rank?: number;
 }
 
-type Stmt = BetterSqlite3.Statement<unknown[], unknown>;
+type Stmt = SqliteStatement;
 
 /**
  * Opens (creating when missing) the memory of a project.
@@ -84,21 +86,15 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Sqlit
   const chosen = options.path ?? DEFAULT_MEMORY_PATH;
   const path = chosen === ':memory:' || isAbsolute(chosen) ? chosen : join(cwd, chosen);
   const project = options.project ?? findRepoRoot(cwd) ?? cwd;
-  let Database: typeof BetterSqlite3;
+  let db: SqliteConnection;
   try {
-    Database = (await import('better-sqlite3')).default;
-  } catch (error) {
-    throw new ReinError('config', 'fatal', `memory needs better-sqlite3, which cannot be loaded (${firstLine(error)}): run \`npm rebuild better-sqlite3\``, { cause: error });
-  }
-  let db: BetterSqlite3.Database;
-  try {
-    db = openSqliteDatabase(Database, path, { busyTimeoutMs: options.busyTimeoutMs });
+    db = openSqliteFile(path, 'memory', { busyTimeoutMs: options.busyTimeoutMs, ...(options.driver === undefined ? {} : { driver: options.driver }) });
   } catch (error) {
     if (error instanceof ReinError) throw error;
     throw new ReinError('store', 'fatal', `cannot open the memory file ${path}: ${firstLine(error)}`, { cause: error });
   }
   try {
-    return new SqliteMemory(db, project);
+    return new SqliteMemory(db, project, path);
   } catch (error) {
     db.close();
     throw error;
@@ -107,20 +103,20 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Sqlit
 
 /**
  * A {@link MemoryStore} in SQLite, scoped to one project. Open it with {@link openMemory}.
- * Writes and searches are synchronous underneath (better-sqlite3); `retrieve` is async
+ * Writes and searches are synchronous underneath (both drivers are); `retrieve` is async
  * only to fit {@link MemoryRetriever}.
  */
 export class SqliteMemory implements MemoryStore {
   /** The scope key of this memory's project. */
   readonly project: string;
-  private readonly db: BetterSqlite3.Database;
+  private readonly db: SqliteConnection;
   private readonly s: Record<'insert' | 'byText' | 'setTags' | 'remove' | 'search' | 'recent' | 'count', Stmt>;
 
-  /** Sets up the schema on `db` (an open better-sqlite3 connection) and scopes to `project`. */
-  constructor(db: BetterSqlite3.Database, project: string) {
+  /** Sets up the schema on `db` (an open connection to the file at `path`) and scopes to `project`. */
+  constructor(db: SqliteConnection, project: string, path: string) {
     this.db = db;
     this.project = project;
-    useWal(db);
+    useWal(db, path);
     migrate(db);
     const p = (sql: string): Stmt => db.prepare(sql);
     this.s = {
@@ -150,14 +146,14 @@ export class SqliteMemory implements MemoryStore {
       throw new ReinError('invalid_arguments', 'correctable', `a memory holds at most ${MAX_MEMORY_CHARS} characters (got ${clean.length}): remember a shorter summary`);
     }
     const tags = normalizeTags(options.tags ?? []);
-    return this.db.transaction((): RememberResult => {
+    return this.db.immediate((): RememberResult => {
       const inserted = this.s.insert.get(this.project, clean, tags.join(' '), options.source ?? null, Date.now()) as { id: number } | undefined;
       if (inserted) return { id: String(inserted.id), created: true };
       const existing = this.s.byText.get(this.project, clean) as { id: number; tags: string };
       const merged = normalizeTags([...splitTags(existing.tags), ...tags]);
       if (merged.join(' ') !== existing.tags) this.s.setTags.run(merged.join(' '), existing.id);
       return { id: String(existing.id), created: false };
-    }).immediate();
+    });
   }
 
   /** Deletes the memory `id` of this project; answers whether it existed. Ids are never reused. */
@@ -195,20 +191,20 @@ export class SqliteMemory implements MemoryStore {
 
   /** Closes the database; later calls fail. Closing twice is harmless. */
   close(): void {
-    if (this.db.open) this.db.close();
+    this.db.close();
   }
 }
 
-function migrate(db: BetterSqlite3.Database): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
+function migrate(db: SqliteConnection): void {
+  const version = db.pragma('user_version') as number;
   if (version > SCHEMA_VERSION) {
     throw new ReinError('store', 'fatal', `the memory file was written by a newer rein (schema ${version}, this one knows ${SCHEMA_VERSION}): upgrade rein`);
   }
   if (version === SCHEMA_VERSION) return;
-  db.transaction(() => {
+  db.immediate(() => {
     db.exec(SCHEMA);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+  });
 }
 
 function toSnippet(row: Row): MemorySnippet {

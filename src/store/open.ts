@@ -1,11 +1,12 @@
 /**
- * Opening a store from a location string. The drivers (better-sqlite3, pg) are imported
- * only here and only when their store is chosen, so the core entry never loads them (the
- * core must import in ≤ 50 ms).
+ * Opening a store from a location string. The drivers (better-sqlite3 or node:sqlite, pg)
+ * are loaded only when their store is chosen, so the core entry never loads them (the core
+ * must import in ≤ 50 ms), and the optional packages are needed only by those who use them.
  */
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ReinError } from '../errors.js';
+import { asMissing } from '../optional.js';
 import type { PostgresStore, PostgresStoreOptions } from './postgres.js';
 import type { SqliteStore, SqliteStoreOptions } from './sqlite.js';
 import type { RunStore } from './types.js';
@@ -76,14 +77,16 @@ export async function openStore(location?: string, options: OpenStoreOptions = {
   return openSqliteStore({ path: where.path, ...threshold, ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
 }
 
-/** Opens a {@link SqliteStore} with all its options, loading better-sqlite3 on first use. */
+/** Opens a {@link SqliteStore} with all its options, loading its driver on first use. */
 export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise<SqliteStore> {
   const { SqliteStore } = await import('./sqlite.js');
   return new SqliteStore(options);
 }
 
-/** Opens a {@link PostgresStore} with all its options, loading pg on first use. */
+/** Opens a {@link PostgresStore} with all its options, loading pg on first use (`npm install pg`: an optional package). */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const { PostgresStore } = await import('./postgres.js');
+  const { PostgresStore } = await import('./postgres.js').catch((error: unknown) => {
+    throw asMissing(error, ['pg'], 'the Postgres store');
+  });
   return PostgresStore.open(options);
 }

@@ -1,18 +1,20 @@
 /**
- * The embedded default store: one SQLite file through better-sqlite3 12 (13 needs Node 22).
+ * The embedded default store: one SQLite file, through better-sqlite3 12 (13 needs Node 22)
+ * when it is installed and loads, else Node's built-in `node:sqlite` (`sqlite-file.ts`).
  * WAL with `synchronous=NORMAL`: a commit survives kill -9 of the process (only an OS crash
  * or power loss can drop the last commits); an append with `durability: 'full'` runs with
  * `synchronous=FULL`, so it is on disk before a tool with side effects starts. Every write
  * is one IMMEDIATE transaction (the write lock taken up front, so two connections never
  * deadlock upgrading a read), conditional on the lease epoch and the next seq.
  */
-import Database from 'better-sqlite3';
 import { ReinError } from '../errors.js';
 import type { RunEvent, RunTotals, StopReasonCode } from '../events.js';
 import { blobThreshold, decodeEvents, encodeBatch, type EncodedEvent } from './encode.js';
 import { checkLimit, duplicateRun, explainRefusal, newRunRow, notFound, toRecord, type RunRow } from './rows.js';
 import { checkVersion, metaTable, migrations, SCHEMA_VERSION } from './schema.js';
-import { openSqliteDatabase, useWal } from './sqlite-file.js';
+import type { SqliteConnection, SqliteDriverName, SqliteStatement } from './sqlite-driver.js';
+import { sqliteErrorCode } from './sqlite-driver.js';
+import { openSqliteFile, useWal } from './sqlite-file.js';
 import type { Durability, NewRun, RunFilter, RunRecord, RunStore } from './types.js';
 
 /** The file used when no location is given, relative to the working directory. */
@@ -27,40 +29,48 @@ export interface SqliteStoreOptions {
   /** How long a write waits for another connection's write lock before failing (ms, default 5000). */
   busyTimeoutMs?: number;
   /**
+   * The driver: `better-sqlite3` or `node:sqlite` (Node ≥ 22.13). Default: `REIN_SQLITE_DRIVER`
+   * if set, else better-sqlite3 when it is installed and loads, else `node:sqlite`.
+   */
+  driver?: SqliteDriverName;
+  /**
    * Test hook: called inside every append's transaction with the connection's
    * `PRAGMA synchronous` at that moment (1 = NORMAL, 2 = FULL).
    */
   probeSynchronous?: (level: number) => void;
 }
 
-type Stmt = Database.Statement<unknown[], unknown>;
+type Stmt = SqliteStatement;
 
 /**
  * A {@link RunStore} in one SQLite file. Open it with `openStore()` (which loads
- * better-sqlite3 only when needed) or construct it directly.
+ * the driver only when needed) or construct it directly.
  *
  * @example
  * const store = new SqliteStore({ path: '.rein/rein.db' });
  */
 export class SqliteStore implements RunStore {
-  private readonly db: Database.Database;
+  private readonly db: SqliteConnection;
   private readonly threshold: number;
   private readonly probe: ((level: number) => void) | undefined;
   private readonly s: Record<'insertRun' | 'getRun' | 'runState' | 'lease' | 'claim' | 'insertEvent' | 'insertPayload' | 'load' | 'update', Stmt>;
   private readonly lists = new Map<string, Stmt>();
   private readonly appendTx: (runId: string, epoch: number, rows: EncodedEvent[], first: number) => void;
 
+  /** The database file this store was opened on, as given. */
+  readonly path: string;
+
   constructor(options: SqliteStoreOptions = {}) {
-    const path = options.path ?? DEFAULT_SQLITE_PATH;
+    const path = (this.path = options.path ?? DEFAULT_SQLITE_PATH);
     this.threshold = blobThreshold(options.blobThreshold);
     this.probe = options.probeSynchronous;
     try {
-      this.db = openSqliteDatabase(Database, path, { busyTimeoutMs: options.busyTimeoutMs });
+      this.db = openSqliteFile(path, 'the SQLite store', { busyTimeoutMs: options.busyTimeoutMs, ...(options.driver === undefined ? {} : { driver: options.driver }) });
     } catch (error) {
       throw storeError(error, `cannot open the SQLite store ${path}`);
     }
     try {
-      useWal(this.db);
+      useWal(this.db, path);
       migrate(this.db, path);
     } catch (error) {
       this.db.close();
@@ -72,24 +82,24 @@ export class SqliteStore implements RunStore {
         VALUES (@id, @status, @reason, @model, @config, @config_hash, @parent_run_id, @created_at, @updated_at, @totals, @lease_epoch, @event_count)`),
       getRun: p('SELECT * FROM runs WHERE id = ?'),
       runState: p('SELECT lease_epoch, event_count FROM runs WHERE id = ?'),
-      lease: p('UPDATE runs SET lease_epoch = lease_epoch + 1, updated_at = ? WHERE id = ? RETURNING lease_epoch').pluck(),
+      lease: p('UPDATE runs SET lease_epoch = lease_epoch + 1, updated_at = ? WHERE id = ? RETURNING lease_epoch'),
       claim: p('UPDATE runs SET event_count = event_count + ?, updated_at = ? WHERE id = ? AND lease_epoch = ? AND event_count = ?'),
       insertEvent: p('INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)'),
       insertPayload: p('INSERT INTO payloads (run_id, seq, data) VALUES (?, ?, ?)'),
       load: p(`SELECT coalesce(e.data, p.data) FROM events e LEFT JOIN payloads p ON p.run_id = e.run_id AND p.seq = e.seq
-        WHERE e.run_id = ? AND e.seq >= ? ORDER BY e.seq`).pluck(),
+        WHERE e.run_id = ? AND e.seq >= ? ORDER BY e.seq`),
       update: p('UPDATE runs SET status = ?, reason = ?, totals = coalesce(?, totals), updated_at = ? WHERE id = ? AND lease_epoch = ?'),
     };
-    const tx = this.db.transaction((runId: string, epoch: number, rows: EncodedEvent[], first: number): void => {
+    const tx = (runId: string, epoch: number, rows: EncodedEvent[], first: number): void => {
       const claimed = this.s.claim.run(rows.length, Date.now(), runId, epoch, first).changes === 1;
       if (!claimed) throw explainRefusal(runId, epoch, this.s.runState.get(runId) as RunRow | undefined, first);
       for (const e of rows) {
         this.s.insertEvent.run(runId, e.seq, e.type, e.at, e.data);
         if (e.payload !== null) this.s.insertPayload.run(runId, e.seq, e.payload);
       }
-      if (this.probe) this.probe(this.db.pragma('synchronous', { simple: true }) as number);
-    });
-    this.appendTx = tx.immediate;
+      if (this.probe) this.probe(this.db.pragma('synchronous') as number);
+    };
+    this.appendTx = (runId, epoch, rows, first) => this.db.immediate(() => tx(runId, epoch, rows, first));
   }
 
   async createRun(run: NewRun): Promise<RunRecord> {
@@ -104,7 +114,7 @@ export class SqliteStore implements RunStore {
   }
 
   async acquireLease(runId: string): Promise<number> {
-    const epoch = this.guard(() => this.s.lease.get(Date.now(), runId) as number | undefined, `cannot take the lease of run ${runId}`);
+    const epoch = this.guard(() => this.s.lease.value(Date.now(), runId) as number | undefined, `cannot take the lease of run ${runId}`);
     if (epoch === undefined) throw notFound(runId);
     return epoch;
   }
@@ -121,17 +131,17 @@ export class SqliteStore implements RunStore {
       }
       // Through db.pragma every time: SQLite applies a setting pragma when the statement is
       // prepared, not when it runs, so a statement prepared once would not switch anything.
-      if (full) this.db.pragma('synchronous = FULL');
+      if (full) this.db.exec('PRAGMA synchronous = FULL');
       try {
         this.appendTx(runId, epoch, rows, rows[0]!.seq);
       } finally {
-        if (full) this.db.pragma('synchronous = NORMAL');
+        if (full) this.db.exec('PRAGMA synchronous = NORMAL');
       }
     }, `cannot append to run ${runId}`);
   }
 
   async loadEvents(runId: string, fromSeq = 0): Promise<RunEvent[]> {
-    const texts = this.guard(() => this.s.load.all(runId, fromSeq) as string[], `cannot load run ${runId}`);
+    const texts = this.guard(() => this.s.load.values(runId, fromSeq) as string[], `cannot load run ${runId}`);
     if (texts.length === 0 && this.guard(() => this.s.runState.get(runId), `cannot load run ${runId}`) === undefined) throw notFound(runId);
     return decodeEvents(texts);
   }
@@ -166,18 +176,23 @@ export class SqliteStore implements RunStore {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    this.db.close();
+  }
+
+  /** The driver this store runs on. */
+  get driver(): SqliteDriverName {
+    return this.db.driver;
   }
 
   /** Characters of JSON the events row of `(runId, seq)` holds: 0 when the event is in the payloads table. For tests and diagnostics. */
   async inlineSize(runId: string, seq: number): Promise<number | undefined> {
-    const row = this.db.prepare('SELECT coalesce(length(data), 0) FROM events WHERE run_id = ? AND seq = ?').pluck().get(runId, seq);
+    const row = this.db.prepare('SELECT coalesce(length(data), 0) FROM events WHERE run_id = ? AND seq = ?').value(runId, seq);
     return row === undefined ? undefined : Number(row);
   }
 
   /** Reads a pragma on this store's own connection (`journal_mode`, `synchronous`, `integrity_check`…). For tests and diagnostics. */
   pragma(name: string): unknown {
-    return this.db.pragma(name, { simple: true });
+    return this.db.pragma(name);
   }
 
   /** Runs `fn`, turning a driver error into a `store` error (a ReinError passes as it is). */
@@ -191,24 +206,24 @@ export class SqliteStore implements RunStore {
 }
 
 /** Creates or migrates the schema in one IMMEDIATE transaction, so two processes opening a new file at once cannot both migrate it. */
-function migrate(db: Database.Database, path: string): void {
-  db.transaction(() => {
+function migrate(db: SqliteConnection, path: string): void {
+  db.immediate(() => {
     db.exec(metaTable());
-    const found = Number((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as string | undefined) ?? 0);
+    const found = Number((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").value() as string | undefined) ?? 0);
     checkVersion(found, `the SQLite store ${path}`);
     for (const steps of migrations('sqlite').slice(found)) for (const sql of steps) db.exec(sql);
     if (found !== SCHEMA_VERSION) db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
-  }).immediate();
+  });
 }
 
 function isConstraint(error: unknown): boolean {
-  return error instanceof Database.SqliteError && error.code.startsWith('SQLITE_CONSTRAINT');
+  return sqliteErrorCode(error)?.startsWith('SQLITE_CONSTRAINT') === true;
 }
 
 /** A driver error as a ReinError: a busy or locked database is transient (another writer held the lock too long), the rest fatal. */
 function storeError(error: unknown, what: string): ReinError {
   if (error instanceof ReinError) return error;
-  const code = error instanceof Database.SqliteError ? error.code : undefined;
+  const code = sqliteErrorCode(error);
   // A unique (run_id, seq) violation means another writer stored that seq first.
   if (code?.startsWith('SQLITE_CONSTRAINT')) return new ReinError('conflict', 'fatal', `${what}: ${(error as Error).message}; nothing was written`, { cause: error });
   const transient = code !== undefined && /^SQLITE_(BUSY|LOCKED)/.test(code);

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, type Script, type ScriptedServer } from '../../src/model/scripted/index.js';
 import { cleanEnv, isGone, rein, spawned } from './spawn.js';
@@ -9,6 +8,7 @@ import { Agent } from '../../src/loop/agent.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import { seedTools } from '../../src/tools/builtin/index.js';
 import { defineTool } from '../../src/tools/define.js';
+import { openSqliteFile } from '../../src/store/sqlite-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rein-cli-store-'));
 const db = join(dir, 'runs.db');
@@ -157,7 +157,7 @@ describe('stored runs in the CLI', () => {
     } finally {
       await store.close();
     }
-    const raw = new Database(broken);
+    const raw = openSqliteFile(broken, 'test');
     try {
       raw.prepare('UPDATE runs SET totals = ? WHERE id = ?').run(JSON.stringify({ steps: 1 }), id);
     } finally {

@@ -3,26 +3,26 @@
 // `npm test` builds first). `REIN_CRASH_AT=<point>:<hit>` arms a crash point; the parent
 // may also kill it at any moment after it printed `ready`.
 //
-// argv[2]: JSON { mode: 'run' | 'resume' | 'approve', db, runId, model, dist, gated? }.
+// argv[2]: JSON { mode: 'run' | 'resume' | 'approve', db, runId, model, dist, driver, gated? }.
 // With `gated`, the agent also has a `gated` tool that its approval policy asks a person
 // for (the run pauses durably), and `approve` approves every call the run waits for.
 // stdout: `ready`, then one JSON line with the result and the counts of this process.
-import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const cfg = JSON.parse(process.argv[2]);
 const dist = (path) => import(new URL(path, cfg.dist).href);
-const [{ Agent }, { SqliteStore }, { defineTool }, { crashPoint }] = await Promise.all([
+const [{ Agent }, { SqliteStore }, { openSqliteFile }, { defineTool }, { crashPoint }] = await Promise.all([
   dist('loop/agent.js'),
   dist('store/sqlite.js'),
+  dist('store/sqlite-file.js'),
   dist('tools/define.js'),
   dist('loop/crash-points.js'),
 ]);
-const Database = createRequire(import.meta.url)('better-sqlite3');
 
 let appends = 0;
 const store = new SqliteStore({
   path: cfg.db,
+  driver: cfg.driver,
   // Called inside every append's transaction, after its rows are written, before COMMIT.
   probeSynchronous: () => {
     appends++;
@@ -33,18 +33,18 @@ const store = new SqliteStore({
 // The tools' side effects live in tables of their own, in the same file, written through
 // a second connection (as a real tool's database would be): fx_exec counts every execution,
 // fx_applied holds each key's applied effect (`count` = how many times it was applied).
-const fx = new Database(cfg.db, { timeout: 5000 });
-fx.pragma('journal_mode = WAL');
-fx.pragma('synchronous = NORMAL');
+const fx = openSqliteFile(cfg.db, 'the crash test', { driver: cfg.driver, busyTimeoutMs: 5000 });
+fx.exec('PRAGMA journal_mode = WAL');
+fx.exec('PRAGMA synchronous = NORMAL');
 fx.exec(`CREATE TABLE IF NOT EXISTS fx_exec (key TEXT NOT NULL, tool TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key, tool));
   CREATE TABLE IF NOT EXISTS fx_applied (key TEXT PRIMARY KEY, tool TEXT NOT NULL, output TEXT NOT NULL, count INTEGER NOT NULL)`);
 const countExec = fx.prepare('INSERT INTO fx_exec (key, tool, n) VALUES (?, ?, 1) ON CONFLICT (key, tool) DO UPDATE SET n = n + 1');
 const applyOnce = fx.prepare('INSERT INTO fx_applied (key, tool, output, count) VALUES (?, ?, ?, 1) ON CONFLICT (key) DO NOTHING');
 const applyAgain = fx.prepare('INSERT INTO fx_applied (key, tool, output, count) VALUES (?, ?, ?, 1) ON CONFLICT (key) DO UPDATE SET count = count + 1');
-const lookup = fx.prepare('SELECT output FROM fx_applied WHERE key = ?').pluck();
+const lookup = fx.prepare('SELECT output FROM fx_applied WHERE key = ?');
 // The write-point rule: a call's tool_started is durable before the tool runs.
 fx.exec('CREATE TABLE IF NOT EXISTS fx_early (key TEXT NOT NULL)');
-const startLogged = fx.prepare("SELECT count(*) FROM events WHERE run_id = ? AND type = 'tool_started' AND json_extract(data, '$.idempotencyKey') = ?").pluck();
+const startLogged = fx.prepare("SELECT count(*) FROM events WHERE run_id = ? AND type = 'tool_started' AND json_extract(data, '$.idempotencyKey') = ?");
 const early = fx.prepare('INSERT INTO fx_early (key) VALUES (?)');
 
 let executions = 0;
@@ -58,14 +58,14 @@ function effectTool(effect, apply) {
     ...(effect === 'reconcilable'
       ? {
           reconcile: (key) => {
-            const output = lookup.get(key);
+            const output = lookup.value(key);
             return output === undefined ? { done: false } : { done: true, output };
           },
         }
       : {}),
     execute: async ({ n }, ctx) => {
       executions++;
-      if (startLogged.get(ctx.runId, ctx.idempotencyKey) === 0) early.run(ctx.idempotencyKey);
+      if (startLogged.value(ctx.runId, ctx.idempotencyKey) === 0) early.run(ctx.idempotencyKey);
       // A little time inside the tool, so random kills land there too.
       await sleep(2);
       const output = `${name} did ${n}`;
@@ -83,7 +83,7 @@ function effectTool(effect, apply) {
 fx.exec('CREATE TABLE IF NOT EXISTS fx_unapproved (key TEXT NOT NULL)');
 const approvedBefore = fx.prepare(`SELECT count(*) FROM events s JOIN events d ON d.run_id = s.run_id AND d.seq < s.seq
   WHERE s.run_id = ? AND s.type = 'tool_started' AND json_extract(s.data, '$.idempotencyKey') = ?
-    AND d.type = 'approval_decided' AND json_extract(d.data, '$.toolCallId') = json_extract(s.data, '$.toolCallId') AND json_extract(d.data, '$.approved') = 1`).pluck();
+    AND d.type = 'approval_decided' AND json_extract(d.data, '$.toolCallId') = json_extract(s.data, '$.toolCallId') AND json_extract(d.data, '$.approved') = 1`);
 const unapproved = fx.prepare('INSERT INTO fx_unapproved (key) VALUES (?)');
 function gatedTool() {
   return defineTool({
@@ -93,8 +93,8 @@ function gatedTool() {
     effect: 'idempotent',
     execute: async ({ n }, ctx) => {
       executions++;
-      if (startLogged.get(ctx.runId, ctx.idempotencyKey) === 0) early.run(ctx.idempotencyKey);
-      if (approvedBefore.get(ctx.runId, ctx.idempotencyKey) === 0) unapproved.run(ctx.idempotencyKey);
+      if (startLogged.value(ctx.runId, ctx.idempotencyKey) === 0) early.run(ctx.idempotencyKey);
+      if (approvedBefore.value(ctx.runId, ctx.idempotencyKey) === 0) unapproved.run(ctx.idempotencyKey);
       await sleep(2);
       const output = `gated did ${n}`;
       countExec.run(ctx.idempotencyKey, 'gated');

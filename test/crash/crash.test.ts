@@ -6,9 +6,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptTurn, type ScriptedServer } from '../../src/model/scripted/index.js';
 import type { Message } from '../../src/model/types.js';
+import type { SqliteDriverName } from '../../src/store/sqlite-driver.js';
+import { drivers } from '../store/sqlite-drivers.js';
 import { callIds, checkApprovals, checkLog, openCalls, reapChildren, runChild, snapshot, transcript, type ChildResult, type Step } from './harness.js';
 
 const seed = Number(process.env.REIN_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -85,8 +87,8 @@ interface Twin {
  * (then resumed cleanly until it ends), checked after every kill and at the end against the
  * crash-free twin (none for the twin itself).
  */
-async function scenario(index: number, steps: Step[], twin: Twin | undefined): Promise<ScenarioOutcome> {
-  const db = join(dir, `s${index}.db`);
+async function scenario(driver: SqliteDriverName, index: number, steps: Step[], twin: Twin | undefined): Promise<ScenarioOutcome> {
+  const db = join(dir, `${tag(driver)}-s${index}.db`);
   let runId = `run_${index}`;
   let mode: 'run' | 'resume' = 'run';
   let kills = 0;
@@ -98,7 +100,7 @@ async function scenario(index: number, steps: Step[], twin: Twin | undefined): P
   for (let p = 0; ; p++) {
     expect(p, `scenario ${index} did not finish within ${steps.length + 3} processes`).toBeLessThan(steps.length + 3);
     const step = steps[p] ?? {};
-    const exit = await runChild({ mode, db, runId, model: server.model() }, step);
+    const exit = await runChild({ mode, db, runId, model: server.model(), driver }, step);
     if (!exit.killed) {
       result = exit.result;
       expect(result, `scenario ${index}: the run's result`).toMatchObject({ status: 'done', reason: 'final_answer' });
@@ -107,7 +109,7 @@ async function scenario(index: number, steps: Step[], twin: Twin | undefined): P
     kills++;
     killedAt.push(step.crashAt?.replace(/:\d+$/, '') ?? 'random');
     const where = `scenario ${index} (${JSON.stringify(steps)}), after kill ${kills}`;
-    const s = await snapshot(db, runId);
+    const s = await snapshot(db, runId, driver);
     const calls = checkLog(s, where);
     for (const id of openCalls(calls, 'do_unsafe')) cutOff.add(id);
     // Killed just after its k-th tool_finished was durable: k more are in the log.
@@ -125,7 +127,7 @@ async function scenario(index: number, steps: Step[], twin: Twin | undefined): P
     if (s.record?.status === 'done') break;
     mode = 'resume';
   }
-  const s = await snapshot(db, runId);
+  const s = await snapshot(db, runId, driver);
   const where = `scenario ${index} (${JSON.stringify(steps)}), at the end`;
   const calls = checkLog(s, where);
   const last = s.events.at(-1);
@@ -188,8 +190,8 @@ interface GatedTwin {
  * ahead of its tool_started, one request and one decision per gated call, and the end is
  * the crash-free twin's.
  */
-async function gatedScenario(index: number, steps: Step[], twin: GatedTwin | undefined): Promise<ScenarioOutcome & { processes: ChildResult[] }> {
-  const db = join(dir, `g${index}.db`);
+async function gatedScenario(driver: SqliteDriverName, index: number, steps: Step[], twin: GatedTwin | undefined): Promise<ScenarioOutcome & { processes: ChildResult[] }> {
+  const db = join(dir, `${tag(driver)}-g${index}.db`);
   let runId = `gated_${index}`;
   let mode: 'run' | 'resume' | 'approve' = 'run';
   let kills = 0;
@@ -199,7 +201,7 @@ async function gatedScenario(index: number, steps: Step[], twin: GatedTwin | und
   for (let p = 0; ; p++) {
     expect(p, `${label} did not finish within ${2 * steps.length + 4} processes`).toBeLessThan(2 * steps.length + 4);
     const step = steps[p] ?? {};
-    const exit = await runChild({ mode, db, runId, model: server.model(), gated: true }, step);
+    const exit = await runChild({ mode, db, runId, model: server.model(), gated: true, driver }, step);
     if (!exit.killed) {
       const result = exit.result as ChildResult;
       processes.push(result);
@@ -208,7 +210,7 @@ async function gatedScenario(index: number, steps: Step[], twin: GatedTwin | und
         break;
       }
       expect(result, `${label}: a ${mode} that did not finish the run`).toMatchObject({ status: 'paused', reason: 'awaiting_approval' });
-      const s = await snapshot(db, runId);
+      const s = await snapshot(db, runId, driver);
       checkApprovals(s, checkLog(s, `${label}, paused`), `${label}, paused`);
       mode = 'approve';
       continue;
@@ -216,7 +218,7 @@ async function gatedScenario(index: number, steps: Step[], twin: GatedTwin | und
     kills++;
     killedAt.push(step.crashAt?.replace(/:\d+$/, '') ?? 'random');
     const where = `${label}, after kill ${kills} (of a ${mode})`;
-    const s = await snapshot(db, runId);
+    const s = await snapshot(db, runId, driver);
     checkApprovals(s, checkLog(s, where), where);
     if (s.events.length === 0) {
       expect(s.executions.size + s.applied.size, `${where}: effects of a run that never began`).toBe(0);
@@ -227,7 +229,7 @@ async function gatedScenario(index: number, steps: Step[], twin: GatedTwin | und
     if (s.record?.status === 'done') break;
     mode = 'resume';
   }
-  const s = await snapshot(db, runId);
+  const s = await snapshot(db, runId, driver);
   const where = `${label}, at the end`;
   const calls = checkLog(s, where);
   const decided = checkApprovals(s, calls, where);
@@ -306,20 +308,25 @@ function scenarios(twin: Twin): Step[][] {
 
 const tally = (counts: Map<string, number>): string => [...counts].sort().map(([k, n]) => `${k} ${n}`).join(', ');
 
-/** The crash-free twin, run once and shared. */
-let twinRun: Promise<Twin> | undefined;
-function twinOnce(): Promise<Twin> {
-  twinRun ??= scenario(0, [], undefined).then((first) => {
+/** The crash-free twin, run once per driver and shared. */
+const twinRuns = new Map<SqliteDriverName, Promise<Twin>>();
+function twinOnce(driver: SqliteDriverName): Promise<Twin> {
+  let twinRun = twinRuns.get(driver);
+  if (twinRun) return twinRun;
+  twinRun = scenario(driver, 0, [], undefined).then((first) => {
     expect(first.kills).toBe(0);
     expect(first.last.executions, 'the twin runs every call once').toBe(TOOL_CALLS);
     return { transcript: first.transcript, appends: first.last.appends, ms: first.last.ms };
   });
+  twinRuns.set(driver, twinRun);
   return twinRun;
 }
 
-let gatedTwinRun: Promise<GatedTwin> | undefined;
-function gatedTwinOnce(): Promise<GatedTwin> {
-  gatedTwinRun ??= gatedScenario(0, [], undefined).then((first) => {
+const gatedTwinRuns = new Map<SqliteDriverName, Promise<GatedTwin>>();
+function gatedTwinOnce(driver: SqliteDriverName): Promise<GatedTwin> {
+  let gatedTwinRun = gatedTwinRuns.get(driver);
+  if (gatedTwinRun) return gatedTwinRun;
+  gatedTwinRun = gatedScenario(driver, 0, [], undefined).then((first) => {
     expect(first.kills).toBe(0);
     expect(
       first.processes.map((p) => p.status),
@@ -328,63 +335,71 @@ function gatedTwinOnce(): Promise<GatedTwin> {
     expect(first.processes[0]!.executions, 'nothing runs before the first approval').toBe(0);
     return { transcript: first.transcript, appends: first.processes.map((p) => p.appends), ms: Math.max(...first.processes.map((p) => p.ms)) };
   });
+  gatedTwinRuns.set(driver, gatedTwinRun);
   return gatedTwinRun;
 }
 
-it('runs killed at every crash point and at random moments end like their crash-free twin', { timeout: 180_000 }, async () => {
-  expect(existsSync(fileURLToPath(new URL('../../dist/loop/crash-points.js', import.meta.url))), 'dist/ is missing: run `npm run build` (npm test does)').toBe(true);
-  const began = Date.now();
-  let kills = 0;
-  let done = 0;
-  const reached = new Map<string, number>();
-  const resolved = new Map<string, number>();
-  let gatedKills = 0;
-  let gatedDone = 0;
-  try {
-    const [twin, gatedTwin] = await Promise.all([twinOnce(), gatedTwinOnce()]);
-    // The gated scenarios first, so the deadline never cuts them.
-    const queue = [
-      ...gatedScenarios(gatedTwin).map((steps, i) => ({ steps, index: i + 1, gated: true })),
-      ...scenarios(twin).map((steps, i) => ({ steps, index: i + 1, gated: false })),
-    ];
-    let failed = false;
-    const worker = async (): Promise<void> => {
-      for (let next = queue.shift(); next && !failed; next = queue.shift()) {
-        if (Date.now() - began > BUDGET_MS && kills >= MIN_KILLS) return;
-        const outcome = next.gated ? await gatedScenario(next.index, next.steps, gatedTwin) : await scenario(next.index, next.steps, twin);
-        kills += outcome.kills;
-        done++;
-        if (next.gated) {
-          gatedKills += outcome.kills;
-          gatedDone++;
-        }
-        for (const point of outcome.killedAt) reached.set(point, (reached.get(point) ?? 0) + 1);
-        for (const kind of outcome.outcomes) resolved.set(kind, (resolved.get(kind) ?? 0) + 1);
-      }
-    };
-    // On a failure the other workers stop after their current scenario, before the temp
-    // folder goes: nothing is left running or written after the test.
-    const settled = await Promise.allSettled(
-      Array.from({ length: CONCURRENCY }, () =>
-        worker().catch((error: unknown) => {
-          failed = true;
-          throw error;
-        }),
-      ),
-    );
-    for (const s of settled) if (s.status === 'rejected') throw s.reason;
-  } catch (error) {
-    await reapChildren();
-    throw new Error(`crash test (REIN_CRASH_SEED=${seed}): ${(error as Error).message}`, { cause: error });
-  }
-  const seconds = ((Date.now() - began) / 1000).toFixed(1);
-  console.log(`crash test (REIN_CRASH_SEED=${seed}): ${kills} kills in ${done} scenarios, ${seconds} s; kills by point: ${tally(reached)}; calls resolved on resume: ${tally(resolved)}; approval-gated: ${gatedKills} kills in ${gatedDone} scenarios`);
-  expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
-});
+/** A driver's name fit for a file name. */
+const tag = (driver: SqliteDriverName): string => driver.replace(/\W/g, '');
 
-// A process killed after its run_finished is durable but before the run's record says
-// `done`: resume finishes the record from the log and runs nothing again.
-it('a run killed after its run_finished is durable is not run again on resume', { timeout: 60_000 }, async () => {
-  const twin = await twinOnce();
-  await scenario(1000, [{ crashAt: `after-append:${twin.appends}` }], twin);
-});
+for (const driver of drivers) {
+  describe(`on ${driver}`, () => {
+    it('runs killed at every crash point and at random moments end like their crash-free twin', { timeout: 180_000 }, async () => {
+      expect(existsSync(fileURLToPath(new URL('../../dist/loop/crash-points.js', import.meta.url))), 'dist/ is missing: run `npm run build` (npm test does)').toBe(true);
+      const began = Date.now();
+      let kills = 0;
+      let done = 0;
+      const reached = new Map<string, number>();
+      const resolved = new Map<string, number>();
+      let gatedKills = 0;
+      let gatedDone = 0;
+      try {
+        const [twin, gatedTwin] = await Promise.all([twinOnce(driver), gatedTwinOnce(driver)]);
+        // The gated scenarios first, so the deadline never cuts them.
+        const queue = [
+          ...gatedScenarios(gatedTwin).map((steps, i) => ({ steps, index: i + 1, gated: true })),
+          ...scenarios(twin).map((steps, i) => ({ steps, index: i + 1, gated: false })),
+        ];
+        let failed = false;
+        const worker = async (): Promise<void> => {
+          for (let next = queue.shift(); next && !failed; next = queue.shift()) {
+            if (Date.now() - began > BUDGET_MS && kills >= MIN_KILLS) return;
+            const outcome = next.gated ? await gatedScenario(driver, next.index, next.steps, gatedTwin) : await scenario(driver, next.index, next.steps, twin);
+            kills += outcome.kills;
+            done++;
+            if (next.gated) {
+              gatedKills += outcome.kills;
+              gatedDone++;
+            }
+            for (const point of outcome.killedAt) reached.set(point, (reached.get(point) ?? 0) + 1);
+            for (const kind of outcome.outcomes) resolved.set(kind, (resolved.get(kind) ?? 0) + 1);
+          }
+        };
+        // On a failure the other workers stop after their current scenario, before the temp
+        // folder goes: nothing is left running or written after the test.
+        const settled = await Promise.allSettled(
+          Array.from({ length: CONCURRENCY }, () =>
+            worker().catch((error: unknown) => {
+              failed = true;
+              throw error;
+            }),
+          ),
+        );
+        for (const s of settled) if (s.status === 'rejected') throw s.reason;
+      } catch (error) {
+        await reapChildren();
+        throw new Error(`crash test (REIN_CRASH_SEED=${seed}): ${(error as Error).message}`, { cause: error });
+      }
+      const seconds = ((Date.now() - began) / 1000).toFixed(1);
+      console.log(`crash test on ${driver} (REIN_CRASH_SEED=${seed}): ${kills} kills in ${done} scenarios, ${seconds} s; kills by point: ${tally(reached)}; calls resolved on resume: ${tally(resolved)}; approval-gated: ${gatedKills} kills in ${gatedDone} scenarios`);
+      expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
+    });
+
+    // A process killed after its run_finished is durable but before the run's record says
+    // `done`: resume finishes the record from the log and runs nothing again.
+    it('a run killed after its run_finished is durable is not run again on resume', { timeout: 60_000 }, async () => {
+      const twin = await twinOnce(driver);
+      await scenario(driver, 1000, [{ crashAt: `after-append:${twin.appends}` }], twin);
+    });
+  });
+}

@@ -5,12 +5,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import type { RunEvent } from '../../src/events.js';
 import { messagesFromEvents } from '../../src/loop/fold.js';
 import type { Message, ModelRef, ToolCall } from '../../src/model/types.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import type { SqliteDriverName } from '../../src/store/sqlite-driver.js';
+import { openSqliteFile } from '../../src/store/sqlite-file.js';
 import type { RunRecord } from '../../src/store/types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -43,7 +44,7 @@ export interface ChildExit {
 const live = new Set<ChildProcess>();
 
 /** Runs (or resumes) `runId` in a fresh process, dying as `step` says. Rejects if it hangs for `hangMs`. */
-export function runChild(cfg: { mode: 'run' | 'resume' | 'approve'; db: string; runId: string; model: ModelRef; gated?: boolean }, step: Step = {}, hangMs = 30_000): Promise<ChildExit> {
+export function runChild(cfg: { mode: 'run' | 'resume' | 'approve'; db: string; runId: string; model: ModelRef; gated?: boolean; driver: SqliteDriverName }, step: Step = {}, hangMs = 30_000): Promise<ChildExit> {
   const env = { ...process.env };
   delete env.REIN_CRASH_AT;
   if (step.crashAt) env.REIN_CRASH_AT = step.crashAt;
@@ -102,9 +103,9 @@ export interface Snapshot {
 }
 
 /** Reads a run back from its SQLite file (no child may be running on it). */
-export async function snapshot(db: string, runId: string): Promise<Snapshot> {
+export async function snapshot(db: string, runId: string, driver: SqliteDriverName): Promise<Snapshot> {
   // The integrity check first, on a plain connection, before the store's set-up writes anything.
-  const raw = new Database(db);
+  const raw = openSqliteFile(db, 'the crash test', { driver });
   let integrity: unknown;
   const executions = new Map<string, number>();
   const applied = new Map<string, number>();
@@ -112,17 +113,17 @@ export async function snapshot(db: string, runId: string): Promise<Snapshot> {
   const gated = new Map<string, number>();
   let unapproved: string[] = [];
   try {
-    integrity = raw.pragma('integrity_check', { simple: true });
-    const tables = new Set(raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+    integrity = raw.pragma('integrity_check');
+    const tables = new Set(raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").values() as string[]);
     if (tables.has('fx_exec')) for (const r of raw.prepare('SELECT key, n FROM fx_exec').all() as Array<{ key: string; n: number }>) executions.set(r.key, r.n);
     if (tables.has('fx_exec')) for (const r of raw.prepare("SELECT key, n FROM fx_exec WHERE tool = 'gated'").all() as Array<{ key: string; n: number }>) gated.set(r.key, r.n);
-    if (tables.has('fx_unapproved')) unapproved = raw.prepare('SELECT key FROM fx_unapproved').pluck().all() as string[];
-    if (tables.has('fx_early')) early = raw.prepare('SELECT key FROM fx_early').pluck().all() as string[];
+    if (tables.has('fx_unapproved')) unapproved = raw.prepare('SELECT key FROM fx_unapproved').values() as string[];
+    if (tables.has('fx_early')) early = raw.prepare('SELECT key FROM fx_early').values() as string[];
     if (tables.has('fx_applied')) for (const r of raw.prepare('SELECT key, count FROM fx_applied').all() as Array<{ key: string; count: number }>) applied.set(r.key, r.count);
   } finally {
     raw.close();
   }
-  const store = new SqliteStore({ path: db });
+  const store = new SqliteStore({ path: db, driver });
   try {
     const record = await store.getRun(runId);
     return { integrity, record, events: record ? await store.loadEvents(runId) : [], executions, applied, early, gated, unapproved };

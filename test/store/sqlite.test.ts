@@ -1,12 +1,13 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/store/schema.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { describeStoreConformance } from '../conformance/store.suite.js';
 import { bigText, events, expectCode, json, newRun, runId, toolFinished } from '../conformance/store-fixtures.js';
+import { drivers, nodeHasSqlite, rawConnection } from './sqlite-drivers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rein-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,103 +16,172 @@ let files = 0;
 let latest = '';
 const nextPath = (): string => join(dir, `store-${++files}`, 'rein.db');
 
-describeStoreConformance('sqlite', {
-  fresh: async () => new SqliteStore({ path: (latest = nextPath()) }),
-  reopen: async () => new SqliteStore({ path: latest }),
-  inlineSize: (store, id, seq) => (store as SqliteStore).inlineSize(id, seq),
-});
-
-describe('sqlite store', () => {
-  const open: SqliteStore[] = [];
-  const store = (options: ConstructorParameters<typeof SqliteStore>[0] = {}): SqliteStore => {
-    const s = new SqliteStore({ path: nextPath(), ...options });
-    open.push(s);
-    return s;
-  };
-  afterEach(async () => {
-    await Promise.all(open.splice(0).map((s) => s.close()));
+for (const driver of drivers) {
+  describeStoreConformance(`sqlite on ${driver}`, {
+    fresh: async () => new SqliteStore({ path: (latest = nextPath()), driver }),
+    reopen: async () => new SqliteStore({ path: latest, driver }),
+    inlineSize: (store, id, seq) => (store as SqliteStore).inlineSize(id, seq),
   });
 
-  it('runs in WAL mode with synchronous=NORMAL, creating the folder of its file', () => {
-    const s = store();
-    expect(s.pragma('journal_mode')).toBe('wal');
-    expect(s.pragma('synchronous')).toBe(1);
-    expect(s.pragma('busy_timeout')).toBe(5000);
-  });
+  describe(`sqlite store on ${driver}`, () => {
+    const open: SqliteStore[] = [];
+    const store = (options: ConstructorParameters<typeof SqliteStore>[0] = {}): SqliteStore => {
+      const s = new SqliteStore({ path: nextPath(), driver, ...options });
+      open.push(s);
+      return s;
+    };
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((s) => s.close()));
+    });
 
-  it("switches to synchronous=FULL for the duration of a 'full' append only", async () => {
-    const seen: number[] = [];
-    const s = store({ probeSynchronous: (level) => seen.push(level) });
-    const id = runId();
-    await s.createRun(newRun(id));
-    const epoch = await s.acquireLease(id);
-    await s.append(id, epoch, events(id, 0, 2));
-    await s.append(id, epoch, events(id, 2, 1), { durability: 'full' });
-    expect(s.pragma('synchronous')).toBe(1);
-    await s.append(id, epoch, events(id, 3, 1));
-    expect(seen).toEqual([1, 2, 1]);
-  });
+    it('runs in WAL mode with synchronous=NORMAL, creating the folder of its file', () => {
+      const s = store();
+      expect(s.pragma('journal_mode')).toBe('wal');
+      expect(s.pragma('synchronous')).toBe(1);
+      expect(s.pragma('busy_timeout')).toBe(5000);
+    });
 
-  it('goes back to synchronous=NORMAL when a full append is refused', async () => {
-    const s = store();
-    const id = runId();
-    await s.createRun(newRun(id));
-    await expectCode(s.append(id, 7, events(id, 0, 1), { durability: 'full' }), 'lease_lost');
-    expect(s.pragma('synchronous')).toBe(1);
-  });
-
-  it('passes integrity_check after many appends, large ones included', async () => {
-    const s = store({ blobThreshold: 4096 });
-    const ids = Array.from({ length: 10 }, () => runId('many'));
-    for (const id of ids) {
+    it("switches to synchronous=FULL for the duration of a 'full' append only", async () => {
+      const seen: number[] = [];
+      const s = store({ probeSynchronous: (level) => seen.push(level) });
+      const id = runId();
       await s.createRun(newRun(id));
       const epoch = await s.acquireLease(id);
-      for (let seq = 0; seq < 60; seq += 6) await s.append(id, epoch, [...events(id, seq, 5), toolFinished(id, seq + 5, bigText(10_000))]);
-    }
-    expect(s.pragma('integrity_check')).toBe('ok');
-    expect((await s.loadEvents(ids[3]!)).length).toBe(60);
-  });
+      await s.append(id, epoch, events(id, 0, 2));
+      await s.append(id, epoch, events(id, 2, 1), { durability: 'full' });
+      expect(s.pragma('synchronous')).toBe(1);
+      await s.append(id, epoch, events(id, 3, 1));
+      expect(seen).toEqual([1, 2, 1]);
+    });
 
-  it('records its schema_version and refuses a file from a newer rein', async () => {
-    const s = store();
-    const path = (s as unknown as { db: { name: string } }).db.name;
-    await s.close();
-    const raw = new Database(path);
-    expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
-    raw.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION + 1));
-    raw.close();
-    expect(() => new SqliteStore({ path })).toThrow(expect.objectContaining({ code: 'config' }));
-  });
+    it('goes back to synchronous=NORMAL when a full append is refused', async () => {
+      const s = store();
+      const id = runId();
+      await s.createRun(newRun(id));
+      await expectCode(s.append(id, 7, events(id, 0, 1), { durability: 'full' }), 'lease_lost');
+      expect(s.pragma('synchronous')).toBe(1);
+    });
 
-  it('shares a file with a second connection that respects the lease', async () => {
-    const first = store();
-    const path = (first as unknown as { db: { name: string } }).db.name;
-    const second = new SqliteStore({ path });
-    open.push(second);
-    const id = runId();
-    await first.createRun(newRun(id));
-    const zombie = await first.acquireLease(id);
-    await first.append(id, zombie, events(id, 0, 3));
-    const epoch = await second.acquireLease(id);
-    await expectCode(first.append(id, zombie, events(id, 3, 1), { durability: 'full' }), 'lease_lost');
-    await second.append(id, epoch, events(id, 3, 1));
-    expect(await first.loadEvents(id)).toEqual(json(events(id, 0, 4)));
-  });
+    it('passes integrity_check after many appends, large ones included', async () => {
+      const s = store({ blobThreshold: 4096 });
+      const ids = Array.from({ length: 10 }, () => runId('many'));
+      for (const id of ids) {
+        await s.createRun(newRun(id));
+        const epoch = await s.acquireLease(id);
+        for (let seq = 0; seq < 60; seq += 6) await s.append(id, epoch, [...events(id, seq, 5), toolFinished(id, seq + 5, bigText(10_000))]);
+      }
+      expect(s.pragma('integrity_check')).toBe('ok');
+      expect((await s.loadEvents(ids[3]!)).length).toBe(60);
+    });
 
-  it('reports a busy file as a transient store error instead of waiting forever', async () => {
-    const s = store({ busyTimeoutMs: 0 });
-    const path = (s as unknown as { db: { name: string } }).db.name;
-    const id = runId();
-    await s.createRun(newRun(id));
-    const blocker = new Database(path);
-    try {
-      blocker.exec('BEGIN IMMEDIATE');
-      const error = await expectCode(s.append(id, 0, events(id, 0, 1)), 'store');
-      expect(error.kind).toBe('transient');
-    } finally {
-      blocker.exec('ROLLBACK');
-      blocker.close();
-    }
-    await s.append(id, 0, events(id, 0, 1));
+    it('records its schema_version and refuses a file from a newer rein', async () => {
+      const s = store();
+      const path = s.path;
+      await s.close();
+      const raw = rawConnection(path, driver);
+      expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").value()).toBe(String(SCHEMA_VERSION));
+      raw.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION + 1));
+      raw.close();
+      expect(() => new SqliteStore({ path, driver })).toThrow(expect.objectContaining({ code: 'config' }));
+    });
+
+    it('shares a file with a second connection that respects the lease', async () => {
+      const first = store();
+      const path = first.path;
+      const second = new SqliteStore({ path, driver });
+      open.push(second);
+      const id = runId();
+      await first.createRun(newRun(id));
+      const zombie = await first.acquireLease(id);
+      await first.append(id, zombie, events(id, 0, 3));
+      const epoch = await second.acquireLease(id);
+      await expectCode(first.append(id, zombie, events(id, 3, 1), { durability: 'full' }), 'lease_lost');
+      await second.append(id, epoch, events(id, 3, 1));
+      expect(await first.loadEvents(id)).toEqual(json(events(id, 0, 4)));
+    });
+
+    it('reports a busy file as a transient store error instead of waiting forever', async () => {
+      const s = store({ busyTimeoutMs: 0 });
+      const path = s.path;
+      const id = runId();
+      await s.createRun(newRun(id));
+      const blocker = rawConnection(path, driver);
+      try {
+        blocker.exec('BEGIN IMMEDIATE');
+        const error = await expectCode(s.append(id, 0, events(id, 0, 1)), 'store');
+        expect(error.kind).toBe('transient');
+      } finally {
+        blocker.exec('ROLLBACK');
+        blocker.close();
+      }
+      await s.append(id, 0, events(id, 0, 1));
+    });
+  });
+}
+
+describe('sqlite drivers', () => {
+  it('this Node opens SQLite files with the drivers it can have', () => {
+    // better-sqlite3 is a dev dependency: a development install has it built for the Node that
+    // installed it; node:sqlite is there from Node 22.13. At least one runs every test above.
+    expect(drivers.length).toBeGreaterThan(0);
+    expect(drivers.includes('node:sqlite')).toBe(nodeHasSqlite);
   });
 });
+
+// One file, both drivers: what one writes the other reads and continues. Both drivers in
+// this process (a better-sqlite3 built for this Node, on Node ≥ 22.13), or the other one in
+// `REIN_TEST_OTHER_NODE`, a second Node binary (CI gives the Node 20 run its Node 24 and
+// the Node 24 run its Node 20), which opens the file with whichever driver it has.
+const otherNode = process.env.REIN_TEST_OTHER_NODE;
+const crossDriver = drivers.length === 2 || (drivers.length === 1 && otherNode !== undefined && otherNode !== '');
+
+/** Continues run `id` in `path` on the driver that is not `mine`: reads it, appends `more`, creates run `id`-2. */
+function continueElsewhere(path: string, id: string, mine: string, more: unknown[]): { driver: string; before: number; after: number } {
+  const code = `
+    const { SqliteStore } = await import(${JSON.stringify(new URL('../../dist/store/sqlite.js', import.meta.url).href)});
+    const [path, id, mine, more] = JSON.parse(process.argv[1]);
+    const store = new SqliteStore({ path, blobThreshold: 1000, ...(mine === 'better-sqlite3' ? { driver: 'node:sqlite' } : {}) });
+    const before = (await store.loadEvents(id)).length;
+    const epoch = await store.acquireLease(id);
+    await store.append(id, epoch, more);
+    await store.createRun({ id: id + '-2', model: 'm', configHash: 'h' });
+    const after = (await store.loadEvents(id)).length;
+    console.log(JSON.stringify({ driver: store.driver, before, after }));
+    await store.close();`;
+  const args = ['--input-type=module', '-e', code, JSON.stringify([path, id, mine, more])];
+  if (drivers.length === 2) {
+    // Both here: the child is this Node, told to use the other driver.
+    const other = drivers.find((d) => d !== mine)!;
+    return JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', env: { ...process.env, REIN_SQLITE_DRIVER: other } })) as { driver: string; before: number; after: number };
+  }
+  const env = { ...process.env };
+  delete env.REIN_SQLITE_DRIVER;
+  return JSON.parse(execFileSync(otherNode!, args, { encoding: 'utf8', env })) as { driver: string; before: number; after: number };
+}
+
+if (crossDriver) {
+  describe('one SQLite file, both drivers', () => {
+    for (const mine of drivers) {
+      it(`a run written on ${mine} is read and continued on the other driver, then read back here`, async () => {
+        const path = nextPath();
+        const id = runId('shared');
+        const first = new SqliteStore({ path, driver: mine, blobThreshold: 1000 });
+        await first.createRun(newRun(id));
+        const epoch = await first.acquireLease(id);
+        await first.append(id, epoch, [...events(id, 0, 2), toolFinished(id, 2, bigText(5000))]);
+        await first.close();
+        const more = [toolFinished(id, 3, bigText(4000)), ...events(id, 4, 1)];
+        const seen = continueElsewhere(path, id, mine, json(more));
+        expect(seen).toEqual({ driver: mine === 'better-sqlite3' ? 'node:sqlite' : 'better-sqlite3', before: 3, after: 5 });
+        const back = new SqliteStore({ path, driver: mine, blobThreshold: 1000 });
+        try {
+          expect(await back.loadEvents(id)).toEqual(json([...events(id, 0, 2), toolFinished(id, 2, bigText(5000)), ...more]));
+          expect((await back.getRun(`${id}-2`))?.model).toBe('m');
+          expect(back.pragma('integrity_check')).toBe('ok');
+        } finally {
+          await back.close();
+        }
+      });
+    }
+  });
+}

@@ -5,6 +5,7 @@
  * store, the token, and the agents, made as `rein run` makes them.
  */
 import { ReinError } from '../../errors.js';
+import { asMissing } from '../../optional.js';
 import { maskStoreLocation, namedStoreLocation } from '../../store/open.js';
 import type { RunStore } from '../../store/types.js';
 import { EXIT, type Command } from '../io.js';
@@ -59,7 +60,10 @@ export const command: Command = {
       const root = process.cwd();
       const [{ loadServerToken }, { startServer }, { openServedAgents }] = await Promise.all([
         import('../../server/token.js'),
-        import('../../server/server.js'),
+        // hono and its Node adapter are optional packages: a missing one is named.
+        import('../../server/server.js').catch((error: unknown) => {
+          throw asMissing(error, ['hono', '@hono/node-server'], 'rein serve');
+        }),
         import('../served-agents.js'),
       ]);
       const token = await loadServerToken({ cwd: root, env: io.env, host });
