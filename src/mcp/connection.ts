@@ -18,8 +18,10 @@ import { ProgressRouter, type Progress } from './progress.js';
 import type { Sdk } from './sdk.js';
 import { ServerLog } from './server-log.js';
 import { ANY_RESULT, fetchServerTools, toolFilter, type PreparedSchemas, type ServerTool } from './server-tools.js';
+import { rootsOf } from './roots.js';
 import { ToolList } from './tool-list.js';
-import type { McpLogEntry, McpServerConfig, McpServerState, McpServerStatus, McpTransportKind } from './types.js';
+import type { McpLogEntry, McpLogLevel, McpServerConfig, McpServerState, McpServerStatus, McpTransportKind } from './types.js';
+import { clientCapabilities, registerClientHandlers, type ClientFeatures } from './client-features.js';
 
 /** Default per-request timeout of a server, in ms. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -43,6 +45,10 @@ export interface ConnectionOptions {
   onToolsChanged: () => void;
   /** State, error or attempt count changed. */
   onStatusChanged: () => void;
+  /** Roots, event sink and the hooks answering servers' requests. */
+  features: ClientFeatures;
+  /** The `logging/setLevel` asked of servers whose entry sets none. */
+  logLevel?: McpLogLevel;
 }
 
 /** What a request needs beyond the call itself. */
@@ -50,6 +56,14 @@ interface RequestOptions {
   signal?: AbortSignal;
   /** The request may have changed something on the server, so a lost link leaves it uncertain. */
   mutating: boolean;
+}
+
+/** The host's features as one server sees them: its entry's own roots, or none. */
+function featuresFor(config: McpServerConfig, features: ClientFeatures): ClientFeatures {
+  if (config.roots === undefined) return features;
+  if (config.roots === false) return { ...features, roots: undefined };
+  const roots = rootsOf(config.roots, process.cwd());
+  return { ...features, roots: () => roots };
 }
 
 /** A live client for one server; see the module comment. */
@@ -80,6 +94,10 @@ export class ServerConnection {
   private readonly schemas: PreparedSchemas = new Map();
   private allowed: (name: string) => boolean = () => true;
   private readonly progress = new ProgressRouter();
+  /** Resources subscribed to; subscribed again after every reconnect. */
+  private readonly subscriptions = new Set<string>();
+  private capabilities: Record<string, unknown> = {};
+  private readonly features: ClientFeatures;
 
   constructor(private readonly options: ConnectionOptions) {
     const config = options.config;
@@ -87,6 +105,8 @@ export class ServerConnection {
     this.log = new ServerLog(options.name, options.log);
     this.state = config.enabled === false ? 'disabled' : 'connecting';
     this.kind = 'command' in config ? 'stdio' : config.type === 'sse' ? 'sse' : 'http';
+    for (const uri of config.subscribe ?? []) this.subscriptions.add(uri);
+    this.features = featuresFor(config, options.features);
   }
 
   /** The server's entry, as configured. */
@@ -247,9 +267,18 @@ export class ServerConnection {
       signal,
       timeoutMs,
       onStderr: (line) => this.log.stderrLine(line),
+      capabilities: clientCapabilities(this.features),
       prepare: (client) => {
         client.setNotificationHandler(this.options.sdk.ToolListChangedNotificationSchema, () => void this.refreshTools(generation));
         client.setNotificationHandler(this.options.sdk.ProgressNotificationSchema, (notification) => this.progress.deliver(notification.params));
+        registerClientHandlers(client, this.options.sdk, this.features, {
+          name: this.name,
+          log: this.log,
+          listChanged: (list) => {
+            this.log.note('info', `${list === 'prompts' ? 'prompt' : 'resource'} list changed`);
+            this.features.emit({ type: 'mcp_list_changed', server: this.name, list });
+          },
+        });
       },
     });
     if (this.closed || generation !== this.generation) {
@@ -264,9 +293,12 @@ export class ServerConnection {
     const version = opened.client.getServerVersion();
     if (version) this.serverInfo = { name: version.name, version: version.version };
     const capabilities = opened.client.getServerCapabilities() ?? {};
+    this.capabilities = capabilities;
     this.hasResources = capabilities.resources !== undefined;
     this.hasPrompts = capabilities.prompts !== undefined;
     const tools = capabilities.tools === undefined ? [] : await this.listTools(opened.client, signal, timeoutMs);
+    if (this.closed || generation !== this.generation) throw new Error('superseded');
+    await this.afterConnect(opened.client, timeoutMs);
     if (this.closed || generation !== this.generation) throw new Error('superseded');
     this.state = 'connected';
     this.attempts = 0;
@@ -280,6 +312,80 @@ export class ServerConnection {
       isLost: (error) => classifyFailure(error, this.options.sdk, { hadSession: false, stillOpen: opened.client.transport !== undefined }) === 'lost',
       onLost: (reason) => this.lost(generation, reason),
     });
+  }
+
+  /**
+   * What a fresh session needs besides its tools: the log level of the entry (or the host)
+   * and the subscriptions, asked again on every connect since a new session knows neither.
+   * A server refusing one is noted in its log, never a failed connect.
+   */
+  private async afterConnect(client: Client, timeout: number): Promise<void> {
+    const level = this.options.config.logLevel ?? this.options.logLevel;
+    if (level !== undefined) {
+      if (this.capabilities.logging === undefined) this.log.noteOnce('info', `logLevel "${level}" not sent: the server declares no logging capability`);
+      else await client.setLoggingLevel(level, { timeout }).catch((error: unknown) => this.log.note('warn', `logging/setLevel ${level} failed: ${messageOf(error)}`));
+    }
+    for (const uri of this.subscriptions) await this.subscribeOn(client, uri, timeout).catch((error: unknown) => this.log.note('warn', messageOf(error)));
+  }
+
+  private async subscribeOn(client: Client, uri: string, timeout: number): Promise<void> {
+    const resources = this.capabilities.resources as { subscribe?: boolean } | undefined;
+    if (resources?.subscribe !== true) throw new ReinError('mcp_error', 'correctable', `MCP server "${this.name}" does not offer resource subscriptions (resources.subscribe), so ${uri} is not watched`);
+    try {
+      await client.subscribeResource({ uri }, { timeout });
+    } catch (error) {
+      throw new ReinError('mcp_error', 'correctable', `MCP server "${this.name}" refused resources/subscribe for ${uri}: ${messageOf(error)}`, { cause: error });
+    }
+  }
+
+  /** Subscribes to a resource's updates (`mcp_resource_updated` events), now and after every reconnect. */
+  async subscribe(uri: string): Promise<void> {
+    this.subscriptions.add(uri);
+    // Reconnecting: the next session subscribes. Failed or disabled: say so.
+    if (this.state === 'reconnecting') return;
+    let opened: OpenedClient;
+    try {
+      opened = await this.ready();
+    } catch (error) {
+      this.subscriptions.delete(uri);
+      throw error;
+    }
+    try {
+      await this.subscribeOn(opened.client, uri, this.timeoutMs);
+    } catch (error) {
+      this.subscriptions.delete(uri);
+      throw error;
+    }
+  }
+
+  /** Ends a subscription. */
+  async unsubscribe(uri: string): Promise<void> {
+    if (!this.subscriptions.delete(uri)) return;
+    await this.request(`resources/unsubscribe ${uri}`, this.timeoutMs, { mutating: false }, (client) => client.unsubscribeResource({ uri }, { timeout: this.timeoutMs }));
+  }
+
+  /** The resources subscribed to. */
+  get subscribed(): string[] {
+    return [...this.subscriptions];
+  }
+
+  /** The server's capabilities from `initialize` (empty until connected). */
+  get serverCapabilities(): Record<string, unknown> {
+    return this.capabilities;
+  }
+
+  /** Tells a connected server the roots changed (`notifications/roots/list_changed`). */
+  async rootsChanged(): Promise<void> {
+    // An entry with roots of its own (or none) is not concerned by the host's.
+    if (this.options.config.roots !== undefined) return;
+    const client = this.state === 'connected' ? this.current?.client : undefined;
+    if (client) await client.sendRootsListChanged().catch((error: unknown) => this.log.note('warn', `roots/list_changed not sent: ${messageOf(error)}`));
+  }
+
+  /** Sets the server's log level now and for later sessions. */
+  async setLogLevel(level: McpLogLevel): Promise<void> {
+    this.options.config.logLevel = level;
+    await this.request('logging/setLevel', this.timeoutMs, { mutating: false }, (client) => client.setLoggingLevel(level, { timeout: this.timeoutMs }));
   }
 
   private listTools(client: Client, signal: AbortSignal | undefined, timeout: number): Promise<ServerTool[]> {
@@ -298,6 +404,7 @@ export class ServerConnection {
       },
       () => {
         this.log.note('info', `tool list changed: ${this.tools.length} tools`);
+        this.features.emit({ type: 'mcp_list_changed', server: this.name, list: 'tools' });
         this.options.onToolsChanged();
         this.changed();
       },

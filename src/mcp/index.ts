@@ -22,10 +22,20 @@ export { findMentions } from './mentions.js';
 export type { ExpandedPrompt, PromptCommand } from './prompts.js';
 export { parsePromptCommand, promptUsage } from './prompts.js';
 export type { ResourceContents, ResourceListing } from './resources.js';
+export type { CompletionRef, Completions } from './completion.js';
+export type { SamplingUsage } from './sampling.js';
 export { sanitizeToolName } from './naming.js';
 export type {
+  McpAuthConfig,
   McpConfig,
   McpDiagnostic,
+  McpElicitRequest,
+  McpElicitResult,
+  McpEvent,
+  McpLogLevel,
+  McpRoot,
+  McpSamplingRequest,
+  McpSamplingResult,
   McpHttpServerConfig,
   McpLogEntry,
   McpPromptInfo,

@@ -6,6 +6,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { proxiedFetch } from '../model/http-fetch.js';
 import { proxyFor } from '../model/http-proxy.js';
 import { settlesWithin } from '../process/timing.js';
@@ -38,6 +39,8 @@ export interface OpenClientOptions {
   timeoutMs: number;
   /** Lines a stdio server writes to stderr. */
   onStderr: (line: string) => void;
+  /** What rein declares in `initialize`. */
+  capabilities: ClientCapabilities;
   /** Called on each new client before it connects, to register notification handlers. */
   prepare: (client: Client) => void;
 }
@@ -129,7 +132,7 @@ function fetchFor(url: URL): { fetch?: FetchLike } {
 }
 
 async function connect(options: OpenClientOptions, transport: Transport): Promise<Client> {
-  const client = new options.sdk.Client(options.clientInfo, { capabilities: {} });
+  const client = new options.sdk.Client(options.clientInfo, { capabilities: options.capabilities });
   options.prepare(client);
   try {
     await untilAborted(client.connect(transport, { signal: options.signal, timeout: options.timeoutMs }), options.signal);
