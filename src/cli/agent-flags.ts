@@ -36,6 +36,8 @@ export const AGENT_FLAGS = {
   ask: { type: 'string', multiple: true },
   deny: { type: 'string', multiple: true },
   mode: { type: 'string' },
+  sandbox: { type: 'string' },
+  'sandbox-network': { type: 'boolean' },
   root: { type: 'string' },
   'no-mcp': { type: 'boolean' },
   'no-skills': { type: 'boolean' },
@@ -84,6 +86,11 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
       --deny <rule>`,
   },
   { text: '      --mode <mode>              default | acceptEdits | plan (no side effects) | yolo (no questions)' },
+  {
+    text: `      --sandbox <level>          where shell commands may write: workspace-write (default),
+                                   read-only, or off (unconfined); needs bubblewrap (bwrap)
+      --sandbox-network            let shell commands reach the network (default: none)`,
+  },
   { text: '      --no-mcp                   do not start the MCP servers of .mcp.json / ~/.rein/mcp.json' },
   { text: '      --no-skills                do not load skills (.rein/skills, .agents/skills, ~/.rein/skills)' },
   { text: '      --memory                   remember/recall tools and memory hits, in .rein/memory.db' },
@@ -124,6 +131,8 @@ export type AgentFlagValues = {
   ask?: string[];
   deny?: string[];
   mode?: string;
+  sandbox?: string;
+  'sandbox-network'?: boolean;
   root?: string;
   'no-mcp'?: boolean;
   'no-skills'?: boolean;

@@ -99,6 +99,12 @@ export interface Tool {
    */
   permissionSubject?: (args: Record<string, unknown>) => string | undefined;
   /**
+   * Why this call would write a file that steers rein or git (`.rein/`, `.mcp.json`,
+   * `AGENTS.md`, `.git/` …), or undefined: a permission policy then asks in every mode
+   * but yolo, whatever its allow rules say.
+   */
+  protectedTarget?: (args: Record<string, unknown>) => string | undefined;
+  /**
    * What a person approving the call should see besides its arguments (an edit's diff).
    * May fail: the approval then shows the arguments alone.
    */
