@@ -124,6 +124,22 @@ describe('read_file on a named pipe', () => {
   });
 });
 
+describe('deeply nested tool arguments', () => {
+  it('5,000 levels: the call is refused naming the limit, the run goes on to its answer, stored as done', async () => {
+    const deep = `{"path":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const s = await model((_request, { index }) => (index === 0 ? { toolCalls: [{ name: 'read_file', arguments: deep }] } : { text: 'done' }));
+    const store = join(dirs.base, 'runs.db');
+    const out = await rein(['run', '--json', '--store', store, '--base-url', s.url, 'go'], { cwd: dirs.project, env: cleanEnv({ HOME: dirs.home }) });
+    expect(out.stderr).not.toContain('Maximum call stack');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('nested more than 64 levels deep');
+    const last = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { type: string; runId: string };
+    expect(last).toMatchObject({ type: 'run_finished', reason: 'final_answer' });
+    expect(last.runId).toMatch(/^run_/);
+    expect((await storedRuns(store))[0]).toMatchObject({ status: 'done', reason: 'final_answer' });
+  });
+});
+
 describe('after the run has ended', () => {
   it('work still holding the event loop (a tool that ignored its deadline) does not keep rein running', async () => {
     const s = await model(() => ({ text: 'done' }));

@@ -7,6 +7,7 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import { createParser } from 'eventsource-parser';
+import { jsonTextDepth, MAX_WIRE_DEPTH } from '../json-limits.js';
 import type { EventSourceParser, ParseError } from 'eventsource-parser';
 import { ReinError } from '../../errors.js';
 import { EventStream } from '../event-stream.js';
@@ -252,7 +253,10 @@ class EventFeed<D extends WireDecoder> {
   ) {
     // eventsource-parser also takes Gemini's `\r\n\r\n` separators and comment lines. It
     // reports lines of unknown fields to `onError`, which costs nothing on the data lines.
-    this.parser = createParser({ onEvent: (event) => spec.onEvent(decoder, event.event, event.data), onError: (error) => this.unknownField(error) });
+    this.parser = createParser({
+      onEvent: (event) => (tooDeep(event.data) ? decoder.fail(tooDeepError(ctx)) : spec.onEvent(decoder, event.event, event.data)),
+      onError: (error) => this.unknownField(error),
+    });
   }
 
   feed(text: string): void {
@@ -290,7 +294,20 @@ class EventFeed<D extends WireDecoder> {
   }
 }
 
+/** JSON nested past {@link MAX_WIRE_DEPTH}: refused before a decoder (or what it hands on) recurses into it. */
+function tooDeep(text: string): boolean {
+  return jsonTextDepth(text, MAX_WIRE_DEPTH) > MAX_WIRE_DEPTH;
+}
+
+function tooDeepError(ctx: ErrorContext): ReinError {
+  return new ReinError('invalid_response', 'transient', `${ctx.url} sent JSON nested more than ${MAX_WIRE_DEPTH} levels deep; no model answer is shaped so`);
+}
+
 function decodeJson<D extends WireDecoder>(text: string, decoder: D, ctx: ErrorContext, spec: WireSpec<D>): void {
+  if (tooDeep(text)) {
+    decoder.fail(tooDeepError(ctx));
+    return;
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
