@@ -140,6 +140,20 @@ describe('deeply nested tool arguments', () => {
   });
 });
 
+describe('the whole-run timeout of the CLI', () => {
+  it('is on by default (3600 s), set by --timeout, and off with --timeout none', async () => {
+    const s = await model(() => ({ text: 'done' }));
+    const limitsOf = async (extra: string[]) => {
+      const out = await rein(['run', '--json', '--store', join(dirs.base, 'runs.db'), '--base-url', s.url, ...extra, 'hi'], { cwd: dirs.project, env: cleanEnv({ HOME: dirs.home }) });
+      expect(out.code).toBe(0);
+      return (JSON.parse(out.stdout.trim().split('\n')[0]!) as { limits: { timeoutMs?: number } }).limits;
+    };
+    expect((await limitsOf([])).timeoutMs).toBe(3_600_000);
+    expect((await limitsOf(['--timeout', '7'])).timeoutMs).toBe(7_000);
+    expect((await limitsOf(['--timeout', 'none'])).timeoutMs).toBeUndefined();
+  });
+});
+
 describe('after the run has ended', () => {
   it('work still holding the event loop (a tool that ignored its deadline) does not keep rein running', async () => {
     const s = await model(() => ({ text: 'done' }));
