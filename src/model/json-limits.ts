@@ -10,6 +10,12 @@
 export const MAX_ARGUMENT_DEPTH = 64;
 /** Longest tool-call argument text accepted, in characters (1 Mi). */
 export const MAX_ARGUMENT_CHARS = 1_048_576;
+/**
+ * Most characters of one model response read (its body as text: events, framing and all):
+ * a legitimate long answer streamed a token per event stays well below; a server sending
+ * deltas without end is cut here instead of filling memory.
+ */
+export const MAX_ANSWER_CHARS = 32 * 1024 * 1024;
 /** Deepest nesting of one event or body a server sends; deeper is an invalid response. */
 export const MAX_WIRE_DEPTH = 512;
 

@@ -19,7 +19,7 @@ export const DOCUMENTED_REASONS = new Set([
   'fatal_error',
   'awaiting_approval',
   'hook',
-  'max_answer',
+  'answer_too_long',
 ]);
 
 /** Asserts `stored` (a run's stored events) begins with run_started, ends with run_finished as `result` says, and folds to its history. */

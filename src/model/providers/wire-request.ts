@@ -7,7 +7,7 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import { jsonTextDepth, MAX_WIRE_DEPTH } from '../json-limits.js';
+import { jsonTextDepth, MAX_ANSWER_CHARS, MAX_WIRE_DEPTH } from '../json-limits.js';
 import { unwatchIdle, watchIdle, type IdleWatch } from '../idle-watchdog.js';
 import type { EventSourceParser, ParseError } from 'eventsource-parser';
 import { ReinError } from '../../errors.js';
@@ -209,7 +209,16 @@ async function decodeBodyWatched<D extends WireDecoder>(res: HttpResponse, decod
       if (page.length >= PAGE_CHARS) webPage();
     }
   };
+  let received = 0;
   await res.consume((chunk) => {
+    received += chunk.length;
+    if (received > MAX_ANSWER_CHARS && !decoder.finished) {
+      decoder.fail(
+        new ReinError('answer_too_long', 'fatal', `${ctx.url} sent an answer longer than ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters; it was cut there (what came before is kept)`),
+      );
+      res.destroy();
+      return;
+    }
     if (kind === 'sse') events.feed(chunk);
     else if (kind === 'json') json.push(chunk);
     else if (kind === 'html') take(chunk);
