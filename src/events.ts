@@ -22,7 +22,9 @@ export type StopReasonCode =
   | 'tool_errors'
   | 'fatal_error'
   | 'awaiting_approval'
-  | 'hook';
+  | 'hook'
+  /** One answer passed the size limit: the stream was cut, the text so far kept. */
+  | 'answer_too_long';
 
 /** Final status of a run: `done` (its goal reached), `stopped` (a limit), `failed`, `aborted`, `paused`. */
 export type RunStatus = 'done' | 'stopped' | 'failed' | 'aborted' | 'paused';

@@ -66,7 +66,7 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
                                    gateway's routing or key header (--header 'api-key: …')`,
   },
   { text: '      --max-steps <n>            model calls before the run stops (default 15)' },
-  { text: '      --timeout <seconds>        whole-run time limit (default none; at most 2147483 ≈ 24.8 days)' },
+  { text: '      --timeout <seconds>|none   whole-run time limit (default 3600; none: no limit; at most 2147483 ≈ 24.8 days)' },
   { text: '      --system <text>            system prompt' },
   { text: '      --thinking <level>         off | low | medium | high (mapped per provider)' },
   { text: '      --max-cost <usd>           stop the run once it has cost this much (needs a catalog price)' },
@@ -175,8 +175,20 @@ function numberFlag(flag: keyof typeof NUMBER_FLAGS, value: string | undefined):
   return n;
 }
 
-/** `--timeout`, in milliseconds: a Node timer cannot wait longer than {@link MAX_TIMER_MS}. */
+/**
+ * The whole-run time limit of `rein run` and `rein chat` when neither `--timeout` nor the
+ * agent file sets one: a run that nothing else stops (a server sending keep-alives for
+ * ever, a model that never stops calling tools slowly) still ends, as `timeout`.
+ */
+export const DEFAULT_RUN_TIMEOUT_MS = 3_600_000;
+
+/**
+ * `--timeout`, in milliseconds: a Node timer cannot wait longer than {@link MAX_TIMER_MS}.
+ * `none` (no limit) gives undefined, as leaving it out does; {@link DEFAULT_RUN_TIMEOUT_MS}
+ * is applied where the agent file's limits are known.
+ */
 function timeoutMsOf(value: string | undefined): number | undefined {
+  if (value === 'none') return undefined;
   const seconds = numberFlag('timeout', value);
   if (seconds === undefined) return undefined;
   const ms = Math.round(seconds * 1000);
@@ -185,7 +197,7 @@ function timeoutMsOf(value: string | undefined): number | undefined {
     throw new ReinError(
       'config',
       'fatal',
-      `--timeout ${value} is too long: at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24.8 days). Leave --timeout out for no time limit (the default)`,
+      `--timeout ${value} is too long: at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24.8 days). Use --timeout none for no time limit`,
     );
   }
   return ms;

@@ -351,6 +351,11 @@ class LoopRun {
       this.stop = { reason: 'fatal_error', error: errorFromMessage(assistant) };
       return undefined;
     }
+    if (assistant.error?.code === 'answer_too_long') {
+      messages.push(assistant);
+      this.stop = { reason: 'answer_too_long', error: errorFromMessage(assistant) };
+      return undefined;
+    }
     messages.push(assistant);
     let calls: ToolCall[] | undefined;
     for (const block of assistant.content) {
@@ -568,6 +573,7 @@ class LoopRun {
   /** The answer is final for this step: teach the engine, price it, log it. */
   private answered(request: Context, message: AssistantMessage, step: number): AssistantMessage {
     const { deps } = this;
+    if (message.stopReason === 'error' && message.error?.code === 'answer_too_long') keepTextSoFar(message);
     deps.context?.observe(request, message);
     // A server that reports no usage would leave the token and cost budgets unenforced:
     // such an answer carries rein's estimate instead (marked `estimated`).
@@ -593,6 +599,17 @@ class LoopRun {
 }
 
 function noop(): void {}
+
+/**
+ * An answer cut at the size limit becomes a complete one of its text and thinking (a cut
+ * tool call would be sent to a model again, half-written): `length`, as an answer cut by
+ * the output token limit is, with the error saying why. Done before it is logged, so the
+ * log folds to the same history.
+ */
+function keepTextSoFar(message: AssistantMessage): void {
+  message.content = message.content.filter((block) => block.type !== 'tool_call');
+  message.stopReason = 'length';
+}
 
 /** An answer (not a failure) whose server reported no token usage at all. */
 function unreported(message: AssistantMessage): boolean {

@@ -32,6 +32,7 @@ import type {
 } from './types.js';
 import { compileValidator, readyValidator, type ArgsValidator } from './validate.js';
 import { isRecord } from '../model/json.js';
+import { jsonValueDepth, MAX_ARGUMENT_DEPTH, TOO_DEEP_ARGUMENTS } from '../model/json-limits.js';
 
 /** Default per-call timeout of a tool, in ms. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -442,6 +443,7 @@ async function runAfterHook(
 function parseArguments(call: ToolCall): RepairResult {
   const raw = typeof call.rawArguments === 'string' ? call.rawArguments : '';
   if (raw.trim() === '' && call.arguments && Object.keys(call.arguments).length > 0) {
+    if (jsonValueDepth(call.arguments, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH) return { ok: false, error: TOO_DEEP_ARGUMENTS };
     // Validation coerces in place, and the call's object is not ours.
     return { ok: true, value: structuredClone(call.arguments), repaired: false };
   }

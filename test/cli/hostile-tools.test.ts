@@ -124,6 +124,36 @@ describe('read_file on a named pipe', () => {
   });
 });
 
+describe('deeply nested tool arguments', () => {
+  it('5,000 levels: the call is refused naming the limit, the run goes on to its answer, stored as done', async () => {
+    const deep = `{"path":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const s = await model((_request, { index }) => (index === 0 ? { toolCalls: [{ name: 'read_file', arguments: deep }] } : { text: 'done' }));
+    const store = join(dirs.base, 'runs.db');
+    const out = await rein(['run', '--json', '--store', store, '--base-url', s.url, 'go'], { cwd: dirs.project, env: cleanEnv({ HOME: dirs.home }) });
+    expect(out.stderr).not.toContain('Maximum call stack');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('nested more than 64 levels deep');
+    const last = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { type: string; runId: string };
+    expect(last).toMatchObject({ type: 'run_finished', reason: 'final_answer' });
+    expect(last.runId).toMatch(/^run_/);
+    expect((await storedRuns(store))[0]).toMatchObject({ status: 'done', reason: 'final_answer' });
+  });
+});
+
+describe('the whole-run timeout of the CLI', () => {
+  it('is on by default (3600 s), set by --timeout, and off with --timeout none', async () => {
+    const s = await model(() => ({ text: 'done' }));
+    const limitsOf = async (extra: string[]) => {
+      const out = await rein(['run', '--json', '--store', join(dirs.base, 'runs.db'), '--base-url', s.url, ...extra, 'hi'], { cwd: dirs.project, env: cleanEnv({ HOME: dirs.home }) });
+      expect(out.code).toBe(0);
+      return (JSON.parse(out.stdout.trim().split('\n')[0]!) as { limits: { timeoutMs?: number } }).limits;
+    };
+    expect((await limitsOf([])).timeoutMs).toBe(3_600_000);
+    expect((await limitsOf(['--timeout', '7'])).timeoutMs).toBe(7_000);
+    expect((await limitsOf(['--timeout', 'none'])).timeoutMs).toBeUndefined();
+  });
+});
+
 describe('after the run has ended', () => {
   it('work still holding the event loop (a tool that ignored its deadline) does not keep rein running', async () => {
     const s = await model(() => ({ text: 'done' }));
