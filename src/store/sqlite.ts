@@ -4,7 +4,9 @@
  * or power loss can drop the last commits); an append with `durability: 'full'` runs with
  * `synchronous=FULL`, so it is on disk before a tool with side effects starts. Every write
  * is one IMMEDIATE transaction (the write lock taken up front, so two connections never
- * deadlock upgrading a read), conditional on the lease epoch and the next seq.
+ * deadlock upgrading a read), conditional on the lease epoch and the next seq; appends
+ * that arrive together (concurrent runs) share one transaction, a savepoint each
+ * (`group-commit.ts`).
  */
 import Database from 'better-sqlite3';
 import { ReinError } from '../errors.js';
@@ -12,6 +14,7 @@ import type { RunEvent, RunTotals, StopReasonCode } from '../events.js';
 import { blobThreshold, decodeEvents, encodeBatch, type EncodedEvent } from './encode.js';
 import { checkLimit, duplicateRun, explainRefusal, newRunRow, notFound, toRecord, type RunRow } from './rows.js';
 import { checkVersion, metaTable, migrations, SCHEMA_VERSION } from './schema.js';
+import { GroupCommit, type QueuedAppend } from './group-commit.js';
 import { openSqliteDatabase, useWal } from './sqlite-file.js';
 import type { Durability, NewRun, RunFilter, RunRecord, RunStore } from './types.js';
 
@@ -48,7 +51,8 @@ export class SqliteStore implements RunStore {
   private readonly probe: ((level: number) => void) | undefined;
   private readonly s: Record<'insertRun' | 'getRun' | 'runState' | 'lease' | 'claim' | 'insertEvent' | 'insertPayload' | 'load' | 'update', Stmt>;
   private readonly lists = new Map<string, Stmt>();
-  private readonly appendTx: (runId: string, epoch: number, rows: EncodedEvent[], first: number) => void;
+  private readonly groupTx: (group: Array<QueuedAppend<EncodedEvent[]>>, failures: unknown[]) => void;
+  private readonly group = new GroupCommit<EncodedEvent[]>((group) => this.commitGroup(group));
 
   constructor(options: SqliteStoreOptions = {}) {
     const path = options.path ?? DEFAULT_SQLITE_PATH;
@@ -80,7 +84,7 @@ export class SqliteStore implements RunStore {
         WHERE e.run_id = ? AND e.seq >= ? ORDER BY e.seq`).pluck(),
       update: p('UPDATE runs SET status = ?, reason = ?, totals = coalesce(?, totals), updated_at = ? WHERE id = ? AND lease_epoch = ?'),
     };
-    const tx = this.db.transaction((runId: string, epoch: number, rows: EncodedEvent[], first: number): void => {
+    const appendRows = (runId: string, epoch: number, rows: EncodedEvent[], first: number): void => {
       const claimed = this.s.claim.run(rows.length, Date.now(), runId, epoch, first).changes === 1;
       if (!claimed) throw explainRefusal(runId, epoch, this.s.runState.get(runId) as RunRow | undefined, first);
       for (const e of rows) {
@@ -88,11 +92,47 @@ export class SqliteStore implements RunStore {
         if (e.payload !== null) this.s.insertPayload.run(runId, e.seq, e.payload);
       }
       if (this.probe) this.probe(this.db.pragma('synchronous', { simple: true }) as number);
+    };
+    const savepoint = { begin: p('SAVEPOINT rein_append'), release: p('RELEASE rein_append'), undo: p('ROLLBACK TO rein_append') };
+    const tx = this.db.transaction((group: Array<QueuedAppend<EncodedEvent[]>>, failures: unknown[]): void => {
+      for (let i = 0; i < group.length; i++) {
+        const { runId, epoch, rows } = group[i]!;
+        // One savepoint per append: a refused one (lease lost, seq taken) leaves the others in.
+        savepoint.begin.run();
+        try {
+          appendRows(runId, epoch, rows, rows[0]!.seq);
+        } catch (error) {
+          savepoint.undo.run();
+          failures[i] = error;
+        }
+        savepoint.release.run();
+      }
     });
-    this.appendTx = tx.immediate;
+    this.groupTx = tx.immediate;
+  }
+
+  /** Writes a group of appends in one transaction and settles each. */
+  private commitGroup(group: Array<QueuedAppend<EncodedEvent[]>>): void {
+    const full = group.some((a) => a.full);
+    const failures = new Array<unknown>(group.length);
+    try {
+      // Through db.pragma every time: SQLite applies a setting pragma when the statement is
+      // prepared, not when it runs, so a statement prepared once would not switch anything.
+      if (full) this.db.pragma('synchronous = FULL');
+      try {
+        this.groupTx(group, failures);
+      } finally {
+        if (full) this.db.pragma('synchronous = NORMAL');
+      }
+    } catch (error) {
+      for (const a of group) a.reject(storeError(error, `cannot append to run ${a.runId}`));
+      return;
+    }
+    group.forEach((a, i) => (i in failures ? a.reject(storeError(failures[i], `cannot append to run ${a.runId}`)) : a.resolve()));
   }
 
   async createRun(run: NewRun): Promise<RunRecord> {
+    this.group.drain();
     const row = newRunRow(run, Date.now());
     try {
       this.s.insertRun.run(row);
@@ -104,6 +144,7 @@ export class SqliteStore implements RunStore {
   }
 
   async acquireLease(runId: string): Promise<number> {
+    this.group.drain();
     const epoch = this.guard(() => this.s.lease.get(Date.now(), runId) as number | undefined, `cannot take the lease of run ${runId}`);
     if (epoch === undefined) throw notFound(runId);
     return epoch;
@@ -111,37 +152,30 @@ export class SqliteStore implements RunStore {
 
   async append(runId: string, epoch: number, events: readonly RunEvent[], options: { durability?: Durability } = {}): Promise<void> {
     const rows = encodeBatch(runId, events, this.threshold);
-    const full = options.durability === 'full';
+    if (rows.length > 0) return this.group.add(runId, epoch, rows, options.durability === 'full');
+    this.group.drain();
     this.guard(() => {
-      if (rows.length === 0) {
-        // Nothing to write: only say whether the lease is still held.
-        const state = this.s.runState.get(runId) as RunRow | undefined;
-        if (!state || Number(state.lease_epoch) !== epoch) throw explainRefusal(runId, epoch, state);
-        return;
-      }
-      // Through db.pragma every time: SQLite applies a setting pragma when the statement is
-      // prepared, not when it runs, so a statement prepared once would not switch anything.
-      if (full) this.db.pragma('synchronous = FULL');
-      try {
-        this.appendTx(runId, epoch, rows, rows[0]!.seq);
-      } finally {
-        if (full) this.db.pragma('synchronous = NORMAL');
-      }
+      // Nothing to write: only say whether the lease is still held.
+      const state = this.s.runState.get(runId) as RunRow | undefined;
+      if (!state || Number(state.lease_epoch) !== epoch) throw explainRefusal(runId, epoch, state);
     }, `cannot append to run ${runId}`);
   }
 
   async loadEvents(runId: string, fromSeq = 0): Promise<RunEvent[]> {
+    this.group.drain();
     const texts = this.guard(() => this.s.load.all(runId, fromSeq) as string[], `cannot load run ${runId}`);
     if (texts.length === 0 && this.guard(() => this.s.runState.get(runId), `cannot load run ${runId}`) === undefined) throw notFound(runId);
     return decodeEvents(texts);
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
+    this.group.drain();
     const row = this.guard(() => this.s.getRun.get(runId) as RunRow | undefined, `cannot read run ${runId}`);
     return row ? toRecord(row) : undefined;
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    this.group.drain();
     checkLimit(filter.limit);
     const where = [filter.status === undefined ? '' : 'status = @status', filter.before === undefined ? '' : 'created_at < @before'].filter(Boolean);
     const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT @limit`;
@@ -158,6 +192,7 @@ export class SqliteStore implements RunStore {
   }
 
   async updateRun(runId: string, epoch: number, patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals }): Promise<void> {
+    this.group.drain();
     const totals = patch.totals === undefined ? null : JSON.stringify(patch.totals);
     this.guard(() => {
       const changed = this.s.update.run(patch.status, patch.reason ?? null, totals, Date.now(), runId, epoch).changes === 1;
@@ -166,6 +201,7 @@ export class SqliteStore implements RunStore {
   }
 
   async close(): Promise<void> {
+    this.group.drain();
     if (this.db.open) this.db.close();
   }
 
