@@ -51,11 +51,14 @@ function measure(dir, url, impl, turns, sequential) {
 
 // BENCH_CASES=telemetry counts only the telemetry cases (rein, rein-off, rein-otel at 8
 // turns); BENCH_CASES=fresh only the fresh-agent case and what it is compared with (http,
-// rein and rein-fresh at 8 turns); the default counts all of them and the growth cases.
+// rein and rein-fresh at 8 turns); BENCH_CASES=store the SQLite store on and off (with the
+// tool's default effect and with `pure`), which the default leaves out; the default counts
+// the others and the growth cases.
 const only = process.env.BENCH_CASES;
 const CASES = {
   telemetry: [['rein', 8], ['rein-off', 8], ['rein-otel', 8]],
   fresh: [['http', 8], ['rein', 8], ['rein-fresh', 8]],
+  store: [['rein', 8], ['rein-store', 8], ['rein-pure', 8], ['rein-store-pure', 8]],
   all: [['http', 8], ['http', 32], ['rein', 32], ['rein', 8], ['rein-fresh', 8], ['rein-off', 8], ['rein-otel', 8]],
 };
 const cases = CASES[only ?? 'all'];
@@ -97,6 +100,10 @@ the compiler (target ≤ 1.15×); none registered / \`telemetry: false\` ${ratio
 without the compiler (target ≤ 1.02×).`;
 const growthLine = window['http-32'] ? `Growth of rein / node:http from 8 to 32 turns: ${growth(true).toFixed(2)} in all, ${growth(false).toFixed(2)} without the
 optimizing compiler.` : '';
+const storeLine = window['rein-store-8']
+  ? `The SQLite store at 8 turns, instructions per step: on / off ${ratio('rein-store-8', 'rein-8', true).toFixed(3)}× in all, ${ratio('rein-store-8', 'rein-8', false).toFixed(3)}× without the compiler
+(\`unsafe\` tool); ${ratio('rein-store-pure-8', 'rein-pure-8', true).toFixed(3)}× in all, ${ratio('rein-store-pure-8', 'rein-pure-8', false).toFixed(3)}× without the compiler (\`pure\` tool); target ≤ 1.3×.`
+  : '';
 const freshLine = window['rein-fresh-8']
   ? `A fresh agent and tool per run at 8 turns: ${ratio('rein-fresh-8', 'rein-8', true).toFixed(3)}× the reused agent in all, ${ratio('rein-fresh-8', 'rein-8', false).toFixed(3)}× without the
 compiler (target ≤ 1.15×); ${ratio('rein-fresh-8', 'http-8', true).toFixed(3)}× the node:http loop in all, ${ratio('rein-fresh-8', 'http-8', false).toFixed(3)}× without the compiler (target ≤ 1.25×).`
@@ -115,6 +122,8 @@ ${rows.join('\n')}
 ${growthLine}
 
 ${freshLine}
+
+${storeLine}
 
 ${telemetry}
 `);
