@@ -94,9 +94,13 @@ const ctxSwitches = process.resourceUsage().voluntaryContextSwitches - switches0
 if (requests !== sequential * (turns + 1)) throw new Error(`expected ${sequential * (turns + 1)} requests, saw ${requests}`);
 
 const concurrent = Number(concArg);
+// The heap's peak during the concurrent phase, sampled: what the waiting runs hold.
+let peakHeapMb = 0;
+const sampler = setInterval(() => (peakHeapMb = Math.max(peakHeapMb, process.memoryUsage().heapUsed / 2 ** 20)), 50);
 const w0 = performance.now();
 await Promise.all(Array.from({ length: concurrent }, () => run()));
 const concurrentWallMs = performance.now() - w0;
+clearInterval(sampler);
 
 durations.sort((a, b) => a - b);
 console.log(
@@ -109,6 +113,7 @@ console.log(
     medianMsPerRun: durations[Math.floor(durations.length / 2)],
     concurrentWallMs,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
+    peakHeapMb,
     voluntarySwitchesPerRequest: ctxSwitches / requests,
   }),
 );

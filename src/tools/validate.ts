@@ -48,30 +48,37 @@ interface Engine {
   ajv: AjvLike;
   meta: MetaValidator;
 }
-type Engines = { draft2020: Engine; draft07: Engine };
 
-/** ajv's two classes, and the engines made of them. */
-interface Ajv {
-  coercing: Engines;
+type Dialect = 'draft07' | 'draft2020';
+
+/** One dialect's engines: ajv's class for it, loaded on the first schema of that dialect. */
+interface Engines {
+  coercing: Engine;
   /** Without coercion, made on first need: for arguments that contain a null. */
-  strict: () => Engines;
+  strict: () => Engine;
 }
 
-let engines: Promise<Ajv> | undefined;
+const engines: Partial<Record<Dialect, Promise<Engines>>> = {};
 
-function loadEngines(): Promise<Ajv> {
-  engines ??= Promise.all([import('ajv'), import('ajv/dist/2020.js'), import('./meta-validators-07.js'), import('./meta-validators-2020.js')]).then(
-    ([classic, modern, meta07, meta2020]) => {
-      // ajv is CommonJS: under Node's ESM interop the class is `module.exports.default`.
-      const make = (options: AjvOptions): Engines => ({
-        draft07: { ajv: new classic.default.default(options), meta: meta07.validate as MetaValidator },
-        draft2020: { ajv: new modern.default.default(options), meta: meta2020.validate as MetaValidator },
-      });
-      let strict: Engines | undefined;
-      return { coercing: make(AJV_OPTIONS), strict: () => (strict ??= make({ ...AJV_OPTIONS, coerceTypes: false })) };
-    },
-  );
-  return engines;
+/** Schemas that declare draft-04/06/07 in `$schema` are draft-07; all others 2020-12 (what zod and MCP emit). */
+function dialectOf(schema: JsonSchema): Dialect {
+  return typeof schema.$schema === 'string' && /draft-0[4-7]/.test(schema.$schema) ? 'draft07' : 'draft2020';
+}
+
+/** Only the dialect in use is loaded: each class brings its own vocabulary modules. */
+function loadEngines(dialect: Dialect): Promise<Engines> {
+  const loading = (engines[dialect] ??= (
+    dialect === 'draft07'
+      ? Promise.all([import('ajv'), import('./meta-validators-07.js')])
+      : Promise.all([import('ajv/dist/2020.js'), import('./meta-validators-2020.js')])
+  ).then(([module, meta]) => {
+    // ajv is CommonJS: under Node's ESM interop the class is `module.exports.default`.
+    const AjvClass = module.default.default;
+    const make = (options: AjvOptions): Engine => ({ ajv: new AjvClass(options), meta: meta.validate as MetaValidator });
+    let strict: Engine | undefined;
+    return { coercing: make(AJV_OPTIONS), strict: () => (strict ??= make({ ...AJV_OPTIONS, coerceTypes: false })) };
+  }));
+  return loading;
 }
 
 /** Compiled validators by schema content, shared across tools and agents (see SchemaCache). */
@@ -91,7 +98,7 @@ export function readyValidator(schema: JsonSchema): ArgsValidator | undefined {
  * canonical form: key order does not matter) across tools and agents, so two tools with
  * equal schemas share one validator; the per-call look-up is by object identity. Schemas that
  * declare draft-04/06/07 in `$schema` are compiled as draft-07, all others as 2020-12 (what
- * zod and MCP emit). Rejects with a `config` ReinError when the schema itself is invalid.
+ * zod and MCP emit); ajv loads only the dialects in use. Rejects with a `config` ReinError when the schema itself is invalid.
  *
  * Coercion turns strings into numbers and booleans ("3" → 3), but an explicit `null` where
  * the schema allows no null is an error ("expects an integer, got null"), not 0, "" or
@@ -100,7 +107,7 @@ export function readyValidator(schema: JsonSchema): ArgsValidator | undefined {
 export function compileValidator(schema: JsonSchema): Promise<ArgsValidator> {
   return validators.get(schema, () => {
     const entry: Entry = {
-      promise: loadEngines().then((ajv) => {
+      promise: loadEngines(dialectOf(schema)).then((ajv) => {
         const built = build(schema, ajv);
         entry.ready = built;
         return built;
@@ -110,15 +117,13 @@ export function compileValidator(schema: JsonSchema): Promise<ArgsValidator> {
   }).promise;
 }
 
-function build(schema: JsonSchema, ajv: Ajv): ArgsValidator {
-  const { $schema, ...rest } = schema;
-  const pick = (engines: Engines) =>
-    typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? engines.draft07 : engines.draft2020;
-  const validate = compile(pick(ajv.coercing), rest);
+function build(schema: JsonSchema, ajv: Engines): ArgsValidator {
+  const { $schema: _dialect, ...rest } = schema;
+  const validate = compile(ajv.coercing, rest);
   // Compiled on the first call that sends a null: most never do.
   let strict: ValidateFunction | undefined;
   const nullErrors = (args: Record<string, unknown>): ErrorObject[] => {
-    strict ??= compile(pick(ajv.strict()), rest);
+    strict ??= compile(ajv.strict(), rest);
     // A copy: the strict validator still fills defaults, and `args` is validated next.
     return strict(structuredClone(args)) ? [] : (strict.errors ?? []).filter((e) => e.data === null);
   };
