@@ -8,7 +8,7 @@
 // Flags: --keep (leave the folders, printed at the end), --ignore-scripts (skip install
 // scripts: better-sqlite3 is then not compiled, so its MB leave out the build).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,24 +93,33 @@ function importMs(cwd, specifier) {
 }
 
 const rows = [];
+/** better-sqlite3's build/ folder once an install compiled it. */
+let built;
 for (const use of USES) {
   const dir = join(work, use.name.replace(/\W+/g, '-').replace(/^-|-$/g, ''));
   mkdirSync(dir);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'footprint', private: true, type: 'module' }));
   const began = Date.now();
-  npm(['install', '--no-audit', '--no-fund', '--no-package-lock', ...(ignoreScripts ? ['--ignore-scripts'] : []), tarball, ...use.extra.map(pinned)], dir);
+  // better-sqlite3 compiles from source where no prebuilt binary can be fetched (minutes): a
+  // second install of it copies the first one's build/ instead (the same version and Node,
+  // so the same files a compile would leave), and its install scripts are skipped.
+  const reuse = !ignoreScripts && use.extra.includes('better-sqlite3') ? built : undefined;
+  npm(['install', '--no-audit', '--no-fund', '--no-package-lock', ...(ignoreScripts || reuse ? ['--ignore-scripts'] : []), tarball, ...use.extra.map(pinned)], dir);
+  const sqliteBuild = join(dir, 'node_modules/better-sqlite3/build');
+  if (reuse) cpSync(reuse, sqliteBuild, { recursive: true });
+  else if (use.extra.includes('better-sqlite3') && existsSync(sqliteBuild)) built = sqliteBuild;
   const seconds = (Date.now() - began) / 1000;
   const { count, bytes } = measure(join(dir, 'node_modules'));
   const imports = Object.fromEntries(ENTRIES.map((entry) => [entry, importMs(dir, entry)]));
-  rows.push({ use: use.name, packages: count, mb: bytes / 1e6, seconds, imports, dir });
-  console.log(`installed ${use.name}: ${count} packages, ${(bytes / 1e6).toFixed(1)} MB, in ${seconds.toFixed(0)} s`);
+  rows.push({ use: use.name, packages: count, mb: bytes / 1e6, seconds, imports, dir, reused: reuse !== undefined });
+  console.log(`installed ${use.name}: ${count} packages, ${(bytes / 1e6).toFixed(1)} MB, in ${seconds.toFixed(0)} s${reuse ? ' (better-sqlite3 build copied, not compiled again)' : ''}`);
 }
 
 const pad = (text, width) => String(text).padEnd(width);
 const fmt = (value) => (typeof value === 'number' ? `${value.toFixed(1)} ms` : value);
 console.log(`\n| use | packages | MB | install s |`);
 console.log('|---|---:|---:|---:|');
-for (const r of rows) console.log(`| ${r.use} | ${r.packages} | ${r.mb.toFixed(1)} | ${r.seconds.toFixed(0)} |`);
+for (const r of rows) console.log(`| ${r.use} | ${r.packages} | ${r.mb.toFixed(1)} | ${r.seconds.toFixed(0)}${r.reused ? ' (build copied)' : ''} |`);
 console.log(`\nimport time of each entry point (fresh Node, median of ${RUNS}; packages counted with rein itself, MB of node_modules as file sizes):\n`);
 console.log(`| entry | ${rows.map((r) => r.use).join(' | ')} |`);
 console.log(`|---|${rows.map(() => '---:').join('|')}|`);
