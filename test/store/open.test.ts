@@ -106,13 +106,14 @@ describe('store entry points', () => {
     return seen;
   }
 
-  it('the core entry and rein/store load neither better-sqlite3 nor pg until a store is opened', () => {
+  it('the core entry and rein/store load no SQLite driver nor pg until a store is opened', () => {
     for (const [entry, surely] of [['index.ts', 'loop/agent.ts'], ['store/index.ts', 'store/memory.ts']] as const) {
       const reached = [...staticGraph(join(src, entry))].map((f) => (f.startsWith(src) ? relative(src, f) : f));
       expect(reached, `${entry} (the walk itself)`).toContain(surely);
       expect(reached, entry).not.toContain('better-sqlite3');
       expect(reached, entry).not.toContain('pg');
       expect(reached, entry).not.toContain('store/sqlite.ts');
+      expect(reached, entry).not.toContain('node:sqlite');
       expect(reached, entry).not.toContain('store/postgres.ts');
     }
   });

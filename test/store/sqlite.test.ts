@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -161,6 +162,36 @@ describe('sqlite drivers', () => {
     // installed it; node:sqlite is there from Node 22.13. At least one runs every test above.
     expect(drivers.length).toBeGreaterThan(0);
     expect(drivers.includes('node:sqlite')).toBe(nodeHasSqlite);
+  });
+
+  it('with no driver named, a store opens on better-sqlite3 when it loads, else on node:sqlite', async () => {
+    const s = new SqliteStore({ path: nextPath() });
+    try {
+      expect(s.driver).toBe(drivers[0]);
+    } finally {
+      await s.close();
+    }
+    // Installed but built for another Node (CI's Node 24 run over a Node 20 install): named
+    // explicitly, it says how to fix it; unnamed, the store above fell back to node:sqlite.
+    if (!drivers.includes('better-sqlite3')) {
+      createRequire(import.meta.url).resolve('better-sqlite3');
+      expect(() => new SqliteStore({ path: nextPath(), driver: 'better-sqlite3' })).toThrow(/npm rebuild better-sqlite3/);
+    }
+  });
+
+  it('REIN_SQLITE_DRIVER names the driver, and a value that is none is refused', async () => {
+    const saved = process.env.REIN_SQLITE_DRIVER;
+    try {
+      process.env.REIN_SQLITE_DRIVER = drivers.at(-1);
+      const s = new SqliteStore({ path: nextPath() });
+      expect(s.driver).toBe(drivers.at(-1));
+      await s.close();
+      process.env.REIN_SQLITE_DRIVER = 'sqlite3';
+      expect(() => new SqliteStore({ path: nextPath() })).toThrow(/REIN_SQLITE_DRIVER is "sqlite3": use better-sqlite3, node:sqlite or auto/);
+    } finally {
+      if (saved === undefined) delete process.env.REIN_SQLITE_DRIVER;
+      else process.env.REIN_SQLITE_DRIVER = saved;
+    }
   });
 });
 

@@ -49,11 +49,18 @@ export function readBody(req: IncomingMessage): Promise<string> {
 function cut(res: ServerResponse, payload: string, headers: Record<string, string>): void {
   res.writeHead(200, headers);
   res.flushHeaders();
-  if (payload) res.write(payload);
   const socket = res.socket;
-  // end() first so what was written reaches the client, then destroy: the socket is gone.
-  if (socket) socket.end(() => socket.destroy());
-  else res.destroy();
+  if (!socket) {
+    res.destroy();
+    return;
+  }
+  // end() once the write is out (Node 24 drops a response write still queued when the socket
+  // is ended under it), so what was written reaches the client; then destroy: the socket is gone.
+  const drop = (): void => {
+    socket.end(() => socket.destroy());
+  };
+  if (payload) res.write(payload, drop);
+  else drop();
 }
 
 /** Sends an HTTP error; a string body goes out verbatim as `text/plain`, as proxies send it. */
