@@ -18,7 +18,7 @@ import type { StoredAuth, TokenStore } from './token-store.js';
 
 /** Step-ups on `403 insufficient_scope` allowed per connection before giving up. */
 export const MAX_STEP_UPS = 2;
-/** Tokens this close to expiry are refreshed before a request rather than after its 401. */
+/** Tokens this close to expiry (at most half their lifetime) are refreshed before a request rather than after its 401. */
 const REFRESH_MARGIN_MS = 60_000;
 /** Where the redirect would go when no listener runs (never followed: no login starts then). */
 const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
@@ -58,6 +58,7 @@ export class ReinOAuthProvider implements OAuthClientProvider {
   /** A scope the server asked for with `403 insufficient_scope`, and how often. */
   private wantedScope: string | undefined;
   private stepUps = 0;
+  private refreshing: Promise<void> | undefined;
 
   constructor(private readonly options: ProviderOptions) {
     const config = options.config ?? {};
@@ -220,12 +221,20 @@ export class ReinOAuthProvider implements OAuthClientProvider {
    * with them. Failures are left to the 401 path.
    */
   async refreshIfExpiring(fetchFn: FetchLike): Promise<void> {
+    // Concurrent requests share one refresh: servers that rotate refresh tokens refuse the second.
+    if (this.refreshing) return this.refreshing;
     const tokens = this.read().tokens;
     if (!tokens?.refresh_token || tokens.expires_in === undefined || tokens.obtained_at === undefined) return;
-    if (tokens.obtained_at + tokens.expires_in * 1000 - REFRESH_MARGIN_MS > Date.now()) return;
-    await this.options.auth.auth(this, { serverUrl: this.options.serverUrl, fetchFn }).catch((error: unknown) => {
-      this.options.note('warn', `refreshing the token before expiry failed: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    const lifetime = tokens.expires_in * 1000;
+    if (tokens.obtained_at + lifetime - Math.min(REFRESH_MARGIN_MS, lifetime / 2) > Date.now()) return;
+    this.refreshing = this.options.auth
+      .auth(this, { serverUrl: this.options.serverUrl, fetchFn })
+      .then(
+        () => undefined,
+        (error: unknown) => this.options.note('warn', `refreshing the token before expiry failed: ${error instanceof Error ? error.message : String(error)}`),
+      )
+      .finally(() => (this.refreshing = undefined));
+    return this.refreshing;
   }
 
   /**
