@@ -130,13 +130,24 @@ function withAuthorization(base: FetchLike, server: URL, provider: ReinOAuthProv
     if (`${target.origin}${target.pathname}` !== endpoint) return base(input, init);
     let sent = init;
     const headers = new Headers(init?.headers);
+    let token: string | undefined;
     if (headers.has('authorization')) {
       await provider.refreshIfExpiring(base);
-      const token = provider.tokens()?.access_token;
+      token = provider.tokens()?.access_token;
       if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
       sent = { ...init, headers };
     }
-    const response = await base(input, sent);
+    let response = await base(input, sent);
+    // Refused with a token: retry once with a refreshed one (shared by concurrent requests);
+    // if there is none, the SDK sees the 401 and authorizes from the start.
+    if (response.status === 401 && token !== undefined && typeof init?.body !== 'object') {
+      const fresh = await provider.tokenAfter401(token, base);
+      if (fresh !== undefined) {
+        await response.body?.cancel();
+        headers.set('authorization', `Bearer ${fresh}`);
+        response = await base(input, { ...init, headers });
+      }
+    }
     if (response.status === 403) {
       const challenge = response.headers.get('www-authenticate') ?? '';
       if (/error="?insufficient_scope/.test(challenge)) provider.stepUp(/scope="([^"]*)"/.exec(challenge)?.[1]);

@@ -7,6 +7,8 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpEvent, McpLogEntry } from '../../src/mcp/types.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { collect, setup } from '../loop/helpers.js';
 import { host, tempDir, textOf } from './helpers.js';
 import { followInBrowser, startOAuthServer, type OAuthServerOptions, type OAuthTestServer } from './oauth-server.js';
 
@@ -201,5 +203,32 @@ describe('logout', () => {
     expect(mcp.logout('p')).toBe(true);
     expect(filesUnder(reinHome)).toHaveLength(0);
     expect(mcp.logout('p')).toBe(false);
+  });
+});
+
+describe('tokens stay out of runs', () => {
+  it('an agent run through the protected server stores no token in its events', async () => {
+    const server = await oauthServer();
+    const { mcp, log, events: hostEvents } = await connect(server);
+    const dir = await tempDir();
+    const store = new SqliteStore({ path: join(dir, 'rein.db') });
+    try {
+      const { agent } = await setup(
+        (_request, { index }) => (index === 0 ? { toolCalls: [{ name: 'p__whoami', arguments: {} }, { name: 'p__admin', arguments: {} }] } : { text: 'done' }),
+        { toolSources: [mcp], store },
+      );
+      server.expireTokens();
+      const { events, result } = await collect(agent.run('who am I?'));
+      expect(result.text).toBe('done');
+      // The run went through a refresh and a step-up, and the results came back.
+      expect(server.grants).toEqual(['authorization_code', 'refresh_token', 'authorization_code']);
+      const stored = await store.loadEvents(result.runId);
+      expect(JSON.stringify(stored)).toContain('admin done');
+      noSecrets(server, JSON.stringify(events), JSON.stringify(stored), JSON.stringify(log), JSON.stringify(hostEvents));
+    } finally {
+      await store.close();
+    }
+    // Nor anywhere in the database file itself.
+    noSecrets(server, readFileSync(join(dir, 'rein.db')).toString('latin1'));
   });
 });

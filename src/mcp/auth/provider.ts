@@ -221,17 +221,39 @@ export class ReinOAuthProvider implements OAuthClientProvider {
    * with them. Failures are left to the 401 path.
    */
   async refreshIfExpiring(fetchFn: FetchLike): Promise<void> {
-    // Concurrent requests share one refresh: servers that rotate refresh tokens refuse the second.
     if (this.refreshing) return this.refreshing;
     const tokens = this.read().tokens;
     if (!tokens?.refresh_token || tokens.expires_in === undefined || tokens.obtained_at === undefined) return;
     const lifetime = tokens.expires_in * 1000;
     if (tokens.obtained_at + lifetime - Math.min(REFRESH_MARGIN_MS, lifetime / 2) > Date.now()) return;
+    return this.refresh(fetchFn);
+  }
+
+  /**
+   * A request with `sentToken` was answered 401: the token to retry it with — the one
+   * another request already got, or a fresh one from a refresh shared by every request that
+   * was refused meanwhile. `undefined` when there is nothing to refresh with (the SDK then
+   * authorizes from the start).
+   */
+  async tokenAfter401(sentToken: string, fetchFn: FetchLike): Promise<string | undefined> {
+    if (this.wantedScope !== undefined) return undefined;
+    if (this.refreshing) await this.refreshing;
+    const current = this.read().tokens;
+    if (current && current.access_token !== sentToken) return current.access_token;
+    if (!current?.refresh_token) return undefined;
+    await this.refresh(fetchFn);
+    const refreshed = this.read().tokens?.access_token;
+    return refreshed !== undefined && refreshed !== sentToken ? refreshed : undefined;
+  }
+
+  /** One refresh at a time: servers that rotate refresh tokens refuse the second use of one. */
+  private refresh(fetchFn: FetchLike): Promise<void> {
+    if (this.refreshing) return this.refreshing;
     this.refreshing = this.options.auth
       .auth(this, { serverUrl: this.options.serverUrl, fetchFn })
       .then(
         () => undefined,
-        (error: unknown) => this.options.note('warn', `refreshing the token before expiry failed: ${error instanceof Error ? error.message : String(error)}`),
+        (error: unknown) => this.options.note('warn', `refreshing the token failed: ${error instanceof Error ? error.message : String(error)}`),
       )
       .finally(() => (this.refreshing = undefined));
     return this.refreshing;
