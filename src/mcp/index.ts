@@ -11,6 +11,8 @@
 export { startMcp, McpHost } from './host.js';
 export type { McpCallResult, McpHostOptions, McpToolInfo } from './host.js';
 export { loadMcpConfig, defaultConfigFiles } from './config.js';
+export { logoutMcpServer } from './auth/logout.js';
+export type { LogoutOptions } from './auth/logout.js';
 export type { LoadMcpConfigOptions } from './config.js';
 export { expandVars } from './config-entry.js';
 export type { ReconnectPolicy } from './backoff.js';
