@@ -26,6 +26,8 @@ export { parsePromptCommand, promptUsage } from './prompts.js';
 export type { ResourceContents, ResourceListing } from './resources.js';
 export type { CompletionRef, Completions } from './completion.js';
 export type { SamplingUsage } from './sampling.js';
+export { modelSampler } from './model-sampler.js';
+export type { ModelSamplerOptions } from './model-sampler.js';
 export { sanitizeToolName } from './naming.js';
 export type {
   McpAuthConfig,
