@@ -128,6 +128,8 @@ describe('registration and the code flow', () => {
     expect(mcp.status()[0]).toMatchObject({ state: 'failed', needsLogin: true, lastError: expect.stringContaining('rein mcp login p') });
     expect(events).toContainEqual({ type: 'mcp_auth', server: 'p', status: 'needs_login' });
     expect(server.requests).not.toContain('GET /authorize');
+    // Nor was a client registered that nobody would use.
+    expect(server.registrations).toEqual([]);
   });
 });
 

@@ -103,6 +103,12 @@ export class ReinOAuthProvider implements OAuthClientProvider {
       return { client_id: config.clientId, ...(config.clientSecret !== undefined ? { client_secret: config.clientSecret } : {}) };
     }
     const stored = this.read().clientInformation as (OAuthClientInformationMixed & { redirect_uris?: string[] }) | undefined;
+    // Nobody can log in now: registering a client that no one will use would only leave
+    // one more registration at the server on every run.
+    if (!stored && !this.machine && !this.options.authorize) {
+      this.options.emit({ type: 'mcp_auth', server: this.options.server, status: 'needs_login' });
+      throw needsLogin(this.options.server, 'it asks for OAuth and no token is stored');
+    }
     // A registration made for another redirect port (an earlier process) cannot take this
     // one's redirect at servers that match exactly: register again.
     const redirect = this.options.listener?.url;
