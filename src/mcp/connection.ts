@@ -19,6 +19,10 @@ import type { Sdk } from './sdk.js';
 import { ServerLog } from './server-log.js';
 import { ANY_RESULT, fetchServerTools, toolFilter, type PreparedSchemas, type ServerTool } from './server-tools.js';
 import { rootsOf } from './roots.js';
+import { isNeedsLogin, ReinOAuthProvider } from './auth/provider.js';
+import type { LoopbackListener } from './auth/loopback.js';
+import { authFile, TokenStore } from './auth/token-store.js';
+import { loadAuthSdk, type AuthSdk } from './sdk.js';
 import { ToolList } from './tool-list.js';
 import type { McpLogEntry, McpLogLevel, McpServerConfig, McpServerState, McpServerStatus, McpTransportKind } from './types.js';
 import { clientCapabilities, registerClientHandlers, type ClientFeatures } from './client-features.js';
@@ -49,6 +53,20 @@ export interface ConnectionOptions {
   features: ClientFeatures;
   /** The `logging/setLevel` asked of servers whose entry sets none. */
   logLevel?: McpLogLevel;
+  /** OAuth for HTTP servers: where tokens are kept and how a person logs in. */
+  auth?: AuthSetup;
+}
+
+/** What the host lends connections for OAuth. */
+export interface AuthSetup {
+  /** `$REIN_HOME` (default `~/.rein`): tokens go to its `mcp-auth/` folder. */
+  folder: string;
+  /** Opens an authorization URL for a person; absent: servers needing a login are reported as such. */
+  authorize?: (url: URL) => Promise<void>;
+  /** The host's redirect listener (shared by its servers). */
+  listener: () => LoopbackListener;
+  /** How long a login in the browser may take, in ms. */
+  loginTimeoutMs: number;
 }
 
 /** What a request needs beyond the call itself. */
@@ -56,6 +74,13 @@ interface RequestOptions {
   signal?: AbortSignal;
   /** The request may have changed something on the server, so a lost link leaves it uncertain. */
   mutating: boolean;
+}
+
+/** An error and its causes, outermost first. */
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e = error; e !== undefined && chain.length < 8; e = (e as { cause?: unknown } | null)?.cause) chain.push(e);
+  return chain;
 }
 
 /** The host's features as one server sees them: its entry's own roots, or none. */
@@ -98,6 +123,11 @@ export class ServerConnection {
   private readonly subscriptions = new Set<string>();
   private capabilities: Record<string, unknown> = {};
   private readonly features: ClientFeatures;
+  private oauth: { provider: ReinOAuthProvider; sdk: AuthSdk } | undefined;
+  /** The server asked for OAuth and no usable token is stored. */
+  needsLogin = false;
+  /** Lengthens the running attempt's start-up bound while a person logs in. */
+  private extendStartup: ((ms: number) => void) | undefined;
 
   constructor(private readonly options: ConnectionOptions) {
     const config = options.config;
@@ -191,6 +221,13 @@ export class ServerConnection {
       return await run(opened.client);
     } catch (error) {
       const context = { hadSession, stillOpen: opened.client.transport !== undefined, ...(options.signal ? { signal: options.signal } : {}) };
+      // A step-up (or an expired session) started a login during the request: finish it, retry once.
+      const oauth = this.oauth;
+      if (mayRetry && oauth && error instanceof oauth.sdk.UnauthorizedError && oauth.provider.awaitingCode) {
+        const bound = AbortSignal.timeout(this.options.auth?.loginTimeoutMs ?? 300_000);
+        await oauth.provider.finishLogin(opened.fetchFn ?? fetch, options.signal ? AbortSignal.any([options.signal, bound]) : bound);
+        return this.requestOnce(label, timeoutMs, options, run, false);
+      }
       const kind = classifyFailure(error, this.options.sdk, context);
       if (kind === 'session' && mayRetry) {
         this.log.note('info', `the server no longer knows our HTTP session (${messageOf(error)}); initializing a new one`);
@@ -212,6 +249,7 @@ export class ServerConnection {
       recentLog: this.log.recentLines(),
     };
     if (this.lastError !== undefined) status.lastError = this.lastError;
+    if (this.needsLogin) status.needsLogin = true;
     if (this.serverInfo) status.serverInfo = this.serverInfo;
     const pid = this.current?.process?.pid;
     if (pid !== undefined) status.pid = pid;
@@ -239,7 +277,11 @@ export class ServerConnection {
     const generation = ++this.generation;
     const controller = new AbortController();
     const startup = this.options.config.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
-    const timer = setTimeout(() => controller.abort(new Error(`did not finish starting within ${startup} ms`)), startup);
+    let timer = setTimeout(() => controller.abort(new Error(`did not finish starting within ${startup} ms`)), startup);
+    this.extendStartup = (ms) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(new Error(`the login was not finished within ${ms} ms`)), ms);
+    };
     this.attempts++;
     this.nextRetryAt = undefined;
     const promise = this.open(generation, controller.signal, startup).then(
@@ -251,14 +293,57 @@ export class ServerConnection {
     );
     const settled = promise.finally(() => {
       clearTimeout(timer);
+      this.extendStartup = undefined;
       if (this.attempt?.promise === settled) this.attempt = undefined;
     });
     this.attempt = { promise: settled, controller };
     return settled;
   }
 
+  /** The OAuth provider of an HTTP server, made on first connect and kept across reconnects. */
+  private async oauthFor(): Promise<{ provider: ReinOAuthProvider; sdk: AuthSdk } | undefined> {
+    const config = this.options.config;
+    const setup = this.options.auth;
+    if ('command' in config || !setup) return undefined;
+    if (!this.oauth) {
+      const sdk = await loadAuthSdk();
+      const interactive = setup.authorize !== undefined && config.auth?.grant !== 'client_credentials';
+      const authorize = setup.authorize;
+      const provider = new ReinOAuthProvider({
+        server: this.name,
+        serverUrl: new URL(config.url),
+        config: config.auth,
+        store: new TokenStore(authFile(setup.folder, this.name, config.url)),
+        authorize: interactive && authorize
+          ? async (url) => {
+              this.extendStartup?.(setup.loginTimeoutMs);
+              await authorize(url);
+            }
+          : undefined,
+        listener: interactive ? setup.listener() : undefined,
+        emit: (event) => this.features.emit(event),
+        note: (level, message) => this.log.note(level, message),
+        auth: sdk,
+      });
+      this.oauth = { provider, sdk };
+    }
+    // The redirect URL must be known before the flow starts (registration names it).
+    if (setup.authorize !== undefined && config.auth?.grant !== 'client_credentials') await setup.listener().start();
+    return this.oauth;
+  }
+
+  /** Forgets the stored tokens and registration of this server (`rein mcp logout`). */
+  logout(): boolean {
+    const config = this.options.config;
+    const setup = this.options.auth;
+    if ('command' in config || !setup) return false;
+    return new TokenStore(authFile(setup.folder, this.name, config.url)).clear();
+  }
+
   private async open(generation: number, signal: AbortSignal, timeoutMs: number): Promise<void> {
+    const oauth = await this.oauthFor();
     const opened = await openClient({
+      ...(oauth ? { auth: oauth } : {}),
       config: this.options.config,
       sdk: this.options.sdk,
       env: this.options.env,
@@ -300,6 +385,7 @@ export class ServerConnection {
     if (this.closed || generation !== this.generation) throw new Error('superseded');
     await this.afterConnect(opened.client, timeoutMs);
     if (this.closed || generation !== this.generation) throw new Error('superseded');
+    this.needsLogin = false;
     this.state = 'connected';
     this.attempts = 0;
     this.log.note('info', `connected over ${opened.kind}${this.serverInfo ? ` to ${this.serverInfo.name} ${this.serverInfo.version}` : ''}, ${tools.length} tools`);
@@ -418,7 +504,12 @@ export class ServerConnection {
     const current = this.current;
     this.current = undefined;
     if (current) this.track(closeClient(current, false));
-    if (this.options.reconnect === false) {
+    // Trying again cannot help until a person logs in.
+    if (causes(error).some(isNeedsLogin)) {
+      this.needsLogin = true;
+      this.state = 'failed';
+      this.log.note('warn', this.lastError);
+    } else if (this.options.reconnect === false) {
       this.state = 'failed';
       this.log.note('error', `could not connect: ${this.lastError}`);
     } else {

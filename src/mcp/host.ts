@@ -12,7 +12,9 @@ import type { ImageContent, TextContent } from '../model/types.js';
 import type { Tool, ToolSource } from '../tools/types.js';
 import { loadMcpConfig } from './config.js';
 import type { ReconnectPolicy } from './backoff.js';
-import { ServerConnection } from './connection.js';
+import { ServerConnection, type AuthSetup } from './connection.js';
+import { LoopbackListener } from './auth/loopback.js';
+import { reinHome } from './auth/token-store.js';
 import { toToolOutput, type McpCallDetails } from './content.js';
 import { messageOf } from './failures.js';
 import { expandMentions, type ExpandedMentions } from './mentions.js';
@@ -93,6 +95,16 @@ export interface McpHostOptions {
    * no sampling capability. Throw a `permission_denied` ReinError to refuse.
    */
   sample?: (request: McpSamplingRequest) => Promise<McpSamplingResult & SamplingUsage>;
+  /**
+   * Opens an authorization URL for a person (the CLI opens a browser or prints it); the
+   * redirect comes back to rein's loopback listener whoever follows it. Without it a server
+   * that needs a login is reported as such (`needsLogin` in `status()`) and never waits.
+   */
+  authorize?: (url: URL) => Promise<void>;
+  /** How long a login started through `authorize` may take, in ms (default 300 000). */
+  loginTimeoutMs?: number;
+  /** rein's user folder, where tokens are kept under `mcp-auth/` (default `$REIN_HOME`, else `~/.rein`). */
+  reinHome?: string;
 }
 
 /** A rein tool of the host, described for listings (`rein mcp tools`). */
@@ -146,6 +158,12 @@ export async function startMcp(options: McpHostOptions = {}): Promise<McpHost> {
   const sdk = names.length > 0 ? await loadSdk() : undefined;
   const host = new McpHost(config.diagnostics, options, rootsOf(options.roots ?? [cwd], cwd));
   const features = host.features();
+  const auth: AuthSetup = {
+    folder: options.reinHome ?? reinHome(env, options.home ?? homedir()),
+    listener: () => host.loopback(),
+    loginTimeoutMs: options.loginTimeoutMs ?? 300_000,
+    ...(options.authorize ? { authorize: options.authorize } : {}),
+  };
   for (const name of names) {
     const server = config.servers[name] as McpServerConfig;
     const source = config.sources[name];
@@ -161,6 +179,7 @@ export async function startMcp(options: McpHostOptions = {}): Promise<McpHost> {
         pingIntervalMs: options.pingIntervalMs ?? 30_000,
         log: options.log ?? (() => undefined),
         features,
+        auth,
         ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
         onToolsChanged: () => host.rebuild(),
         onStatusChanged: () => host.statusChanged(name),
@@ -188,6 +207,7 @@ export class McpHost implements ToolSource {
   private readonly eventListeners = new Set<(event: McpEvent) => void>();
   private started: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
+  private listener: LoopbackListener | undefined;
 
   /** @internal Made by {@link startMcp}. */
   constructor(
@@ -392,8 +412,22 @@ export class McpHost implements ToolSource {
 
   /** Closes every server (killing stdio servers' process trees) and stops reconnecting. Safe to call twice. */
   close(): Promise<void> {
-    this.closing ??= Promise.all([...this.connections.values()].map((c) => c.close())).then(() => undefined);
+    this.closing ??= Promise.all([...this.connections.values()].map((c) => c.close())).then(() => this.listener?.close());
     return this.closing;
+  }
+
+  /**
+   * Forgets a server's stored OAuth tokens and registration (`rein mcp logout`); `true` when
+   * there was something to forget. The running connection keeps its session.
+   */
+  logout(server: string): boolean {
+    return this.connection(server).logout();
+  }
+
+  /** @internal The redirect listener of logins, made on first need. */
+  loopback(): LoopbackListener {
+    this.listener ??= new LoopbackListener();
+    return this.listener;
   }
 
   /** @internal */

@@ -11,6 +11,8 @@
 export { startMcp, McpHost } from './host.js';
 export type { McpCallResult, McpHostOptions, McpToolInfo } from './host.js';
 export { loadMcpConfig, defaultConfigFiles } from './config.js';
+export { logoutMcpServer } from './auth/logout.js';
+export type { LogoutOptions } from './auth/logout.js';
 export type { LoadMcpConfigOptions } from './config.js';
 export { expandVars } from './config-entry.js';
 export type { ReconnectPolicy } from './backoff.js';
@@ -24,6 +26,8 @@ export { parsePromptCommand, promptUsage } from './prompts.js';
 export type { ResourceContents, ResourceListing } from './resources.js';
 export type { CompletionRef, Completions } from './completion.js';
 export type { SamplingUsage } from './sampling.js';
+export { modelSampler } from './model-sampler.js';
+export type { ModelSamplerOptions } from './model-sampler.js';
 export { sanitizeToolName } from './naming.js';
 export type {
   McpAuthConfig,
