@@ -2,7 +2,7 @@
 // still not do. Needs bubblewrap (.ci/run installs it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxArgs, sandboxRefusal, sandboxUnavailable, parseSandboxLevel, findBwrap } from '../../src/workspace/sandbox.js';
@@ -73,12 +73,18 @@ describe('bash in the sandbox', { timeout: 60_000 }, () => {
     beforeAll(async () => {
       server = createServer((socket) => {
         connections++;
+        sockets.push(socket);
         socket.end();
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       port = (server.address() as { port: number }).port;
     });
-    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    // A half-closed socket the peer never finished would hold close(): end them all.
+    const sockets: Socket[] = [];
+    afterAll(() => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    }));
 
     it('a connection to a listener on 127.0.0.1 fails without network', async () => {
       const before = connections;
