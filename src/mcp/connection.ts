@@ -26,6 +26,7 @@ import { loadAuthSdk, type AuthSdk } from './sdk.js';
 import { ToolList } from './tool-list.js';
 import type { McpLogEntry, McpLogLevel, McpServerConfig, McpServerState, McpServerStatus, McpTransportKind } from './types.js';
 import { clientCapabilities, registerClientHandlers, type ClientFeatures } from './client-features.js';
+import { openRequiredUrls, requiredUrls } from './elicitation.js';
 
 /** Default per-request timeout of a server, in ms. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -192,12 +193,28 @@ export class ServerConnection {
     const timeout = options.timeoutMs ?? this.timeoutMs;
     const route = options.onProgress ? this.progress.open(options.onProgress) : undefined;
     const params = { name: tool, arguments: args, ...(route ? { _meta: { progressToken: route.token } } : {}) };
-    try {
-      const result = await this.request(`tools/call "${tool}"`, timeout, { mutating: true, ...(options.signal ? { signal: options.signal } : {}) }, (client) =>
+    const send = (): Promise<unknown> =>
+      this.request(`tools/call "${tool}"`, timeout, { mutating: true, ...(options.signal ? { signal: options.signal } : {}) }, (client) =>
         // Through `request`, not `callTool`: the content mapper takes any content type, where
         // the SDK's schema would reject a whole result for one part it does not know.
         client.request({ method: 'tools/call', params }, ANY_RESULT, { timeout, ...(options.signal ? { signal: options.signal } : {}) }),
       );
+    try {
+      let result: unknown;
+      try {
+        result = await send();
+      } catch (error) {
+        // -32042: the server needs the person to open URLs first (URL-mode elicitation
+        // through an error). Asked through the elicit hook, then the call is sent once more.
+        const urls = requiredUrls(error);
+        if (!urls) throw error;
+        const elicit = this.features.elicit;
+        const list = urls.map((u) => u.url).join(', ');
+        if (!elicit) throw new ReinError('mcp_error', 'correctable', `MCP server "${this.name}" needs a person to open ${list} before "${tool}" can run; nobody can be asked here`, { cause: error });
+        const opened = await openRequiredUrls(this.name, urls, elicit, this.features.emit, options.signal ?? new AbortController().signal);
+        if (!opened) throw new ReinError('mcp_error', 'correctable', `"${tool}" of MCP server "${this.name}" needs ${list} opened, which was declined`, { cause: error });
+        result = await send();
+      }
       await settlesWithin(this.toolList.pending, 5000);
       return result;
     } finally {

@@ -88,6 +88,20 @@ for (const transport of ['stdio', 'http'] as const) {
 }
 
 describe('server-everything', () => {
+  it('a tool that needs a URL opened first (-32042) is asked through elicit and sent again', async () => {
+    const asked: McpElicitRequest[] = [];
+    const events: McpEvent[] = [];
+    const mcp = await host({ everything: everything() }, { onEvent: (e) => events.push(e), elicit: async (request) => (asked.push(request), { action: 'accept' }) });
+    const result = await mcp.callTool('everything', 'trigger-url-elicitation', { url: 'https://example.com/consent', errorPath: true });
+    expect(result.isError).toBe(false);
+    // First the URL the error named, then the URL of the retried call's own elicitation.
+    expect(asked.map((r) => [r.mode, r.url])).toEqual([
+      ['url', 'https://modelcontextprotocol.io'],
+      ['url', 'https://example.com/consent'],
+    ]);
+    expect(events.filter((e) => e.type === 'mcp_elicitation')).toHaveLength(2);
+  });
+
   it('elicits a form and samples through rein', async () => {
     const model = await startScriptedServer({ script: () => ({ text: 'sampled text' }) });
     models.push(model);
