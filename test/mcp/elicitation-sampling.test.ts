@@ -49,11 +49,21 @@ for (const transport of ['stdio', 'http'] as const) {
       expect(JSON.parse(textOf((await mcp.callTool('f', 'ask', {})).content))).toEqual({ action: 'cancel' });
     });
 
-    it('URL mode gives the hook the URL and the elicitation id', async () => {
+    it('URL mode gives the hook the URL and the elicitation id; the completion notice is an event', async () => {
       const asked: McpElicitRequest[] = [];
-      const mcp = await host({ f: await features(transport) }, { elicit: async (request) => (asked.push(request), { action: 'accept' }) });
+      const events: McpEvent[] = [];
+      let completed: () => void = () => undefined;
+      const complete = new Promise<void>((resolve) => (completed = resolve));
+      const onEvent = (e: McpEvent): void => {
+        events.push(e);
+        if (e.type === 'mcp_elicitation_complete') completed();
+      };
+      const mcp = await host({ f: await features(transport) }, { onEvent, elicit: async (request) => (asked.push(request), { action: 'accept' }) });
       expect(JSON.parse(textOf((await mcp.callTool('f', 'ask_url', {})).content))).toEqual({ action: 'accept' });
       expect(asked[0]).toMatchObject({ mode: 'url', url: 'https://example.com/link?session=1', elicitationId: 'e-1', message: 'Link your account' });
+      // The server's notifications/elicitation/complete arrives as an event.
+      await complete;
+      expect(events).toContainEqual({ type: 'mcp_elicitation_complete', server: 'f', elicitationId: 'e-1' });
     });
   });
 
