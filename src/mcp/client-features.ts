@@ -54,7 +54,13 @@ export function registerClientHandlers(client: Client, sdk: Sdk, features: Clien
   });
   client.setNotificationHandler(sdk.ResourceListChangedNotificationSchema, () => server.listChanged('resources'));
   client.setNotificationHandler(sdk.PromptListChangedNotificationSchema, () => server.listChanged('prompts'));
-  if (features.elicit) client.setRequestHandler(sdk.ElicitRequestSchema, elicitationHandler(server.name, features.elicit, features.emit, sdk));
+  if (features.elicit) {
+    client.setRequestHandler(sdk.ElicitRequestSchema, elicitationHandler(server.name, features.elicit, features.emit, sdk));
+    // The server saw the person finish a URL-mode elicitation out of band.
+    client.setNotificationHandler(sdk.ElicitationCompleteNotificationSchema, (notification) => {
+      features.emit({ type: 'mcp_elicitation_complete', server: server.name, elicitationId: notification.params.elicitationId });
+    });
+  }
   if (features.sample) client.setRequestHandler(sdk.CreateMessageRequestSchema, samplingHandler(server.name, features.sample, features.emit, sdk));
 }
 

@@ -19,13 +19,12 @@ import type { Sdk } from './sdk.js';
 import { ServerLog } from './server-log.js';
 import { ANY_RESULT, fetchServerTools, toolFilter, type PreparedSchemas, type ServerTool } from './server-tools.js';
 import { rootsOf } from './roots.js';
-import { isNeedsLogin, ReinOAuthProvider } from './auth/provider.js';
-import type { LoopbackListener } from './auth/loopback.js';
-import { authFile, TokenStore } from './auth/token-store.js';
-import { loadAuthSdk, type AuthSdk } from './sdk.js';
+import { isNeedsLogin } from './auth/provider.js';
+import { ServerAuth, type AuthSetup } from './auth/server-auth.js';
 import { ToolList } from './tool-list.js';
 import type { McpLogEntry, McpLogLevel, McpServerConfig, McpServerState, McpServerStatus, McpTransportKind } from './types.js';
 import { clientCapabilities, registerClientHandlers, type ClientFeatures } from './client-features.js';
+import { openRequiredUrls, requiredUrls } from './elicitation.js';
 
 /** Default per-request timeout of a server, in ms. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -55,18 +54,6 @@ export interface ConnectionOptions {
   logLevel?: McpLogLevel;
   /** OAuth for HTTP servers: where tokens are kept and how a person logs in. */
   auth?: AuthSetup;
-}
-
-/** What the host lends connections for OAuth. */
-export interface AuthSetup {
-  /** `$REIN_HOME` (default `~/.rein`): tokens go to its `mcp-auth/` folder. */
-  folder: string;
-  /** Opens an authorization URL for a person; absent: servers needing a login are reported as such. */
-  authorize?: (url: URL) => Promise<void>;
-  /** The host's redirect listener (shared by its servers). */
-  listener: () => LoopbackListener;
-  /** How long a login in the browser may take, in ms. */
-  loginTimeoutMs: number;
 }
 
 /** What a request needs beyond the call itself. */
@@ -123,7 +110,7 @@ export class ServerConnection {
   private readonly subscriptions = new Set<string>();
   private capabilities: Record<string, unknown> = {};
   private readonly features: ClientFeatures;
-  private oauth: { provider: ReinOAuthProvider; sdk: AuthSdk } | undefined;
+  private readonly auth: ServerAuth;
   /** The server asked for OAuth and no usable token is stored. */
   needsLogin = false;
   /** Lengthens the running attempt's start-up bound while a person logs in. */
@@ -137,6 +124,11 @@ export class ServerConnection {
     this.kind = 'command' in config ? 'stdio' : config.type === 'sse' ? 'sse' : 'http';
     for (const uri of config.subscribe ?? []) this.subscriptions.add(uri);
     this.features = featuresFor(config, options.features);
+    this.auth = new ServerAuth(options.name, config, options.auth, {
+      emit: (event) => this.features.emit(event),
+      note: (level, message) => this.log.note(level, message),
+      loginStarted: (ms) => this.extendStartup?.(ms),
+    });
   }
 
   /** The server's entry, as configured. */
@@ -192,12 +184,28 @@ export class ServerConnection {
     const timeout = options.timeoutMs ?? this.timeoutMs;
     const route = options.onProgress ? this.progress.open(options.onProgress) : undefined;
     const params = { name: tool, arguments: args, ...(route ? { _meta: { progressToken: route.token } } : {}) };
-    try {
-      const result = await this.request(`tools/call "${tool}"`, timeout, { mutating: true, ...(options.signal ? { signal: options.signal } : {}) }, (client) =>
+    const send = (): Promise<unknown> =>
+      this.request(`tools/call "${tool}"`, timeout, { mutating: true, ...(options.signal ? { signal: options.signal } : {}) }, (client) =>
         // Through `request`, not `callTool`: the content mapper takes any content type, where
         // the SDK's schema would reject a whole result for one part it does not know.
         client.request({ method: 'tools/call', params }, ANY_RESULT, { timeout, ...(options.signal ? { signal: options.signal } : {}) }),
       );
+    try {
+      let result: unknown;
+      try {
+        result = await send();
+      } catch (error) {
+        // -32042: the server needs the person to open URLs first (URL-mode elicitation
+        // through an error). Asked through the elicit hook, then the call is sent once more.
+        const urls = requiredUrls(error);
+        if (!urls) throw error;
+        const elicit = this.features.elicit;
+        const list = urls.map((u) => u.url).join(', ');
+        if (!elicit) throw new ReinError('mcp_error', 'correctable', `MCP server "${this.name}" needs a person to open ${list} before "${tool}" can run; nobody can be asked here`, { cause: error });
+        const opened = await openRequiredUrls(this.name, urls, elicit, this.features.emit, options.signal ?? new AbortController().signal);
+        if (!opened) throw new ReinError('mcp_error', 'correctable', `"${tool}" of MCP server "${this.name}" needs ${list} opened, which was declined`, { cause: error });
+        result = await send();
+      }
       await settlesWithin(this.toolList.pending, 5000);
       return result;
     } finally {
@@ -222,9 +230,9 @@ export class ServerConnection {
     } catch (error) {
       const context = { hadSession, stillOpen: opened.client.transport !== undefined, ...(options.signal ? { signal: options.signal } : {}) };
       // A step-up (or an expired session) started a login during the request: finish it, retry once.
-      const oauth = this.oauth;
+      const oauth = this.auth.current;
       if (mayRetry && oauth && error instanceof oauth.sdk.UnauthorizedError && oauth.provider.awaitingCode) {
-        const bound = AbortSignal.timeout(this.options.auth?.loginTimeoutMs ?? 300_000);
+        const bound = AbortSignal.timeout(this.auth.loginTimeoutMs);
         await oauth.provider.finishLogin(opened.fetchFn ?? fetch, options.signal ? AbortSignal.any([options.signal, bound]) : bound);
         return this.requestOnce(label, timeoutMs, options, run, false);
       }
@@ -300,48 +308,13 @@ export class ServerConnection {
     return settled;
   }
 
-  /** The OAuth provider of an HTTP server, made on first connect and kept across reconnects. */
-  private async oauthFor(): Promise<{ provider: ReinOAuthProvider; sdk: AuthSdk } | undefined> {
-    const config = this.options.config;
-    const setup = this.options.auth;
-    if ('command' in config || !setup) return undefined;
-    if (!this.oauth) {
-      const sdk = await loadAuthSdk();
-      const interactive = setup.authorize !== undefined && config.auth?.grant !== 'client_credentials';
-      const authorize = setup.authorize;
-      const provider = new ReinOAuthProvider({
-        server: this.name,
-        serverUrl: new URL(config.url),
-        config: config.auth,
-        store: new TokenStore(authFile(setup.folder, this.name, config.url)),
-        authorize: interactive && authorize
-          ? async (url) => {
-              this.extendStartup?.(setup.loginTimeoutMs);
-              await authorize(url);
-            }
-          : undefined,
-        listener: interactive ? setup.listener() : undefined,
-        emit: (event) => this.features.emit(event),
-        note: (level, message) => this.log.note(level, message),
-        auth: sdk,
-      });
-      this.oauth = { provider, sdk };
-    }
-    // The redirect URL must be known before the flow starts (registration names it).
-    if (setup.authorize !== undefined && config.auth?.grant !== 'client_credentials') await setup.listener().start();
-    return this.oauth;
-  }
-
   /** Forgets the stored tokens and registration of this server (`rein mcp logout`). */
   logout(): boolean {
-    const config = this.options.config;
-    const setup = this.options.auth;
-    if ('command' in config || !setup) return false;
-    return new TokenStore(authFile(setup.folder, this.name, config.url)).clear();
+    return this.auth.logout();
   }
 
   private async open(generation: number, signal: AbortSignal, timeoutMs: number): Promise<void> {
-    const oauth = await this.oauthFor();
+    const oauth = await this.auth.forConnect();
     const opened = await openClient({
       ...(oauth ? { auth: oauth } : {}),
       config: this.options.config,

@@ -81,3 +81,46 @@ export async function checkForm(
   const result = validate({ ...content });
   return result.ok ? { ok: true, value: result.value } : { ok: false, errors: result.errors };
 }
+
+/** JSON-RPC code of `UrlElicitationRequiredError`: the request needs the person to open URLs first. */
+const URL_ELICITATION_REQUIRED = -32042;
+
+/** A URL a server requires to be opened before it can answer a request. */
+export interface RequiredUrl {
+  url: string;
+  message: string;
+  elicitationId?: string;
+}
+
+/** The URL elicitations of a `-32042` error (found among its causes), or `undefined` for any other error. */
+export function requiredUrls(error: unknown): RequiredUrl[] | undefined {
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, data } = e as { code?: unknown; data?: { elicitations?: unknown } };
+    if (code !== URL_ELICITATION_REQUIRED || !Array.isArray(data?.elicitations)) continue;
+    return (data.elicitations as Array<Record<string, unknown>>)
+      .filter((x) => typeof x.url === 'string')
+      .map((x) => ({ url: x.url as string, message: typeof x.message === 'string' ? x.message : '', ...(typeof x.elicitationId === 'string' ? { elicitationId: x.elicitationId } : {}) }));
+  }
+  return undefined;
+}
+
+/**
+ * Asks the person to open each required URL (URL-mode elicitations through the `elicit`
+ * hook, each reported as an event); `true` when every one was accepted, so the request
+ * can be sent again.
+ */
+export async function openRequiredUrls(
+  server: string,
+  urls: RequiredUrl[],
+  elicit: (request: McpElicitRequest) => Promise<McpElicitResult>,
+  emit: (event: McpEvent) => void,
+  signal: AbortSignal,
+): Promise<boolean> {
+  for (const required of urls) {
+    const request: McpElicitRequest = { server, mode: 'url', message: required.message, url: required.url, signal, ...(required.elicitationId ? { elicitationId: required.elicitationId } : {}) };
+    const answer = await elicit(request);
+    emit({ type: 'mcp_elicitation', server, mode: 'url', message: required.message, action: answer.action, url: required.url });
+    if (answer.action !== 'accept') return false;
+  }
+  return true;
+}

@@ -26,6 +26,7 @@ export interface Sdk {
   ListRootsRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ListRootsRequestSchema;
   ElicitRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ElicitRequestSchema;
   CreateMessageRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').CreateMessageRequestSchema;
+  ElicitationCompleteNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ElicitationCompleteNotificationSchema;
   framing: StdioFraming;
 }
 
@@ -55,6 +56,7 @@ export function loadSdk(): Promise<Sdk> {
     ListRootsRequestSchema: types.ListRootsRequestSchema,
     ElicitRequestSchema: types.ElicitRequestSchema,
     CreateMessageRequestSchema: types.CreateMessageRequestSchema,
+    ElicitationCompleteNotificationSchema: types.ElicitationCompleteNotificationSchema,
     framing: { ReadBuffer: stdio.ReadBuffer, serializeMessage: stdio.serializeMessage },
   }), (error: unknown) => {
     // Not cached: a package installed later in a long-lived process is found on the next try.

@@ -147,6 +147,7 @@ export type McpEvent =
   | { type: 'mcp_resource_updated'; server: string; uri: string }
   | { type: 'mcp_auth'; server: string; status: 'needs_login' | 'authorized' | 'refreshed' | 'step_up' | 'failed'; scope?: string; message?: string }
   | { type: 'mcp_elicitation'; server: string; mode: 'form' | 'url'; message: string; action: McpElicitResult['action'] | 'error'; url?: string }
+  | { type: 'mcp_elicitation_complete'; server: string; elicitationId: string }
   | {
       type: 'mcp_sampling';
       server: string;

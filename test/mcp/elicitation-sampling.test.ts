@@ -49,11 +49,21 @@ for (const transport of ['stdio', 'http'] as const) {
       expect(JSON.parse(textOf((await mcp.callTool('f', 'ask', {})).content))).toEqual({ action: 'cancel' });
     });
 
-    it('URL mode gives the hook the URL and the elicitation id', async () => {
+    it('URL mode gives the hook the URL and the elicitation id; the completion notice is an event', async () => {
       const asked: McpElicitRequest[] = [];
-      const mcp = await host({ f: await features(transport) }, { elicit: async (request) => (asked.push(request), { action: 'accept' }) });
+      const events: McpEvent[] = [];
+      let completed: () => void = () => undefined;
+      const complete = new Promise<void>((resolve) => (completed = resolve));
+      const onEvent = (e: McpEvent): void => {
+        events.push(e);
+        if (e.type === 'mcp_elicitation_complete') completed();
+      };
+      const mcp = await host({ f: await features(transport) }, { onEvent, elicit: async (request) => (asked.push(request), { action: 'accept' }) });
       expect(JSON.parse(textOf((await mcp.callTool('f', 'ask_url', {})).content))).toEqual({ action: 'accept' });
       expect(asked[0]).toMatchObject({ mode: 'url', url: 'https://example.com/link?session=1', elicitationId: 'e-1', message: 'Link your account' });
+      // The server's notifications/elicitation/complete arrives as an event.
+      await complete;
+      expect(events).toContainEqual({ type: 'mcp_elicitation_complete', server: 'f', elicitationId: 'e-1' });
     });
   });
 
@@ -88,6 +98,20 @@ for (const transport of ['stdio', 'http'] as const) {
 }
 
 describe('server-everything', () => {
+  it('a tool that needs a URL opened first (-32042) is asked through elicit and sent again', async () => {
+    const asked: McpElicitRequest[] = [];
+    const events: McpEvent[] = [];
+    const mcp = await host({ everything: everything() }, { onEvent: (e) => events.push(e), elicit: async (request) => (asked.push(request), { action: 'accept' }) });
+    const result = await mcp.callTool('everything', 'trigger-url-elicitation', { url: 'https://example.com/consent', errorPath: true });
+    expect(result.isError).toBe(false);
+    // First the URL the error named, then the URL of the retried call's own elicitation.
+    expect(asked.map((r) => [r.mode, r.url])).toEqual([
+      ['url', 'https://modelcontextprotocol.io'],
+      ['url', 'https://example.com/consent'],
+    ]);
+    expect(events.filter((e) => e.type === 'mcp_elicitation')).toHaveLength(2);
+  });
+
   it('elicits a form and samples through rein', async () => {
     const model = await startScriptedServer({ script: () => ({ text: 'sampled text' }) });
     models.push(model);
