@@ -170,7 +170,8 @@ ${manyRows.join('\n')}
 
 The first run of a fresh process (median of ${ROUNDS}; a new agent and tool per run; Node's start-up
 and \`import('rein')\` (${f(fr.importMs, 1)} ms) come before it): ${f(fr.firstFirstRequestMs, 1)} ms to its first model request,
-${f(fr.firstRunMs, 1)} ms in all; the second run: ${f(fr.secondFirstRequestMs, 1)} ms to its first model request, ${f(fr.secondRunMs, 1)} ms in all.
+${f(fr.firstRunMs, 1)} ms in all (${f(fr.firstCpuMs, 1)} ms of CPU); the second run: ${f(fr.secondFirstRequestMs, 1)} ms to its first model request, ${f(fr.secondRunMs, 1)} ms in all
+(${f(fr.secondCpuMs, 1)} ms of CPU). First / second in CPU time: ${f(fr.firstCpuMs / fr.secondCpuMs, 2)}×.
 
 Diagnostics (no target): CPU per request at 32 turns against 8: rein ${f(own('rein'), 2)}, the node:http floor
 ${f(own('http'), 2)}. The same workload in instructions, with V8's optimizing compiler split out (the same
