@@ -133,7 +133,7 @@ export class SqliteStore implements RunStore {
   async loadEvents(runId: string, fromSeq = 0): Promise<RunEvent[]> {
     const texts = this.guard(() => this.s.load.all(runId, fromSeq) as string[], `cannot load run ${runId}`);
     if (texts.length === 0 && this.guard(() => this.s.runState.get(runId), `cannot load run ${runId}`) === undefined) throw notFound(runId);
-    return decodeEvents(texts);
+    return decodeEvents(texts, runId, fromSeq);
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
