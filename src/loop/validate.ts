@@ -276,6 +276,7 @@ const MODEL_OPTION_RULES: Record<string, FieldRule> = {
   temperature: [(v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, 'a number, 0 or more'],
   thinking: [(v) => v === 'off' || v === 'low' || v === 'medium' || v === 'high', "'off', 'low', 'medium' or 'high'"],
   idleTimeoutMs: [positive, 'a positive number of milliseconds (Infinity: never give up)'],
+  maxAnswerChars: [wholeAtLeast(1), 'a whole number of characters, at least 1'],
 };
 
 /** An options object whose fields each follow a rule; unknown fields are refused with the closest known one. */
