@@ -132,7 +132,9 @@ async function record(api: ModelApi): Promise<{ body: Buffer; contentType: strin
   recorded = undefined;
   await agentFor(api, new MemoryRunStore()).run('go');
   mode = 'serve';
-  return recorded as { body: Buffer; contentType: string };
+  const first = recorded as { body: Buffer; contentType: string } | undefined;
+  if (!first) throw new Error(`no response of ${api} was recorded`);
+  return first;
 }
 
 /** One mutation of `original`, drawn from `rand`. */
