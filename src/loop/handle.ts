@@ -49,6 +49,7 @@ export class RunHandle<O = unknown> implements AsyncIterable<RunEvent>, PromiseL
   private buffer: RunEvent[] | undefined = [];
   // Made on first use: most runs have no listener and no waiting iterator.
   private listeners: Set<Listener> | undefined;
+  private listenerFailed = false;
   private finished = false;
   private wakeups: Set<() => void> | undefined;
   /** Iterators that may still read the buffer. */
@@ -67,7 +68,7 @@ export class RunHandle<O = unknown> implements AsyncIterable<RunEvent>, PromiseL
   deliver(event: RunEvent): void {
     // A run that is only awaited has no buffer, listener or iterator: nothing to do.
     if (this.buffer !== undefined && !this.dropIfUnread()) this.buffer.push(event);
-    if (this.listeners !== undefined && this.listeners.size > 0) for (const listener of this.listeners) listener(event);
+    if (this.listeners !== undefined && this.listeners.size > 0) for (const listener of this.listeners) this.tell(listener, event);
     if (this.wakeups !== undefined && this.wakeups.size > 0) for (const wake of this.wakeups) wake();
   }
 
@@ -88,6 +89,21 @@ export class RunHandle<O = unknown> implements AsyncIterable<RunEvent>, PromiseL
     // No event follows to make the decision a taken result waits for: it is made now.
     this.dropIfUnread();
     if (this.wakeups !== undefined) for (const wake of this.wakeups) wake();
+  }
+
+  /**
+   * One listener, one event. A listener that throws must not break the run (a run never
+   * throws): the error is reported once per run as a process warning, and the listener
+   * keeps getting the events after it.
+   */
+  private tell(listener: Listener, event: RunEvent): void {
+    try {
+      listener(event);
+    } catch (error) {
+      if (this.listenerFailed) return;
+      this.listenerFailed = true;
+      process.emitWarning(`a listener of run ${this.runId} threw on its ${event.type} event (later errors of this run's listeners are not reported): ${error instanceof Error ? error.message : String(error)}`, 'ReinListenerWarning');
+    }
   }
 
   /** Adds a live listener (no replay of earlier events). Returns the unsubscribe function. */

@@ -23,6 +23,7 @@ import { UsageEstimator } from '../context/usage-estimate.js';
 import { clause } from '../model/http-errors.js';
 import type { RunControls } from './handle.js';
 import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
+import { ABORTED, untilAborted } from '../tools/until-aborted.js';
 import type { RunLog } from './run-log.js';
 import type { ResumeState } from './resume-state.js';
 import { resumeBatch } from './resume-batch.js';
@@ -464,7 +465,12 @@ class LoopRun {
       const preparing = first && firstTools ? firstPreparing : engine && turn ? engine.prepare(history, tools, turn) : undefined;
       if (preparing) await preparing;
       const transform = deps.hooks.transformContext;
-      const context = transform ? transformedContext(await transform([...history], { step, signal: this.signal })) : history;
+      let context = history;
+      if (transform) {
+        // Aborted while transforming: the request below fails at once as aborted, and the run stops so.
+        const transformed = await untilAborted(transform([...history], { step, signal: this.signal }), this.signal);
+        if (transformed !== ABORTED) context = transformedContext(transformed);
+      }
       const request = this.request(context, tools);
       const stream = this.send(request, step);
       const message = stream.listen ? await stream.listen(this.onStreamEvent) : await this.iterate(stream);

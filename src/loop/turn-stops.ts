@@ -13,6 +13,7 @@ import type { TurnInfo } from './options.js';
 import type { LoopDeps } from './run-loop.js';
 import type { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
 import { describe } from './validate.js';
+import { ABORTED, untilAborted } from '../tools/until-aborted.js';
 
 /** Why a run ends, with what it produced. */
 export interface Stop {
@@ -70,7 +71,8 @@ export function checkTextTurn(deps: LoopDeps, assistant: AssistantMessage, step:
 
 function askHook(deps: LoopDeps, info: TurnInfo): Promise<Stop | undefined> {
   const hook = deps.hooks.shouldStopAfterTurn as NonNullable<LoopDeps['hooks']['shouldStopAfterTurn']>;
-  return Promise.resolve(hook(info)).then(hookStop);
+  // An abort ends the wait; the loop then stops as aborted at its next check.
+  return Promise.resolve(untilAborted(Promise.resolve(hook(info)), deps.controls.abortController.signal)).then((answer) => (answer === ABORTED ? undefined : hookStop(answer)));
 }
 
 /**

@@ -176,11 +176,35 @@ const AGENT_OPTIONS: Record<keyof AgentOptions, true> = {
   telemetry: true, logger: true, alerts: true,
 };
 
+/** `modelConfig`: strings where strings go (a number for a key would surface later as a raw TypeError). */
+function checkModelConfig(config: AgentOptions['modelConfig']): void {
+  if (config === undefined) return;
+  if (!isRecord(config)) refuse('modelConfig', config, 'an object { baseUrl?, apiKey?, headers? }');
+  for (const key of ['baseUrl', 'apiKey'] as const) {
+    if (config[key] !== undefined && typeof config[key] !== 'string') refuse(`modelConfig.${key}`, config[key], 'a string');
+  }
+  const headers = config.headers;
+  if (headers !== undefined && !(isRecord(headers) && Object.values(headers).every((v) => typeof v === 'string'))) {
+    refuse('modelConfig.headers', headers, 'an object of header names to string values');
+  }
+}
+
+/** The methods a run store must have (`RunStore`): `store: {}` is refused here, not when a run first appends. */
+const STORE_METHODS = ['createRun', 'acquireLease', 'append', 'loadEvents', 'getRun', 'listRuns', 'updateRun'] as const;
+
+function checkStore(store: AgentOptions['store']): void {
+  if (store === undefined) return;
+  const missing = isRecord(store) ? STORE_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown>)[m] !== 'function') : STORE_METHODS;
+  if (missing.length > 0) refuse('store', store, `a run store (RunStore: openStore(), SqliteStore, PostgresStore, MemoryRunStore) with ${missing.join(', ')}`);
+}
+
 /** Throws a `config` {@link ReinError} for the first option that cannot work. */
 export function validateAgentOptions(options: AgentOptions): void {
   if (!isRecord(options)) refuse('new Agent(options)', options, 'an options object');
   for (const key of Object.keys(options)) if (!(key in AGENT_OPTIONS)) unknownKey('options', key, Object.keys(AGENT_OPTIONS));
   checkModel(options.model);
+  checkModelConfig(options.modelConfig);
+  checkStore(options.store);
   if (options.tools !== undefined) {
     if (!Array.isArray(options.tools)) refuse('tools', options.tools, 'an array of tools (defineTool(…))');
     options.tools.forEach((tool, i) => {
@@ -252,6 +276,7 @@ const MODEL_OPTION_RULES: Record<string, FieldRule> = {
   temperature: [(v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, 'a number, 0 or more'],
   thinking: [(v) => v === 'off' || v === 'low' || v === 'medium' || v === 'high', "'off', 'low', 'medium' or 'high'"],
   idleTimeoutMs: [positive, 'a positive number of milliseconds (Infinity: never give up)'],
+  maxAnswerChars: [wholeAtLeast(1), 'a whole number of characters, at least 1'],
 };
 
 /** An options object whose fields each follow a rule; unknown fields are refused with the closest known one. */

@@ -178,6 +178,11 @@ export interface StreamOptions {
    */
   idleTimeoutMs?: number;
   /**
+   * Cut a response whose body passes this many characters (default `MAX_ANSWER_CHARS`,
+   * 32 MiB): an `answer_too_long` error (fatal, not retried) with the text so far kept.
+   */
+  maxAnswerChars?: number;
+  /**
    * Ids of the tool calls already in the run: a call of this response that repeats one gets
    * a new id (from its `tool_call_start` on), as does a repeat within the response. Some
    * servers (gateways, mocks) number calls `call_0` every turn, which would merge two calls

@@ -56,10 +56,21 @@ export function encodeBatch(runId: string, events: readonly RunEvent[], threshol
   return rows;
 }
 
-/** Parses stored event JSON back into events. */
-export function decodeEvents(texts: readonly string[]): RunEvent[] {
+/**
+ * Parses stored event JSON (the rows of `runId` from seq `fromSeq` on, in order) back into
+ * events. A row that is not JSON (a damaged database, a hand edit) is a `store` error
+ * naming the run and the seq, not a bare parser message.
+ */
+export function decodeEvents(texts: readonly string[], runId: string, fromSeq = 0): RunEvent[] {
   const events = new Array<RunEvent>(texts.length);
-  for (let i = 0; i < texts.length; i++) events[i] = JSON.parse(texts[i]!) as RunEvent;
+  for (let i = 0; i < texts.length; i++) {
+    try {
+      events[i] = JSON.parse(texts[i]!) as RunEvent;
+    } catch (error) {
+      const seq = Math.max(0, fromSeq) + i;
+      throw new ReinError('store', 'fatal', `run ${runId}: the stored event at seq ${seq} is not JSON (${(error as Error).message}); the run log is damaged from there on`, { cause: error });
+    }
+  }
   return events;
 }
 

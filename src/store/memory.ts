@@ -77,7 +77,7 @@ export class MemoryRunStore implements RunStore {
     const log = this.events.get(runId)!;
     const texts: string[] = [];
     for (let seq = Math.max(0, fromSeq); seq < log.length; seq++) texts.push(log[seq]!.data ?? this.payloads.get(`${runId}\u0000${seq}`)!);
-    return decodeEvents(texts);
+    return decodeEvents(texts, runId, fromSeq);
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {

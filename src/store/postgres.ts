@@ -125,7 +125,7 @@ export class PostgresStore implements RunStore {
       throw pgError(error, what);
     }
     if (texts.length === 0 && !(await this.state(runId))) throw notFound(runId);
-    return decodeEvents(texts);
+    return decodeEvents(texts, runId, fromSeq);
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {

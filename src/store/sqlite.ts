@@ -175,7 +175,7 @@ export class SqliteStore implements RunStore {
     this.group.drain();
     const texts = this.guard(() => this.s.load.values(runId, fromSeq) as string[], `cannot load run ${runId}`);
     if (texts.length === 0 && this.guard(() => this.s.runState.get(runId), `cannot load run ${runId}`) === undefined) throw notFound(runId);
-    return decodeEvents(texts);
+    return decodeEvents(texts, runId, fromSeq);
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {

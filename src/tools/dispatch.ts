@@ -9,6 +9,7 @@ import { ReinError, type ErrorCode } from '../errors.js';
 import type { ToolCall, ToolResultMessage } from '../model/types.js';
 import { normalizeOutput, safeJson } from './output.js';
 import { repairArguments, type RepairResult } from './repair.js';
+import { ABORTED, untilAborted } from './until-aborted.js';
 import { ArgumentIssues } from './standard-schema.js';
 import { closestName } from './suggest.js';
 import {
@@ -143,13 +144,16 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
 
     // (4) beforeToolCall: block, or patch (validated again); (5) permission.
     if (options.beforeToolCall) {
-      const before = await runBeforeHook(options.beforeToolCall, call, tool, args);
+      const before = await untilAborted(runBeforeHook(options.beforeToolCall, call, tool, args), ctx.signal);
+      if (before === ABORTED) return notRun(call, args);
       if (!before.ok) return before.outcome;
       args = before.args;
       if (ctx.signal.aborted) return notRun(call, args);
     }
     if (options.onConfirm) {
-      const denied = await checkPermission(options.onConfirm, call, tool, args);
+      // A person may take minutes, or never answer: an abort ends the wait.
+      const denied = await untilAborted(checkPermission(options.onConfirm, call, tool, args), ctx.signal);
+      if (denied === ABORTED) return notRun(call, args);
       if (denied) return denied;
       if (ctx.signal.aborted) return notRun(call, args);
     }
@@ -160,13 +164,15 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
   function runExecute(call: ToolCall, ctx: DispatchContext, tool: Tool, args: Record<string, unknown>): Outcome | Promise<Outcome> {
     const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const running = execute(tool, args, call, ctx, timeoutMs);
-    if (running instanceof Promise) return running.then((settled) => settle(call, args, settled, timeoutMs));
-    return settle(call, args, running, timeoutMs);
+    if (running instanceof Promise) return running.then((settled) => settle(call, ctx, args, settled, timeoutMs));
+    return settle(call, ctx, args, running, timeoutMs);
   }
 
-  function settle(call: ToolCall, args: Record<string, unknown>, settled: Settled, timeoutMs: number): Outcome | Promise<Outcome> {
+  function settle(call: ToolCall, ctx: DispatchContext, args: Record<string, unknown>, settled: Settled, timeoutMs: number): Outcome | Promise<Outcome> {
     const outcome = toOutcome(call, args, settled, timeoutMs, maxChars, registry);
-    return options.afterToolCall ? runAfterHook(options.afterToolCall, call, args, outcome) : outcome;
+    if (!options.afterToolCall) return outcome;
+    const after = untilAborted(runAfterHook(options.afterToolCall, call, args, outcome), ctx.signal);
+    return after instanceof Promise ? after.then((replaced) => (replaced === ABORTED ? outcome : replaced)) : after;
   }
 
   /** Validates in place (`args` is always ours: a fresh parse or a clone). */

@@ -154,6 +154,31 @@ describe('the whole-run timeout of the CLI', () => {
   });
 });
 
+describe('a signal while the approval question waits for an answer', () => {
+  for (const [signal, code] of [
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
+    it(`${signal} at the prompt ends rein within seconds (exit ${code}), the run logged as aborted`, async () => {
+      const s = await model((request) =>
+        request.messages.at(-1)!.role === 'tool' ? { text: 'written' } : { toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'hi' } }] },
+      );
+      const store = join(dirs.base, 'runs.db');
+      // stdin stays open and silent: only the signal can end the question.
+      const session = startRein(['chat', '--store', store, '--base-url', s.url], { cwd: dirs.project, env: cleanEnv({ HOME: dirs.home }) });
+      await session.waitFor(/(?:^|\n)> /);
+      session.write('write a note');
+      await session.waitFor(/allow\? \[y\]es, \[n\]o/);
+      const sent = Date.now();
+      session.signal(signal);
+      const out = await session.done;
+      expect(Date.now() - sent).toBeLessThan(10_000);
+      expect(out.code).toBe(code);
+      expect((await storedRuns(store))[0]).toMatchObject({ status: 'aborted' });
+    });
+  }
+});
+
 describe('after the run has ended', () => {
   it('work still holding the event loop (a tool that ignored its deadline) does not keep rein running', async () => {
     const s = await model(() => ({ text: 'done' }));

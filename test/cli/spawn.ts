@@ -86,6 +86,8 @@ export function startRein(args: string[], options: { env?: NodeJS.ProcessEnv; cw
     kill: () => child.kill('SIGKILL'),
     /** Asks rein to stop, as a service manager does. */
     terminate: () => child.kill('SIGTERM'),
+    /** Sends `signal` (SIGTERM, SIGHUP, …). */
+    signal: (signal: NodeJS.Signals) => child.kill(signal),
     /** Closes the reading end of rein's stdout (or stderr), as `rein … | head` does once it has enough. */
     closeStdout: () => child.stdout.destroy(),
     closeStderr: () => child.stderr.destroy(),

@@ -252,3 +252,29 @@ if (crossDriver) {
     }
   });
 }
+
+describe('a damaged run log', () => {
+  it('an event row that is not JSON fails the load with a store error naming the run and the seq', async () => {
+    const path = nextPath();
+    const s = new SqliteStore({ path });
+    const id = runId();
+    await s.createRun(newRun(id));
+    const epoch = await s.acquireLease(id);
+    await s.append(id, epoch, events(id, 0, 3));
+    await s.close();
+    const db = rawConnection(path, drivers[0]!);
+    db.prepare('UPDATE events SET data = ? WHERE run_id = ? AND seq = 1').run('{"type":"state_chan', id);
+    db.close();
+    const reopened = new SqliteStore({ path });
+    try {
+      const error = await reopened.loadEvents(id).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'store', kind: 'fatal' });
+      expect((error as Error).message).toMatch(new RegExp(`^run ${id}: the stored event at seq 1 is not JSON`));
+      expect(((await reopened.loadEvents(id, 2).catch((e: unknown) => e)) as RunEventLike[]).length).toBe(1);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
+
+type RunEventLike = { seq: number };

@@ -115,7 +115,7 @@ async function run<D extends WireDecoder>(
     // The label is a hint: some servers ignore `stream: true`, some mislabel (a Flask
     // `Response(gen())` is `text/html`); the body's first character decides what it is.
     const labelled = contentType.includes('text/html') ? 'html' : !stream || contentType.includes('json') ? 'json' : 'sse';
-    await decodeBody(res, decoder, ctx, spec, labelled, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+    await decodeBody(res, decoder, ctx, spec, labelled, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, options.maxAnswerChars ?? MAX_ANSWER_CHARS);
   } catch (error) {
     if (decoder.finished) return;
     if (signal?.aborted) decoder.fail(new ReinError('aborted', 'fatal', 'The model request was aborted', { cause: signal.reason }));
@@ -170,7 +170,7 @@ const PAGE_CHARS = 200;
  * generator streams as `text/html`. Only a body that begins with `<` is a web page. Once
  * the kind is known each chunk costs one comparison more than feeding the parser directly.
  */
-async function decodeBody<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>, labelled: BodyKind, idleMs: number): Promise<void> {
+async function decodeBody<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>, labelled: BodyKind, idleMs: number, maxChars: number): Promise<void> {
   // The connection's own watchdog (http.ts) hears every byte, so SSE comments and pings
   // would keep it quiet for ever; this one hears only events that carry data.
   const quiet =
@@ -181,13 +181,13 @@ async function decodeBody<D extends WireDecoder>(res: HttpResponse, decoder: D, 
         })
       : undefined;
   try {
-    await decodeBodyWatched(res, decoder, ctx, spec, labelled, quiet);
+    await decodeBodyWatched(res, decoder, ctx, spec, labelled, quiet, maxChars);
   } finally {
     if (quiet) unwatchIdle(quiet);
   }
 }
 
-async function decodeBodyWatched<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>, labelled: BodyKind, quiet: IdleWatch | undefined): Promise<void> {
+async function decodeBodyWatched<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>, labelled: BodyKind, quiet: IdleWatch | undefined, maxChars: number): Promise<void> {
   let kind: BodyKind | undefined;
   /** The text before the kind is known (a few bytes: the first chunk nearly always tells). */
   let head = '';
@@ -212,9 +212,9 @@ async function decodeBodyWatched<D extends WireDecoder>(res: HttpResponse, decod
   let received = 0;
   await res.consume((chunk) => {
     received += chunk.length;
-    if (received > MAX_ANSWER_CHARS && !decoder.finished) {
+    if (received > maxChars && !decoder.finished) {
       decoder.fail(
-        new ReinError('answer_too_long', 'fatal', `${ctx.url} sent an answer longer than ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters; it was cut there (what came before is kept)`),
+        new ReinError('answer_too_long', 'fatal', `${ctx.url} sent an answer longer than ${maxChars.toLocaleString('en-US')} characters; it was cut there (what came before is kept)`),
       );
       res.destroy();
       return;
