@@ -2,8 +2,9 @@
 // installs the tarball into an empty folder for each use — the library alone; + SQLite
 // (better-sqlite3); + MCP (the MCP SDK); the full CLI (every optional package) — and prints
 // the packages and megabytes each brings, then the import time of each entry point there
-// (a fresh Node per import, median and minimum of 7). The optional packages come at the versions this
-// checkout's devDependencies pin. A script, not a test: its figures are reported, not asserted.
+// (a fresh Node per import, median and minimum of 7). The optional packages come at the
+// versions this checkout's devDependencies pin. A script, not a test: its figures are
+// reported, not asserted.
 //
 // Flags: --keep (leave the folders, printed at the end), --ignore-scripts (skip install
 // scripts: better-sqlite3 is then not compiled, so its MB leave out the build).
