@@ -1,14 +1,21 @@
 // One measured implementation in its own process: warm-up, a sequential phase (CPU and
 // latency) and a concurrent phase (wall time and peak RSS). Prints one JSON line.
-// Usage: node bench/client.mjs <rein|rein-off|rein-otel|fetch|http> <baseUrl> <turns> [sequential] [concurrent] [warm-up runs]
+// Usage: node bench/client.mjs <rein|rein-fresh|rein-off|rein-otel|fetch|http> <baseUrl> <turns> [sequential] [concurrent] [warm-up runs]
 // rein: as a user gets it (telemetry on by default; @opentelemetry/api installed, no SDK
-// registered); rein-off: `telemetry: false`; rein-otel: the OpenTelemetry SDK registered
-// (batch span processor, in-memory span and metric exporters).
+// registered), one agent reused for every run; rein-fresh: the same, but a new tool and
+// agent per run (as a server handling requests, or a test, makes them); rein-off:
+// `telemetry: false`; rein-otel: the OpenTelemetry SDK registered (batch span processor,
+// in-memory span and metric exporters); rein-pure: the tool declared `effect: 'pure'`;
+// rein-store / rein-store-pure: the same two with a SQLite store (a fresh temporary file).
+// A latency (ms) makes the scripted model wait that long before each answer.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fetchFloor, httpFloor } from './floors.mjs';
 
-const [impl, url, turnsArg, seqArg = '30', concArg = '100', warmArg = '3'] = process.argv.slice(2);
+const [impl, url, turnsArg, seqArg = '30', concArg = '100', warmArg = '3', latencyArg = '0'] = process.argv.slice(2);
 const turns = Number(turnsArg);
-const model = `bench-${turns}`;
+const model = Number(latencyArg) > 0 ? `bench-${turns}-d${Number(latencyArg)}` : `bench-${turns}`;
 const task = `Add the numbers, ${turns} times.`;
 
 async function makeRunner() {
@@ -16,24 +23,41 @@ async function makeRunner() {
   if (impl === 'http') return () => httpFloor(url, model, task);
   const { Agent, defineTool } = await import('rein');
   if (impl === 'rein-otel') await registerSdk();
-  const add = defineTool({
-    name: 'add',
-    description: 'Add two numbers.',
-    parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-    risk: 'read',
-    execute: ({ a, b }) => String(a + b),
-  });
-  const agent = new Agent({
-    model: { provider: 'scripted', id: model, api: 'openai-chat', baseUrl: url },
-    tools: [add],
-    limits: { maxSteps: turns + 5 },
-    ...(impl === 'rein-off' ? { telemetry: false } : {}),
-  });
+  const pure = impl.endsWith('-pure');
+  const store = impl.startsWith('rein-store') ? await openBenchStore() : undefined;
+  // A new schema object each time, as a tool defined inside a request handler has.
+  const makeAgent = () =>
+    new Agent({
+      model: { provider: 'scripted', id: model, api: 'openai-chat', baseUrl: url },
+      tools: [
+        defineTool({
+          name: 'add',
+          description: 'Add two numbers.',
+          parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+          risk: 'read',
+          ...(pure ? { effect: 'pure' } : {}),
+          execute: ({ a, b }) => String(a + b),
+        }),
+      ],
+      limits: { maxSteps: turns + 5 },
+      ...(impl === 'rein-off' ? { telemetry: false } : {}),
+      ...(store ? { store } : {}),
+    });
+  const reused = impl === 'rein-fresh' ? undefined : makeAgent();
   return async () => {
+    const agent = reused ?? makeAgent();
     const result = await agent.run(task);
     if (result.reason !== 'final_answer') throw new Error(`rein run ended with ${result.reason}: ${result.error?.message ?? ''}`);
     return { requests: result.totals.steps, text: result.text };
   };
+}
+
+/** A SQLite store in a temporary folder, removed when the process exits. */
+async function openBenchStore() {
+  const { openSqliteStore } = await import('rein/store');
+  const dir = mkdtempSync(join(tmpdir(), 'rein-bench-client-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return openSqliteStore({ path: join(dir, 'rein.db') });
 }
 
 /** The OpenTelemetry SDK as a program would register it: spans batched to memory, metrics read into memory. */
@@ -70,9 +94,13 @@ const ctxSwitches = process.resourceUsage().voluntaryContextSwitches - switches0
 if (requests !== sequential * (turns + 1)) throw new Error(`expected ${sequential * (turns + 1)} requests, saw ${requests}`);
 
 const concurrent = Number(concArg);
+// The heap's peak during the concurrent phase, sampled: what the waiting runs hold.
+let peakHeapMb = 0;
+const sampler = setInterval(() => (peakHeapMb = Math.max(peakHeapMb, process.memoryUsage().heapUsed / 2 ** 20)), 50);
 const w0 = performance.now();
 await Promise.all(Array.from({ length: concurrent }, () => run()));
 const concurrentWallMs = performance.now() - w0;
+clearInterval(sampler);
 
 durations.sort((a, b) => a - b);
 console.log(
@@ -85,6 +113,7 @@ console.log(
     medianMsPerRun: durations[Math.floor(durations.length / 2)],
     concurrentWallMs,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
+    peakHeapMb,
     voluntarySwitchesPerRequest: ctxSwitches / requests,
   }),
 );

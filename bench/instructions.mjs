@@ -50,14 +50,22 @@ function measure(dir, url, impl, turns, sequential) {
 }
 
 // BENCH_CASES=telemetry counts only the telemetry cases (rein, rein-off, rein-otel at 8
-// turns); the default counts the growth cases and those.
+// turns); BENCH_CASES=fresh only the fresh-agent case and what it is compared with (http,
+// rein and rein-fresh at 8 turns); BENCH_CASES=store the SQLite store on and off (with the
+// tool's default effect and with `pure`), which the default leaves out; the default counts
+// the others and the growth cases.
 const only = process.env.BENCH_CASES;
-const cases = [
-  ...(only === 'telemetry' ? [] : [['http', 8], ['http', 32], ['rein', 32]]),
-  ['rein', 8],
-  ['rein-off', 8],
-  ['rein-otel', 8],
-];
+const CASES = {
+  telemetry: [['rein', 8], ['rein-off', 8], ['rein-otel', 8]],
+  fresh: [['http', 8], ['rein', 8], ['rein-fresh', 8]],
+  store: [['rein', 8], ['rein-store', 8], ['rein-pure', 8], ['rein-store-pure', 8]],
+  all: [['http', 8], ['http', 32], ['rein', 32], ['rein', 8], ['rein-fresh', 8], ['rein-off', 8], ['rein-otel', 8]],
+};
+const cases = CASES[only ?? 'all'];
+if (!cases) {
+  process.stderr.write(`BENCH_CASES must be one of ${Object.keys(CASES).join(', ')}; got ${only}\n`);
+  process.exit(1);
+}
 const dir = mkdtempSync(join(tmpdir(), 'rein-instructions-'));
 const { child, url } = await startServer();
 const window = {};
@@ -87,11 +95,19 @@ const ratio = (a, b, withCompiler) => {
   const value = (key) => (withCompiler ? window[key].total : window[key].total - window[key].compiler);
   return value(a) / value(b);
 };
-const telemetry = `Telemetry at 8 turns: SDK registered / none registered ${ratio('rein-otel-8', 'rein-8', true).toFixed(3)}× in all, ${ratio('rein-otel-8', 'rein-8', false).toFixed(3)}× without
+const telemetry = !window['rein-off-8'] ? '' : `Telemetry at 8 turns: SDK registered / none registered ${ratio('rein-otel-8', 'rein-8', true).toFixed(3)}× in all, ${ratio('rein-otel-8', 'rein-8', false).toFixed(3)}× without
 the compiler (target ≤ 1.15×); none registered / \`telemetry: false\` ${ratio('rein-8', 'rein-off-8', true).toFixed(3)}× in all, ${ratio('rein-8', 'rein-off-8', false).toFixed(3)}×
 without the compiler (target ≤ 1.02×).`;
-const growthLine = window['http-8'] ? `Growth of rein / node:http from 8 to 32 turns: ${growth(true).toFixed(2)} in all, ${growth(false).toFixed(2)} without the
+const growthLine = window['http-32'] ? `Growth of rein / node:http from 8 to 32 turns: ${growth(true).toFixed(2)} in all, ${growth(false).toFixed(2)} without the
 optimizing compiler.` : '';
+const storeLine = window['rein-store-8']
+  ? `The SQLite store at 8 turns, instructions per step: on / off ${ratio('rein-store-8', 'rein-8', true).toFixed(3)}× in all, ${ratio('rein-store-8', 'rein-8', false).toFixed(3)}× without the compiler
+(\`unsafe\` tool); ${ratio('rein-store-pure-8', 'rein-pure-8', true).toFixed(3)}× in all, ${ratio('rein-store-pure-8', 'rein-pure-8', false).toFixed(3)}× without the compiler (\`pure\` tool); target ≤ 1.3×.`
+  : '';
+const freshLine = window['rein-fresh-8']
+  ? `A fresh agent and tool per run at 8 turns: ${ratio('rein-fresh-8', 'rein-8', true).toFixed(3)}× the reused agent in all, ${ratio('rein-fresh-8', 'rein-8', false).toFixed(3)}× without the
+compiler (target ≤ 1.15×); ${ratio('rein-fresh-8', 'http-8', true).toFixed(3)}× the node:http loop in all, ${ratio('rein-fresh-8', 'http-8', false).toFixed(3)}× without the compiler (target ≤ 1.25×).`
+  : '';
 console.log(`
 ## Instructions per model request (${new Date().toISOString()}, node ${process.version}, valgrind)
 
@@ -104,6 +120,10 @@ thread and counted in the column "compiler".
 ${rows.join('\n')}
 
 ${growthLine}
+
+${freshLine}
+
+${storeLine}
 
 ${telemetry}
 `);

@@ -7,10 +7,23 @@ import { startServer } from './server.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.execPath;
 
-function client(impl, url, turns) {
-  const out = execFileSync(node, ['bench/client.mjs', impl, url, String(turns)], { cwd: root, encoding: 'utf8' });
+function client(impl, url, turns, ...rest) {
+  const out = execFileSync(node, ['bench/client.mjs', impl, url, String(turns), ...rest.map(String)], { cwd: root, encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop());
 }
+
+/** The first and the second run of a fresh process (bench/first-run-client.mjs). */
+function firstRun(url) {
+  const out = execFileSync(node, ['bench/first-run-client.mjs', url, '8'], { cwd: root, encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+// The 8-turn workload's implementations: the floors, rein (one agent reused), a fresh agent
+// and tool per run, telemetry off and on, and the run store off and on with the tool's
+// default effect (`unsafe`: a full sync before it starts) and with `effect: 'pure'`.
+const IMPLS_8 = ['fetch', 'http', 'rein', 'rein-fresh', 'rein-off', 'rein-otel', 'rein-pure', 'rein-store', 'rein-store-pure'];
+/** 1,000 concurrent 8-turn runs, the model answering after 50 ms: what the waiting runs hold. */
+const MANY = { runs: 1000, latencyMs: 50, impls: ['http', 'rein', 'rein-fresh'] };
 
 function importMs() {
   const samples = [];
@@ -36,15 +49,21 @@ try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const turns of [8, 32]) {
       // Telemetry's cost is measured at 8 turns: rein without it, and with an SDK registered.
-      const impls = turns === 8 ? ['fetch', 'http', 'rein', 'rein-off', 'rein-otel'] : ['fetch', 'http', 'rein'];
+      const impls = turns === 8 ? IMPLS_8 : ['fetch', 'http', 'rein'];
       for (const impl of impls) {
         (samples[`${impl}-${turns}`] ??= []).push(client(impl, url, turns));
       }
     }
+    for (const impl of MANY.impls) (samples[`${impl}-many`] ??= []).push(client(impl, url, 8, 0, MANY.runs, 3, MANY.latencyMs));
+    const first = firstRun(url);
+    (samples.firstRun ??= []).push({ importMs: first.importMs, ...prefixed('first', first.first), ...prefixed('second', first.second) });
     process.stderr.write(`round ${round} of ${ROUNDS} measured\n`);
   }
 } finally {
   child.kill('SIGTERM');
+}
+function prefixed(prefix, record) {
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [`${prefix}${k[0].toUpperCase()}${k.slice(1)}`, v]));
 }
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -62,7 +81,7 @@ const importTime = importMs();
 const f = (n, d = 0) => n.toFixed(d);
 const rows = [];
 for (const turns of [8, 32]) {
-  for (const impl of turns === 8 ? ['fetch', 'http', 'rein', 'rein-off', 'rein-otel'] : ['fetch', 'http', 'rein']) {
+  for (const impl of turns === 8 ? IMPLS_8 : ['fetch', 'http', 'rein']) {
     const r = results[`${impl}-${turns}`];
     rows.push(`| ${impl} | ${turns} | ${f(r.cpuUsPerRequest)} | ${f(r.medianMsPerRun, 1)} | ${f(r.concurrentWallMs)} | ${f(r.peakRssMb, 1)} |`);
   }
@@ -83,6 +102,23 @@ const noSdkRatio = cpu('rein-8') / cpu('rein-off-8');
 // rein's cost grew with the history, or because the floor's fell.
 const own = (impl) => results[`${impl}-32`].cpuUsPerRequest / results[`${impl}-8`].cpuUsPerRequest;
 const verdict = (ok) => (ok ? 'ok' : 'OVER TARGET');
+// Cost (issue 17): a fresh agent per run, the run store, 1,000 waiting runs, the first run.
+const freshVsReused = cpu('rein-fresh-8') / cpu('rein-8');
+const freshVsHttp = cpu('rein-fresh-8') / cpu('http-8');
+const wall = (key) => results[key].medianMsPerRun;
+const storeCpu = cpu('rein-store-8') / cpu('rein-8');
+const storeCpuPure = cpu('rein-store-pure-8') / cpu('rein-pure-8');
+const storeWall = wall('rein-store-8') / wall('rein-8');
+const storeWallPure = wall('rein-store-pure-8') / wall('rein-pure-8');
+const manyRss = (impl) => results[`${impl}-many`].peakRssMb;
+const manyRatio = manyRss('rein') / manyRss('http');
+const manyFreshRatio = manyRss('rein-fresh') / manyRss('http');
+const fr = results.firstRun;
+const firstVsSecond = fr.firstRunMs / fr.secondRunMs;
+const manyRows = MANY.impls.map((impl) => {
+  const r = results[`${impl}-many`];
+  return `| ${impl} | ${f(r.concurrentWallMs)} | ${f(r.peakRssMb, 1)} | ${f(r.peakHeapMb, 1)} |`;
+});
 console.log(`
 ## rein benchmark (${new Date().toISOString()}, node ${process.version})
 
@@ -110,6 +146,32 @@ ${rows.join('\n')}
 | telemetry: none registered / \`telemetry: false\`, 8 turns | ${f(noSdkRatio, 2)}× | ≤ 1.02× | ${verdict(noSdkRatio <= 1.02)} |
 | peak RSS, rein 100 concurrent (8 turns) | ${f(results['rein-8'].peakRssMb, 1)} MB | ≤ 130 MB | ${verdict(results['rein-8'].peakRssMb <= 130)} |
 | core import (median of 5 fresh processes) | ${f(importTime, 1)} ms | ≤ 50 ms | ${verdict(importTime <= 50)} |
+| fresh agent and tool per run / one agent reused, 8 turns | ${f(freshVsReused, 2)}× | ≤ 1.15× | ${verdict(freshVsReused <= 1.15)} |
+| fresh agent and tool per run / node:http floor, 8 turns | ${f(freshVsHttp, 2)}× | ≤ 1.25× | ${verdict(freshVsHttp <= 1.25)} |
+| store on / off, CPU per step, \`unsafe\` tool | ${f(storeCpu, 2)}× | ≤ 1.3× | ${verdict(storeCpu <= 1.3)} |
+| store on / off, CPU per step, \`pure\` tool | ${f(storeCpuPure, 2)}× | ≤ 1.3× | ${verdict(storeCpuPure <= 1.3)} |
+| store on / off, median wall per run, \`unsafe\` tool | ${f(storeWall, 2)}× | ≤ 1.6× | ${verdict(storeWall <= 1.6)} |
+| store on / off, median wall per run, \`pure\` tool | ${f(storeWallPure, 2)}× | ≤ 1.6× | ${verdict(storeWallPure <= 1.6)} |
+| peak RSS, ${MANY.runs} concurrent runs, rein / node:http floor | ${f(manyRatio, 2)}× | ≤ 1.4× | ${verdict(manyRatio <= 1.4)} |
+| peak RSS, ${MANY.runs} concurrent runs, rein fresh agents / node:http floor | ${f(manyFreshRatio, 2)}× | ≤ 1.4× | ${verdict(manyFreshRatio <= 1.4)} |
+| first run of a fresh process / the second run | ${f(firstVsSecond, 2)}× | ≤ 2× | ${verdict(firstVsSecond <= 2)} |
+
+rein-fresh makes a new tool (a new schema object) and a new agent for every run; rein-pure
+declares the tool \`effect: 'pure'\`; rein-store and rein-store-pure add a SQLite store (a
+fresh temporary file) to rein and rein-pure. "CPU per step" is the CPU per model request.
+
+${MANY.runs} concurrent 8-turn runs in one process, the scripted model answering each request after
+${MANY.latencyMs} ms (3 warm-up runs first; the node:http floor's agent opens at most 256 sockets, rein's
+pool one per concurrent request):
+
+| impl | wall ms | peak RSS MB | peak heap MB (sampled) |
+|---|---|---|---|
+${manyRows.join('\n')}
+
+The first run of a fresh process (median of ${ROUNDS}; a new agent and tool per run; Node's start-up
+and \`import('rein')\` (${f(fr.importMs, 1)} ms) come before it): ${f(fr.firstFirstRequestMs, 1)} ms to its first model request,
+${f(fr.firstRunMs, 1)} ms in all (${f(fr.firstCpuMs, 1)} ms of CPU); the second run: ${f(fr.secondFirstRequestMs, 1)} ms to its first model request, ${f(fr.secondRunMs, 1)} ms in all
+(${f(fr.secondCpuMs, 1)} ms of CPU). First / second in CPU time: ${f(fr.firstCpuMs / fr.secondCpuMs, 2)}×.
 
 Diagnostics (no target): CPU per request at 32 turns against 8: rein ${f(own('rein'), 2)}, the node:http floor
 ${f(own('http'), 2)}. The same workload in instructions, with V8's optimizing compiler split out (the same

@@ -3,8 +3,8 @@
 // file on its own, so `import 'rein'` over ~100 small files costs about twice what it costs
 // over one: the modules of the core entry point go into one chunk, the other entry points
 // share it, and rein's own modules that are imported lazily (the other providers, the CLI's
-// commands) stay in chunks of their own. Dependencies stay external (and those rein loads
-// lazily, such as the tokenizers, ajv and better-sqlite3, are still loaded lazily). tsc's per-file output (dist/**/*.js and
+// commands) stay in chunks of their own. Dependencies stay external, but for ajv (BUNDLED),
+// and those rein loads lazily (the tokenizers, ajv, better-sqlite3) are still loaded lazily. tsc's per-file output (dist/**/*.js and
 // the .d.ts files) is left as it is: the types come from it, and the tests that spawn
 // built modules import it directly.
 import { copyFileSync, rmSync } from 'node:fs';
@@ -29,13 +29,22 @@ const ENTRIES = {
   cli: 'src/cli/main.ts',
 };
 
+/**
+ * ajv and its dependencies go into rein's lazily loaded validation chunk: ajv is CommonJS
+ * in about 70 files, and resolving, reading and compiling them one by one was the largest
+ * part of a process's first tool call. It is still loaded only when a first schema is
+ * compiled; the version is the one package.json pins.
+ */
+const BUNDLED = /^(ajv|fast-deep-equal|fast-uri|json-schema-traverse|require-from-string)(\/|$)/;
+
 const shared = {
   cwd: root,
   platform: 'node',
   // The syntax tsc emits for the per-file output (tsconfig's target), so both run on Node 20.
   transform: { target: 'es2022' },
-  // Bare specifiers are node: built-ins and npm dependencies: installed, never copied in.
-  external: (id) => !id.startsWith('.') && !isAbsolute(id),
+  // Bare specifiers are node: built-ins and npm dependencies: installed, never copied in;
+  // except ajv (see BUNDLED).
+  external: (id) => !id.startsWith('.') && !isAbsolute(id) && !BUNDLED.test(id),
   logLevel: 'warn',
 };
 

@@ -41,6 +41,8 @@ export type ErrorCode =
   | 'mcp_error'
   /** A workspace path is outside the root, or otherwise refused. */
   | 'path_refused'
+  /** One model answer passed rein's size limit (`MAX_ANSWER_CHARS`); the stream was cut there. */
+  | 'answer_too_long'
   /** Compaction could not bring the context under the model's window. */
   | 'context_overflow'
   | 'internal';

@@ -22,7 +22,9 @@ export type StopReasonCode =
   | 'tool_errors'
   | 'fatal_error'
   | 'awaiting_approval'
-  | 'hook';
+  | 'hook'
+  /** One answer passed the size limit: the stream was cut, the text so far kept. */
+  | 'answer_too_long';
 
 /** Final status of a run: `done` (its goal reached), `stopped` (a limit), `failed`, `aborted`, `paused`. */
 export type RunStatus = 'done' | 'stopped' | 'failed' | 'aborted' | 'paused';
@@ -122,7 +124,10 @@ export type RunEventBody =
       step: number;
       toolCallId: string;
       name: string;
+      /** What the tool receives: repaired, validated, defaults filled (the model's own when they fail validation). */
       arguments: Record<string, unknown>;
+      /** The model's argument text, when `arguments` are not simply what it says (repaired, coerced, completed). */
+      rawArguments?: string;
       idempotencyKey: string;
     }
   | {

@@ -36,6 +36,8 @@ export const AGENT_FLAGS = {
   ask: { type: 'string', multiple: true },
   deny: { type: 'string', multiple: true },
   mode: { type: 'string' },
+  sandbox: { type: 'string' },
+  'sandbox-network': { type: 'boolean' },
   root: { type: 'string' },
   'no-mcp': { type: 'boolean' },
   'no-skills': { type: 'boolean' },
@@ -64,7 +66,7 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
                                    gateway's routing or key header (--header 'api-key: …')`,
   },
   { text: '      --max-steps <n>            model calls before the run stops (default 15)' },
-  { text: '      --timeout <seconds>        whole-run time limit (default none; at most 2147483 ≈ 24.8 days)' },
+  { text: '      --timeout <seconds>|none   whole-run time limit (default 3600; none: no limit; at most 2147483 ≈ 24.8 days)' },
   { text: '      --system <text>            system prompt' },
   { text: '      --thinking <level>         off | low | medium | high (mapped per provider)' },
   { text: '      --max-cost <usd>           stop the run once it has cost this much (needs a catalog price)' },
@@ -84,6 +86,11 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
       --deny <rule>`,
   },
   { text: '      --mode <mode>              default | acceptEdits | plan (no side effects) | yolo (no questions)' },
+  {
+    text: `      --sandbox <level>          where shell commands may write: workspace-write (default),
+                                   read-only, or off (unconfined); needs bubblewrap (bwrap)
+      --sandbox-network            let shell commands reach the network (default: none)`,
+  },
   { text: '      --no-mcp                   do not start the MCP servers of .mcp.json / ~/.rein/mcp.json' },
   { text: '      --no-skills                do not load skills (.rein/skills, .agents/skills, ~/.rein/skills)' },
   { text: '      --memory                   remember/recall tools and memory hits, in .rein/memory.db' },
@@ -124,6 +131,8 @@ export type AgentFlagValues = {
   ask?: string[];
   deny?: string[];
   mode?: string;
+  sandbox?: string;
+  'sandbox-network'?: boolean;
   root?: string;
   'no-mcp'?: boolean;
   'no-skills'?: boolean;
@@ -166,8 +175,20 @@ function numberFlag(flag: keyof typeof NUMBER_FLAGS, value: string | undefined):
   return n;
 }
 
-/** `--timeout`, in milliseconds: a Node timer cannot wait longer than {@link MAX_TIMER_MS}. */
+/**
+ * The whole-run time limit of `rein run` and `rein chat` when neither `--timeout` nor the
+ * agent file sets one: a run that nothing else stops (a server sending keep-alives for
+ * ever, a model that never stops calling tools slowly) still ends, as `timeout`.
+ */
+export const DEFAULT_RUN_TIMEOUT_MS = 3_600_000;
+
+/**
+ * `--timeout`, in milliseconds: a Node timer cannot wait longer than {@link MAX_TIMER_MS}.
+ * `none` (no limit) gives undefined, as leaving it out does; {@link DEFAULT_RUN_TIMEOUT_MS}
+ * is applied where the agent file's limits are known.
+ */
 function timeoutMsOf(value: string | undefined): number | undefined {
+  if (value === 'none') return undefined;
   const seconds = numberFlag('timeout', value);
   if (seconds === undefined) return undefined;
   const ms = Math.round(seconds * 1000);
@@ -176,7 +197,7 @@ function timeoutMsOf(value: string | undefined): number | undefined {
     throw new ReinError(
       'config',
       'fatal',
-      `--timeout ${value} is too long: at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24.8 days). Leave --timeout out for no time limit (the default)`,
+      `--timeout ${value} is too long: at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24.8 days). Use --timeout none for no time limit`,
     );
   }
   return ms;

@@ -66,13 +66,15 @@ export async function main(argv: string[]): Promise<void> {
   // `rein chat` answers Ctrl-C itself while it listens (see CliIO.onInterrupt).
   const interruptListeners = new Set<() => void>();
   let stoppedBy: StopSignal | undefined;
+  let ended = false;
   const onStopSignal = (signal: StopSignal): void => {
     if (signal === 'SIGINT' && interruptListeners.size > 0) {
       for (const listener of [...interruptListeners]) listener();
       return;
     }
-    // The first signal aborts cleanly; a second one (a run slow to stop) quits at once.
-    if (stoppedBy !== undefined) process.exit(STOP_SIGNALS[signal]);
+    // The first signal aborts cleanly; a second one (a run slow to stop), or one after the
+    // command has ended (something still holds the event loop), quits at once.
+    if (stoppedBy !== undefined || ended) process.exit(ended ? Number(process.exitCode ?? 0) : STOP_SIGNALS[signal]);
     stoppedBy = signal;
     controller.abort(signal === 'SIGINT' ? 'interrupted' : `terminated (${signal})`);
   };
@@ -110,7 +112,15 @@ export async function main(argv: string[]): Promise<void> {
   // Aborted by SIGTERM or SIGHUP: exit as a process that signal stopped (a command that
   // ends normally when stopped, such as scripted-server, keeps its own code).
   process.exitCode = code === EXIT.aborted && stoppedBy !== undefined ? STOP_SIGNALS[stoppedBy] : code;
+  ended = true;
+  // The command has ended; what still holds the event loop now is work nobody waits for: a
+  // tool that ignored its deadline (a read blocked in a libuv thread, a library's stray
+  // timer). It must not keep rein running. Unref'd: a clean exit does not wait for it.
+  setTimeout(() => process.exit(process.exitCode), EXIT_GRACE_MS).unref();
 }
+
+/** How long rein waits, after its command ended, for the event loop to drain by itself. */
+const EXIT_GRACE_MS = 2000;
 
 /** True when the command line asks for JSON output: `--json` among its flags (before a `--`). */
 function asksForJson(args: readonly string[]): boolean {

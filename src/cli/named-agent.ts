@@ -10,7 +10,7 @@ import { ReinError } from '../errors.js';
 import type { RunLimits } from '../events.js';
 import type { AgentOptions } from '../loop/options.js';
 import type { AgentDefinition, AgentDiagnostic } from '../agents/types.js';
-import { agentOptionsFromFlags, type AgentFlagValues } from './agent-flags.js';
+import { agentOptionsFromFlags, DEFAULT_RUN_TIMEOUT_MS, type AgentFlagValues } from './agent-flags.js';
 import type { CliIO } from './io.js';
 
 /** The name of the agent `rein run` builds when no `--agent` is given. */
@@ -89,6 +89,7 @@ export function fromDefinition(name: string, definition: AgentDefinition | undef
   const options = agentOptionsFromFlags(values, env);
   // The file's limits, then those the flags set (--max-steps over limits.maxSteps).
   const limits = { ...definition?.limits, ...options.limits };
+  if (limits.timeoutMs === undefined && values.timeout !== 'none') limits.timeoutMs = DEFAULT_RUN_TIMEOUT_MS;
   if (Object.keys(limits).length > 0) options.limits = limits;
   if (definition?.outputSchema !== undefined) options.outputSchema = definition.outputSchema;
   const metadata: AgentRunMetadata = {

@@ -71,8 +71,16 @@ export async function openWorkbench(values: AgentFlagValues, io: CliIO, baseTool
 
   const tools: Tool[] = [...baseTools];
   if (!noTools) {
-    const { createWorkspaceTools } = await import('../workspace/index.js');
-    tools.push(...createWorkspaceTools({ root: cwd }));
+    const [{ createWorkspaceTools }, { parseSandboxLevel, sandboxUnavailable }] = await Promise.all([import('../workspace/index.js'), import('../workspace/sandbox.js')]);
+    // A bad level is a usage error before anything starts.
+    const level = values.sandbox === undefined ? 'workspace-write' : parseSandboxLevel(values.sandbox);
+    if (values['sandbox-network'] && level === 'off') throw new ReinError('config', 'fatal', '--sandbox-network needs a sandbox: leave out --sandbox off (unconfined commands reach the network anyway)');
+    tools.push(...createWorkspaceTools({ root: cwd, bash: { sandbox: { level, network: values['sandbox-network'] === true } } }));
+    if (level !== 'off') {
+      // Said once, here; each command is then refused with the same reason.
+      const why = await sandboxUnavailable();
+      if (why !== undefined) notices.push(`shell commands run in a sandbox, and ${why}: the bash tool refuses every command (install bubblewrap, or pass --sandbox off to run them unconfined)`);
+    }
   }
 
   let skills: Skill[] = [];

@@ -14,6 +14,7 @@
  *   collection, which measurably slowed the whole loop.)
  */
 import type { ImageContent, Message, ModelRef, TextContent, ToolSpec } from '../model/types.js';
+import { wireArguments } from '../model/json-limits.js';
 
 /**
  * What one image is counted as. Images are not decoded: a typical 1024×1024 image costs
@@ -166,7 +167,7 @@ class Counter implements TokenCounter {
     for (const block of message.content) {
       if (block.type === 'text') tokens += this.text(block.text);
       else if (block.type === 'thinking') tokens += this.text(block.thinking);
-      else tokens += CALL_OVERHEAD + this.text(block.name) + this.text(block.rawArguments);
+      else tokens += CALL_OVERHEAD + this.text(block.name) + this.text(wireArguments(block));
     }
     return tokens;
   }

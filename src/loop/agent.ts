@@ -18,7 +18,7 @@ import { RunHandle, type RunControls } from './handle.js';
 import { AgentTools } from './agent-tools.js';
 import { AgentExtras, type RunExtras } from './agent-extras.js';
 import { deniedOutcome, type Confirm } from './tool-batch.js';
-import { createRedactor } from '../security/redact.js';
+import { defaultRedactor } from '../security/redact.js';
 import { redactingLog, redactingStore } from '../security/redacting-store.js';
 import { DEFAULT_LIMITS, type AgentOptions, type OutputOf, type RunOptions } from './options.js';
 import { runLoop, type LoopDeps, type LoopStart } from './run-loop.js';
@@ -70,7 +70,8 @@ export class Agent<S = unknown> {
   private readonly telemetry: LazyTelemetry | undefined;
   /** What a stored run records of this agent, and its hash (a resume refuses a changed agent). */
   private config: unknown;
-  private readonly configHash: string;
+  private configHashValue: string | undefined;
+  private readonly hashConfig: () => string;
 
   /** Throws a {@link ReinError} with code `config` when the configuration cannot work. */
   constructor(options: AgentOptions<S>) {
@@ -81,7 +82,7 @@ export class Agent<S = unknown> {
     this.model = typeof options.model === 'string' ? resolveModel(options.model, modelConfig) : options.model;
     // Secrets never reach the log: every stored event and run record is redacted on its way
     // in (the live events and the model's history keep the real values the run needs).
-    const redactor = options.redact === false ? undefined : (options.redact ?? createRedactor());
+    const redactor = options.redact === false ? undefined : (options.redact ?? defaultRedactor());
     this.store = options.store && redactor ? redactingStore(options.store, redactor) : options.store;
     this.log = options.log && redactor ? redactingLog(options.log, redactor) : options.log;
     // What leaves the process for a telemetry backend is redacted even when the store is not.
@@ -92,7 +93,7 @@ export class Agent<S = unknown> {
         logger: options.logger,
         alerts: options.alerts,
         onAlert: options.hooks?.onAlert,
-        redactor: redactor ?? createRedactor(),
+        redactor: redactor ?? defaultRedactor(),
         model: this.model,
         request: { stream: request.stream !== false, ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }), ...(request.temperature === undefined ? {} : { temperature: request.temperature }) },
       });
@@ -138,7 +139,9 @@ export class Agent<S = unknown> {
       ...(options.toolSources?.length ? { toolSources: options.toolSources.map((s) => s.id) } : {}),
       ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
     };
-    this.configHash = createHash('sha256').update(canonicalJson(this.config)).digest('hex');
+    // The hash is taken on first need (a stored run): an agent without a store never pays for it.
+    const recorded = this.config;
+    this.hashConfig = () => (this.configHashValue ??= createHash('sha256').update(canonicalJson(recorded)).digest('hex'));
     // Metadata is recorded with each run but is not part of what a resume compares.
     if (options.metadata) this.config = { ...(this.config as Record<string, unknown>), metadata: options.metadata };
     const provider = options.streamFn ?? streamModel;
@@ -199,7 +202,7 @@ export class Agent<S = unknown> {
       const input = extras ? extras.input(user) : user;
       let log: RunLog | undefined;
       if (this.store) {
-        await this.store.createRun({ id: runId, model: `${this.model.provider}/${this.model.id}`, config: this.config, configHash: this.configHash });
+        await this.store.createRun({ id: runId, model: `${this.model.provider}/${this.model.id}`, config: this.config, configHash: this.hashConfig() });
         log = new RunLog(this.store, runId, await this.store.acquireLease(runId));
       }
       return { traceId, seq: 0, ...(log ? { log } : {}), start: { kind: 'new', input, history } };
@@ -300,7 +303,7 @@ export class Agent<S = unknown> {
     if (record.status === 'done' || record.status === 'stopped') {
       throw new ReinError('conflict', 'fatal', `run ${runId} is ${record.status} (${record.reason ?? 'no reason'}): only a run that crashed, failed, was aborted or is paused can be continued`);
     }
-    if (record.configHash !== this.configHash && !force) {
+    if (record.configHash !== this.hashConfig() && !force) {
       throw new ReinError('conflict', 'fatal', `the agent's tools, system prompt or model changed since run ${runId} started: continue it with force (rein resume --force) to go on anyway`);
     }
     return store;
@@ -388,6 +391,7 @@ export class Agent<S = unknown> {
         checks.set(call.id, confirm);
         return Promise.resolve(dispatcher.dispatchNow(call, ctx)).finally(() => checks.delete(call.id));
       },
+      check: (call) => dispatcher.check(call),
       toolOf: this.toolOf,
       approvalPolicy: this.options.approvalPolicy,
       finalAnswerTool: this.finalAnswerTool,

@@ -15,6 +15,9 @@ import type { Skill } from '../skills/types.js';
 import type { MemoryStore } from '../memory/types.js';
 import type { Alert, AlertOptions, Logger, TelemetryOptions } from '../trace/types.js';
 
+/** What an approval policy answers (also as a promise). */
+export type PolicyDecision = 'allow' | 'ask' | 'deny' | { decision: 'allow' | 'ask' | 'deny'; rule?: string; reason?: string };
+
 /** What `shouldStopAfterTurn` sees after each turn. */
 export interface TurnInfo {
   step: number;
@@ -146,9 +149,11 @@ export interface AgentOptions<S = unknown> {
    * fails validation — and an approval runs only with the arguments it approved. A denied
    * call is refused before any hook sees it. Before a pause, the calls that wait are
    * validated and passed through `beforeToolCall` (nothing runs); after the approval the
-   * hook runs again, and a call whose arguments then differ is refused.
+   * hook runs again, and a call whose arguments then differ is refused. The policy sees the
+   * call with its validated arguments. An answer that is not a decision (`'maybe'`, `0`), a
+   * throw or a rejected promise denies the call, with a reason saying what came back.
    */
-  approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => 'allow' | 'ask' | 'deny' | { decision: 'allow' | 'ask' | 'deny'; rule?: string; reason?: string };
+  approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => PolicyDecision | Promise<PolicyDecision>;
   /**
    * Where runs are logged (`openStore()` from `rein/store`: SQLite by default, Postgres by
    * URL). With a store, every run is durable and can be resumed with `agent.resume(id)`.

@@ -40,6 +40,7 @@ const STATUS_OF: Record<StopReasonCode, RunStatus> = {
   budget: 'stopped',
   tool_errors: 'stopped',
   hook: 'stopped',
+  answer_too_long: 'stopped',
   aborted: 'aborted',
   fatal_error: 'failed',
   awaiting_approval: 'paused',

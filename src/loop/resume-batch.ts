@@ -15,7 +15,10 @@ import {
   NO_ONE_TO_ASK,
   PAUSED,
   approvedCheck,
+  checkCall,
+  contextOf,
   decide,
+  failedCheck,
   declined,
   deniedOutcome,
   emitFinished,
@@ -24,6 +27,7 @@ import {
   policyRefusal,
   prepare,
   requestApproval,
+  startedEvent,
   verdictOf,
   type Confirm,
 } from './tool-batch.js';
@@ -36,12 +40,14 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
   for (const id of batch.approvalsRequested.keys()) if (!batch.approvalsDecided.has(id) && !batch.finished.has(id)) return PAUSED;
   const outcomes: DispatchOutcome[] = [];
   for (let index = 0; index < batch.calls.length; index++) {
-    const call = batch.calls[index] as ToolCall;
-    const logged = batch.finished.get(call.id);
+    const modelCall = batch.calls[index] as ToolCall;
+    const logged = batch.finished.get(modelCall.id);
     if (logged) {
-      outcomes.push({ result: logged.result, terminate: logged.terminate, arguments: call.arguments, durationMs: 0 });
+      outcomes.push({ result: logged.result, terminate: logged.terminate, arguments: modelCall.arguments, durationMs: 0 });
       continue;
     }
+    // The policy and the log see the arguments that will run, as in a batch.
+    const call = await checkCall(deps, modelCall);
     crashPoint('before-resume-call');
     const decision = batch.approvalsDecided.get(call.id);
     if (decision && !decision.approved) {
@@ -50,9 +56,9 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
     }
     const started = batch.started.has(call.id);
     let needsPerson = false;
-    if (!decision && !started) {
+    if (!decision && !started && !failedCheck(call)) {
       // Not decided by a person: the policy decides now, as it would have in the batch.
-      const verdict = decide(deps, batch.step, call);
+      const verdict = await decide(deps, batch.step, call);
       if (verdict.decision === 'deny') {
         outcomes.push(await record(deps, batch.step, call, deniedOutcome(call, policyRefusal(verdict))));
         continue;
@@ -83,7 +89,7 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
     }
     // A call that started and runs again: a person is asked first when the policy wants
     // one (its question is asked after its tool_started, so it may never have been asked).
-    if (!decision && started) needsPerson = verdictOf(deps, call).decision === 'ask';
+    if (!decision && started && !failedCheck(call)) needsPerson = (await verdictOf(deps, call)).decision === 'ask';
     // An approved call runs only with the arguments that were approved.
     let confirm: Confirm | undefined = decision ? approvedCheck(batch.approvalsRequested.get(call.id)) : undefined;
     if (needsPerson) {
@@ -104,10 +110,11 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
       }
     }
     // Never started, or safe to run again: run it now, with the key it always had.
-    deps.emit({ type: 'tool_started', step: batch.step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key });
+    deps.emit(startedEvent(batch.step, call, key));
     await deps.log?.flush(effect === 'unsafe' ? 'full' : 'normal');
     crashPoint('before-tool-execute');
-    const outcome = await deps.dispatch(call, ctx, confirm);
+    if (confirm === undefined && deps.approvalPolicy && failedCheck(call)) confirm = () => ({ allow: false, reason: 'its arguments could not be checked before the permission decision' });
+    const outcome = await deps.dispatch(call, contextOf(call, ctx), confirm);
     outcomes.push(await record(deps, batch.step, call, outcome));
   }
   return outcomes;

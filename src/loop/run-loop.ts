@@ -16,7 +16,7 @@
 import { errorFromMessage, ReinError, toReinError } from '../errors.js';
 import type { LoopState, RunEventBody, RunLimits, RunResult, RunTotals } from '../events.js';
 import { emptyUsage, type AssistantMessage, type AssistantStreamEvent, type Context, type Cost, type Message, type ModelRef, type StreamFunction, type StreamOptions, type ToolCall, type ToolSpec, type Usage, type UserMessage } from '../model/types.js';
-import type { DispatchOutcome, Tool } from '../tools/types.js';
+import type { CheckedCall, DispatchOutcome, Tool } from '../tools/types.js';
 import type { AgentHooks } from './options.js';
 import type { ContextCompactedEvent, RunContext, TurnContext } from '../context/engine.js';
 import { UsageEstimator } from '../context/usage-estimate.js';
@@ -55,9 +55,11 @@ export interface LoopDeps {
    */
   dispatch: (
     call: ToolCall,
-    ctx: { signal: AbortSignal; runId: string; idempotencyKey: string; step: number },
+    ctx: { signal: AbortSignal; runId: string; idempotencyKey: string; step: number; checkedArguments?: Record<string, unknown> },
     confirm?: Confirm,
   ) => DispatchOutcome | Promise<DispatchOutcome>;
+  /** The arguments a call's tool would receive (repaired, validated), before anything is recorded or decided. */
+  check: (call: ToolCall) => CheckedCall | Promise<CheckedCall>;
   /** What a response's usage cost in USD (`undefined` when the model's price is unknown). */
   costOf?: (usage: Usage) => Cost | undefined;
   /** Name of the final-answer tool when the run has an output schema. */
@@ -81,7 +83,7 @@ export interface LoopDeps {
   /** The tool behind a name (for its declared effect when a resume must decide). */
   toolOf: (name: string) => Tool | undefined;
   /** Which calls need a person's approval (see `AgentOptions.approvalPolicy`). */
-  approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => PolicyAnswer;
+  approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => PolicyAnswer | Promise<PolicyAnswer>;
   /** The span of this run attempt (and the caller's), recorded in `run_started` / `run_resumed`. */
   traceSpan?: { spanId: string; parentSpanId?: string };
 }
@@ -349,6 +351,11 @@ class LoopRun {
       this.stop = { reason: 'fatal_error', error: errorFromMessage(assistant) };
       return undefined;
     }
+    if (assistant.error?.code === 'answer_too_long') {
+      messages.push(assistant);
+      this.stop = { reason: 'answer_too_long', error: errorFromMessage(assistant) };
+      return undefined;
+    }
     messages.push(assistant);
     let calls: ToolCall[] | undefined;
     for (const block of assistant.content) {
@@ -566,6 +573,7 @@ class LoopRun {
   /** The answer is final for this step: teach the engine, price it, log it. */
   private answered(request: Context, message: AssistantMessage, step: number): AssistantMessage {
     const { deps } = this;
+    if (message.stopReason === 'error' && message.error?.code === 'answer_too_long') keepTextSoFar(message);
     deps.context?.observe(request, message);
     // A server that reports no usage would leave the token and cost budgets unenforced:
     // such an answer carries rein's estimate instead (marked `estimated`).
@@ -591,6 +599,17 @@ class LoopRun {
 }
 
 function noop(): void {}
+
+/**
+ * An answer cut at the size limit becomes a complete one of its text and thinking (a cut
+ * tool call would be sent to a model again, half-written): `length`, as an answer cut by
+ * the output token limit is, with the error saying why. Done before it is logged, so the
+ * log folds to the same history.
+ */
+function keepTextSoFar(message: AssistantMessage): void {
+  message.content = message.content.filter((block) => block.type !== 'tool_call');
+  message.stopReason = 'length';
+}
 
 /** An answer (not a failure) whose server reported no token usage at all. */
 function unreported(message: AssistantMessage): boolean {

@@ -10,7 +10,8 @@ import type { RunEventBody } from '../events.js';
 import type { ToolCall } from '../model/types.js';
 import { canonicalJson } from './stop-rules.js';
 import { askConfirm } from '../tools/dispatch.js';
-import type { DispatchOutcome, Tool } from '../tools/types.js';
+import type { CheckedCall, DispatchOutcome, Tool } from '../tools/types.js';
+import { isRecord } from '../model/json.js';
 import type { LoopDeps } from './run-loop.js';
 import { crashPoint } from './crash-points.js';
 
@@ -72,11 +73,51 @@ export interface Verdict {
 export type PolicyAnswer = Verdict['decision'] | Verdict;
 
 /** A policy's answer as a verdict; `allow` without a policy, and for unknown tools (the dispatcher answers those). */
-export function verdictOf(deps: LoopDeps, call: ToolCall): Verdict {
+export function verdictOf(deps: LoopDeps, call: ToolCall): Verdict | Promise<Verdict> {
   const tool = deps.toolOf(call.name);
   if (!deps.approvalPolicy || !tool) return { decision: 'allow' };
-  const answer = deps.approvalPolicy(call, tool);
-  return typeof answer === 'string' ? { decision: answer } : answer;
+  let answer: unknown;
+  try {
+    answer = deps.approvalPolicy(call, tool);
+  } catch (error) {
+    return policyFailed(error);
+  }
+  // A plain JavaScript policy may be async: its promise is an answer too, never a pass.
+  if (answer instanceof Promise || (isRecord(answer) && typeof answer.then === 'function')) {
+    return Promise.resolve(answer).then(verdictFrom, policyFailed);
+  }
+  return verdictFrom(answer);
+}
+
+const DECISIONS = new Set(['allow', 'ask', 'deny']);
+const POLICY_SHAPE = "approvalPolicy must return 'allow', 'ask', 'deny' or { decision, rule?, reason? }";
+
+/** A policy's answer read strictly: anything but a valid decision fails closed (deny), saying what came back. */
+function verdictFrom(answer: unknown): Verdict {
+  if (typeof answer === 'string' && DECISIONS.has(answer)) return { decision: answer as Verdict['decision'] };
+  if (isRecord(answer) && typeof answer.decision === 'string' && DECISIONS.has(answer.decision)) {
+    const verdict: Verdict = { decision: answer.decision as Verdict['decision'] };
+    if (typeof answer.rule === 'string') verdict.rule = answer.rule;
+    if (typeof answer.reason === 'string') verdict.reason = answer.reason;
+    return verdict;
+  }
+  return { decision: 'deny', rule: 'invalid policy answer', reason: `the approval policy returned ${shown(answer)}, which is not a decision (${POLICY_SHAPE}); the call is refused` };
+}
+
+function policyFailed(error: unknown): Verdict {
+  const message = error instanceof Error ? error.message : shown(error);
+  return { decision: 'deny', rule: 'policy failed', reason: `the approval policy failed (${message}); the call is refused` };
+}
+
+function shown(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'function') return 'a function';
+  try {
+    const json = JSON.stringify(value);
+    return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+  } catch {
+    return String(value);
+  }
 }
 
 /** Why the policy denied a call, as the model reads it (in a batch and on resume alike). */
@@ -89,10 +130,12 @@ export const NO_ONE_TO_ASK = "it needs a person's approval, and this run has no 
 
 /**
  * The policy's verdict on a call, recorded as `permission_decided` with the rule that made
- * it (in a batch and on resume alike; unknown tools are left to the dispatcher).
+ * it (in a batch and on resume alike; unknown tools are left to the dispatcher). The call
+ * carries its checked arguments (see {@link checkCalls}); one whose arguments the
+ * dispatcher refuses never reaches the policy: its dispatch answers with what is wrong.
  */
-export function decide(deps: LoopDeps, step: number, call: ToolCall): Verdict {
-  const verdict = verdictOf(deps, call);
+export async function decide(deps: LoopDeps, step: number, call: ToolCall): Promise<Verdict> {
+  const verdict = await verdictOf(deps, call);
   if (deps.toolOf(call.name)) {
     deps.emit({
       type: 'permission_decided',
@@ -106,6 +149,64 @@ export function decide(deps: LoopDeps, step: number, call: ToolCall): Verdict {
   }
   return verdict;
 }
+
+/** What the dispatcher answered about each checked call (see {@link checkCalls}). */
+const CHECKED = new WeakMap<ToolCall, { answer: CheckedCall; differs: boolean }>();
+
+/**
+ * The calls as their tools will receive them: each one's arguments repaired, coerced and
+ * completed with defaults by the dispatcher, before anything is recorded or decided, so
+ * that `tool_started`, the trace, the policy, a person and replays all see what runs. A
+ * call whose arguments the dispatcher refuses keeps the model's (its dispatch answers with
+ * the reason). Synchronous once every schema is compiled.
+ */
+export function checkCalls(deps: LoopDeps, calls: ToolCall[]): ToolCall[] | Promise<ToolCall[]> {
+  let waiting = false;
+  const answers = calls.map((call) => {
+    const answer = deps.check(call);
+    if (answer instanceof Promise) waiting = true;
+    return answer;
+  });
+  const build = (done: CheckedCall[]): ToolCall[] => calls.map((call, i) => withChecked(call, done[i] as CheckedCall));
+  return waiting ? Promise.all(answers).then(build) : build(answers as CheckedCall[]);
+}
+
+/** One call, checked (for a resume, which takes its calls one at a time). */
+export async function checkCall(deps: LoopDeps, call: ToolCall): Promise<ToolCall> {
+  return withChecked(call, await deps.check(call));
+}
+
+function withChecked(call: ToolCall, answer: CheckedCall): ToolCall {
+  if (CHECKED.has(call)) return call;
+  const checked = answer.ok ? { ...call, arguments: answer.arguments } : call;
+  // The model's text stays beside the arguments when they are not simply what it says.
+  const differs = answer.ok ? answer.repaired || JSON.stringify(answer.arguments) !== JSON.stringify(call.arguments) : JSON.stringify(call.arguments) !== call.rawArguments;
+  CHECKED.set(checked, { answer, differs });
+  return checked;
+}
+
+/** Whether the dispatcher refused a checked call's arguments: it never reaches the policy or a person. */
+export function failedCheck(call: ToolCall): boolean {
+  return CHECKED.get(call)?.answer.ok === false;
+}
+
+/** A call's `tool_started`: its checked arguments, and the model's text when that differs. */
+export function startedEvent(step: number, call: ToolCall, key: string): Extract<RunEventBody, { type: 'tool_started' }> {
+  const event: Extract<RunEventBody, { type: 'tool_started' }> = { type: 'tool_started', step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key };
+  if (CHECKED.get(call)?.differs && typeof call.rawArguments === 'string') event.rawArguments = call.rawArguments;
+  return event;
+}
+
+/** The dispatch context of a call: with its checked arguments, so they are the ones that run. */
+export function contextOf(call: ToolCall, ctx: { signal: AbortSignal; runId: string; idempotencyKey: string; step: number }): DispatchCtx {
+  const checked = CHECKED.get(call)?.answer;
+  return checked?.ok ? { ...ctx, checkedArguments: checked.arguments } : ctx;
+}
+
+type DispatchCtx = Parameters<LoopDeps['dispatch']>[1];
+
+/** The check of a gated call whose arguments failed before the policy saw them: should its dispatch get this far, it is refused. */
+const UNCHECKED: Confirm = () => ({ allow: false, reason: 'its arguments could not be checked before the permission decision' });
 
 /** Why a person's "no" refused a call, as the model reads it. */
 export function declined(reason: string | undefined): string {
@@ -173,7 +274,7 @@ export async function prepare(
   ctx: { signal: AbortSignal; runId: string; idempotencyKey: string; step: number },
 ): Promise<{ ok: true; args: Record<string, unknown> } | { ok: false; outcome: DispatchOutcome }> {
   let prepared: Record<string, unknown> | undefined;
-  const outcome = await deps.dispatch(call, ctx, (args) => {
+  const outcome = await deps.dispatch(call, contextOf(call, ctx), (args) => {
     prepared = args;
     return { allow: false, reason: 'it waits for a person' };
   });
@@ -185,26 +286,49 @@ export async function prepare(
  * denies is answered with a refusal; a call it wants a person to see, with no `onConfirm`
  * to ask, pauses the whole batch before anything runs (durably: `approval_requested`).
  */
-export function runTools(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): DispatchOutcome[] | Promise<DispatchOutcome[] | typeof PAUSED> {
+export function runTools(deps: LoopDeps, modelCalls: ToolCall[], step: number, assistantSeq: number): DispatchOutcome[] | Promise<DispatchOutcome[] | typeof PAUSED> {
+  const checked = checkCalls(deps, modelCalls);
+  if (checked instanceof Promise) return checked.then((calls) => runChecked(deps, calls, step, assistantSeq));
+  return runChecked(deps, checked, step, assistantSeq);
+}
+
+function runChecked(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): DispatchOutcome[] | Promise<DispatchOutcome[] | typeof PAUSED> {
   if (deps.approvalPolicy) return runGated(deps, calls, step, assistantSeq);
   if (deps.log) return runToolsDurably(deps, calls, step, assistantSeq);
   const sequential = deps.toolExecution === 'sequential';
   const outcomes: Array<DispatchOutcome | Promise<DispatchOutcome>> = [];
+  // Parallel calls all start before any finishes, as in the durable path: the order of a
+  // batch's events is then the same whether a call is synchronous or waits (a validator
+  // compiled on first use, or shared with an earlier tool of the same schema), so a replay
+  // in the same process does not diverge from its recording.
+  const keys = sequential ? undefined : calls.map((call, i) => emitStarted(deps, call, i, step, assistantSeq));
   let waiting = false;
   for (let i = 0; i < calls.length; i++) {
     if (sequential && waiting) return inSequence(deps, calls, step, assistantSeq, outcomes);
-    const outcome = startCall(deps, calls[i] as ToolCall, i, step, assistantSeq);
+    const outcome = startCall(deps, calls[i] as ToolCall, i, step, assistantSeq, keys?.[i]);
     if (outcome instanceof Promise) waiting = true;
     outcomes.push(outcome);
   }
   return waiting ? Promise.all(outcomes) : (outcomes as DispatchOutcome[]);
 }
 
-/** `tool_started`, the dispatch, and `tool_finished` once it is done (at once for a synchronous tool). */
-function startCall(deps: LoopDeps, call: ToolCall, index: number, step: number, assistantSeq: number): DispatchOutcome | Promise<DispatchOutcome> {
+function emitStarted(deps: LoopDeps, call: ToolCall, index: number, step: number, assistantSeq: number): string {
   const key = idempotencyKey(deps.runId, assistantSeq, index);
-  deps.emit({ type: 'tool_started', step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key });
-  const outcome = deps.dispatch(call, { signal: deps.controls.abortController.signal, runId: deps.runId, idempotencyKey: key, step });
+  deps.emit(startedEvent(step, call, key));
+  return key;
+}
+
+/** `tool_started` (unless already emitted: `startedKey`), the dispatch, and `tool_finished` once it is done (at once for a synchronous tool). */
+function startCall(
+  deps: LoopDeps,
+  call: ToolCall,
+  index: number,
+  step: number,
+  assistantSeq: number,
+  startedKey?: string,
+): DispatchOutcome | Promise<DispatchOutcome> {
+  const key = startedKey ?? emitStarted(deps, call, index, step, assistantSeq);
+  const outcome = deps.dispatch(call, contextOf(call, { signal: deps.controls.abortController.signal, runId: deps.runId, idempotencyKey: key, step }));
   if (outcome instanceof Promise) {
     return outcome.then((o) => {
       emitFinished(deps, step, call, o);
@@ -247,13 +371,14 @@ async function runToolsDurably(
   const signal = deps.controls.abortController.signal;
   const start = (call: ToolCall): string => {
     const key = idempotencyKey(deps.runId, assistantSeq, positions.get(call.id) as number);
-    deps.emit({ type: 'tool_started', step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key });
+    deps.emit(startedEvent(step, call, key));
     return key;
   };
   const durability = (batch: ToolCall[]) => (batch.some((c) => (deps.toolOf(c.name)?.effect ?? 'unsafe') === 'unsafe') ? 'full' : 'normal');
   const finish = async (call: ToolCall, key: string): Promise<DispatchOutcome> => {
     crashPoint('before-tool-execute');
-    const outcome = await deps.dispatch(call, { signal, runId: deps.runId, idempotencyKey: key, step }, gate?.checks.get(call.id));
+    const confirm = gate?.checks.get(call.id) ?? (deps.approvalPolicy && failedCheck(call) ? UNCHECKED : undefined);
+    const outcome = await deps.dispatch(call, contextOf(call, { signal, runId: deps.runId, idempotencyKey: key, step }), confirm);
     gate?.settled(call.id);
     emitFinished(deps, step, call, outcome);
     await log.flush();
@@ -322,7 +447,9 @@ async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assista
   const asks: ToolCall[] = [];
   const refusals = new Map<string, string>();
   for (const call of calls) {
-    const verdict = decide(deps, step, call);
+    // A call whose arguments fail their check never reaches the policy: its dispatch says what is wrong.
+    if (failedCheck(call)) continue;
+    const verdict = await decide(deps, step, call);
     if (verdict.decision === 'ask') asks.push(call);
     else if (verdict.decision === 'deny') refusals.set(call.id, policyRefusal(verdict));
   }
@@ -349,6 +476,14 @@ async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assista
         }
       }
       if (waiting) {
+        // The calls whose arguments failed their check are answered now, with what is wrong.
+        for (const call of calls) {
+          if (!failedCheck(call)) continue;
+          const key = idempotencyKey(deps.runId, assistantSeq, calls.indexOf(call));
+          const failed = await prepare(deps, call, { signal, runId: deps.runId, idempotencyKey: key, step });
+          const outcome = failed.ok ? deniedOutcome(call, 'its arguments could not be checked before the permission decision') : failed.outcome;
+          emitFinished(deps, step, call, outcome);
+        }
         await deps.log.flush();
         return PAUSED;
       }

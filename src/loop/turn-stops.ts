@@ -53,12 +53,8 @@ export function checkStopRules(deps: LoopDeps, t: TurnFacts): Stop | undefined |
   if (allTerminate) return { reason: 'terminate' };
   if (deps.stopOnToolError && anyError) return { reason: 'tool_errors' };
   if (t.breaker.recordOutcomes(outcomes)) return { reason: 'tool_errors' };
-  let stuck = false;
-  for (let i = 0; i < t.calls.length; i++) {
-    const call = t.calls[i] as ToolCall;
-    if (t.repeats.record(call.name, outcomes[i]?.arguments ?? call.arguments)) stuck = true;
-  }
-  if (stuck) return { reason: 'no_progress', detail: `the same call was made ${t.repeats.repeats} times in a row` };
+  const stuck = t.repeats.recordTurn(t.calls.map((call, i) => ({ name: call.name, args: outcomes[i]?.arguments ?? call.arguments })));
+  if (stuck !== undefined) return { reason: 'no_progress', detail: stuck };
   if (!deps.hooks.shouldStopAfterTurn) return undefined;
   return askHook(deps, { step: t.step, assistant: t.assistant, toolResults: outcomes.map((o) => o.result), messages: t.messages, totals: t.totals });
 }

@@ -5,7 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { isRecord } from '../model/json.js';
-import type { McpDiagnostic, McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from './types.js';
+import type { McpAuthConfig, McpDiagnostic, McpHttpServerConfig, McpLogLevel, McpServerConfig, McpStdioServerConfig } from './types.js';
 
 /** Where an entry came from and what it may use while being checked. */
 export interface EntryContext {
@@ -21,9 +21,11 @@ export interface EntryContext {
 /** Server names appear in tool names, `@server:uri` mentions and `/server:prompt` commands. */
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-const COMMON = ['type', 'timeoutMs', 'startupTimeoutMs', 'enabled', 'disabled', 'tools', 'toolPrefix', 'description'];
+const COMMON = ['type', 'timeoutMs', 'startupTimeoutMs', 'enabled', 'disabled', 'tools', 'toolPrefix', 'description', 'logLevel', 'subscribe', 'roots'];
 const STDIO_FIELDS = new Set([...COMMON, 'command', 'args', 'env', 'cwd']);
-const HTTP_FIELDS = new Set([...COMMON, 'url', 'headers']);
+const HTTP_FIELDS = new Set([...COMMON, 'url', 'headers', 'auth']);
+const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+const AUTH_FIELDS = ['clientId', 'clientSecret', 'scope', 'grant', 'privateKeyPem', 'signingAlgorithm', 'clientMetadataUrl'] as const;
 const TYPES = new Set(['stdio', 'http', 'sse', 'streamable-http', 'streamableHttp']);
 
 /**
@@ -82,6 +84,14 @@ export function checkServerEntry(name: string, raw: unknown, ctx: EntryContext, 
     report(field, `uses \${${variable}}, which is not set: export ${variable} or write \${${variable}:-default}`),
   );
   const common = checkCommon(raw, report);
+  if (raw.roots !== undefined) {
+    if (raw.roots === false) common.roots = false;
+    else if (!Array.isArray(raw.roots) || !raw.roots.every((r) => typeof r === 'string' && r !== '')) report('roots', 'must be an array of folders, or false to announce no roots');
+    else common.roots = (raw.roots as string[]).map((r, i) => {
+      const expanded = expand(`roots[${i}]`, r);
+      return /^file:\/\//.test(expanded) || isAbsolute(expanded) ? expanded : resolve(ctx.baseDir, expanded);
+    });
+  }
   let config: McpServerConfig;
   if (stdio) {
     const command = stringField(raw, 'command', report, true);
@@ -107,6 +117,10 @@ export function checkServerEntry(name: string, raw: unknown, ctx: EntryContext, 
     else if (type === 'http' || type === 'streamable-http' || type === 'streamableHttp') server.type = 'http';
     const headers = stringRecord(raw, 'headers', report);
     if (headers) server.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expand(`headers.${k}`, v)]));
+    if (raw.auth !== undefined) {
+      const auth = checkAuth(raw.auth, report, expand);
+      if (auth) server.auth = auth;
+    }
     config = server;
   }
   Object.assign(config, common);
@@ -115,6 +129,36 @@ export function checkServerEntry(name: string, raw: unknown, ctx: EntryContext, 
 }
 
 type Report = (field: string, message: string, severity?: McpDiagnostic['severity']) => void;
+
+/** The `auth` object of a remote server: known string fields, `${VAR}` expanded, a grant that can work. */
+function checkAuth(raw: unknown, report: Report, expand: (field: string, value: string) => string): McpAuthConfig | undefined {
+  if (!isRecord(raw)) {
+    report('auth', `must be an object such as { "clientId": "…", "scope": "…" }; got ${describe(raw)}`);
+    return undefined;
+  }
+  const auth: McpAuthConfig = {};
+  for (const [field, value] of Object.entries(raw)) {
+    if (!(AUTH_FIELDS as readonly string[]).includes(field)) {
+      report(`auth.${field}`, `is not a known field (known: ${AUTH_FIELDS.join(', ')}); remove it or fix its spelling`);
+    } else if (typeof value !== 'string') {
+      report(`auth.${field}`, `must be a string; got ${describe(value)}`);
+    } else {
+      (auth as Record<string, string>)[field] = expand(`auth.${field}`, value);
+    }
+  }
+  if (auth.grant !== undefined && auth.grant !== 'authorization_code' && auth.grant !== 'client_credentials') {
+    report('auth.grant', `must be "authorization_code" or "client_credentials"; got ${JSON.stringify(auth.grant)}`);
+  }
+  if (auth.grant === 'client_credentials' && auth.clientId === undefined) {
+    report('auth.clientId', 'is missing: the client_credentials grant needs the client id the authorization server issued (and clientSecret or privateKeyPem)');
+  } else if (auth.grant === 'client_credentials' && auth.clientSecret === undefined && auth.privateKeyPem === undefined) {
+    report('auth', 'the client_credentials grant needs "clientSecret" or "privateKeyPem"');
+  }
+  if (auth.clientMetadataUrl !== undefined && !/^https:\/\/[^/]+\/./.test(auth.clientMetadataUrl)) {
+    report('auth.clientMetadataUrl', `must be an https:// URL with a path (the Client ID Metadata Document); got ${JSON.stringify(auth.clientMetadataUrl)}`);
+  }
+  return auth;
+}
 
 function checkCommon(raw: Record<string, unknown>, report: Report): Partial<McpServerConfig> {
   const common: Partial<McpServerConfig> = {};
@@ -137,6 +181,14 @@ function checkCommon(raw: Record<string, unknown>, report: Report): Partial<McpS
     if (typeof raw.toolPrefix !== 'string' || !/^[A-Za-z0-9_-]{0,40}$/.test(raw.toolPrefix)) {
       report('toolPrefix', `must be up to 40 letters, digits, "_" or "-"; got ${describe(raw.toolPrefix)}`);
     } else common.toolPrefix = raw.toolPrefix;
+  }
+  if (raw.logLevel !== undefined) {
+    if (typeof raw.logLevel !== 'string' || !LOG_LEVELS.has(raw.logLevel)) report('logLevel', `must be one of ${[...LOG_LEVELS].join(', ')}; got ${describe(raw.logLevel)}`);
+    else common.logLevel = raw.logLevel as McpLogLevel;
+  }
+  if (raw.subscribe !== undefined) {
+    if (!Array.isArray(raw.subscribe) || !raw.subscribe.every((u) => typeof u === 'string' && u !== '')) report('subscribe', 'must be an array of resource URIs');
+    else common.subscribe = raw.subscribe as string[];
   }
   if (raw.description !== undefined && typeof raw.description !== 'string') {
     report('description', `must be a string; got ${describe(raw.description)}`, 'warning');

@@ -18,8 +18,13 @@ import { ProgressRouter, type Progress } from './progress.js';
 import type { Sdk } from './sdk.js';
 import { ServerLog } from './server-log.js';
 import { ANY_RESULT, fetchServerTools, toolFilter, type PreparedSchemas, type ServerTool } from './server-tools.js';
+import { rootsOf } from './roots.js';
+import { isNeedsLogin } from './auth/provider.js';
+import { ServerAuth, type AuthSetup } from './auth/server-auth.js';
 import { ToolList } from './tool-list.js';
-import type { McpLogEntry, McpServerConfig, McpServerState, McpServerStatus, McpTransportKind } from './types.js';
+import type { McpLogEntry, McpLogLevel, McpServerConfig, McpServerState, McpServerStatus, McpTransportKind } from './types.js';
+import { clientCapabilities, registerClientHandlers, type ClientFeatures } from './client-features.js';
+import { openRequiredUrls, requiredUrls } from './elicitation.js';
 
 /** Default per-request timeout of a server, in ms. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -43,6 +48,12 @@ export interface ConnectionOptions {
   onToolsChanged: () => void;
   /** State, error or attempt count changed. */
   onStatusChanged: () => void;
+  /** Roots, event sink and the hooks answering servers' requests. */
+  features: ClientFeatures;
+  /** The `logging/setLevel` asked of servers whose entry sets none. */
+  logLevel?: McpLogLevel;
+  /** OAuth for HTTP servers: where tokens are kept and how a person logs in. */
+  auth?: AuthSetup;
 }
 
 /** What a request needs beyond the call itself. */
@@ -50,6 +61,21 @@ interface RequestOptions {
   signal?: AbortSignal;
   /** The request may have changed something on the server, so a lost link leaves it uncertain. */
   mutating: boolean;
+}
+
+/** An error and its causes, outermost first. */
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e = error; e !== undefined && chain.length < 8; e = (e as { cause?: unknown } | null)?.cause) chain.push(e);
+  return chain;
+}
+
+/** The host's features as one server sees them: its entry's own roots, or none. */
+function featuresFor(config: McpServerConfig, features: ClientFeatures): ClientFeatures {
+  if (config.roots === undefined) return features;
+  if (config.roots === false) return { ...features, roots: undefined };
+  const roots = rootsOf(config.roots, process.cwd());
+  return { ...features, roots: () => roots };
 }
 
 /** A live client for one server; see the module comment. */
@@ -80,6 +106,15 @@ export class ServerConnection {
   private readonly schemas: PreparedSchemas = new Map();
   private allowed: (name: string) => boolean = () => true;
   private readonly progress = new ProgressRouter();
+  /** Resources subscribed to; subscribed again after every reconnect. */
+  private readonly subscriptions = new Set<string>();
+  private capabilities: Record<string, unknown> = {};
+  private readonly features: ClientFeatures;
+  private readonly auth: ServerAuth;
+  /** The server asked for OAuth and no usable token is stored. */
+  needsLogin = false;
+  /** Lengthens the running attempt's start-up bound while a person logs in. */
+  private extendStartup: ((ms: number) => void) | undefined;
 
   constructor(private readonly options: ConnectionOptions) {
     const config = options.config;
@@ -87,6 +122,13 @@ export class ServerConnection {
     this.log = new ServerLog(options.name, options.log);
     this.state = config.enabled === false ? 'disabled' : 'connecting';
     this.kind = 'command' in config ? 'stdio' : config.type === 'sse' ? 'sse' : 'http';
+    for (const uri of config.subscribe ?? []) this.subscriptions.add(uri);
+    this.features = featuresFor(config, options.features);
+    this.auth = new ServerAuth(options.name, config, options.auth, {
+      emit: (event) => this.features.emit(event),
+      note: (level, message) => this.log.note(level, message),
+      loginStarted: (ms) => this.extendStartup?.(ms),
+    });
   }
 
   /** The server's entry, as configured. */
@@ -142,12 +184,28 @@ export class ServerConnection {
     const timeout = options.timeoutMs ?? this.timeoutMs;
     const route = options.onProgress ? this.progress.open(options.onProgress) : undefined;
     const params = { name: tool, arguments: args, ...(route ? { _meta: { progressToken: route.token } } : {}) };
-    try {
-      const result = await this.request(`tools/call "${tool}"`, timeout, { mutating: true, ...(options.signal ? { signal: options.signal } : {}) }, (client) =>
+    const send = (): Promise<unknown> =>
+      this.request(`tools/call "${tool}"`, timeout, { mutating: true, ...(options.signal ? { signal: options.signal } : {}) }, (client) =>
         // Through `request`, not `callTool`: the content mapper takes any content type, where
         // the SDK's schema would reject a whole result for one part it does not know.
         client.request({ method: 'tools/call', params }, ANY_RESULT, { timeout, ...(options.signal ? { signal: options.signal } : {}) }),
       );
+    try {
+      let result: unknown;
+      try {
+        result = await send();
+      } catch (error) {
+        // -32042: the server needs the person to open URLs first (URL-mode elicitation
+        // through an error). Asked through the elicit hook, then the call is sent once more.
+        const urls = requiredUrls(error);
+        if (!urls) throw error;
+        const elicit = this.features.elicit;
+        const list = urls.map((u) => u.url).join(', ');
+        if (!elicit) throw new ReinError('mcp_error', 'correctable', `MCP server "${this.name}" needs a person to open ${list} before "${tool}" can run; nobody can be asked here`, { cause: error });
+        const opened = await openRequiredUrls(this.name, urls, elicit, this.features.emit, options.signal ?? new AbortController().signal);
+        if (!opened) throw new ReinError('mcp_error', 'correctable', `"${tool}" of MCP server "${this.name}" needs ${list} opened, which was declined`, { cause: error });
+        result = await send();
+      }
       await settlesWithin(this.toolList.pending, 5000);
       return result;
     } finally {
@@ -171,6 +229,13 @@ export class ServerConnection {
       return await run(opened.client);
     } catch (error) {
       const context = { hadSession, stillOpen: opened.client.transport !== undefined, ...(options.signal ? { signal: options.signal } : {}) };
+      // A step-up (or an expired session) started a login during the request: finish it, retry once.
+      const oauth = this.auth.current;
+      if (mayRetry && oauth && error instanceof oauth.sdk.UnauthorizedError && oauth.provider.awaitingCode) {
+        const bound = AbortSignal.timeout(this.auth.loginTimeoutMs);
+        await oauth.provider.finishLogin(opened.fetchFn ?? fetch, options.signal ? AbortSignal.any([options.signal, bound]) : bound);
+        return this.requestOnce(label, timeoutMs, options, run, false);
+      }
       const kind = classifyFailure(error, this.options.sdk, context);
       if (kind === 'session' && mayRetry) {
         this.log.note('info', `the server no longer knows our HTTP session (${messageOf(error)}); initializing a new one`);
@@ -192,6 +257,7 @@ export class ServerConnection {
       recentLog: this.log.recentLines(),
     };
     if (this.lastError !== undefined) status.lastError = this.lastError;
+    if (this.needsLogin) status.needsLogin = true;
     if (this.serverInfo) status.serverInfo = this.serverInfo;
     const pid = this.current?.process?.pid;
     if (pid !== undefined) status.pid = pid;
@@ -219,7 +285,11 @@ export class ServerConnection {
     const generation = ++this.generation;
     const controller = new AbortController();
     const startup = this.options.config.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
-    const timer = setTimeout(() => controller.abort(new Error(`did not finish starting within ${startup} ms`)), startup);
+    let timer = setTimeout(() => controller.abort(new Error(`did not finish starting within ${startup} ms`)), startup);
+    this.extendStartup = (ms) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(new Error(`the login was not finished within ${ms} ms`)), ms);
+    };
     this.attempts++;
     this.nextRetryAt = undefined;
     const promise = this.open(generation, controller.signal, startup).then(
@@ -231,14 +301,22 @@ export class ServerConnection {
     );
     const settled = promise.finally(() => {
       clearTimeout(timer);
+      this.extendStartup = undefined;
       if (this.attempt?.promise === settled) this.attempt = undefined;
     });
     this.attempt = { promise: settled, controller };
     return settled;
   }
 
+  /** Forgets the stored tokens and registration of this server (`rein mcp logout`). */
+  logout(): boolean {
+    return this.auth.logout();
+  }
+
   private async open(generation: number, signal: AbortSignal, timeoutMs: number): Promise<void> {
+    const oauth = await this.auth.forConnect();
     const opened = await openClient({
+      ...(oauth ? { auth: oauth } : {}),
       config: this.options.config,
       sdk: this.options.sdk,
       env: this.options.env,
@@ -247,9 +325,18 @@ export class ServerConnection {
       signal,
       timeoutMs,
       onStderr: (line) => this.log.stderrLine(line),
+      capabilities: clientCapabilities(this.features),
       prepare: (client) => {
         client.setNotificationHandler(this.options.sdk.ToolListChangedNotificationSchema, () => void this.refreshTools(generation));
         client.setNotificationHandler(this.options.sdk.ProgressNotificationSchema, (notification) => this.progress.deliver(notification.params));
+        registerClientHandlers(client, this.options.sdk, this.features, {
+          name: this.name,
+          log: this.log,
+          listChanged: (list) => {
+            this.log.note('info', `${list === 'prompts' ? 'prompt' : 'resource'} list changed`);
+            this.features.emit({ type: 'mcp_list_changed', server: this.name, list });
+          },
+        });
       },
     });
     if (this.closed || generation !== this.generation) {
@@ -264,10 +351,14 @@ export class ServerConnection {
     const version = opened.client.getServerVersion();
     if (version) this.serverInfo = { name: version.name, version: version.version };
     const capabilities = opened.client.getServerCapabilities() ?? {};
+    this.capabilities = capabilities;
     this.hasResources = capabilities.resources !== undefined;
     this.hasPrompts = capabilities.prompts !== undefined;
     const tools = capabilities.tools === undefined ? [] : await this.listTools(opened.client, signal, timeoutMs);
     if (this.closed || generation !== this.generation) throw new Error('superseded');
+    await this.afterConnect(opened.client, timeoutMs);
+    if (this.closed || generation !== this.generation) throw new Error('superseded');
+    this.needsLogin = false;
     this.state = 'connected';
     this.attempts = 0;
     this.log.note('info', `connected over ${opened.kind}${this.serverInfo ? ` to ${this.serverInfo.name} ${this.serverInfo.version}` : ''}, ${tools.length} tools`);
@@ -280,6 +371,80 @@ export class ServerConnection {
       isLost: (error) => classifyFailure(error, this.options.sdk, { hadSession: false, stillOpen: opened.client.transport !== undefined }) === 'lost',
       onLost: (reason) => this.lost(generation, reason),
     });
+  }
+
+  /**
+   * What a fresh session needs besides its tools: the log level of the entry (or the host)
+   * and the subscriptions, asked again on every connect since a new session knows neither.
+   * A server refusing one is noted in its log, never a failed connect.
+   */
+  private async afterConnect(client: Client, timeout: number): Promise<void> {
+    const level = this.options.config.logLevel ?? this.options.logLevel;
+    if (level !== undefined) {
+      if (this.capabilities.logging === undefined) this.log.noteOnce('info', `logLevel "${level}" not sent: the server declares no logging capability`);
+      else await client.setLoggingLevel(level, { timeout }).catch((error: unknown) => this.log.note('warn', `logging/setLevel ${level} failed: ${messageOf(error)}`));
+    }
+    for (const uri of this.subscriptions) await this.subscribeOn(client, uri, timeout).catch((error: unknown) => this.log.note('warn', messageOf(error)));
+  }
+
+  private async subscribeOn(client: Client, uri: string, timeout: number): Promise<void> {
+    const resources = this.capabilities.resources as { subscribe?: boolean } | undefined;
+    if (resources?.subscribe !== true) throw new ReinError('mcp_error', 'correctable', `MCP server "${this.name}" does not offer resource subscriptions (resources.subscribe), so ${uri} is not watched`);
+    try {
+      await client.subscribeResource({ uri }, { timeout });
+    } catch (error) {
+      throw new ReinError('mcp_error', 'correctable', `MCP server "${this.name}" refused resources/subscribe for ${uri}: ${messageOf(error)}`, { cause: error });
+    }
+  }
+
+  /** Subscribes to a resource's updates (`mcp_resource_updated` events), now and after every reconnect. */
+  async subscribe(uri: string): Promise<void> {
+    this.subscriptions.add(uri);
+    // Reconnecting: the next session subscribes. Failed or disabled: say so.
+    if (this.state === 'reconnecting') return;
+    let opened: OpenedClient;
+    try {
+      opened = await this.ready();
+    } catch (error) {
+      this.subscriptions.delete(uri);
+      throw error;
+    }
+    try {
+      await this.subscribeOn(opened.client, uri, this.timeoutMs);
+    } catch (error) {
+      this.subscriptions.delete(uri);
+      throw error;
+    }
+  }
+
+  /** Ends a subscription. */
+  async unsubscribe(uri: string): Promise<void> {
+    if (!this.subscriptions.delete(uri)) return;
+    await this.request(`resources/unsubscribe ${uri}`, this.timeoutMs, { mutating: false }, (client) => client.unsubscribeResource({ uri }, { timeout: this.timeoutMs }));
+  }
+
+  /** The resources subscribed to. */
+  get subscribed(): string[] {
+    return [...this.subscriptions];
+  }
+
+  /** The server's capabilities from `initialize` (empty until connected). */
+  get serverCapabilities(): Record<string, unknown> {
+    return this.capabilities;
+  }
+
+  /** Tells a connected server the roots changed (`notifications/roots/list_changed`). */
+  async rootsChanged(): Promise<void> {
+    // An entry with roots of its own (or none) is not concerned by the host's.
+    if (this.options.config.roots !== undefined) return;
+    const client = this.state === 'connected' ? this.current?.client : undefined;
+    if (client) await client.sendRootsListChanged().catch((error: unknown) => this.log.note('warn', `roots/list_changed not sent: ${messageOf(error)}`));
+  }
+
+  /** Sets the server's log level now and for later sessions. */
+  async setLogLevel(level: McpLogLevel): Promise<void> {
+    this.options.config.logLevel = level;
+    await this.request('logging/setLevel', this.timeoutMs, { mutating: false }, (client) => client.setLoggingLevel(level, { timeout: this.timeoutMs }));
   }
 
   private listTools(client: Client, signal: AbortSignal | undefined, timeout: number): Promise<ServerTool[]> {
@@ -298,6 +463,7 @@ export class ServerConnection {
       },
       () => {
         this.log.note('info', `tool list changed: ${this.tools.length} tools`);
+        this.features.emit({ type: 'mcp_list_changed', server: this.name, list: 'tools' });
         this.options.onToolsChanged();
         this.changed();
       },
@@ -311,7 +477,12 @@ export class ServerConnection {
     const current = this.current;
     this.current = undefined;
     if (current) this.track(closeClient(current, false));
-    if (this.options.reconnect === false) {
+    // Trying again cannot help until a person logs in.
+    if (causes(error).some(isNeedsLogin)) {
+      this.needsLogin = true;
+      this.state = 'failed';
+      this.log.note('warn', this.lastError);
+    } else if (this.options.reconnect === false) {
       this.state = 'failed';
       this.log.note('error', `could not connect: ${this.lastError}`);
     } else {

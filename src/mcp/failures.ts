@@ -49,6 +49,9 @@ export function messageOf(error: unknown): string {
   if (error instanceof Error) {
     const cause = error.cause instanceof Error && error.message === 'fetch failed' ? ` (${error.cause.message})` : '';
     // An SDK server's error already reads "MCP error -32602: …" and the SDK client adds its own.
+    // OAuth errors of the SDK carry the server's error code (`invalid_client`) apart from the text.
+    const oauth = (error as { errorCode?: unknown }).errorCode;
+    if (typeof oauth === 'string') return `the authorization server answered ${oauth}${error.message ? `: ${error.message}` : ''}`;
     const message = (error.message || error.name).replace(/^(MCP error -?\d+: )(?:MCP error -?\d+: )+/, '$1');
     return `${message}${cause}`;
   }

@@ -13,6 +13,9 @@ import type { Tool, ToolSource } from '../tools/types.js';
 import { loadMcpConfig } from './config.js';
 import type { ReconnectPolicy } from './backoff.js';
 import { ServerConnection } from './connection.js';
+import type { AuthSetup } from './auth/server-auth.js';
+import { LoopbackListener } from './auth/loopback.js';
+import { reinHome } from './auth/token-store.js';
 import { toToolOutput, type McpCallDetails } from './content.js';
 import { messageOf } from './failures.js';
 import { expandMentions, type ExpandedMentions } from './mentions.js';
@@ -21,7 +24,24 @@ import { ToolNamer } from './naming.js';
 import { expandPrompt, listPrompts, parsePromptCommand, type ExpandedPrompt } from './prompts.js';
 import { listResources, readResource, resourceTools, type ResourceContents, type ResourceListing } from './resources.js';
 import { loadSdk } from './sdk.js';
-import type { McpDiagnostic, McpLogEntry, McpPromptInfo, McpServerConfig, McpServerStatus } from './types.js';
+import type {
+  McpDiagnostic,
+  McpElicitRequest,
+  McpElicitResult,
+  McpEvent,
+  McpLogEntry,
+  McpLogLevel,
+  McpPromptInfo,
+  McpRoot,
+  McpSamplingRequest,
+  McpSamplingResult,
+  McpServerConfig,
+  McpServerStatus,
+} from './types.js';
+import type { ClientFeatures } from './client-features.js';
+import { completeArgument, type CompletionRef, type Completions } from './completion.js';
+import { rootsOf } from './roots.js';
+import type { SamplingUsage } from './sampling.js';
 
 /** Options of {@link startMcp}. */
 export interface McpHostOptions {
@@ -57,6 +77,35 @@ export interface McpHostOptions {
   wait?: boolean;
   /** How rein introduces itself in `initialize`. */
   clientInfo?: { name: string; version: string };
+  /**
+   * The roots announced to servers (`roots/list`): folders (or `file://` URIs). Default: the
+   * workspace, `cwd`. Change them later with `host.setRoots()`.
+   */
+  roots?: string[];
+  /** The `logging/setLevel` asked of every server that logs, unless its entry sets `logLevel`. */
+  logLevel?: McpLogLevel;
+  /** Receives the host's events (servers' log messages, list changes, resource updates, auth, elicitations, sampling). */
+  onEvent?: (event: McpEvent) => void;
+  /**
+   * Answers servers' `elicitation/create` (form and URL mode). Without it rein declares no
+   * elicitation capability, so servers do not ask.
+   */
+  elicit?: (request: McpElicitRequest) => Promise<McpElicitResult>;
+  /**
+   * Answers servers' `sampling/createMessage` (see `modelSampler`). Without it rein declares
+   * no sampling capability. Throw a `permission_denied` ReinError to refuse.
+   */
+  sample?: (request: McpSamplingRequest) => Promise<McpSamplingResult & SamplingUsage>;
+  /**
+   * Opens an authorization URL for a person (the CLI opens a browser or prints it); the
+   * redirect comes back to rein's loopback listener whoever follows it. Without it a server
+   * that needs a login is reported as such (`needsLogin` in `status()`) and never waits.
+   */
+  authorize?: (url: URL) => Promise<void>;
+  /** How long a login started through `authorize` may take, in ms (default 300 000). */
+  loginTimeoutMs?: number;
+  /** rein's user folder, where tokens are kept under `mcp-auth/` (default `$REIN_HOME`, else `~/.rein`). */
+  reinHome?: string;
 }
 
 /** A rein tool of the host, described for listings (`rein mcp tools`). */
@@ -108,7 +157,14 @@ export async function startMcp(options: McpHostOptions = {}): Promise<McpHost> {
   const only = options.only ? new Set(options.only) : undefined;
   const names = Object.keys(config.servers).filter((name) => !only || only.has(name));
   const sdk = names.length > 0 ? await loadSdk() : undefined;
-  const host = new McpHost(config.diagnostics, options);
+  const host = new McpHost(config.diagnostics, options, rootsOf(options.roots ?? [cwd], cwd));
+  const features = host.features();
+  const auth: AuthSetup = {
+    folder: options.reinHome ?? reinHome(env, options.home ?? homedir()),
+    listener: () => host.loopback(),
+    loginTimeoutMs: options.loginTimeoutMs ?? 300_000,
+    ...(options.authorize ? { authorize: options.authorize } : {}),
+  };
   for (const name of names) {
     const server = config.servers[name] as McpServerConfig;
     const source = config.sources[name];
@@ -123,6 +179,9 @@ export async function startMcp(options: McpHostOptions = {}): Promise<McpHost> {
         reconnect: options.reconnect === false ? false : { ...DEFAULT_RECONNECT, ...options.reconnect },
         pingIntervalMs: options.pingIntervalMs ?? 30_000,
         log: options.log ?? (() => undefined),
+        features,
+        auth,
+        ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
         onToolsChanged: () => host.rebuild(),
         onStatusChanged: () => host.statusChanged(name),
       }),
@@ -146,15 +205,97 @@ export class McpHost implements ToolSource {
   private resourceKey = '';
   private readonly changeListeners = new Set<() => void>();
   private readonly statusListeners = new Set<(status: McpServerStatus) => void>();
+  private readonly eventListeners = new Set<(event: McpEvent) => void>();
   private started: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
+  private listener: LoopbackListener | undefined;
 
   /** @internal Made by {@link startMcp}. */
   constructor(
     /** Problems in the configuration, each naming its file and key. */
     readonly diagnostics: readonly McpDiagnostic[],
     private readonly options: McpHostOptions,
-  ) {}
+    private rootList: readonly McpRoot[] = [],
+  ) {
+    if (options.onEvent) this.eventListeners.add(options.onEvent);
+  }
+
+  /** @internal What every connection shares: roots, hooks, the event sink. */
+  features(): ClientFeatures {
+    const features: ClientFeatures = { roots: () => this.rootList, emit: (event) => this.emit(event) };
+    if (this.options.elicit) features.elicit = this.options.elicit;
+    if (this.options.sample) features.sample = this.options.sample;
+    return features;
+  }
+
+  /** Calls `listener` with every host event (log messages, list changes, resource updates…); returns an unsubscribe. */
+  onEvent(listener: (event: McpEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  /** The roots announced to servers. */
+  roots(): McpRoot[] {
+    return this.rootList.map((r) => ({ ...r }));
+  }
+
+  /**
+   * Replaces the roots (folders or `file://` URIs) and tells every connected server
+   * (`notifications/roots/list_changed`); servers list them again when they need them.
+   */
+  async setRoots(roots: string[]): Promise<void> {
+    this.rootList = rootsOf(roots, resolve(this.options.cwd ?? process.cwd()));
+    await Promise.all([...this.connections.values()].map((c) => c.rootsChanged()));
+  }
+
+  /**
+   * Subscribes to a resource (`resources/subscribe`): each `notifications/resources/updated`
+   * becomes an `mcp_resource_updated` event. Kept across reconnects. Throws when the server
+   * offers no subscriptions or refuses.
+   */
+  subscribeResource(server: string, uri: string): Promise<void> {
+    return this.connection(server).subscribe(uri);
+  }
+
+  /** Ends a subscription. */
+  unsubscribeResource(server: string, uri: string): Promise<void> {
+    return this.connection(server).unsubscribe(uri);
+  }
+
+  /** Sets a server's log level (`logging/setLevel`), kept for its later sessions. */
+  setLogLevel(server: string, level: McpLogLevel): Promise<void> {
+    return this.connection(server).setLogLevel(level);
+  }
+
+  /**
+   * Completion of a prompt's or resource template's argument (`completion/complete`).
+   *
+   * @example
+   * const { values } = await mcp.complete('everything', { type: 'ref/prompt', name: 'completable-prompt' }, { name: 'department', value: 'En' });
+   */
+  complete(server: string, ref: CompletionRef, argument: { name: string; value: string }, context?: Record<string, string>, signal?: AbortSignal): Promise<Completions> {
+    return completeArgument(this.connection(server), ref, argument, context, signal);
+  }
+
+  /**
+   * Completions for a `/server:prompt args` line being typed: server names, prompt names, or
+   * the value of the argument at the end of the line (asked of the server). Each candidate is
+   * the whole line as it would read completed.
+   */
+  async completePromptCommand(line: string, signal?: AbortSignal): Promise<string[]> {
+    const { completeCommandLine } = await import('./completion.js');
+    return completeCommandLine(line, [...this.connections.values()], signal);
+  }
+
+  private emit(event: McpEvent): void {
+    for (const listener of [...this.eventListeners]) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure is its own; the server's message is not lost for the others.
+      }
+    }
+  }
 
   /** The tools offered now (the same array until something changes). */
   tools(): readonly Tool[] {
@@ -272,8 +413,22 @@ export class McpHost implements ToolSource {
 
   /** Closes every server (killing stdio servers' process trees) and stops reconnecting. Safe to call twice. */
   close(): Promise<void> {
-    this.closing ??= Promise.all([...this.connections.values()].map((c) => c.close())).then(() => undefined);
+    this.closing ??= Promise.all([...this.connections.values()].map((c) => c.close())).then(() => this.listener?.close());
     return this.closing;
+  }
+
+  /**
+   * Forgets a server's stored OAuth tokens and registration (`rein mcp logout`); `true` when
+   * there was something to forget. The running connection keeps its session.
+   */
+  logout(server: string): boolean {
+    return this.connection(server).logout();
+  }
+
+  /** @internal The redirect listener of logins, made on first need. */
+  loopback(): LoopbackListener {
+    this.listener ??= new LoopbackListener();
+    return this.listener;
   }
 
   /** @internal */

@@ -11,6 +11,8 @@
 export { startMcp, McpHost } from './host.js';
 export type { McpCallResult, McpHostOptions, McpToolInfo } from './host.js';
 export { loadMcpConfig, defaultConfigFiles } from './config.js';
+export { logoutMcpServer } from './auth/logout.js';
+export type { LogoutOptions } from './auth/logout.js';
 export type { LoadMcpConfigOptions } from './config.js';
 export { expandVars } from './config-entry.js';
 export type { ReconnectPolicy } from './backoff.js';
@@ -22,10 +24,22 @@ export { findMentions } from './mentions.js';
 export type { ExpandedPrompt, PromptCommand } from './prompts.js';
 export { parsePromptCommand, promptUsage } from './prompts.js';
 export type { ResourceContents, ResourceListing } from './resources.js';
+export type { CompletionRef, Completions } from './completion.js';
+export type { SamplingUsage } from './sampling.js';
+export { modelSampler } from './model-sampler.js';
+export type { ModelSamplerOptions } from './model-sampler.js';
 export { sanitizeToolName } from './naming.js';
 export type {
+  McpAuthConfig,
   McpConfig,
   McpDiagnostic,
+  McpElicitRequest,
+  McpElicitResult,
+  McpEvent,
+  McpLogLevel,
+  McpRoot,
+  McpSamplingRequest,
+  McpSamplingResult,
   McpHttpServerConfig,
   McpLogEntry,
   McpPromptInfo,

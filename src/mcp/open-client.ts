@@ -6,12 +6,14 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { proxiedFetch } from '../model/http-fetch.js';
 import { proxyFor } from '../model/http-proxy.js';
 import { settlesWithin } from '../process/timing.js';
 import { currentTraceHeaders } from '../trace/propagation.js';
 import { ProcessTransport } from './process-transport.js';
-import type { Sdk } from './sdk.js';
+import type { AuthSdk, Sdk } from './sdk.js';
+import type { ReinOAuthProvider } from './auth/provider.js';
 import type { McpServerConfig, McpTransportKind } from './types.js';
 
 /** A client that finished `initialize`, and what it runs on. */
@@ -21,6 +23,8 @@ export interface OpenedClient {
   kind: McpTransportKind;
   /** The child process of a stdio server. */
   process?: ProcessTransport;
+  /** The `fetch` an HTTP transport uses (for finishing a login on the same path). */
+  fetchFn?: FetchLike;
 }
 
 /** What {@link openClient} needs. */
@@ -36,8 +40,12 @@ export interface OpenClientOptions {
   signal: AbortSignal;
   /** Timeout of the `initialize` request, in ms. */
   timeoutMs: number;
+  /** OAuth for an HTTP server (every HTTP server gets one: any may answer 401). */
+  auth?: { provider: ReinOAuthProvider; sdk: AuthSdk };
   /** Lines a stdio server writes to stderr. */
   onStderr: (line: string) => void;
+  /** What rein declares in `initialize`. */
+  capabilities: ClientCapabilities;
   /** Called on each new client before it connects, to register notification handlers. */
   prepare: (client: Client) => void;
 }
@@ -82,21 +90,72 @@ export async function openClient(options: OpenClientOptions): Promise<OpenedClie
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
-  const proxied = { fetch: withTraceHeaders(fetchFor(url).fetch) };
-  const streamable = (): Transport => new sdk.StreamableHTTPClientTransport(url, { requestInit, ...proxied });
-  const sse = (): Transport => new sdk.SSEClientTransport(url, { requestInit, ...proxied });
-  if (config.type === 'sse' || (config.type === undefined && options.preferred === 'sse')) {
-    const transport = sse();
-    return { client: await connect(options, transport), transport, kind: 'sse' };
-  }
-  const transport = streamable();
+  const base = withTraceHeaders(fetchFor(url).fetch);
+  const auth = options.auth;
+  const fetchFn = auth ? withAuthorization(base, url, auth.provider) : base;
+  const authProvider = auth ? { authProvider: auth.provider } : {};
+  const streamable = (): Transport => new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: fetchFn, ...authProvider });
+  const sse = (): Transport => new sdk.SSEClientTransport(url, { requestInit, fetch: fetchFn, ...authProvider });
+  // A server that asked for a login: wait for the person's code, exchange it, connect again.
+  const withLogin = async (make: () => Transport, kind: McpTransportKind): Promise<OpenedClient> => {
+    try {
+      const transport = make();
+      return { client: await connect(options, transport), transport, kind, fetchFn };
+    } catch (error) {
+      if (!auth || !(error instanceof auth.sdk.UnauthorizedError) || !auth.provider.awaitingCode) throw error;
+      await auth.provider.finishLogin(fetchFn, options.signal);
+      const transport = make();
+      return { client: await connect(options, transport), transport, kind, fetchFn };
+    }
+  };
+  if (config.type === 'sse' || (config.type === undefined && options.preferred === 'sse')) return withLogin(sse, 'sse');
   try {
-    return { client: await connect(options, transport), transport, kind: 'http' };
+    return await withLogin(streamable, 'http');
   } catch (error) {
     if (config.type === 'http' || !answersLikeLegacySse(error, sdk) || options.signal.aborted) throw error;
   }
-  const legacy = sse();
-  return { client: await connect(options, legacy), transport: legacy, kind: 'sse' };
+  return withLogin(sse, 'sse');
+}
+
+/**
+ * `fetch` for a server with OAuth: tokens about to expire are refreshed before the request
+ * to the MCP endpoint, and a `403 insufficient_scope` answer is counted as a step-up (the
+ * SDK then authorizes again with the scope asked for; the provider bounds how often).
+ * Requests elsewhere (discovery, the authorization server) pass untouched.
+ */
+function withAuthorization(base: FetchLike, server: URL, provider: ReinOAuthProvider): FetchLike {
+  const endpoint = `${server.origin}${server.pathname}`;
+  return async (input, init) => {
+    const target = new URL(String(input instanceof Request ? input.url : input));
+    if (`${target.origin}${target.pathname}` !== endpoint) return base(input, init);
+    let sent = init;
+    const headers = new Headers(init?.headers);
+    let token: string | undefined;
+    if (headers.has('authorization')) {
+      await provider.refreshIfExpiring(base);
+      token = provider.tokens()?.access_token;
+      if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+      sent = { ...init, headers };
+    }
+    let response = await base(input, sent);
+    // Refused with a token: retry once with a refreshed one (shared by concurrent requests);
+    // if there is none, the SDK sees the 401 and authorizes from the start.
+    if (response.status === 401 && token !== undefined && typeof init?.body !== 'object') {
+      const fresh = await provider.tokenAfter401(token, base);
+      if (fresh !== undefined) {
+        await response.body?.cancel();
+        headers.set('authorization', `Bearer ${fresh}`);
+        response = await base(input, { ...init, headers });
+      }
+    }
+    if (response.status === 403) {
+      const challenge = response.headers.get('www-authenticate') ?? '';
+      if (/error="?insufficient_scope/.test(challenge)) provider.stepUp(/scope="([^"]*)"/.exec(challenge)?.[1]);
+    } else if (response.ok) {
+      provider.succeeded();
+    }
+    return response;
+  };
 }
 
 /**
@@ -129,7 +188,7 @@ function fetchFor(url: URL): { fetch?: FetchLike } {
 }
 
 async function connect(options: OpenClientOptions, transport: Transport): Promise<Client> {
-  const client = new options.sdk.Client(options.clientInfo, { capabilities: {} });
+  const client = new options.sdk.Client(options.clientInfo, { capabilities: options.capabilities });
   options.prepare(client);
   try {
     await untilAborted(client.connect(transport, { signal: options.signal, timeout: options.timeoutMs }), options.signal);

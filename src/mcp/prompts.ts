@@ -7,6 +7,7 @@ import { ReinError } from '../errors.js';
 import type { ImageContent, TextContent } from '../model/types.js';
 import type { ServerConnection } from './connection.js';
 import { contentToParts } from './content.js';
+import { allPages } from './pages.js';
 import type { McpPromptInfo } from './types.js';
 
 /** A prompt fetched from its server, ready to send. */
@@ -30,7 +31,6 @@ export interface PromptCommand {
 }
 
 const COMMAND = /^\/([A-Za-z0-9][A-Za-z0-9_.-]*):(\S+)(?:\s+([\s\S]*))?$/;
-const MAX_PAGES = 20;
 
 /** Parses `/server:prompt args`; anything else (`/help`, plain text) is `undefined`. */
 export function parsePromptCommand(text: string): PromptCommand | undefined {
@@ -54,22 +54,19 @@ export async function listPrompts(connections: readonly ServerConnection[], onEr
 
 /** Every prompt of one server; throws what the request threw. */
 async function promptsOf(c: ServerConnection): Promise<McpPromptInfo[]> {
+  const listed = await allPages('prompts/list', async (cursor) => {
+    const result = await c.request('prompts/list', c.timeoutMs, { mutating: false }, (client) => client.listPrompts(cursor === undefined ? undefined : { cursor }, { timeout: c.timeoutMs }));
+    return { items: result.prompts, nextCursor: result.nextCursor };
+  });
   const prompts: McpPromptInfo[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const params = cursor === undefined ? undefined : { cursor };
-    const result = await c.request('prompts/list', c.timeoutMs, { mutating: false }, (client) => client.listPrompts(params, { timeout: c.timeoutMs }));
-    for (const p of result.prompts) {
-      const info: McpPromptInfo = {
-        server: c.name,
-        name: p.name,
-        arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: a.required === true, ...(a.description ? { description: a.description } : {}) })),
-      };
-      if (p.description) info.description = p.description;
-      prompts.push(info);
-    }
-    cursor = result.nextCursor;
-    if (cursor === undefined) break;
+  for (const p of listed) {
+    const info: McpPromptInfo = {
+      server: c.name,
+      name: p.name,
+      arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: a.required === true, ...(a.description ? { description: a.description } : {}) })),
+    };
+    if (p.description) info.description = p.description;
+    prompts.push(info);
   }
   return prompts;
 }

@@ -8,6 +8,7 @@ import type { Tool } from '../tools/types.js';
 import type { ServerConnection } from './connection.js';
 import { resourceToParts } from './content.js';
 import { messageOf } from './failures.js';
+import { allPages, PageError } from './pages.js';
 import type { McpResourceInfo, McpResourceTemplateInfo } from './types.js';
 
 /** Everything `listResources` found, and which servers could not answer. */
@@ -24,43 +25,62 @@ export interface ResourceContents {
   raw: unknown;
 }
 
-const MAX_PAGES = 20;
+/** JSON-RPC "method not found": a server with resources but no templates may answer it. */
+const METHOD_NOT_FOUND = -32601;
 
-/** Lists resources and templates of the given connections (every page), in parallel. */
+/**
+ * Lists resources and templates of the given connections (every page of both), in
+ * parallel. A server that fails is named in `errors` with what failed; what it listed
+ * before the failure (earlier pages, or its resources when only templates failed) is kept.
+ */
 export async function listResources(connections: readonly ServerConnection[], signal?: AbortSignal): Promise<ResourceListing> {
   const listing: ResourceListing = { resources: [], templates: [], errors: [] };
   const options = { mutating: false, ...(signal ? { signal } : {}) };
-  const results = await Promise.allSettled(
+  const timeout = (c: ServerConnection) => ({ timeout: c.timeoutMs, ...(signal ? { signal } : {}) });
+  await Promise.all(
     connections.map(async (c) => {
-      const resources: McpResourceInfo[] = [];
-      const templates: McpResourceTemplateInfo[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const params = cursor === undefined ? undefined : { cursor };
-        const result = await c.request('resources/list', c.timeoutMs, options, (client) => client.listResources(params, { timeout: c.timeoutMs, ...(signal ? { signal } : {}) }));
-        for (const r of result.resources) resources.push(info(c.name, r, { uri: r.uri }));
-        cursor = result.nextCursor;
-        if (cursor === undefined) break;
-      }
-      // Templates are optional in practice: a server without them answers "method not found".
+      const report = (what: string, error: unknown): void => {
+        listing.errors.push(`${c.name}: ${what}${messageOf(error)}`);
+      };
       try {
-        const result = await c.request('resources/templates/list', c.timeoutMs, options, (client) => client.listResourceTemplates(undefined, { timeout: c.timeoutMs, ...(signal ? { signal } : {}) }));
-        for (const t of result.resourceTemplates) templates.push(info(c.name, t, { uriTemplate: t.uriTemplate }));
-      } catch {
-        // no templates
+        const resources = await allPages('resources/list', async (cursor) => {
+          const result = await c.request('resources/list', c.timeoutMs, options, (client) => client.listResources(cursor === undefined ? undefined : { cursor }, timeout(c)));
+          return { items: result.resources, nextCursor: result.nextCursor };
+        });
+        for (const r of resources) listing.resources.push(info(c.name, r, { uri: r.uri }));
+      } catch (error) {
+        for (const r of partialOf<{ uri: string; name: string }>(error)) listing.resources.push(info(c.name, r, { uri: r.uri }));
+        report(error instanceof PageError ? '' : 'resources/list failed: ', error);
+        return;
       }
-      return { resources, templates };
+      try {
+        const templates = await allPages('resources/templates/list', async (cursor) => {
+          const result = await c.request('resources/templates/list', c.timeoutMs, options, (client) =>
+            client.listResourceTemplates(cursor === undefined ? undefined : { cursor }, timeout(c)),
+          );
+          return { items: result.resourceTemplates, nextCursor: result.nextCursor };
+        });
+        for (const t of templates) listing.templates.push(info(c.name, t, { uriTemplate: t.uriTemplate }));
+      } catch (error) {
+        // Templates are optional: a server without them may answer "method not found" to the
+        // first page. Anything else (a later page failing, a timeout) is reported.
+        if (!(error instanceof PageError) && rpcCode(error) === METHOD_NOT_FOUND) return;
+        for (const t of partialOf<{ uriTemplate: string; name: string }>(error)) listing.templates.push(info(c.name, t, { uriTemplate: t.uriTemplate }));
+        report(error instanceof PageError ? '' : 'resources/templates/list failed: ', error);
+      }
     }),
   );
-  results.forEach((result, i) => {
-    if (result.status === 'fulfilled') {
-      listing.resources.push(...result.value.resources);
-      listing.templates.push(...result.value.templates);
-    } else {
-      listing.errors.push(`${connections[i]?.name ?? '?'}: ${messageOf(result.reason)}`);
-    }
-  });
   return listing;
+}
+
+/** The JSON-RPC code of a server's error answer (kept as the cause of rein's error). */
+function rpcCode(error: unknown): unknown {
+  const cause = (error as { cause?: unknown }).cause;
+  return (cause as { code?: unknown } | undefined)?.code;
+}
+
+function partialOf<T>(error: unknown): T[] {
+  return error instanceof PageError ? (error.partial as T[]) : [];
 }
 
 /** Reads one resource of a connection, as parts a model can read. */

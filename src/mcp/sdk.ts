@@ -19,6 +19,14 @@ export interface Sdk {
   McpError: typeof import('@modelcontextprotocol/sdk/types.js').McpError;
   ToolListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ToolListChangedNotificationSchema;
   ProgressNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ProgressNotificationSchema;
+  LoggingMessageNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').LoggingMessageNotificationSchema;
+  ResourceUpdatedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ResourceUpdatedNotificationSchema;
+  ResourceListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ResourceListChangedNotificationSchema;
+  PromptListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').PromptListChangedNotificationSchema;
+  ListRootsRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ListRootsRequestSchema;
+  ElicitRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ElicitRequestSchema;
+  CreateMessageRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').CreateMessageRequestSchema;
+  ElicitationCompleteNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ElicitationCompleteNotificationSchema;
   framing: StdioFraming;
 }
 
@@ -41,6 +49,14 @@ export function loadSdk(): Promise<Sdk> {
     McpError: types.McpError,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     ProgressNotificationSchema: types.ProgressNotificationSchema,
+    LoggingMessageNotificationSchema: types.LoggingMessageNotificationSchema,
+    ResourceUpdatedNotificationSchema: types.ResourceUpdatedNotificationSchema,
+    ResourceListChangedNotificationSchema: types.ResourceListChangedNotificationSchema,
+    PromptListChangedNotificationSchema: types.PromptListChangedNotificationSchema,
+    ListRootsRequestSchema: types.ListRootsRequestSchema,
+    ElicitRequestSchema: types.ElicitRequestSchema,
+    CreateMessageRequestSchema: types.CreateMessageRequestSchema,
+    ElicitationCompleteNotificationSchema: types.ElicitationCompleteNotificationSchema,
     framing: { ReadBuffer: stdio.ReadBuffer, serializeMessage: stdio.serializeMessage },
   }), (error: unknown) => {
     // Not cached: a package installed later in a long-lived process is found on the next try.
@@ -48,4 +64,15 @@ export function loadSdk(): Promise<Sdk> {
     throw asMissing(error, [SDK_PACKAGE], 'MCP support');
   });
   return loading;
+}
+
+/** The SDK's OAuth client (`auth()` and its errors), loaded when a server first asks for authorization. */
+export type AuthSdk = typeof import('@modelcontextprotocol/sdk/client/auth.js');
+
+let loadingAuth: Promise<AuthSdk> | undefined;
+
+/** Loads the SDK's OAuth client once. */
+export function loadAuthSdk(): Promise<AuthSdk> {
+  loadingAuth ??= import('@modelcontextprotocol/sdk/client/auth.js');
+  return loadingAuth;
 }

@@ -24,6 +24,12 @@ export class ServerLog {
     this.sink({ server: this.server, level: 'info', kind: 'stderr', message: line });
   }
 
+  /** A log message the server sent over MCP (`notifications/message`). */
+  serverMessage(level: McpLogEntry['level'], message: string): void {
+    if (level !== 'debug') push(this.recent, message, 50);
+    this.sink({ server: this.server, level, kind: 'server', message });
+  }
+
   /** Something rein noticed; `debug` notes go to the sink only. */
   note(level: McpLogEntry['level'], message: string): void {
     if (level !== 'debug') push(this.recent, `[rein] ${message}`, 50);

@@ -7,6 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { isRecord } from '../model/json.js';
 import type { JsonSchema } from '../model/types.js';
 import { loadPicomatch } from '../workspace/patterns.js';
+import { allPages } from './pages.js';
 import { prepareInputSchema, type PreparedSchema } from './schema.js';
 import type { McpServerConfig } from './types.js';
 
@@ -27,9 +28,6 @@ export interface ServerTool {
  * compiled for it.
  */
 export type PreparedSchemas = Map<string, PreparedSchema>;
-
-/** Safety net against a server whose cursor never ends. */
-const MAX_PAGES = 100;
 
 /**
  * Accepts any result: the SDK's own `tools/list` schema rejects the whole list when one
@@ -74,28 +72,33 @@ export async function fetchServerTools(
 ): Promise<ServerTool[]> {
   const tools: ServerTool[] = [];
   const kept: PreparedSchemas = new Map();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
+  const listed = await allPages('tools/list', async (cursor) => {
     const params = cursor === undefined ? {} : { cursor };
     const result = (await client.request({ method: 'tools/list', params }, ANY_RESULT, request)) as { tools?: unknown; nextCursor?: unknown };
-    for (const tool of readTools(result.tools, note)) {
-      if (!allowed(tool.name)) continue;
-      if (tool.execution?.taskSupport === 'required') {
-        note(`tool "${tool.name}" runs only as an MCP task, which rein does not use: left out`);
-        continue;
-      }
-      const key = `${tool.name}\n${JSON.stringify(tool.inputSchema ?? null)}`;
-      const prepared = schemas.get(key) ?? (await prepareInputSchema(tool.inputSchema));
-      kept.set(key, prepared);
-      if (prepared.warning) note(`tool "${tool.name}": ${prepared.warning}`);
-      const entry: ServerTool = { name: tool.name, parameters: prepared.schema };
-      if (typeof tool.title === 'string') entry.title = tool.title;
-      if (typeof tool.description === 'string') entry.description = tool.description;
-      if (isRecord(tool.annotations)) entry.annotations = tool.annotations as NonNullable<ServerTool['annotations']>;
-      tools.push(entry);
+    return { items: readTools(result.tools, note), nextCursor: typeof result.nextCursor === 'string' ? result.nextCursor : undefined };
+  });
+  const seen = new Set<string>();
+  for (const tool of listed) {
+    // A name repeated across pages is the same mistake as one repeated within a page.
+    if (seen.has(tool.name)) {
+      note(`tools/list has "${tool.name}" twice: the first one is used`);
+      continue;
     }
-    cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
-    if (cursor === undefined) break;
+    seen.add(tool.name);
+    if (!allowed(tool.name)) continue;
+    if (tool.execution?.taskSupport === 'required') {
+      note(`tool "${tool.name}" runs only as an MCP task, which rein does not use: left out`);
+      continue;
+    }
+    const key = `${tool.name}\n${JSON.stringify(tool.inputSchema ?? null)}`;
+    const prepared = schemas.get(key) ?? (await prepareInputSchema(tool.inputSchema));
+    kept.set(key, prepared);
+    if (prepared.warning) note(`tool "${tool.name}": ${prepared.warning}`);
+    const entry: ServerTool = { name: tool.name, parameters: prepared.schema };
+    if (typeof tool.title === 'string') entry.title = tool.title;
+    if (typeof tool.description === 'string') entry.description = tool.description;
+    if (isRecord(tool.annotations)) entry.annotations = tool.annotations as NonNullable<ServerTool['annotations']>;
+    tools.push(entry);
   }
   // Only what this list uses stays: a server that renames tools must not grow the cache.
   schemas.clear();

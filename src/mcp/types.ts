@@ -23,6 +23,16 @@ export interface McpServerCommon {
   toolPrefix?: string;
   /** Free text for people reading the file; ignored. */
   description?: string;
+  /** The level asked of the server with `logging/setLevel` after connecting (servers that log). */
+  logLevel?: McpLogLevel;
+  /**
+   * The roots announced to this server (folders, relative to the config file's folder), or
+   * `false` to announce none (no roots capability: a server such as server-filesystem then
+   * keeps the folders of its arguments). Default: the host's roots (the workspace).
+   */
+  roots?: string[] | false;
+  /** Resource URIs to subscribe to after connecting (`resources/subscribe`); updates arrive as `mcp_resource_updated` events. */
+  subscribe?: string[];
 }
 
 /** A server rein starts as a child process and talks to over its stdin and stdout. */
@@ -42,7 +52,112 @@ export interface McpHttpServerConfig extends McpServerCommon {
   type?: 'http' | 'sse';
   url: string;
   headers?: Record<string, string>;
+  /** OAuth for a server that answers 401 (see docs/mcp.md, "Authorization"). */
+  auth?: McpAuthConfig;
 }
+
+/**
+ * How rein authorizes with an OAuth-protected server. Without it a server that answers 401
+ * is still authorized (discovery, dynamic registration, authorization code with PKCE);
+ * with it the client is pre-registered, identified by a metadata document, or a machine.
+ */
+export interface McpAuthConfig {
+  /** A pre-registered client id (no registration is made). */
+  clientId?: string;
+  /** Its secret, for a confidential client. */
+  clientSecret?: string;
+  /** Scopes to ask for when the server names none. */
+  scope?: string;
+  /** `authorization_code` (default: a person logs in) or `client_credentials` (machine to machine). */
+  grant?: 'authorization_code' | 'client_credentials';
+  /** PKCS#8 PEM key: client credentials authenticate with a signed JWT (`private_key_jwt`) instead of a secret. */
+  privateKeyPem?: string;
+  /** The JWT's algorithm (default `RS256`). */
+  signingAlgorithm?: string;
+  /** An HTTPS URL of a Client ID Metadata Document, used as the client id where the server supports it. */
+  clientMetadataUrl?: string;
+}
+
+/** The levels of MCP logging (RFC 5424 severities), least severe first. */
+export type McpLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
+/** What a server asked the person through `elicitation/create`. */
+export interface McpElicitRequest {
+  server: string;
+  /** `form`: answer fields of `requestedSchema`; `url`: open `url` (nothing is sent back but the action). */
+  mode: 'form' | 'url';
+  message: string;
+  /** For `form`: a flat object schema of primitive fields (defaults already in `defaults`). */
+  requestedSchema?: { type: 'object'; properties: Record<string, Record<string, unknown>>; required?: string[] };
+  /** For `form`: each field's `default` from the schema. */
+  defaults?: Record<string, unknown>;
+  /** For `url`: what to open, and the server's id for this elicitation. */
+  url?: string;
+  elicitationId?: string;
+  /** Aborted when the server cancels the request or the host closes. */
+  signal: AbortSignal;
+}
+
+/** The answer to an elicitation. */
+export interface McpElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  /** For an accepted form: the field values (checked against the schema, defaults filled in). */
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+/** A `sampling/createMessage` request of a server, as the `sample` hook receives it. */
+export interface McpSamplingRequest {
+  server: string;
+  /** The request's params as the server sent them (`messages`, `systemPrompt`, `maxTokens`, `modelPreferences`…). */
+  params: {
+    messages: Array<{ role: 'user' | 'assistant'; content: unknown }>;
+    systemPrompt?: string;
+    maxTokens: number;
+    temperature?: number;
+    stopSequences?: string[];
+    modelPreferences?: unknown;
+    includeContext?: string;
+    [key: string]: unknown;
+  };
+  signal: AbortSignal;
+}
+
+/** The answer to a sampling request (the MCP `CreateMessageResult`). */
+export interface McpSamplingResult {
+  role: 'assistant';
+  content: { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
+  model: string;
+  stopReason?: string;
+}
+
+/** A workspace root announced to servers (`roots/list`). */
+export interface McpRoot {
+  /** A `file://` URI. */
+  uri: string;
+  name?: string;
+}
+
+/**
+ * What the host reports besides tools: servers' log messages, list changes, resource
+ * updates, authorization, elicitations and sampling. Never carries a token.
+ */
+export type McpEvent =
+  | { type: 'mcp_log'; server: string; level: McpLogLevel; logger?: string; data: unknown }
+  | { type: 'mcp_list_changed'; server: string; list: 'tools' | 'prompts' | 'resources' }
+  | { type: 'mcp_resource_updated'; server: string; uri: string }
+  | { type: 'mcp_auth'; server: string; status: 'needs_login' | 'authorized' | 'refreshed' | 'step_up' | 'failed'; scope?: string; message?: string }
+  | { type: 'mcp_elicitation'; server: string; mode: 'form' | 'url'; message: string; action: McpElicitResult['action'] | 'error'; url?: string }
+  | { type: 'mcp_elicitation_complete'; server: string; elicitationId: string }
+  | {
+      type: 'mcp_sampling';
+      server: string;
+      /** `allow`: answered; `deny`: refused by the policy or a person; `error`: the model failed. */
+      decision: 'allow' | 'deny' | 'error';
+      model?: string;
+      usage?: { input: number; output: number; cost?: number };
+      stopReason?: string;
+      reason?: string;
+    };
 
 /** One entry of `mcpServers`. */
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
@@ -98,14 +213,16 @@ export interface McpServerStatus {
   source?: string;
   /** The last lines the server wrote to stderr (stdio) or rein logged about it. */
   recentLog: string[];
+  /** The server asked for OAuth and holds no usable token: `rein mcp login <name>`. */
+  needsLogin?: boolean;
 }
 
 /** One line of the host's log: connection changes, reconnects, and stdio servers' stderr. */
 export interface McpLogEntry {
   server: string;
   level: 'debug' | 'info' | 'warn' | 'error';
-  /** `stderr` for lines the server itself wrote. */
-  kind: 'event' | 'stderr';
+  /** `stderr` for lines the server itself wrote; `server` for its MCP log messages (`notifications/message`). */
+  kind: 'event' | 'stderr' | 'server';
   message: string;
 }
 

@@ -154,7 +154,8 @@ export class ResponseParser {
       case 'chunk-size': {
         const eol = buf.indexOf(LF, at);
         if (eol < 0) return -1;
-        const size = chunkSize(buf, at, eol);
+        if (eol === at || buf[eol - 1] !== CR) throw new HttpParseError('a chunk-size line ends in a bare LF (it must end in CRLF)');
+        const size = chunkSize(buf, at, eol - 1);
         if (size === 0) this.state = 'trailers';
         else {
           this.remaining = size;
@@ -165,11 +166,9 @@ export class ResponseParser {
       case 'chunk-data':
         return this.take(buf, at, 'chunk-end');
       case 'chunk-end': {
-        // The CRLF after a chunk's data (a bare LF is tolerated, as by most parsers).
-        if (buf[at] === LF) {
-          this.state = 'chunk-size';
-          return at + 1;
-        }
+        // The CRLF after a chunk's data; a bare LF is refused, as llhttp does (a proxy that
+        // reads it otherwise would frame the rest differently).
+        if (buf[at] === LF) throw new HttpParseError('a chunk\'s data ends in a bare LF (it must end in CRLF)');
         if (buf[at] !== CR) throw new HttpParseError('a chunk is longer than its size says');
         if (at + 1 >= buf.length) return -1;
         if (buf[at + 1] !== LF) throw new HttpParseError('a chunk is longer than its size says');
@@ -180,7 +179,9 @@ export class ResponseParser {
         // Trailer fields end with an empty line; rein has no use for them.
         const eol = buf.indexOf(LF, at);
         if (eol < 0) return -1;
-        if (eol === at || (eol === at + 1 && buf[at] === CR)) this.state = 'done';
+        if (eol === at || buf[eol - 1] !== CR) throw new HttpParseError('a trailer line ends in a bare LF (it must end in CRLF)');
+        if (eol === at + 1) this.state = 'done';
+        else checkFieldLine(buf.toString('latin1', at, eol - 1));
         return eol + 1;
       }
       default:
@@ -211,40 +212,31 @@ export class ResponseParser {
     const text = buf.toString('latin1', at, headTextEnd);
     let eol = text.indexOf('\n');
     if (eol < 0) eol = text.length;
-    const statusLine = text.charCodeAt(eol - 1) === CR ? text.slice(0, eol - 1) : text.slice(0, eol);
+    const statusLine = text.slice(0, eol - 1);
     const match = STATUS_LINE.exec(statusLine) as RegExpExecArray; // checked by checkStatusLine
     this.statusLineValid = false; // the next head (after an interim one) is checked again
     const status = Number(match[2]);
     const version = `1.${match[1]}`;
     const headers: Record<string, string> = {};
-    let last: string | undefined;
+    // Strict as llhttp (RFC 9112 §2.2, §5): every line ends in CRLF, no obs-fold, no space
+    // before a colon, no bare CR or other control byte in a value. A gateway that reads such
+    // a head another way frames the response differently: the connection cannot be trusted.
     for (let from = eol + 1; from < text.length; from = eol + 1) {
       eol = text.indexOf('\n', from);
       if (eol < 0) eol = text.length;
-      const line = text.slice(from, text.charCodeAt(eol - 1) === CR ? eol - 1 : eol);
-      if (line === '') continue;
+      const line = text.slice(from, eol - 1);
       const first = line.charCodeAt(0);
-      if (first === 32 || first === 9) {
-        // obs-fold: a continuation of the previous field (RFC 9112 §5.2: replace with a space).
-        if (last === undefined) throw new HttpParseError('a header continuation line with no header before it');
-        headers[last] = `${headers[last]} ${line.trim()}`;
-        continue;
-      }
+      if (first === 32 || first === 9) throw new HttpParseError(`a header line that begins with whitespace (obs-fold, refused by RFC 9112 §5.2 in a response): ${JSON.stringify(line.slice(0, 80))}`);
       const colon = line.indexOf(':');
-      // Whitespace between the name and the colon is dropped, as curl and browsers do (RFC
-      // 9112 §5.1 has proxies remove it): a broken proxy's `X-Bad : yes` is no reason to fail.
-      let nameEnd = colon;
-      while (nameEnd > 0 && (line.charCodeAt(nameEnd - 1) === 32 || line.charCodeAt(nameEnd - 1) === 9)) nameEnd--;
-      if (nameEnd <= 0) throw new HttpParseError(`a header line without a name: ${JSON.stringify(line.slice(0, 80))}`);
-      const name = line.slice(0, nameEnd).toLowerCase();
-      if (!TOKEN.test(name)) throw new HttpParseError(`an invalid header name: ${JSON.stringify(name.slice(0, 80))}`);
-      const value = line.slice(colon + 1).trim();
+      if (colon <= 0) throw new HttpParseError(`a header line without a name and a colon: ${JSON.stringify(line.slice(0, 80))}`);
+      const name = line.slice(0, colon).toLowerCase();
+      if (!TOKEN.test(name)) throw new HttpParseError(`an invalid header name (whitespace or another byte a name cannot hold): ${JSON.stringify(name.slice(0, 80))}`);
+      const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
+      if (FIELD_VALUE_CONTROL.test(value)) throw new HttpParseError(`a control byte (CR, NUL, …) in the value of ${name}`);
       const before = headers[name];
       if (before === undefined) headers[name] = value;
-      else if (name === 'content-length') {
-        if (before !== value) throw new HttpParseError('two different Content-Length headers');
-      } else headers[name] = `${before}, ${value}`;
-      last = name;
+      else if (name === 'content-length') throw new HttpParseError('Content-Length sent twice');
+      else headers[name] = `${before}, ${value}`;
     }
     if (status >= 100 && status < 200) {
       // 100 Continue, 103 Early Hints, …: an interim response; the real one follows.
@@ -269,6 +261,7 @@ export class ResponseParser {
     }
     const end = eol > at && buf[eol - 1] === CR ? eol - 1 : eol;
     if (end - at > MAX_STATUS_LINE_BYTES || !STATUS_LINE.test(buf.toString('latin1', at, end))) throw notHttp(buf, at);
+    if (end === eol) throw new HttpParseError('the status line ends in a bare LF (it must end in CRLF)');
     this.statusLineValid = true;
   }
 
@@ -282,7 +275,12 @@ export class ResponseParser {
     }
     const transfer = headers['transfer-encoding'];
     if (transfer !== undefined) {
-      if (/(?:^|,)\s*chunked\s*$/i.test(transfer)) this.state = 'chunk-size';
+      // Both framings at once is the classic desync (RFC 9112 §6.1): refused, never guessed.
+      if (headers['content-length'] !== undefined) throw new HttpParseError('both Transfer-Encoding and Content-Length');
+      const codings = transfer.toLowerCase().split(',').map((c) => c.trim());
+      if (codings.some((c) => c === '')) throw new HttpParseError(`an empty transfer coding in Transfer-Encoding: ${JSON.stringify(transfer.slice(0, 40))}`);
+      if (codings.filter((c) => c === 'chunked').length > 1) throw new HttpParseError('chunked twice in Transfer-Encoding');
+      if (codings[codings.length - 1] === 'chunked') this.state = 'chunk-size';
       else {
         this.state = 'until-close';
         this.keepAlive = false;
@@ -353,32 +351,86 @@ let headTextEnd = 0;
  */
 function headEnd(buf: Buffer, at: number): number {
   for (let i = buf.indexOf(LF, at); i >= 0; i = buf.indexOf(LF, i + 1)) {
-    const blank = buf[i + 1] === LF ? i + 2 : buf[i + 1] === CR && buf[i + 2] === LF ? i + 3 : -1;
-    if (blank >= 0) {
-      headTextEnd = i > at && buf[i - 1] === CR ? i - 1 : i;
-      return blank;
+    if (i === at || buf[i - 1] !== CR) throw new HttpParseError('a line of the response head ends in a bare LF (it must end in CRLF)');
+    if (buf[i + 1] === CR) {
+      if (i + 2 >= buf.length) return -1;
+      if (buf[i + 2] !== LF) throw new HttpParseError('a bare CR in the response head');
+      headTextEnd = i;
+      return i + 3;
     }
   }
   return -1;
 }
 
-/** The size on a chunk-size line (hex, optional `;extensions`), from `at` to the LF at `eol`. */
-function chunkSize(buf: Buffer, at: number, eol: number): number {
+/** Bytes a field value may not hold (RFC 9110 §5.5): controls other than HTAB, and DEL. */
+const FIELD_VALUE_CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+
+/** A trailer line, checked as a header line is (its content is not used). */
+function checkFieldLine(line: string): void {
+  const colon = line.indexOf(':');
+  if (colon <= 0 || !TOKEN.test(line.slice(0, colon).toLowerCase()) || FIELD_VALUE_CONTROL.test(line.slice(colon + 1))) {
+    throw new HttpParseError(`an invalid trailer line: ${JSON.stringify(line.slice(0, 80))}`);
+  }
+}
+
+/**
+ * The size on a chunk-size line (hex, then `;name[=token|"quoted"]` extensions, which are
+ * ignored), from `at` to `end` (the CR). Anything else — a space after the size, an
+ * extension without a name, a bare CR — is refused, as llhttp does.
+ */
+function chunkSize(buf: Buffer, at: number, end: number): number {
   let size = 0;
   let digits = 0;
   let i = at;
-  for (; i < eol; i++) {
+  const invalid = (what: string) => new HttpParseError(`${what} in the chunk-size line ${JSON.stringify(buf.toString('latin1', at, Math.min(end, at + 40)))}`);
+  for (; i < end; i++) {
     const c = buf[i] as number;
     const v = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
     if (v < 0) break;
     size = size * 16 + v;
     if (++digits > 12) throw new HttpParseError('a chunk size too large');
   }
-  if (digits === 0) throw new HttpParseError(`an invalid chunk size line: ${JSON.stringify(buf.toString('latin1', at, Math.min(eol, at + 40)))}`);
-  for (; i < eol; i++) {
-    const c = buf[i] as number;
-    if (c === 59) break; // `;` chunk extensions, ignored
-    if (c !== 32 && c !== 9 && c !== CR) throw new HttpParseError(`an invalid chunk size line: ${JSON.stringify(buf.toString('latin1', at, Math.min(eol, at + 40)))}`);
+  if (digits === 0) throw invalid('no size');
+  // BWS (RFC 9112 §7.1.1) is allowed around `;` and `=` between extensions, never at the end.
+  const skipBws = (): void => {
+    while (i < end && (buf[i] === 32 || buf[i] === 9)) i++;
+  };
+  while (i < end) {
+    if (digits > 0 && i > at && (buf[i] === 32 || buf[i] === 9)) {
+      skipBws();
+      if (i >= end) throw invalid('whitespace at the end');
+    }
+    if (buf[i] !== 59) throw invalid('an invalid character after the size');
+    i++;
+    skipBws();
+    const nameStart = i;
+    while (i < end && isTokenByte(buf[i] as number)) i++;
+    if (i === nameStart) throw invalid('a chunk extension without a name');
+    const afterName = i;
+    skipBws();
+    if (i < end && buf[i] !== 61) i = afterName;
+    if (i < end && buf[i] === 61) {
+      i++;
+      skipBws();
+      if (buf[i] === 34) {
+        // A quoted-string: `\` escapes the next byte; it must close before the line ends.
+        for (i++; i < end && buf[i] !== 34; i++) if (buf[i] === 92) i++;
+        if (i >= end) throw invalid('an unclosed quoted chunk extension value');
+        i++;
+      } else {
+        const valueStart = i;
+        while (i < end && isTokenByte(buf[i] as number)) i++;
+        if (i === valueStart) throw invalid('an empty chunk extension value');
+      }
+    }
   }
   return size;
 }
+
+function isTokenByte(c: number): boolean {
+  return c < 128 && TOKEN_BYTES[c] === 1;
+}
+
+/** tchar (RFC 9110 §5.6.2), by byte. */
+const TOKEN_BYTES = new Uint8Array(128);
+for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") TOKEN_BYTES[c.charCodeAt(0)] = 1;

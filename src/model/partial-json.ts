@@ -5,6 +5,7 @@
  * containers and the token in progress, so a whole argument string costs O(length) however
  * it is split (re-parsing the buffer on every delta would be O(n²) on long arguments).
  */
+import { MAX_ARGUMENT_DEPTH } from './json-limits.js';
 
 type Container = Record<string, unknown> | unknown[];
 
@@ -183,6 +184,12 @@ export class PartialJsonParser {
 
   private startValue(c: number): void {
     if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      // Past the argument depth limit the call is refused anyway; stopping here keeps the
+      // copy-on-write path (recursive in depth) and whoever reads `value` off deep input.
+      if (this.stack.length >= MAX_ARGUMENT_DEPTH) {
+        this.state = State.Failed;
+        return;
+      }
       const isArray = c === 0x5b;
       const container: Container = isArray ? [] : {};
       const parent = this.stack[this.stack.length - 1];

@@ -23,8 +23,14 @@ export interface CommandAnalysis {
   hidden: string[];
   /** Why no pattern rule may allow this line, when something in it forbids it. */
   unsafe?: string;
-  /** True when commands are nested too deeply to read them all: deny rules cannot be checked. */
-  opaque?: boolean;
+  /**
+   * Why the line cannot be read as literal commands at all, so that no rule can be checked
+   * against it: a `$`-expansion, substitution or glob in command position, `eval`, `exec`,
+   * `source`, `coproc`, `alias`, a function definition, a shell or an interpreter given
+   * code, commands nested too deeply. Such a line asks, and in `yolo` a deny rule of the
+   * tool refuses it.
+   */
+  opaque?: string;
 }
 
 /** Redirection targets that write no file. */
@@ -49,18 +55,23 @@ function markUnsafe(analysis: CommandAnalysis, why: string): void {
   analysis.unsafe ??= why;
 }
 
+/** What cannot be read is never allowed by a pattern either. */
+export function markOpaque(analysis: CommandAnalysis, why: string): void {
+  analysis.opaque ??= why;
+  markUnsafe(analysis, why);
+}
+
 /** Adds a nested command line (a substitution's body, an `sh -c` string) to what deny rules see. */
 function nested(body: string, analysis: CommandAnalysis, depth: number): void {
   if (depth >= MAX_DEPTH) {
-    markUnsafe(analysis, 'commands nested too deeply');
-    analysis.opaque = true;
+    markOpaque(analysis, 'commands nested too deeply');
     return;
   }
   const inner: CommandAnalysis = { parts: [], hidden: [] };
   scan(body, inner, depth + 1);
   analysis.hidden.push(...inner.parts, ...inner.hidden);
+  if (inner.opaque) markOpaque(analysis, inner.opaque);
   if (inner.unsafe) markUnsafe(analysis, inner.unsafe);
-  if (inner.opaque) analysis.opaque = true;
 }
 
 /** Index just past the `)` closing a `(` opened before `from`, skipping quotes; `text.length` when unclosed. */
@@ -70,10 +81,13 @@ function closingParen(text: string, from: number): number {
   for (let i = from; i < text.length; i++) {
     const c = text[i];
     if (quote) {
-      if (c === '\\' && quote === '"') i++;
-      else if (c === quote) quote = '';
+      if (c === '\\' && (quote === '"' || quote === '$')) i++;
+      else if (c === quote || (quote === '$' && c === "'")) quote = '';
     } else if (c === '\\') i++;
-    else if (c === '"' || c === "'") quote = c;
+    else if (c === '$' && text[i + 1] === "'") {
+      quote = '$';
+      i++;
+    } else if (c === '"' || c === "'") quote = c;
     else if (c === '(') depth++;
     else if (c === ')' && --depth === 0) return i + 1;
   }
@@ -93,7 +107,7 @@ function scan(text: string, analysis: CommandAnalysis, depth: number): void {
   let part = '';
   let quote = '';
   /** Here-document delimiters waiting for the end of the current line. */
-  const heredocs: string[] = [];
+  const heredocs: Heredoc[] = [];
   const endPart = (): void => {
     addPart(part, analysis, (body) => nested(body, analysis, depth));
     part = '';
@@ -106,9 +120,17 @@ function scan(text: string, analysis: CommandAnalysis, depth: number): void {
       if (c === "'") quote = '';
       continue;
     }
+    if (quote === '$') {
+      // ANSI-C quoting (`$'…'`): a backslash escapes the next character, `'` ends it.
+      part += c;
+      if (c === '\\') part += text[++i] ?? '';
+      else if (c === "'") quote = '';
+      continue;
+    }
     if (c === '\\') {
-      // A backslash-newline joins lines; any other escaped character stays as written.
-      part += next === '\n' ? ' ' : c + (next ?? '');
+      // A backslash-newline is removed, joining the words around it (`r\⏎m` is `rm`);
+      // any other escaped character stays as written.
+      if (next !== '\n') part += c + (next ?? '');
       i++;
       continue;
     }
@@ -124,6 +146,12 @@ function scan(text: string, analysis: CommandAnalysis, depth: number): void {
     if (quote === '"') {
       part += c;
       if (c === '"') quote = '';
+      continue;
+    }
+    if (c === '$' && next === "'") {
+      quote = '$';
+      part += "$'";
+      i++;
       continue;
     }
     if (c === "'" || c === '"') {
@@ -149,6 +177,7 @@ function scan(text: string, analysis: CommandAnalysis, depth: number): void {
       if (heredocs.length > 0) i = skipHeredocs(text, i + 1, heredocs.splice(0), analysis, depth) - 1;
       continue;
     }
+    if (c === '(' && next === ')' && /^\s*[^\s]+\s*$/.test(part)) markOpaque(analysis, 'a function definition');
     if (c === ';' || c === '(' || c === ')') {
       endPart();
       continue;
@@ -176,17 +205,60 @@ function scan(text: string, analysis: CommandAnalysis, depth: number): void {
       continue;
     }
     if (c === '<' && next === '<' && text[i + 2] !== '<') {
-      const match = /^<<-?\s*(['"]?)([A-Za-z0-9_.-]+)\1/.exec(text.slice(i));
-      if (match) {
-        heredocs.push(match[2] as string);
-        part += match[0];
-        i += match[0].length - 1;
+      // A here-document: its delimiter is a shell word, quotes removed (`<<"E"OF` ends at `EOF`).
+      const strip = text[i + 2] === '-';
+      let at = i + (strip ? 3 : 2);
+      while (text[at] === ' ' || text[at] === '\t') at++;
+      const word = shellWord(text, at);
+      if (word.length > 0) {
+        heredocs.push({ delimiter: unquote(word), strip });
+        part += ` <<${word} `;
+        i = at + word.length - 1;
         continue;
       }
+    }
+    if (c === '<' && next !== '<' && next !== '(') {
+      // An input redirection before the command (`<in rm x`) is no word of it.
+      part = part.replace(/(^|\s)[0-9]$/, '$1');
+      let at = i + 1;
+      if (text[at] === '&' || text[at] === '>') at++;
+      while (text[at] === ' ' || text[at] === '\t') at++;
+      const word = shellWord(text, at);
+      if (/[`$]/.test(word)) markUnsafe(analysis, 'command substitution');
+      part += ' ';
+      i = at + word.length - 1;
+      continue;
     }
     part += c;
   }
   endPart();
+}
+
+/** A pending here-document: its delimiter (quotes removed) and whether `<<-` strips leading tabs. */
+interface Heredoc {
+  delimiter: string;
+  strip: boolean;
+}
+
+/** The shell word starting at `at` (quotes kept as written): up to unquoted whitespace or an operator. */
+function shellWord(text: string, at: number): string {
+  let i = at;
+  let quote = '';
+  for (; i < text.length; i++) {
+    const c = text[i] as string;
+    if (quote) {
+      if (c === '\\' && quote !== "'") i++;
+      else if (c === quote || (quote === '$' && c === "'")) quote = '';
+      continue;
+    }
+    if (c === '\\') i++;
+    else if (c === '$' && text[i + 1] === "'") {
+      quote = '$';
+      i++;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (/[\s;&|()<>]/.test(c)) break;
+  }
+  return text.slice(at, Math.min(i, text.length));
 }
 
 /**
@@ -206,20 +278,23 @@ function redirection(text: string, at: number, analysis: CommandAnalysis): numbe
   return i + target.length;
 }
 
-/** Consumes the bodies of pending here-documents from `from`; their lines are commands deny rules see. */
-function skipHeredocs(text: string, from: number, delimiters: string[], analysis: CommandAnalysis, depth: number): number {
+/**
+ * Consumes the bodies of pending here-documents from `from`; their lines are commands deny
+ * rules see. A body ends at a line that is exactly its delimiter (after leading tabs, for
+ * `<<-`), as the shell reads it; without one it runs to the end of the text.
+ */
+function skipHeredocs(text: string, from: number, heredocs: Heredoc[], analysis: CommandAnalysis, depth: number): number {
   let i = from;
-  for (const delimiter of delimiters) {
+  for (const { delimiter, strip } of heredocs) {
     const body: string[] = [];
     while (i < text.length) {
       const end = text.indexOf('\n', i);
       const line = text.slice(i, end === -1 ? text.length : end);
       i = end === -1 ? text.length : end + 1;
-      if (line.trim() === delimiter) break;
+      if ((strip ? line.replace(/^\t+/, '') : line) === delimiter) break;
       body.push(line);
     }
     nested(body.join('\n'), analysis, depth);
   }
   return i;
 }
-

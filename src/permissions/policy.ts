@@ -157,7 +157,27 @@ export function createPermissionPolicy(options: PermissionOptions = {}): Permiss
     // A tool without `permissionSubject` never meets a rule with a pattern (documented); a
     // call whose subject could not be read (no path in the arguments, commands nested past
     // what is followed) might have met a deny rule, so a person decides.
-    const unreadable = subject.kind === 'none' ? tool.permissionSubject !== undefined : subject.kind === 'command' && subject.analysis.opaque === true;
+    if (mode !== 'yolo') {
+      // rein's and git's own files: a write there could change what the next run may do.
+      const guarded = protectedOf(tool, call.arguments);
+      if (guarded !== undefined) {
+        return { decision: 'ask', rule: 'protected path', reason: `${guarded}: changing it needs a person's approval in every mode but yolo` };
+      }
+    }
+    const opaque = subject.kind === 'command' ? subject.analysis.opaque : undefined;
+    if (opaque !== undefined && mode === 'yolo' && b.deny.length > 0) {
+      // Fails closed: what cannot be read cannot be checked against the deny rules.
+      const rule = b.deny[0] as PolicyEntry;
+      return {
+        decision: 'deny',
+        rule: `opaque: ${rule.label}`,
+        reason:
+          `the command cannot be read as plain commands (${opaque}), so the rule "${rule.label}" cannot be checked against it; ` +
+          'write it with literal command names (no expansions, eval, aliases, functions or code given to an interpreter inline), ' +
+          'or run without yolo mode so that a person is asked',
+      };
+    }
+    const unreadable = subject.kind === 'none' ? tool.permissionSubject !== undefined : opaque !== undefined;
     if (unreadable && b.argumentRestricted) {
       const rule = [...b.deny, ...b.ask].find((e) => e.rule.argument !== undefined) as PolicyEntry;
       return { decision: 'ask', rule: `unchecked: ${rule.label}`, reason: `the call's arguments could not be checked against the rule "${rule.label}", so a person must approve it` };
@@ -196,6 +216,16 @@ export function createPermissionPolicy(options: PermissionOptions = {}): Permiss
     describe: () => describePolicy(snapshot()),
     toJSON: snapshot,
   };
+}
+
+/** The tool's reason a call writes a protected file; a throwing check protects (fails closed). */
+function protectedOf(tool: Tool, args: Record<string, unknown>): string | undefined {
+  if (!tool.protectedTarget) return undefined;
+  try {
+    return tool.protectedTarget(args);
+  } catch {
+    return 'its target could not be checked against the protected paths';
+  }
 }
 
 function allowed(used: PolicyEntry[], about: string): PermissionVerdict {

@@ -90,6 +90,19 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   return { redactText, redactValue: <T>(value: T): T => walk(value, 0) as T };
 }
 
+let processRedactor: Redactor | undefined;
+
+/**
+ * The redactor an agent uses when given none: `createRedactor()` over `process.env`, built
+ * once per process (at the first agent) rather than per agent — scanning the environment
+ * and compiling the patterns is most of what a fresh agent would otherwise cost. A variable
+ * set later is not picked up: pass `redact: createRedactor()` to scan again.
+ */
+export function defaultRedactor(): Redactor {
+  processRedactor ??= createRedactor();
+  return processRedactor;
+}
+
 /** Every literal secret and the kind it is shown as, longest first. */
 function literalSecrets(options: RedactorOptions): Map<string, string> {
   const found = new Map<string, string>();

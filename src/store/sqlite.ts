@@ -5,7 +5,9 @@
  * or power loss can drop the last commits); an append with `durability: 'full'` runs with
  * `synchronous=FULL`, so it is on disk before a tool with side effects starts. Every write
  * is one IMMEDIATE transaction (the write lock taken up front, so two connections never
- * deadlock upgrading a read), conditional on the lease epoch and the next seq.
+ * deadlock upgrading a read), conditional on the lease epoch and the next seq; appends
+ * that arrive together (concurrent runs) share one transaction, a savepoint each
+ * (`group-commit.ts`).
  */
 import { ReinError } from '../errors.js';
 import type { RunEvent, RunTotals, StopReasonCode } from '../events.js';
@@ -15,6 +17,7 @@ import { checkVersion, metaTable, migrations, SCHEMA_VERSION } from './schema.js
 import type { SqliteConnection, SqliteDriverName, SqliteStatement } from './sqlite-driver.js';
 import { sqliteErrorCode } from './sqlite-driver.js';
 import { openSqliteFile, useWal } from './sqlite-file.js';
+import { GroupCommit, type QueuedAppend } from './group-commit.js';
 import type { Durability, NewRun, RunFilter, RunRecord, RunStore } from './types.js';
 
 /** The file used when no location is given, relative to the working directory. */
@@ -55,7 +58,8 @@ export class SqliteStore implements RunStore {
   private readonly probe: ((level: number) => void) | undefined;
   private readonly s: Record<'insertRun' | 'getRun' | 'runState' | 'lease' | 'claim' | 'insertEvent' | 'insertPayload' | 'load' | 'update', Stmt>;
   private readonly lists = new Map<string, Stmt>();
-  private readonly appendTx: (runId: string, epoch: number, rows: EncodedEvent[], first: number) => void;
+  private readonly groupTx: (group: Array<QueuedAppend<EncodedEvent[]>>, failures: unknown[]) => void;
+  private readonly group = new GroupCommit<EncodedEvent[]>((group) => this.commitGroup(group));
 
   /** The database file this store was opened on, as given. */
   readonly path: string;
@@ -90,7 +94,7 @@ export class SqliteStore implements RunStore {
         WHERE e.run_id = ? AND e.seq >= ? ORDER BY e.seq`),
       update: p('UPDATE runs SET status = ?, reason = ?, totals = coalesce(?, totals), updated_at = ? WHERE id = ? AND lease_epoch = ?'),
     };
-    const tx = (runId: string, epoch: number, rows: EncodedEvent[], first: number): void => {
+    const appendRows = (runId: string, epoch: number, rows: EncodedEvent[], first: number): void => {
       const claimed = this.s.claim.run(rows.length, Date.now(), runId, epoch, first).changes === 1;
       if (!claimed) throw explainRefusal(runId, epoch, this.s.runState.get(runId) as RunRow | undefined, first);
       for (const e of rows) {
@@ -99,10 +103,46 @@ export class SqliteStore implements RunStore {
       }
       if (this.probe) this.probe(this.db.pragma('synchronous') as number);
     };
-    this.appendTx = (runId, epoch, rows, first) => this.db.immediate(() => tx(runId, epoch, rows, first));
+    const savepoint = { begin: p('SAVEPOINT rein_append'), release: p('RELEASE rein_append'), undo: p('ROLLBACK TO rein_append') };
+    this.groupTx = (group, failures) =>
+      this.db.immediate(() => {
+      for (let i = 0; i < group.length; i++) {
+        const { runId, epoch, rows } = group[i]!;
+        // One savepoint per append: a refused one (lease lost, seq taken) leaves the others in.
+        savepoint.begin.run();
+        try {
+          appendRows(runId, epoch, rows, rows[0]!.seq);
+        } catch (error) {
+          savepoint.undo.run();
+          failures[i] = error;
+        }
+        savepoint.release.run();
+      }
+      });
+  }
+
+  /** Writes a group of appends in one transaction and settles each. */
+  private commitGroup(group: Array<QueuedAppend<EncodedEvent[]>>): void {
+    const full = group.some((a) => a.full);
+    const failures = new Array<unknown>(group.length);
+    try {
+      // Through db.pragma every time: SQLite applies a setting pragma when the statement is
+      // prepared, not when it runs, so a statement prepared once would not switch anything.
+      if (full) this.db.exec('PRAGMA synchronous = FULL');
+      try {
+        this.groupTx(group, failures);
+      } finally {
+        if (full) this.db.exec('PRAGMA synchronous = NORMAL');
+      }
+    } catch (error) {
+      for (const a of group) a.reject(storeError(error, `cannot append to run ${a.runId}`));
+      return;
+    }
+    group.forEach((a, i) => (i in failures ? a.reject(storeError(failures[i], `cannot append to run ${a.runId}`)) : a.resolve()));
   }
 
   async createRun(run: NewRun): Promise<RunRecord> {
+    this.group.drain();
     const row = newRunRow(run, Date.now());
     try {
       this.s.insertRun.run(row);
@@ -114,6 +154,7 @@ export class SqliteStore implements RunStore {
   }
 
   async acquireLease(runId: string): Promise<number> {
+    this.group.drain();
     const epoch = this.guard(() => this.s.lease.value(Date.now(), runId) as number | undefined, `cannot take the lease of run ${runId}`);
     if (epoch === undefined) throw notFound(runId);
     return epoch;
@@ -121,37 +162,30 @@ export class SqliteStore implements RunStore {
 
   async append(runId: string, epoch: number, events: readonly RunEvent[], options: { durability?: Durability } = {}): Promise<void> {
     const rows = encodeBatch(runId, events, this.threshold);
-    const full = options.durability === 'full';
+    if (rows.length > 0) return this.group.add(runId, epoch, rows, options.durability === 'full');
+    this.group.drain();
     this.guard(() => {
-      if (rows.length === 0) {
-        // Nothing to write: only say whether the lease is still held.
-        const state = this.s.runState.get(runId) as RunRow | undefined;
-        if (!state || Number(state.lease_epoch) !== epoch) throw explainRefusal(runId, epoch, state);
-        return;
-      }
-      // Through db.pragma every time: SQLite applies a setting pragma when the statement is
-      // prepared, not when it runs, so a statement prepared once would not switch anything.
-      if (full) this.db.exec('PRAGMA synchronous = FULL');
-      try {
-        this.appendTx(runId, epoch, rows, rows[0]!.seq);
-      } finally {
-        if (full) this.db.exec('PRAGMA synchronous = NORMAL');
-      }
+      // Nothing to write: only say whether the lease is still held.
+      const state = this.s.runState.get(runId) as RunRow | undefined;
+      if (!state || Number(state.lease_epoch) !== epoch) throw explainRefusal(runId, epoch, state);
     }, `cannot append to run ${runId}`);
   }
 
   async loadEvents(runId: string, fromSeq = 0): Promise<RunEvent[]> {
+    this.group.drain();
     const texts = this.guard(() => this.s.load.values(runId, fromSeq) as string[], `cannot load run ${runId}`);
     if (texts.length === 0 && this.guard(() => this.s.runState.get(runId), `cannot load run ${runId}`) === undefined) throw notFound(runId);
     return decodeEvents(texts);
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
+    this.group.drain();
     const row = this.guard(() => this.s.getRun.get(runId) as RunRow | undefined, `cannot read run ${runId}`);
     return row ? toRecord(row) : undefined;
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    this.group.drain();
     checkLimit(filter.limit);
     const where = [filter.status === undefined ? '' : 'status = @status', filter.before === undefined ? '' : 'created_at < @before'].filter(Boolean);
     const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT @limit`;
@@ -168,6 +202,7 @@ export class SqliteStore implements RunStore {
   }
 
   async updateRun(runId: string, epoch: number, patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals }): Promise<void> {
+    this.group.drain();
     const totals = patch.totals === undefined ? null : JSON.stringify(patch.totals);
     this.guard(() => {
       const changed = this.s.update.run(patch.status, patch.reason ?? null, totals, Date.now(), runId, epoch).changes === 1;
@@ -176,6 +211,7 @@ export class SqliteStore implements RunStore {
   }
 
   async close(): Promise<void> {
+    this.group.drain();
     this.db.close();
   }
 

@@ -78,6 +78,8 @@ export interface ToolDefinition<P extends object = JsonSchema> {
   reconcile?: Tool['reconcile'];
   /** What argument patterns of permission rules match (a path, a command). */
   permissionSubject?: Tool['permissionSubject'];
+  /** Why a call writes a file that steers rein or git (see `Tool.protectedTarget`). */
+  protectedTarget?: Tool['protectedTarget'];
   /** What a person approving the call sees besides its arguments (a diff). */
   preview?: Tool['preview'];
 }
@@ -124,6 +126,7 @@ export function defineTool<P extends object>(definition: ToolDefinition<P>): Too
   if (definition.effect !== undefined) tool.effect = definition.effect;
   if (definition.reconcile !== undefined) tool.reconcile = definition.reconcile;
   if (definition.permissionSubject !== undefined) tool.permissionSubject = definition.permissionSubject;
+  if (definition.protectedTarget !== undefined) tool.protectedTarget = definition.protectedTarget;
   if (definition.preview !== undefined) tool.preview = definition.preview;
   assertValidTool(tool);
   checkSchemaShape(tool.parameters, 'parameters', label);

@@ -22,6 +22,7 @@ import {
 } from './truncate.js';
 import type {
   BeforeToolCallResult,
+  CheckedCall,
   DispatchContext,
   DispatchOutcome,
   DispatcherOptions,
@@ -31,6 +32,7 @@ import type {
 } from './types.js';
 import { compileValidator, readyValidator, type ArgsValidator } from './validate.js';
 import { isRecord } from '../model/json.js';
+import { jsonValueDepth, MAX_ARGUMENT_DEPTH, TOO_DEEP_ARGUMENTS } from '../model/json-limits.js';
 
 /** Default per-call timeout of a tool, in ms. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -50,6 +52,13 @@ export interface Dispatcher {
    * schema, no hooks): the loop's hot path, which then pays for no promise. Never throws.
    */
   dispatchNow(call: ToolCall, ctx: DispatchContext): DispatchOutcome | Promise<DispatchOutcome>;
+  /**
+   * Steps (1)–(3) alone, nothing run: the arguments the tool would receive (repaired,
+   * coerced, defaults filled), so that the log, the trace, the policy and a person see
+   * what will run. Synchronous once the tool's schema is compiled. Never throws; a call
+   * it refuses is refused again, with the message, by its dispatch.
+   */
+  check(call: ToolCall): CheckedCall | Promise<CheckedCall>;
 }
 
 type Outcome = Omit<DispatchOutcome, 'durationMs'>;
@@ -93,6 +102,10 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
     // (1) Known tool?
     const tool = registry.get(call.name);
     if (!tool) return failure(call, 'unknown_tool', unknownToolMessage(call.name, registry.names()));
+    if (ctx.checkedArguments) {
+      if (options.beforeToolCall || options.onConfirm) return runChecked(call, ctx, tool, ctx.checkedArguments, null);
+      return runExecute(call, ctx, tool, ctx.checkedArguments);
+    }
 
     // (2) Repair and parse.
     const parsed = parseArguments(call);
@@ -115,11 +128,15 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
     ctx: DispatchContext,
     tool: Tool,
     parsedArgs: Record<string, unknown>,
-    validator: ArgsValidator | undefined,
+    /** `null`: the arguments are checked already (see `DispatchContext.checkedArguments`). */
+    validator: ArgsValidator | undefined | null,
   ): Promise<Outcome> {
-    const checked = validator ? checkWith(validator, tool, parsedArgs) : await validate(tool, parsedArgs);
-    if (!checked.ok) return failure(call, checked.code, checked.text, parsedArgs);
-    let args = checked.value;
+    let args = parsedArgs;
+    if (validator !== null) {
+      const checked = validator ? checkWith(validator, tool, parsedArgs) : await validate(tool, parsedArgs);
+      if (!checked.ok) return failure(call, checked.code, checked.text, parsedArgs);
+      args = checked.value;
+    }
     // An abort can land during any await here (the first compilation, a slow hook, a person
     // deciding): check again after each one, or the tool would start on an aborted run.
     if (ctx.signal.aborted) return notRun(call, args);
@@ -289,9 +306,24 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
     return timed(outcome, started);
   }
 
+  function check(call: ToolCall): CheckedCall | Promise<CheckedCall> {
+    const tool = registry.get(call.name);
+    if (!tool) return { ok: false };
+    const parsed = parseArguments(call);
+    if (!parsed.ok) return { ok: false };
+    const answer = (checked: Checked): CheckedCall => (checked.ok ? { ok: true, arguments: checked.value, repaired: parsed.repaired } : { ok: false });
+    const validator = readyValidator(tool.parameters);
+    try {
+      return validator ? answer(checkWith(validator, tool, parsed.value)) : validate(tool, parsed.value).then(answer, () => ({ ok: false }));
+    } catch {
+      return { ok: false };
+    }
+  }
+
   return {
     dispatchNow,
     dispatch: (call, ctx) => Promise.resolve(dispatchNow(call, ctx)),
+    check,
   };
 }
 
@@ -411,6 +443,7 @@ async function runAfterHook(
 function parseArguments(call: ToolCall): RepairResult {
   const raw = typeof call.rawArguments === 'string' ? call.rawArguments : '';
   if (raw.trim() === '' && call.arguments && Object.keys(call.arguments).length > 0) {
+    if (jsonValueDepth(call.arguments, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH) return { ok: false, error: TOO_DEEP_ARGUMENTS };
     // Validation coerces in place, and the call's object is not ours.
     return { ok: true, value: structuredClone(call.arguments), repaired: false };
   }

@@ -3,6 +3,7 @@
  * slips models commonly make (code fences, chatter around the object, trailing commas)
  * before giving up with a message the model can act on.
  */
+import { argumentLimitError } from '../model/json-limits.js';
 
 /** Result of {@link repairArguments}. `repaired` says whether the text needed fixing. */
 export type RepairResult =
@@ -27,6 +28,10 @@ export type RepairResult =
  */
 export function repairArguments(text: string): RepairResult {
   if (text.trim() === '') return { ok: true, value: {}, repaired: false };
+  // Before any parse: what is too deep or too long would overflow the stack of whatever
+  // handles it next (validation, the log), or fill memory.
+  const overLimit = argumentLimitError(text);
+  if (overLimit !== undefined) return { ok: false, error: overLimit };
 
   let firstError: string;
   try {

@@ -99,6 +99,12 @@ export interface Tool {
    */
   permissionSubject?: (args: Record<string, unknown>) => string | undefined;
   /**
+   * Why this call would write a file that steers rein or git (`.rein/`, `.mcp.json`,
+   * `AGENTS.md`, `.git/` …), or undefined: a permission policy then asks in every mode
+   * but yolo, whatever its allow rules say.
+   */
+  protectedTarget?: (args: Record<string, unknown>) => string | undefined;
+  /**
    * What a person approving the call should see besides its arguments (an edit's diff).
    * May fail: the approval then shows the arguments alone.
    */
@@ -146,7 +152,18 @@ export interface DispatchContext {
   signal: AbortSignal;
   runId: string;
   idempotencyKey: string;
+  /**
+   * The call's arguments as {@link Dispatcher.check} answered them (repaired, validated,
+   * defaults filled): repair and validation are not done again, and the tool receives
+   * exactly these — the ones the loop recorded and the policy decided on.
+   */
+  checkedArguments?: Record<string, unknown>;
 }
+
+/** What {@link Dispatcher.check} answers: the arguments the tool would receive, or that it would refuse them. */
+export type CheckedCall =
+  | { ok: true; arguments: Record<string, unknown>; repaired: boolean }
+  | { ok: false };
 
 /** Hooks and limits of the dispatcher. */
 export interface DispatcherOptions {

@@ -5,6 +5,7 @@
  */
 import type { ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv';
 import { ReinError } from '../errors.js';
+import { SchemaCache } from '../model/schema-cache.js';
 import type { JsonSchema } from '../model/types.js';
 
 /** Outcome of a validation: the (coerced, defaulted) arguments, or one message per problem. */
@@ -19,7 +20,11 @@ export type ArgsValidator = (args: Record<string, unknown>) => ValidationResult;
 interface AjvLike {
   compile(schema: object): ValidateFunction;
   removeSchema(schema: object): unknown;
+  errorsText(errors: ErrorObject[] | null | undefined): string;
 }
+
+/** A generated meta-schema validator (scripts/meta-validators.mjs). */
+type MetaValidator = ((schema: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 const AJV_OPTIONS: AjvOptions = {
   coerceTypes: true,
@@ -33,72 +38,92 @@ const AJV_OPTIONS: AjvOptions = {
   verbose: true,
   // Two tools may declare the same `$id`; keep compiled schemas out of ajv's shared registry.
   addUsedSchema: false,
+  // Schemas are checked against their meta-schema by the generated validators below, not
+  // by ajv compiling the meta-schema at run time (about 100 ms, the bulk of a first call).
+  validateSchema: false,
 };
 
-type Engines = { draft2020: AjvLike; draft07: AjvLike };
+/** An ajv instance and its dialect's meta-schema validator. */
+interface Engine {
+  ajv: AjvLike;
+  meta: MetaValidator;
+}
 
-/** ajv's two classes, and the engines made of them. */
-interface Ajv {
-  coercing: Engines;
+type Dialect = 'draft07' | 'draft2020';
+
+/** One dialect's engines: ajv's class for it, loaded on the first schema of that dialect. */
+interface Engines {
+  coercing: Engine;
   /** Without coercion, made on first need: for arguments that contain a null. */
-  strict: () => Engines;
+  strict: () => Engine;
 }
 
-let engines: Promise<Ajv> | undefined;
+const engines: Partial<Record<Dialect, Promise<Engines>>> = {};
 
-function loadEngines(): Promise<Ajv> {
-  engines ??= Promise.all([import('ajv'), import('ajv/dist/2020.js')]).then(([classic, modern]) => {
+/** Schemas that declare draft-04/06/07 in `$schema` are draft-07; all others 2020-12 (what zod and MCP emit). */
+function dialectOf(schema: JsonSchema): Dialect {
+  return typeof schema.$schema === 'string' && /draft-0[4-7]/.test(schema.$schema) ? 'draft07' : 'draft2020';
+}
+
+/** Only the dialect in use is loaded: each class brings its own vocabulary modules. */
+function loadEngines(dialect: Dialect): Promise<Engines> {
+  const loading = (engines[dialect] ??= (
+    dialect === 'draft07'
+      ? Promise.all([import('ajv'), import('./meta-validators-07.js')])
+      : Promise.all([import('ajv/dist/2020.js'), import('./meta-validators-2020.js')])
+  ).then(([module, meta]) => {
     // ajv is CommonJS: under Node's ESM interop the class is `module.exports.default`.
-    const make = (options: AjvOptions): Engines => ({
-      draft07: new classic.default.default(options),
-      draft2020: new modern.default.default(options),
-    });
-    let strict: Engines | undefined;
+    const AjvClass = module.default.default;
+    const make = (options: AjvOptions): Engine => ({ ajv: new AjvClass(options), meta: meta.validate as MetaValidator });
+    let strict: Engine | undefined;
     return { coercing: make(AJV_OPTIONS), strict: () => (strict ??= make({ ...AJV_OPTIONS, coerceTypes: false })) };
-  });
-  return engines;
+  }));
+  return loading;
 }
 
-const compiled = new WeakMap<object, Promise<ArgsValidator>>();
-const ready = new WeakMap<object, ArgsValidator>();
+/** Compiled validators by schema content, shared across tools and agents (see SchemaCache). */
+interface Entry {
+  promise: Promise<ArgsValidator>;
+  ready?: ArgsValidator;
+}
+const validators = new SchemaCache<Entry>(256);
 
-/** The validator of a schema if it has been compiled already (the per-call fast path). */
+/** The validator of a schema if one of the same content has been compiled already (the per-call fast path). */
 export function readyValidator(schema: JsonSchema): ArgsValidator | undefined {
-  return ready.get(schema);
+  return validators.peek(schema)?.ready;
 }
 
 /**
- * Returns the validator of a schema, compiling it on first use (cached per schema object,
- * so keep passing the same object: the dispatcher passes `tool.parameters`). Schemas that
+ * Returns the validator of a schema, compiling it on first use. Cached by content (a
+ * canonical form: key order does not matter) across tools and agents, so two tools with
+ * equal schemas share one validator; the per-call look-up is by object identity. Schemas that
  * declare draft-04/06/07 in `$schema` are compiled as draft-07, all others as 2020-12 (what
- * zod and MCP emit). Rejects with a `config` ReinError when the schema itself is invalid.
+ * zod and MCP emit); ajv loads only the dialects in use. Rejects with a `config` ReinError when the schema itself is invalid.
  *
  * Coercion turns strings into numbers and booleans ("3" → 3), but an explicit `null` where
  * the schema allows no null is an error ("expects an integer, got null"), not 0, "" or
  * false as ajv's coercion would make it: `delete_user({ id: null })` must not delete user 0.
  */
 export function compileValidator(schema: JsonSchema): Promise<ArgsValidator> {
-  let validator = compiled.get(schema);
-  if (!validator) {
-    validator = loadEngines().then((ajv) => {
-      const built = build(schema, ajv);
-      ready.set(schema, built);
-      return built;
-    });
-    compiled.set(schema, validator);
-  }
-  return validator;
+  return validators.get(schema, () => {
+    const entry: Entry = {
+      promise: loadEngines(dialectOf(schema)).then((ajv) => {
+        const built = build(schema, ajv);
+        entry.ready = built;
+        return built;
+      }),
+    };
+    return entry;
+  }).promise;
 }
 
-function build(schema: JsonSchema, ajv: Ajv): ArgsValidator {
-  const { $schema, ...rest } = schema;
-  const pick = (engines: Engines) =>
-    typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? engines.draft07 : engines.draft2020;
-  const validate = compile(pick(ajv.coercing), rest);
+function build(schema: JsonSchema, ajv: Engines): ArgsValidator {
+  const { $schema: _dialect, ...rest } = schema;
+  const validate = compile(ajv.coercing, rest);
   // Compiled on the first call that sends a null: most never do.
   let strict: ValidateFunction | undefined;
   const nullErrors = (args: Record<string, unknown>): ErrorObject[] => {
-    strict ??= compile(pick(ajv.strict()), rest);
+    strict ??= compile(ajv.strict(), rest);
     // A copy: the strict validator still fills defaults, and `args` is validated next.
     return strict(structuredClone(args)) ? [] : (strict.errors ?? []).filter((e) => e.data === null);
   };
@@ -113,16 +138,18 @@ function build(schema: JsonSchema, ajv: Ajv): ArgsValidator {
   };
 }
 
-function compile(engine: AjvLike, schema: object): ValidateFunction {
+function compile({ ajv, meta }: Engine, schema: object): ValidateFunction {
   try {
-    return engine.compile(schema);
+    // What ajv's own schema check throws, word for word.
+    if (!meta(schema)) throw new Error(`schema is invalid: ${ajv.errorsText(meta.errors)}`);
+    return ajv.compile(schema);
   } catch (error) {
     throw new ReinError('config', 'fatal', `the parameters schema does not compile: ${(error as Error).message}`, {
       cause: error,
     });
   } finally {
-    // The compiled function lives on in our WeakMap; ajv need not keep the schema forever.
-    engine.removeSchema(schema);
+    // The compiled function lives on in our cache; ajv need not keep the schema forever.
+    ajv.removeSchema(schema);
   }
 }
 

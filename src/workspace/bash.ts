@@ -3,14 +3,16 @@
  * timeouts, daemons holding the output) is in `run-shell.ts`; this file is the tool: its
  * description, arguments, environment and the result the model reads.
  *
- * The working directory is the root, but a shell is not confined by the path guard: it
- * can touch anything the user running rein can. Gate it with a permission policy.
+ * The working directory is the root. Commands run in a bubblewrap sandbox by default
+ * (`sandbox.ts`: the workspace writable, the rest read-only, no home, no network); with
+ * `sandbox: 'off'` a shell can touch anything the user running rein can.
  */
 import { ReinError } from '../errors.js';
 import { defineTool } from '../tools/define.js';
 import type { Tool } from '../tools/types.js';
 import { DEFAULT_DRAIN_MS, DEFAULT_KILL_GRACE_MS, runShell, type ShellRunResult } from './run-shell.js';
 import { formatCount } from './text.js';
+import { sandboxCommand, sandboxOptionsOf, type SandboxLevel, type SandboxOptions } from './sandbox.js';
 import { positiveInteger, type Workspace } from './workspace.js';
 
 /** Options of the `bash` tool. */
@@ -36,6 +38,12 @@ export interface BashToolOptions {
   killGraceMs?: number;
   /** Report a non-zero exit code as an error result (default true). */
   errorOnNonZeroExit?: boolean;
+  /**
+   * The sandbox commands run in (default `workspace-write`: bubblewrap, the workspace
+   * writable, the rest read-only, an empty home, no network). When bubblewrap is missing
+   * or cannot start, every command is refused, saying so, unless this is `'off'`.
+   */
+  sandbox?: SandboxLevel | SandboxOptions;
 }
 
 type BashArgs = { command: string; timeout_ms?: number };
@@ -59,6 +67,11 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
   const errorOnNonZeroExit = options.errorOnNonZeroExit ?? true;
   const env = options.envAllowlist ? () => allowedEnv(options.envAllowlist!) : () => ({ ...process.env });
   const seconds = (ms: number): string => `${formatCount(Math.round(ms / 1000))} s`;
+  const sandbox = sandboxOptionsOf(options.sandbox);
+  const confinement =
+    sandbox.level === 'off'
+      ? ''
+      : `Commands run in a sandbox: ${sandbox.level === 'read-only' ? 'nothing can be written but /tmp' : 'only the workspace (and a private /tmp) can be written'}, the home folder is empty${sandbox.network ? '' : ', there is no network'}. `;
 
   return defineTool({
     name: 'bash',
@@ -66,6 +79,7 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
       'Run a shell command in the workspace root and return its output (stdout and stderr interleaved) and exit code. ' +
       'Each call starts a fresh shell: `cd` and variables do not carry over, so chain with && (e.g. "cd web && npm test"). ' +
       'stdin is closed: interactive prompts fail instead of waiting, so pass flags such as --yes. ' +
+      confinement +
       `A command is stopped (with everything it started) after ${seconds(timeoutMs)}; set timeout_ms for longer work, up to ${seconds(maxTimeoutMs)}. ` +
       'Processes left running in the background (`&`) are stopped when the command exits. ' +
       'Long output is cut in the middle, keeping its beginning and end. ' +
@@ -93,8 +107,10 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
       const { command, timeout_ms } = args as BashArgs;
       const callTimeout = Math.min(timeout_ms ?? timeoutMs, maxTimeoutMs);
       let result: ShellRunResult;
+      const confined = await sandboxCommand(workspace.realRoot, sandbox);
       try {
         result = await runShell({
+          ...(confined ? { sandbox: confined } : {}),
           command,
           cwd: workspace.realRoot,
           env: env(),

@@ -3,6 +3,7 @@
  * closest region, an ambiguous one with every place it occurs. Edits of one file are
  * serialized (parallel calls both apply), and a CRLF file stays CRLF.
  */
+import { protectedTargetIn } from './protected-paths.js';
 import { ReinError } from '../errors.js';
 import { defineTool } from '../tools/define.js';
 import type { Tool } from '../tools/types.js';
@@ -43,6 +44,7 @@ export function createEditFileTool(workspace: Workspace): Tool {
     risk: 'write',
     effect: 'unsafe',
     permissionSubject: (args) => subjectIn(workspace, args.path),
+    protectedTarget: (args) => protectedTargetIn(workspace, args.path),
     preview: async (args) => {
       const edit = args as EditArgs;
       const target = await resolveEditable(workspace, edit.path);

@@ -1,13 +1,13 @@
 /**
- * `grep`: search file contents with a JavaScript regular expression, line by line, over
+ * `grep`: search file contents with a regular expression (RE2, linear time: line-regex.ts), line by line, over
  * one file or a directory tree (skipping `.git`, gitignored paths and binary files).
  * Files are streamed and the search stops at the result cap.
  */
 import { constants } from 'node:fs';
-import { ReinError } from '../errors.js';
 import { defineTool } from '../tools/define.js';
 import type { Tool } from '../tools/types.js';
 import { readLines } from './line-reader.js';
+import { compileLinePattern, type LinePattern } from './line-regex.js';
 import { resolveIn, subjectIn, type WorkspacePath } from './paths.js';
 import { loadPicomatch, normalizePattern } from './patterns.js';
 import { binaryKind, BINARY_SAMPLE_BYTES, formatCount } from './text.js';
@@ -28,7 +28,7 @@ export function createGrepTool(workspace: Workspace): Tool {
   return defineTool({
     name: 'grep',
     description:
-      'Search file contents with a regular expression (JavaScript syntax, e.g. "function\\\\s+load", "TODO|FIXME"). ' +
+      'Search file contents with a regular expression (RE2 syntax: JavaScript syntax without lookaround or backreferences, e.g. "function\\\\s+load", "TODO|FIXME"). ' +
       'Searches one file, or every file under a directory (default: the whole workspace), skipping .git, paths ignored by .gitignore files and binary files. ' +
       'Output lines are "path:line: text"; with `context`, surrounding lines are "path-line- text" and groups are separated by "--". ' +
       `At most ${formatCount(workspace.maxResults)} matching lines are returned; narrow with \`path\` or \`glob\` when there are more. ` +
@@ -36,7 +36,7 @@ export function createGrepTool(workspace: Workspace): Tool {
     parameters: {
       type: 'object',
       properties: {
-        pattern: { type: 'string', description: 'Regular expression (JavaScript syntax). Escape ( ) [ ] { } . * + ? | \\ ^ $ to match them literally.' },
+        pattern: { type: 'string', description: 'Regular expression (RE2 syntax, matched in linear time). Escape ( ) [ ] { } . * + ? | \\ ^ $ to match them literally.' },
         path: { type: 'string', description: 'File or directory to search, relative to the workspace root (default ".").' },
         glob: {
           type: 'string',
@@ -57,7 +57,7 @@ export function createGrepTool(workspace: Workspace): Tool {
 }
 
 async function grep(workspace: Workspace, args: GrepArgs, signal: AbortSignal) {
-  const regex = compile(args.pattern, args.ignore_case === true);
+  const regex = await compileLinePattern(args.pattern, args.ignore_case === true);
   const base = await resolveIn(workspace, pathArgument(args));
   const search = new Search(regex, Math.min(args.context ?? 0, MAX_CONTEXT), args.files_only === true, workspace.maxResults);
   let truncatedWalk = false;
@@ -81,25 +81,6 @@ async function grep(workspace: Workspace, args: GrepArgs, signal: AbortSignal) {
   return search.report(args.pattern, base.relative, truncatedWalk);
 }
 
-/** The regex with the `u` flag when it compiles so (`\p{L}` works), else without; a clear error when neither. */
-function compile(pattern: string, ignoreCase: boolean): RegExp {
-  const flags = ignoreCase ? 'i' : '';
-  try {
-    return new RegExp(pattern, `${flags}u`);
-  } catch (unicodeError) {
-    try {
-      return new RegExp(pattern, flags);
-    } catch {
-      const why = (unicodeError as Error).message.replace(/^Invalid regular expression: /, '');
-      throw new ReinError(
-        'invalid_arguments',
-        'correctable',
-        `invalid regular expression ${JSON.stringify(pattern)}: ${why}. It is a JavaScript regex: escape special characters such as ( [ { . * + ? with a backslash to match them literally.`,
-      );
-    }
-  }
-}
-
 /** A path filter for `glob`: without "/", matched against file names at any depth, like ripgrep's --glob. */
 function globFilter(glob: string, base: WorkspacePath): (path: string) => boolean {
   const pattern = normalizePattern(glob, base.absolute);
@@ -117,7 +98,7 @@ class Search {
   private lastLine = 0;
 
   constructor(
-    private readonly regex: RegExp,
+    private readonly regex: LinePattern,
     private readonly context: number,
     private readonly filesOnly: boolean,
     private readonly max: number,
@@ -142,7 +123,7 @@ class Search {
         accept: (chunk) => binaryKind(chunk.subarray(0, BINARY_SAMPLE_BYTES)) === undefined,
         onLine: (raw, n) => {
           const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-          const at = line.search(this.regex);
+          const at = this.regex.search(line);
           if (at === -1) {
             if (after > 0) {
               after--;

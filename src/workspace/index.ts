@@ -94,3 +94,5 @@ export type { ResolveOptions, WorkspacePath } from './paths.js';
 export { withFileLock } from './file-lock.js';
 export { unifiedDiff } from './diff.js';
 export { killRunningCommands } from './run-shell.js';
+export { SANDBOX_LEVELS, parseSandboxLevel, sandboxUnavailable } from './sandbox.js';
+export type { SandboxLevel, SandboxOptions } from './sandbox.js';

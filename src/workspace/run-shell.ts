@@ -29,6 +29,8 @@ export interface ShellRunOptions {
   /** Output kept, head and tail, in characters. */
   maxOutputChars: number;
   signal?: AbortSignal;
+  /** Runs the shell inside this sandbox (`program ...args shell -c command`; see `sandbox.ts`). */
+  sandbox?: { program: string; args: string[] };
 }
 
 /** How a command ended. */
@@ -110,7 +112,9 @@ export async function runShell(options: ShellRunOptions): Promise<ShellRunResult
   // One pipe for both streams, as in a terminal: two pipes would lose the order between them.
   // On the same line as the command, so the shell's line numbers in error messages stay right.
   const script = `exec 2>&1; ${options.command}`;
-  const child = spawn(options.shell ?? findDefaultShell(), ['-c', script], {
+  const shell = options.shell ?? findDefaultShell();
+  const [program, args] = options.sandbox ? [options.sandbox.program, [...options.sandbox.args, shell, '-c', script]] : [shell, ['-c', script]];
+  const child = spawn(program, args, {
     cwd: options.cwd,
     env: options.env,
     // Its own process group (and session): one kill(-pgid) reaches everything it starts.

@@ -20,6 +20,10 @@ import { errnoOf } from '../process/errno.js';
 import { displayPath, isInside, type WorkspacePath } from './paths.js';
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+// Opening a named pipe blocks until a writer comes, in a libuv thread that nothing can
+// cancel: four such opens stall every file operation of the process. Non-blocking, the
+// open returns at once and the descriptor's type is checked before any read.
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /** The part of a {@link WorkspacePath} an open needs. */
 export type CheckedPath = Pick<WorkspacePath, 'root' | 'absolute' | 'relative'>;
@@ -35,18 +39,27 @@ export interface WriteReport {
 
 /**
  * Opens `target` (already accepted by the guard) and proves the descriptor is that very
- * file; refuses with `path_refused` when a component was swapped since the check.
- * `flags` are `fs.constants` open flags; `O_NOFOLLOW` is always added.
+ * file; refuses with `path_refused` when a component was swapped since the check, or when
+ * it is a named pipe, a socket or a device (only regular files and directories are
+ * opened). `flags` are `fs.constants` open flags; `O_NOFOLLOW` and `O_NONBLOCK` are always
+ * added.
  */
 export async function openVerified(target: CheckedPath, flags: number, mode?: number): Promise<FileHandle> {
   let handle: FileHandle;
   try {
-    handle = await open(target.absolute, flags | O_NOFOLLOW, mode);
+    handle = await open(target.absolute, flags | O_NOFOLLOW | O_NONBLOCK, mode);
   } catch (error) {
     if (errnoOf(error) === 'ELOOP') throw changedUnderfoot(target);
+    // A socket refuses any open, a pipe with no reader a non-blocking one for writing.
+    if (errnoOf(error) === 'ENXIO') {
+      const stats = await lstatIfExists(target.absolute).catch(() => undefined);
+      throw notRegular(target.relative, stats ? specialKind(stats) : 'not a regular file');
+    }
     throw fileError(target.relative, error);
   }
   try {
+    const stats = await handle.stat();
+    if (!stats.isFile() && !stats.isDirectory()) throw notRegular(target.relative, specialKind(stats));
     await verifyDescriptor(handle, target);
   } catch (error) {
     await handle.close();
@@ -78,6 +91,7 @@ export async function writeFileAtomic(target: WorkspacePath, data: string | Uint
     throw new ReinError('tool_failed', 'correctable', `${target.relative} is a directory; give the path of a file inside it`);
   }
   if (previous?.isSymbolicLink()) throw changedUnderfoot(target);
+  if (previous && !previous.isFile()) throw notRegular(target.relative, specialKind(previous));
 
   const temporary = join(directory, `.${basename(target.absolute)}.${randomBytes(6).toString('hex')}.tmp`);
   const temp: CheckedPath = { root: target.root, absolute: temporary, relative: displayPath(target.root, temporary) };
@@ -192,6 +206,23 @@ async function lstatIfExists(path: string): Promise<Stats | undefined> {
 async function removeStray(path: string, bytes: number): Promise<void> {
   const stats = await lstatIfExists(path).catch(() => undefined);
   if (stats?.isFile() && stats.size === bytes) await unlink(path).catch(() => undefined);
+}
+
+/** What a file that is neither regular nor a directory is, in words. */
+function specialKind(stats: Stats): string {
+  if (stats.isFIFO()) return 'a named pipe (FIFO)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
+}
+
+function notRegular(shown: string, kind: string): ReinError {
+  return new ReinError(
+    'path_refused',
+    'correctable',
+    `${shown} is ${kind}, not a regular file: the file tools read and write only regular files (reading a pipe or a device could block or never end). Nothing was read or written.`,
+  );
 }
 
 function changedUnderfoot(target: CheckedPath): ReinError {

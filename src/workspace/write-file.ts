@@ -2,6 +2,7 @@
  * `write_file`: create or replace a whole file, atomically, creating missing parent
  * directories inside the workspace. The approval preview is the diff it would make.
  */
+import { protectedTargetIn } from './protected-paths.js';
 import { ReinError } from '../errors.js';
 import { defineTool } from '../tools/define.js';
 import type { Tool } from '../tools/types.js';
@@ -34,6 +35,7 @@ export function createWriteFileTool(workspace: Workspace): Tool {
     risk: 'write',
     effect: 'idempotent',
     permissionSubject: (args) => subjectIn(workspace, args.path),
+    protectedTarget: (args) => protectedTargetIn(workspace, args.path),
     preview: async (args) => {
       const { path, content } = args as WriteArgs;
       const target = await resolveForWrite(workspace, path);

@@ -69,9 +69,13 @@ describe('--timeout', () => {
     expect(limitsFromFlags({ timeout: '2147483' }).limits).toEqual({ timeoutMs: 2_147_483_000 });
   });
 
+  it('none means no limit, as leaving it out does for the library', () => {
+    expect(limitsFromFlags({ timeout: 'none' }).limits).toEqual({});
+  });
+
   it('above that, is refused with the maximum and what leaving it out means', () => {
     expect(refusal(() => limitsFromFlags({ timeout: '2147484' }))).toBe(
-      '--timeout 2147484 is too long: at most 2147483 seconds (about 24.8 days). Leave --timeout out for no time limit (the default)',
+      '--timeout 2147484 is too long: at most 2147483 seconds (about 24.8 days). Use --timeout none for no time limit',
     );
     expect(refusal(() => limitsFromFlags({ timeout: '99999999' }))).toMatch(/^--timeout 99999999 is too long/);
   });

@@ -32,7 +32,7 @@ describe('rein run', () => {
     const out = await rein(['run', '--base-url', s.url, 'roll a die'], { env: cleanEnv() });
     expect(out.code).toBe(0);
     expect(out.stdout.trim()).toBe('You rolled a die.');
-    expect(out.stderr).toMatch(/→ roll_dice \{"sides":6\}/);
+    expect(out.stderr).toMatch(/→ roll_dice \{"sides":6,"count":1\}/);
     expect(out.stderr).toMatch(/← .*\(\d+ ms\)/);
     expect(out.stderr).toMatch(/final_answer · 2 steps · 1 tool call · \d+ tokens · /);
   });

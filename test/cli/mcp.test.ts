@@ -62,7 +62,8 @@ describe('rein mcp', () => {
     const lines = out.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^NAME\s+TRANSPORT\s+STATUS\s+TOOLS\s+LAST ERROR$/);
     expect(out.stdout).toMatch(/^memory\s+stdio\s+connected\s+9\s*$/m);
-    expect(out.stdout).toMatch(/^everything\s+stdio\s+connected\s+12\s*$/m);
+    // 13: rein announces roots, so the server adds get-roots-list to its 12.
+    expect(out.stdout).toMatch(/^everything\s+stdio\s+connected\s+13\s*$/m);
     expect(out.stdout).toMatch(/^f\s+stdio\s+connected\s+15\s*$/m);
     expect(out.stdout).toMatch(/^missing\s+stdio\s+failed\s+0\s+cannot start "rein-no-such-mcp-server": not found/m);
     expect(out.stdout).toMatch(new RegExp(`^broken\\s+unknown\\s+failed\\s+0\\s+${join(project, '.mcp.json').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: mcpServers\\.broken\\.timeoutMS is not a known field`, 'm'));

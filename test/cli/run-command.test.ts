@@ -61,6 +61,6 @@ describe('rein run, before the run starts', () => {
   it('--timeout over what a timer can wait is a usage error (exit 2) before any request', async () => {
     const cli = pipedCli();
     expect(await command.run(['--no-store', '--timeout', '2147484', 'hi'], cli.io)).toBe(2);
-    expect(cli.text.stderr).toMatch(/--timeout 2147484 is too long: at most 2147483 seconds \(about 24\.8 days\)\. Leave --timeout out for no time limit/);
+    expect(cli.text.stderr).toMatch(/--timeout 2147484 is too long: at most 2147483 seconds \(about 24\.8 days\)\. Use --timeout none for no time limit/);
   });
 });

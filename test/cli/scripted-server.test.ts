@@ -75,7 +75,7 @@ describe('rein scripted-server', () => {
       const run = await rein(['run', '--no-store', '--model', 'anthropic/claude-sonnet-4-5', '--base-url', origin, 'roll a die'], { cwd: dirs.project, env });
       expect(run.code).toBe(0);
       expect(run.stdout.trim()).toBe('Rolled.');
-      expect(run.stderr).toMatch(/→ roll_dice \{"sides":6\}/);
+      expect(run.stderr).toMatch(/→ roll_dice \{"sides":6,"count":1\}/);
       server.terminate();
       expect((await server.done).code).toBe(0);
     } finally {

@@ -14,7 +14,7 @@ const EXPECTED: Record<string, string[]> = {
     'error (invalid_arguments): invalid arguments for tool "quote": parameter "count" expects an integer, got the string "three". Fix it and call "quote" again.',
     'call: quote {"fruit":"banana","count":3}',
     'error (tool_failed): tool "quote" failed: no price for "banana"; known: apple, pear',
-    'call: quote {"fruit":"apple","count":"3"}',
+    'call: quote {"fruit":"apple","count":3}',
     'log: quoted {"tool":"quote","toolCallId":"call_3","fruit":"apple","count":3}',
     'result: 3 × apple = €1.50',
     'details: {"unit":0.5,"total":1.5}',

@@ -32,12 +32,13 @@ describe('tool sources', () => {
     const { agent, server } = await setup(script, { tools: [addTool], toolSources: [source] });
     const handle = agent.run('go');
     let swapped = false;
-    for await (const event of handle) {
+    // A listener runs as the event is emitted: the swap lands before the next turn starts.
+    handle.subscribe((event) => {
       if (event.type === 'tool_finished' && !swapped) {
         swapped = true;
         source.set([echoTool('second')]);
       }
-    }
+    });
     const result = await handle;
     expect(result.status).toBe('done');
     const offered = server.requests.map((r) => (r as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name));

@@ -15,7 +15,7 @@ describe('an agent with MCP servers as a tool source', () => {
     await writeFile(join(dir, 'plan.md'), 'step one: ship the MCP host\n');
     const mcp = await host({
       everything: everything(),
-      fs: { command: process.execPath, args: [FILESYSTEM, dir] },
+      fs: { command: process.execPath, args: [FILESYSTEM, dir], roots: [dir] },
       memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } },
     });
     const seen: ScriptRequest[] = [];

@@ -127,7 +127,8 @@ describe('server-filesystem confined to a temporary folder', () => {
   it('reads and writes inside the folder and is refused outside it', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'notes.md'), '# Notes\nbuy milk\n');
-    const mcp = await host({ fs: { command: process.execPath, args: [FILESYSTEM, dir] } });
+    // `roots: false`: no roots are announced, so the server keeps the folder of its arguments.
+    const mcp = await host({ fs: { command: process.execPath, args: [FILESYSTEM, dir], roots: false } });
     const read = await mcp.callTool('fs', 'read_text_file', { path: join(dir, 'notes.md') });
     expect(textOf(read.content)).toContain('buy milk');
     const written = await mcp.callTool('fs', 'fs__write_file', { path: join(dir, 'out.txt'), content: 'from rein' });
@@ -139,6 +140,23 @@ describe('server-filesystem confined to a temporary folder', () => {
     expect(textOf(outside.content)).toMatch(/access denied|outside allowed/i);
     const write = mcp.tools().find((t) => t.name === 'fs__write_file');
     expect(write).toMatchObject({ risk: 'write', effect: 'idempotent' });
+  });
+
+  it('follows the roots rein announces (the workspace by default) over the folders of its arguments', async () => {
+    const workspace = await tempDir();
+    const other = await tempDir();
+    await writeFile(join(workspace, 'a.md'), 'in the workspace\n');
+    await writeFile(join(other, 'b.md'), 'elsewhere\n');
+    let rootsTaken: () => void = () => undefined;
+    const taken = new Promise<void>((resolve) => (rootsTaken = resolve));
+    // The server asks for the roots after `initialized` and says so on stderr.
+    const log = (entry: { message: string }): void => void (/Updated allowed directories from MCP roots/.test(entry.message) && rootsTaken());
+    const mcp = await host({ fs: { command: process.execPath, args: [FILESYSTEM, other], roots: [workspace] } }, { log });
+    await taken;
+    const inside = await mcp.callTool('fs', 'read_text_file', { path: join(workspace, 'a.md') });
+    expect(textOf(inside.content)).toContain('in the workspace');
+    const outside = await mcp.callTool('fs', 'read_text_file', { path: join(other, 'b.md') });
+    expect(outside.isError).toBe(true);
   });
 });
 

@@ -246,19 +246,6 @@ describe('ResponseParser: whether the connection may be reused', () => {
 });
 
 describe('ResponseParser: head syntax', () => {
-  it('LF-only line endings are tolerated, in the head and the chunked body', () => {
-    const { sink } = parse('HTTP/1.1 200 OK\nContent-Type: text/plain\nTransfer-Encoding: chunked\n\n3\nabc\n0\n\n');
-    expect(sink.heads[0]).toMatchObject({ status: 200, headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' } });
-    expect(sink.body).toBe('abc');
-    expect(sink.ends).toEqual([true]);
-  });
-
-  it('an obs-fold continuation line is joined to the header before it with a space', () => {
-    const { sink } = parse('HTTP/1.1 200 OK\r\nX-Long: first part\r\n  second part\r\n\tthird\r\nContent-Length: 0\r\n\r\n');
-    expect(sink.heads[0]?.headers['x-long']).toBe('first part second part third');
-    expect(sink.heads[0]?.headers['content-length']).toBe('0');
-  });
-
   it('a header sent more than once is joined with ", ", under its lower-case name', () => {
     const { sink } = parse('HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nX-Thing: one\r\nset-cookie: b=2\r\nX-THING: two\r\nContent-Length: 0\r\n\r\n');
     expect(sink.heads[0]?.headers).toMatchObject({ 'set-cookie': 'a=1, b=2', 'x-thing': 'one, two' });
@@ -269,16 +256,11 @@ describe('ResponseParser: head syntax', () => {
     expect(sink.heads[0]?.headers['x-padded']).toBe('spaced out');
   });
 
-  it('the same Content-Length twice is accepted', () => {
-    const { sink } = parse('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok');
-    expect(sink.body).toBe('ok');
-    expect(sink.ends).toEqual([true]);
-  });
 });
 
 describe('ResponseParser: responses that are not HTTP/1.1', () => {
   it('two different Content-Length headers', () => {
-    expect(parseError('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nokk').message).toMatch(/two different Content-Length/);
+    expect(parseError('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nokk').message).toMatch(/Content-Length sent twice/);
   });
 
   it('a Content-Length that is not a number', () => {
@@ -294,9 +276,9 @@ describe('ResponseParser: responses that are not HTTP/1.1', () => {
 
   it('an invalid chunk size', () => {
     const error = parseError('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
-    expect(error.message).toMatch(/invalid chunk size/);
+    expect(error.message).toMatch(/no size in the chunk-size line/);
     expect(error.message).toContain('zz');
-    expect(parseError('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5x\r\nhello\r\n').message).toMatch(/invalid chunk size/);
+    expect(parseError('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5x\r\nhello\r\n').message).toMatch(/an invalid character after the size in the chunk-size line/);
   });
 
   it('a chunk carrying more data than its size says', () => {
@@ -334,7 +316,7 @@ describe('ResponseParser: responses that are not HTTP/1.1', () => {
   });
 
   it('a continuation line with no header before it', () => {
-    expect(parseError('HTTP/1.1 200 OK\r\n folded\r\n\r\n').message).toMatch(/continuation line/);
+    expect(parseError('HTTP/1.1 200 OK\r\n folded\r\n\r\n').message).toMatch(/obs-fold/);
   });
 });
 
@@ -378,12 +360,6 @@ describe('ResponseParser: another protocol on the port', () => {
 });
 
 describe('ResponseParser: heads some servers and proxies send', () => {
-  it('whitespace between a header name and its colon is dropped (a broken proxy\'s "X-Bad : yes")', () => {
-    const { sink } = parse('HTTP/1.1 200 OK\r\nX-Bad : yes\r\nContent-Length\t: 2\r\n\r\nok');
-    expect(sink.heads[0]?.headers).toEqual({ 'x-bad': 'yes', 'content-length': '2' });
-    expect(sink.body).toBe('ok');
-  });
-
   it('a 20 KB set-cookie header (more than Node\'s default 16 KB head) is read', () => {
     const cookie = `a=${'x'.repeat(20_000)}`;
     const { sink } = parse(`HTTP/1.1 200 OK\r\nSet-Cookie: ${cookie}\r\nContent-Length: 2\r\n\r\nok`);

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamOpenAIChat } from '../../src/model/providers/openai-chat.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/model/scripted/index.js';
@@ -35,4 +37,46 @@ describe('a server that goes silent', () => {
     expect(steady.stopReason).toBe('stop');
     expect(steady.content).toEqual([{ type: 'text', text: 'slow but steady '.repeat(4) }]);
   });
+});
+
+/** A server that answers 200 `text/event-stream` and then sends only `keepAlive` every 20 ms, for ever. */
+async function keepAliveServer(keepAlive: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const timers = new Set<NodeJS.Timeout>();
+  const http: Server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(keepAlive);
+    const timer = setInterval(() => res.write(keepAlive), 20);
+    timers.add(timer);
+    res.on('close', () => clearInterval(timer));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`,
+    close: async () => {
+      for (const t of timers) clearInterval(t);
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}
+
+describe('a server that sends only keep-alives', () => {
+  for (const [what, keepAlive] of [
+    ['SSE comments', ': keep-alive\n\n'],
+    ['pings', 'event: ping\ndata: {"type": "ping"}\n\n'],
+  ] as const) {
+    it(`${what} do not reset the idle watchdog: a transient timeout`, async () => {
+      const fake = await keepAliveServer(keepAlive);
+      try {
+        const model = { id: 'm', provider: 'openai', api: 'openai-chat' as const, baseUrl: fake.url, apiKey: 'k' };
+        const message = await streamOpenAIChat(model, { messages: [{ role: 'user', content: 'hi' }] }, { idleTimeoutMs: 300 }).result();
+        expect(message.stopReason).toBe('error');
+        expect(message.error).toMatchObject({ code: 'timeout', kind: 'transient' });
+        expect(message.error?.message).toContain('no data from the server for 300 ms (keep-alive comments and pings are not data)');
+      } finally {
+        await fake.close();
+      }
+    });
+  }
 });

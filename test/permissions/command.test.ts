@@ -83,7 +83,7 @@ describe('analyzeCommand: hidden forms', () => {
   it('calls a line nested deeper than it follows opaque', () => {
     let command = 'rm x';
     for (let i = 0; i < 40; i++) command = `echo $(${command})`;
-    expect(analyzeCommand(command)).toMatchObject({ opaque: true, unsafe: 'command substitution' });
+    expect(analyzeCommand(command)).toMatchObject({ opaque: 'commands nested too deeply', unsafe: 'command substitution' });
   });
 
   it('an unclosed quote or substitution does not throw', () => {

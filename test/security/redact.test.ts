@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createRedactor } from '../../src/security/redact.js';
+import { createRedactor, defaultRedactor } from '../../src/security/redact.js';
 import { isSecretEnvName } from '../../src/security/secret-env.js';
 import { fake } from './fake-secrets.js';
 
@@ -276,5 +276,12 @@ describe('cost', () => {
     const started = performance.now();
     for (let i = 0; i < 3; i++) expect(redactor.redactText(text)).toBe(text);
     expect(performance.now() - started).toBeLessThan(3000);
+  });
+});
+
+describe('defaultRedactor', () => {
+  it('is built once per process: every agent without its own redactor shares it', () => {
+    expect(defaultRedactor()).toBe(defaultRedactor());
+    expect(defaultRedactor().redactText('key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789')).toContain('[REDACTED:');
   });
 });

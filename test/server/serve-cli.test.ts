@@ -34,7 +34,8 @@ describe('rein serve', () => {
     const token = (await readFile(file, 'utf8')).trim();
     expect(token.length).toBeGreaterThanOrEqual(32);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect(first.stderr()).toContain(file);
+    // stderr is a separate pipe: its line may arrive after the URL on stdout.
+    await until(async () => first.stderr().includes(file), `stderr naming ${file}`);
     expect(first.stderr() + first.stdout()).not.toContain(token);
     expect(await call(first.url, '/healthz', { token: null })).toMatchObject({ status: 200 });
     expect((await call(first.url, '/v1/runs', { token })).status).toBe(200);

@@ -55,6 +55,42 @@ for (const driver of drivers) {
       expect(seen).toEqual([1, 2, 1]);
     });
 
+    it('commits appends that arrive together in one transaction, each succeeding or failing alone', async () => {
+      const seen: number[] = [];
+      const s = store({ probeSynchronous: (level) => seen.push(level) });
+      const [a, b, c] = [runId('a'), runId('b'), runId('c')];
+      const epochs: number[] = [];
+      for (const id of [a, b, c]) {
+        await s.createRun(newRun(id));
+        epochs.push(await s.acquireLease(id));
+      }
+      // Three runs append at once; c's lease is wrong, and one append asks for a full sync.
+      const results = await Promise.allSettled([
+        s.append(a, epochs[0]!, events(a, 0, 2)),
+        s.append(b, epochs[1]!, events(b, 0, 3), { durability: 'full' }),
+        s.append(c, epochs[2]! + 1, events(c, 0, 1)),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+      expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'lease_lost' });
+      // One commit, under the full sync one of them needed.
+      expect(seen).toEqual([2, 2]);
+      expect(s.pragma('synchronous')).toBe(1);
+      expect((await s.loadEvents(a)).map((e) => e.seq)).toEqual([0, 1]);
+      expect((await s.loadEvents(b)).map((e) => e.seq)).toEqual([0, 1, 2]);
+      expect(await s.loadEvents(c)).toEqual([]);
+      expect((await s.getRun(c))?.eventCount).toBe(0);
+    });
+
+    it('an append not yet committed is seen by the next read of the same store', async () => {
+      const s = store();
+      const id = runId();
+      await s.createRun(newRun(id));
+      const epoch = await s.acquireLease(id);
+      const pending = s.append(id, epoch, events(id, 0, 2));
+      expect((await s.loadEvents(id)).map((e) => e.seq)).toEqual([0, 1]);
+      await pending;
+    });
+
     it('goes back to synchronous=NORMAL when a full append is refused', async () => {
       const s = store();
       const id = runId();

@@ -397,7 +397,9 @@ describe('dispatcher: execution', () => {
 
   it('an abort while the schema of a first call compiles stops the call before the tool starts', async () => {
     const controller = new AbortController();
-    const { tool, spy } = spyTool(); // a fresh schema object: not compiled yet
+    const { tool, spy } = spyTool();
+    // Validators are cached by content: a schema no other test compiles.
+    tool.parameters = { ...tool.parameters, description: 'compiled first here' };
     const dispatcher = setup(tool);
     const pending = dispatcher.dispatchNow(call('roll', '{}'), context(controller.signal));
     expect(pending).toBeInstanceOf(Promise);

@@ -160,3 +160,17 @@ describe('validateArguments', () => {
     });
   });
 });
+
+describe('compileValidator cache', () => {
+  it('shares one validator between schemas of equal content (a tool defined per agent)', async () => {
+    const schema = () => ({ type: 'object', properties: { n: { type: 'integer' }, label: { type: 'string' } }, required: ['n'] });
+    const first = await compileValidator(schema());
+    const again = await compileValidator({ required: ['n'], properties: { label: { type: 'string' }, n: { type: 'integer' } }, type: 'object' });
+    expect(again).toBe(first);
+    expect(again({ n: '3' })).toEqual({ ok: true, value: { n: 3 } });
+    // Different content, different validator.
+    const other = await compileValidator({ ...schema(), required: ['label'] });
+    expect(other).not.toBe(first);
+    expect(other({ n: 1 })).toEqual({ ok: false, errors: ['missing required parameter "label"'] });
+  });
+});

@@ -25,7 +25,9 @@ interface BashDetails {
 
 /** Runs a command with short kill timings and returns the result, its details and the group id. */
 async function bash(command: string, options: { timeoutMs?: number; signal?: AbortSignal; extra?: Record<string, unknown> } = {}) {
-  const tools = box.tools({ bash: { timeoutMs: options.timeoutMs ?? 20_000, killGraceMs: 500, ...options.extra } });
+  // The process handling on the host is what these tests see (process groups, `$$` as the
+  // group id): unconfined. The same commands in the sandbox are in sandbox.test.ts.
+  const tools = box.tools({ bash: { timeoutMs: options.timeoutMs ?? 20_000, killGraceMs: 500, sandbox: 'off', ...options.extra } });
   const started = performance.now();
   // `echo $$` first: the shell's pid is the process group id.
   const result = await call(tools.bash, { command: `echo "pgid=$$"; ${command}` }, options.signal);
@@ -218,7 +220,7 @@ describe('bash: results', { timeout: 30_000 }, () => {
   });
 
   it('reports a shell that cannot start as a tool failure', async () => {
-    const tools = box.tools({ bash: { shell: join(box.base, 'no-such-shell') } });
+    const tools = box.tools({ bash: { shell: join(box.base, 'no-such-shell'), sandbox: 'off' } });
     const r = await call(tools.bash, { command: 'true' });
     expect(r.thrown?.code).toBe('tool_failed');
     expect(r.text).toContain('could not be started');

@@ -151,6 +151,27 @@ describe('grep', () => {
     expect(r.text).toContain('escape special characters');
   });
 
+  it('runs a catastrophic-backtracking pattern in linear time (RE2): ^(a+)+$ over long lines of a', async () => {
+    // V8's engine takes about 2^n steps here and cannot be interrupted: the process would hang.
+    await box.write({ 'redos/a.txt': `${'a'.repeat(37)}!\n${'a'.repeat(50_000)}b\n${'a'.repeat(40)}\n` });
+    expect((await call(box.tools().grep, { pattern: '^(a+)+$', path: 'redos' })).text).toBe(`redos/a.txt:3: ${'a'.repeat(40)}`);
+    expect((await call(box.tools().grep, { pattern: '(x+x+)+y', path: 'redos' })).text).toContain('No matches');
+  });
+
+  it('refuses lookaround and backreferences, saying RE2 does not have them', async () => {
+    const look = await call(box.tools().grep, { pattern: 'foo(?=bar)' });
+    expect(look.thrown?.code).toBe('invalid_arguments');
+    expect(look.text).toContain('Lookahead and lookbehind');
+    const back = await call(box.tools().grep, { pattern: '(a)\\1' });
+    expect(back.text).toContain('Backreferences (\\1) are not supported');
+  });
+
+  it('supports named groups, \\u escapes and case folding beyond ASCII', async () => {
+    await box.write({ 'unicode/more.txt': 'ÉCOLE\nid=42\n' });
+    expect((await call(box.tools().grep, { pattern: '\\u00e9cole', path: 'unicode/more.txt', ignore_case: true })).text).toBe('unicode/more.txt:1: ÉCOLE');
+    expect((await call(box.tools().grep, { pattern: 'id=(?<n>\\d+)', path: 'unicode/more.txt' })).text).toBe('unicode/more.txt:2: id=42');
+  });
+
   it('supports Unicode property escapes', async () => {
     await box.write({ 'unicode/names.txt': 'Zoë\nplain\n' });
     expect((await call(box.tools().grep, { pattern: '\\p{Ll}ë', path: 'unicode' })).text).toBe('unicode/names.txt:1: Zoë');

@@ -14,12 +14,15 @@ import type { McpDiagnostic, McpServerStatus } from '../../mcp/types.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { shorten } from '../render.js';
 
-const usage = `rein mcp <list | tools [server] | call <server> <tool> ['<json arguments>']> [options]
+const usage = `rein mcp <list | tools [server] | call <server> <tool> ['<json arguments>'] | login <server> | logout <server>> [options]
 
-  list                      configured servers: transport, status, tool count, last error
+  list                      configured servers: transport, status (or "needs login"), tool count, last error
   tools [server]            the tools the model would see (rein name, server, risk, description)
   call <server> <tool> ...  call one tool without a model and print its result;
                             <tool> is the server's name for it or the rein name
+  login <server>            log in to an OAuth-protected server in the browser; tokens are kept
+                            in $REIN_HOME/mcp-auth (default ~/.rein), mode 0600
+  logout <server>           forget the server's stored tokens and registration
 
 Servers come from the nearest .mcp.json (this folder up to the repository root) and ~/.rein/mcp.json
 ({ "mcpServers": { "name": { "command": "...", "args": [...] } | { "url": "..." } } }).
@@ -27,7 +30,9 @@ Each server is started once (no reconnecting) and closed before rein exits.
 
 Options:
       --config <file>  read this file instead of the default ones (repeatable)
-      --timeout <ms>   call: per-call timeout (default: the server's timeoutMs or 60 s)
+      --timeout <ms>   call: per-call timeout (default: the server's timeoutMs or 60 s);
+                       login: how long to wait for the browser (default 300000)
+      --no-browser     login: print the URL only, start no browser
       --json           print JSON instead of tables and text
   -v, --verbose        print the servers' stderr and connection events to stderr
   -h, --help           show this help`;
@@ -62,8 +67,14 @@ export const command: Command = {
         case 'call':
           if (rest.length < 2 || rest.length > 3) return usageError(io, "call needs <server> <tool> and optionally '<json arguments>'");
           return await call(rest[0] as string, rest[1] as string, rest[2], values, io);
+        case 'login':
+          if (rest.length !== 1) return usageError(io, 'login needs exactly one server name');
+          return await login(rest[0] as string, values, io);
+        case 'logout':
+          if (rest.length !== 1) return usageError(io, 'logout needs exactly one server name');
+          return await logout(rest[0] as string, values, io);
         default:
-          return usageError(io, `unknown subcommand "${sub}": use list, tools or call`);
+          return usageError(io, `unknown subcommand "${sub}": use list, tools, call, login or logout`);
       }
     } catch (error) {
       const info = toReinError(error);
@@ -81,6 +92,7 @@ function parse(argv: string[]) {
     options: {
       config: { type: 'string', multiple: true },
       timeout: { type: 'string' },
+      'no-browser': { type: 'boolean' },
       json: { type: 'boolean' },
       verbose: { type: 'boolean', short: 'v' },
       help: { type: 'boolean', short: 'h' },
@@ -94,9 +106,10 @@ function usageError(io: CliIO, message: string): number {
 }
 
 /** Starts the configured servers (or `only` those), once each, closed by the caller. */
-async function open(values: Values, io: CliIO, only?: string[]): Promise<McpHost> {
+async function open(values: Values, io: CliIO, only?: string[], extra: Partial<McpHostOptions> = {}): Promise<McpHost> {
   const { startMcp } = await import('../../mcp/host.js');
   const options: McpHostOptions = {
+    ...extra,
     cwd: process.cwd(),
     home: io.env.HOME || homedir(),
     env: io.env,
@@ -125,7 +138,9 @@ async function list(values: Values, io: CliIO): Promise<number> {
       if (status.length === 0) {
         io.stdout.write('No MCP servers configured. Add them to .mcp.json here (or in the repository root) or to ~/.rein/mcp.json: { "mcpServers": { "name": { "command": "…" } } }\n');
       } else {
-        io.stdout.write(table(['NAME', 'TRANSPORT', 'STATUS', 'TOOLS', 'LAST ERROR'], status.map((s) => [s.name, s.transport, s.state, String(s.toolCount), shorten(s.lastError ?? '', 160)])));
+        io.stdout.write(
+          table(['NAME', 'TRANSPORT', 'STATUS', 'TOOLS', 'LAST ERROR'], status.map((s) => [s.name, s.transport, s.needsLogin ? 'needs login' : s.state, String(s.toolCount), shorten(s.lastError ?? '', 160)])),
+        );
       }
     }
     const failed = status.some((s) => s.state === 'failed' || s.state === 'reconnecting');
@@ -168,7 +183,13 @@ async function call(server: string, tool: string, json: string | undefined, valu
   const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeoutMs !== undefined && !(timeoutMs > 0)) return usageError(io, `--timeout must be a positive number of milliseconds, got "${values.timeout}"`);
 
-  const host = await open(values, io, [server]);
+  // At a terminal a server may ask the person (elicitation); elsewhere it cannot.
+  const extra: Partial<McpHostOptions> = {};
+  if (io.stdin.isTTY && io.stderr.isTTY) {
+    const { terminalElicit } = await import('../mcp-elicit.js');
+    extra.elicit = terminalElicit(io, (text) => askQuestion(io, text));
+  }
+  const host = await open(values, io, [server], extra);
   try {
     const status = host.status().find((s) => s.name === server);
     if (!status) return unknownServer(host, server, io);
@@ -188,6 +209,54 @@ async function call(server: string, tool: string, json: string | undefined, valu
   } finally {
     await host.close();
   }
+}
+
+async function login(server: string, values: Values, io: CliIO): Promise<number> {
+  const timeoutMs = values.timeout === undefined ? 300_000 : Number(values.timeout);
+  if (!(timeoutMs > 0)) return usageError(io, `--timeout must be a positive number of milliseconds, got "${values.timeout}"`);
+  const { openInBrowser } = await import('../mcp-browser.js');
+  const host = await open(values, io, [server], { authorize: openInBrowser(io, { launch: values['no-browser'] !== true }), loginTimeoutMs: timeoutMs });
+  try {
+    const status = host.status().find((s) => s.name === server);
+    if (!status) return unknownServer(host, server, io);
+    if (status.transport === 'stdio') return usageError(io, `server "${server}" is a local (stdio) server: it takes no login`);
+    if (status.state !== 'connected') return notConnected(status, io);
+    io.stdout.write(`Logged in to "${server}" (${status.toolCount} tools).\n`);
+    return EXIT.ok;
+  } finally {
+    await host.close();
+  }
+}
+
+async function logout(server: string, values: Values, io: CliIO): Promise<number> {
+  // Nothing is started: only the stored tokens are forgotten.
+  const { logoutMcpServer } = await import('../../mcp/auth/logout.js');
+  try {
+    const forgot = await logoutMcpServer(server, { cwd: process.cwd(), home: io.env.HOME || homedir(), env: io.env, ...(values.config ? { configFiles: values.config } : {}) });
+    io.stdout.write(forgot ? `Logged out of "${server}": its stored tokens are gone.\n` : `No login was stored for "${server}".\n`);
+    return EXIT.ok;
+  } catch (error) {
+    const info = toReinError(error);
+    io.stderr.write(`rein mcp: ${info.message}\n`);
+    return EXIT.usage;
+  }
+}
+
+/** One question at the terminal (for elicitation); the input ending answers ''. */
+async function askQuestion(io: CliIO, text: string): Promise<string> {
+  const { createInterface } = await import('node:readline');
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
+    let answered = false;
+    rl.question(text, (answer) => {
+      answered = true;
+      rl.close();
+      resolve(answer);
+    });
+    rl.once('close', () => {
+      if (!answered) resolve('cancel');
+    });
+  });
 }
 
 function unknownServer(host: McpHost, server: string, io: CliIO): number {

@@ -27,6 +27,7 @@ import { emptyUsage } from '../types.js';
 import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, TextContent, ThinkingContent, ToolCall, Usage } from '../types.js';
 import { anthropicStreamCut, anthropicStreamError } from './anthropic-errors.js';
 import { isRecord, notJsonEventError, type Json } from '../json.js';
+import { MAX_ARGUMENT_CHARS, parseArgumentObject } from '../json-limits.js';
 
 
 /** A content block in progress, by its Anthropic `index`. */
@@ -281,7 +282,7 @@ export class AnthropicDecoder {
     else {
       slot.parser.end();
       const { parser, call } = slot;
-      call.arguments = parser.done && !parser.failed ? (isRecord(parser.value) ? parser.value : {}) : parseArguments(call.rawArguments);
+      call.arguments = parser.done && !parser.failed && call.rawArguments.length <= MAX_ARGUMENT_CHARS ? (isRecord(parser.value) ? parser.value : {}) : parseArguments(call.rawArguments);
       this.out.push({ type: 'tool_call_end', index: slot.index, toolCall: call });
     }
   }
@@ -312,12 +313,7 @@ function mapStopReason(reason: string | undefined, hasToolCalls: boolean): StopR
 
 /** The final arguments: the parsed object, or `{}` when the text is not a JSON object. */
 function parseArguments(raw: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(raw);
-    return isRecord(value) ? value : {};
-  } catch {
-    return {};
-  }
+  return parseArgumentObject(raw);
 }
 
 function isCount(value: unknown): value is number {

@@ -23,6 +23,7 @@ import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, Text
 import { geminiErrorFromPayload } from './gemini-errors.js';
 import { PartialArgsWriter } from './gemini-partial-args.js';
 import { isRecord, notJsonEventError, tokenCount, type Json } from '../json.js';
+import { parseArgumentObject } from '../json-limits.js';
 
 
 /** A function call being received. */
@@ -278,12 +279,7 @@ export class GeminiDecoder {
 
 /** The final arguments: the parsed object, or `{}` when the text is not a JSON object. */
 function parseArguments(raw: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(raw);
-    return isRecord(value) ? value : {};
-  } catch {
-    return {};
-  }
+  return parseArgumentObject(raw);
 }
 
 /**

@@ -18,6 +18,7 @@
  *   A root without properties sends no `parameters` at all: Gemini rejects an OBJECT
  *   schema with empty `properties`.
  */
+import { SchemaCache } from '../schema-cache.js';
 import type { JsonSchema } from '../types.js';
 import { isRecord, type Json } from '../json.js';
 
@@ -44,7 +45,15 @@ interface Refs {
  * declarationParameters({ type: 'object', properties: { q: { type: ['string', 'null'] } } }, false);
  * // { parameters: { type: 'OBJECT', properties: { q: { type: 'STRING', nullable: true } } } }
  */
-export function declarationParameters(schema: JsonSchema, jsonSchema: boolean): { parametersJsonSchema: Json } | { parameters: Json } | Record<string, never> {
+export function declarationParameters(schema: JsonSchema, jsonSchema: boolean): Declared {
+  // Converted once per schema content and dialect, for every agent and request that sends it.
+  return declared[jsonSchema ? 1 : 0].get(schema, () => convertParameters(schema, jsonSchema));
+}
+
+type Declared = { parametersJsonSchema: Json } | { parameters: Json } | Record<string, never>;
+const declared = [new SchemaCache<Declared>(256), new SchemaCache<Declared>(256)] as const;
+
+function convertParameters(schema: JsonSchema, jsonSchema: boolean): Declared {
   if (jsonSchema) return { parametersJsonSchema: toGeminiJsonSchema(schema) };
   const parameters = toOpenApiSchema(schema);
   return isRecord(parameters.properties) && Object.keys(parameters.properties).length > 0 ? { parameters } : {};

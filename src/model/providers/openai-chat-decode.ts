@@ -33,6 +33,7 @@ import { PartialJsonParser } from '../partial-json.js';
 import { emptyUsage } from '../types.js';
 import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, TextContent, ThinkingContent, ToolCall, Usage } from '../types.js';
 import { isRecord, notJsonEventError, tokenCount, type Json } from '../json.js';
+import { argumentLimitError } from '../json-limits.js';
 import { ThinkTagSplitter } from './think-tags.js';
 
 
@@ -473,6 +474,7 @@ function isDigits(text: string): boolean {
  * read through, as the dispatcher's repair reads it, so events show what the tool gets.
  */
 function parseArguments(slot: ToolSlot): Record<string, unknown> {
+  if (argumentLimitError(slot.call.rawArguments) !== undefined) return {};
   try {
     const value: unknown = JSON.parse(slot.call.rawArguments);
     if (isRecord(value)) return value;

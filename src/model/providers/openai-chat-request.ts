@@ -8,6 +8,7 @@ import { prepareHistory } from '../handoff.js';
 import { isRecord } from '../json.js';
 import type { AssistantMessage, Context, ImageContent, Message, ModelRef, StreamOptions, TextContent, ToolResultMessage, UserMessage } from '../types.js';
 import { sendsReasoningEffort, sendsStreamOptions, usesMaxCompletionTokens } from './chat-refusals.js';
+import { wireArguments } from '../json-limits.js';
 
 type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
@@ -233,9 +234,9 @@ function assistantMessage(message: AssistantMessage): ChatMessage | undefined {
       const call: ChatToolCall = {
         id: block.id,
         type: 'function',
-        // The model's own text, not a re-serialization; `{}` when it wrote nothing, since
-        // several servers reject an empty arguments string.
-        function: { name: block.name, arguments: block.rawArguments === '' ? '{}' : block.rawArguments },
+        // The model's own text, not a re-serialization; `{}` when it wrote nothing (several
+        // servers reject an empty arguments string) or something that is not a JSON object.
+        function: { name: block.name, arguments: wireArguments(block) },
       };
       // The signature reaches here only on the model's own turns (prepareHistory drops it
       // for any other target): Gemini 3 refuses a call sent back without its extras.

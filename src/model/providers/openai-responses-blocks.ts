@@ -13,6 +13,7 @@ import type { EventStream } from '../event-stream.js';
 import { PartialJsonParser } from '../partial-json.js';
 import type { AssistantMessage, AssistantStreamEvent, TextContent, ThinkingContent, ToolCall } from '../types.js';
 import { isRecord, type Json } from '../json.js';
+import { MAX_ARGUMENT_CHARS, parseArgumentObject } from '../json-limits.js';
 
 
 interface Slot {
@@ -242,13 +243,9 @@ export class OutputBlocks {
 /** The final arguments: the parsed object, or `{}` when the text is not a JSON object. */
 function parseArguments(slot: Slot): Record<string, unknown> {
   const parser = slot.parser as PartialJsonParser;
-  if (parser.done && !parser.failed) return isRecord(parser.value) ? parser.value : {};
-  try {
-    const value: unknown = JSON.parse((slot.block as ToolCall).rawArguments);
-    return isRecord(value) ? value : {};
-  } catch {
-    return {};
-  }
+  const raw = (slot.block as ToolCall).rawArguments;
+  if (parser.done && !parser.failed && raw.length <= MAX_ARGUMENT_CHARS) return isRecord(parser.value) ? parser.value : {};
+  return parseArgumentObject(raw);
 }
 
 

@@ -12,6 +12,7 @@ import { apiTarget, type ApiTarget } from '../base-url.js';
 import { normalizeToolCallIds, prepareHistory } from '../handoff.js';
 import type { AssistantMessage, Context, ImageContent, JsonSchema, Message, ModelRef, StreamOptions, TextContent, ThinkingContent, ToolResultMessage, UserMessage } from '../types.js';
 import { isRecord } from '../json.js';
+import { wireArguments } from '../json-limits.js';
 
 type InputContent = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' };
 
@@ -228,7 +229,7 @@ function assistantItems(message: AssistantMessage): ResponsesInputItem[] {
       }
       items.push(item);
     } else {
-      const item: ResponsesInputItem = { type: 'function_call', call_id: block.id, name: block.name, arguments: block.rawArguments === '' ? '{}' : block.rawArguments };
+      const item: ResponsesInputItem = { type: 'function_call', call_id: block.id, name: block.name, arguments: wireArguments(block) };
       // A function_call item id must start with "fc"; one is never invented.
       if (keepIds && block.signature !== undefined && /^fc[A-Za-z0-9_-]{0,62}$/.test(block.signature)) item.id = block.signature;
       items.push(item);

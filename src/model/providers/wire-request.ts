@@ -7,6 +7,8 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import { createParser } from 'eventsource-parser';
+import { jsonTextDepth, MAX_ANSWER_CHARS, MAX_WIRE_DEPTH } from '../json-limits.js';
+import { unwatchIdle, watchIdle, type IdleWatch } from '../idle-watchdog.js';
 import type { EventSourceParser, ParseError } from 'eventsource-parser';
 import { ReinError } from '../../errors.js';
 import { EventStream } from '../event-stream.js';
@@ -112,7 +114,8 @@ async function run<D extends WireDecoder>(
     const contentType = res.headers['content-type'] ?? '';
     // The label is a hint: some servers ignore `stream: true`, some mislabel (a Flask
     // `Response(gen())` is `text/html`); the body's first character decides what it is.
-    await decodeBody(res, decoder, ctx, spec, contentType.includes('text/html') ? 'html' : !stream || contentType.includes('json') ? 'json' : 'sse');
+    const labelled = contentType.includes('text/html') ? 'html' : !stream || contentType.includes('json') ? 'json' : 'sse';
+    await decodeBody(res, decoder, ctx, spec, labelled, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
   } catch (error) {
     if (decoder.finished) return;
     if (signal?.aborted) decoder.fail(new ReinError('aborted', 'fatal', 'The model request was aborted', { cause: signal.reason }));
@@ -167,13 +170,30 @@ const PAGE_CHARS = 200;
  * generator streams as `text/html`. Only a body that begins with `<` is a web page. Once
  * the kind is known each chunk costs one comparison more than feeding the parser directly.
  */
-async function decodeBody<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>, labelled: BodyKind): Promise<void> {
+async function decodeBody<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>, labelled: BodyKind, idleMs: number): Promise<void> {
+  // The connection's own watchdog (http.ts) hears every byte, so SSE comments and pings
+  // would keep it quiet for ever; this one hears only events that carry data.
+  const quiet =
+    idleMs > 0 && Number.isFinite(idleMs)
+      ? watchIdle(idleMs, () => {
+          decoder.fail(new ReinError('timeout', 'transient', `${ctx.url}: no data from the server for ${idleMs} ms (keep-alive comments and pings are not data)`));
+          res.destroy();
+        })
+      : undefined;
+  try {
+    await decodeBodyWatched(res, decoder, ctx, spec, labelled, quiet);
+  } finally {
+    if (quiet) unwatchIdle(quiet);
+  }
+}
+
+async function decodeBodyWatched<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>, labelled: BodyKind, quiet: IdleWatch | undefined): Promise<void> {
   let kind: BodyKind | undefined;
   /** The text before the kind is known (a few bytes: the first chunk nearly always tells). */
   let head = '';
   const json: string[] = [];
   let page = '';
-  const events = new EventFeed(decoder, ctx, spec);
+  const events = new EventFeed(decoder, ctx, spec, quiet);
   const webPage = (): void => {
     // The page as it began, whitespace collapsed.
     const began = page.slice(0, PAGE_CHARS).replace(/\s+/g, ' ');
@@ -181,13 +201,24 @@ async function decodeBody<D extends WireDecoder>(res: HttpResponse, decoder: D, 
   };
   const take = (text: string): void => {
     if (kind === 'sse') events.feed(text);
-    else if (kind === 'json') json.push(text);
-    else {
+    else if (kind === 'json') {
+      json.push(text);
+      if (quiet) quiet.last = Date.now();
+    } else {
       page += text;
       if (page.length >= PAGE_CHARS) webPage();
     }
   };
+  let received = 0;
   await res.consume((chunk) => {
+    received += chunk.length;
+    if (received > MAX_ANSWER_CHARS && !decoder.finished) {
+      decoder.fail(
+        new ReinError('answer_too_long', 'fatal', `${ctx.url} sent an answer longer than ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters; it was cut there (what came before is kept)`),
+      );
+      res.destroy();
+      return;
+    }
     if (kind === 'sse') events.feed(chunk);
     else if (kind === 'json') json.push(chunk);
     else if (kind === 'html') take(chunk);
@@ -249,10 +280,19 @@ class EventFeed<D extends WireDecoder> {
     private readonly decoder: D,
     private readonly ctx: ErrorContext,
     spec: WireSpec<D>,
+    quiet?: IdleWatch,
   ) {
     // eventsource-parser also takes Gemini's `\r\n\r\n` separators and comment lines. It
     // reports lines of unknown fields to `onError`, which costs nothing on the data lines.
-    this.parser = createParser({ onEvent: (event) => spec.onEvent(decoder, event.event, event.data), onError: (error) => this.unknownField(error) });
+    this.parser = createParser({
+      onEvent: (event) => {
+        // An empty event or Anthropic's `ping` is a keep-alive too, not data.
+        if (quiet && event.event !== 'ping' && event.data.trim() !== '') quiet.last = Date.now();
+        if (tooDeep(event.data)) decoder.fail(tooDeepError(ctx));
+        else spec.onEvent(decoder, event.event, event.data);
+      },
+      onError: (error) => this.unknownField(error),
+    });
   }
 
   feed(text: string): void {
@@ -290,7 +330,20 @@ class EventFeed<D extends WireDecoder> {
   }
 }
 
+/** JSON nested past {@link MAX_WIRE_DEPTH}: refused before a decoder (or what it hands on) recurses into it. */
+function tooDeep(text: string): boolean {
+  return jsonTextDepth(text, MAX_WIRE_DEPTH) > MAX_WIRE_DEPTH;
+}
+
+function tooDeepError(ctx: ErrorContext): ReinError {
+  return new ReinError('invalid_response', 'transient', `${ctx.url} sent JSON nested more than ${MAX_WIRE_DEPTH} levels deep; no model answer is shaped so`);
+}
+
 function decodeJson<D extends WireDecoder>(text: string, decoder: D, ctx: ErrorContext, spec: WireSpec<D>): void {
+  if (tooDeep(text)) {
+    decoder.fail(tooDeepError(ctx));
+    return;
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
