@@ -70,15 +70,21 @@ describe('bash in the sandbox', { timeout: 60_000 }, () => {
     let server: Server;
     let port: number;
     let connections = 0;
+    const sockets: import('node:net').Socket[] = [];
     beforeAll(async () => {
       server = createServer((socket) => {
         connections++;
+        sockets.push(socket);
+        socket.on('error', () => undefined);
         socket.end();
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       port = (server.address() as { port: number }).port;
     });
-    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    afterAll(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
 
     it('a connection to a listener on 127.0.0.1 fails without network', async () => {
       const before = connections;
