@@ -51,6 +51,12 @@ describe('unknown skills', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/unknown skill "nope" \(no skills are loaded\)/);
   });
+
+  it('rein chat says so for the line and sends nothing', async () => {
+    const chat = await spawnRein(['chat', '--base-url', 'http://127.0.0.1:9/v1'], { cwd: dirs.project, stdin: '/skill:nope do it\nexit\n', env: { PATH: process.env.PATH, HOME: dirs.home, NO_COLOR: '1', OPENAI_API_KEY: 'x' } });
+    expect(chat.stderr).toMatch(/unknown skill "nope" \(no skills are loaded\)/);
+    expect(chat.stderr).not.toMatch(/ECONNREFUSED|connection refused/i);
+  });
 });
 
 describe('a refused resume says what changed', () => {
