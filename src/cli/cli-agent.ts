@@ -31,6 +31,9 @@ export function cliMetadata(values: AgentFlagValues, root: string): CliRunMetada
     'ask',
     'deny',
     'mode',
+    // A resumed or approved run keeps the confinement it was started with.
+    'sandbox',
+    'sandbox-network',
     'no-mcp',
     'no-skills',
     'memory',

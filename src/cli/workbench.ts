@@ -12,7 +12,7 @@ import type { McpHost } from '../mcp/host.js';
 import type { MemoryStore } from '../memory/types.js';
 import type { PermissionPolicy } from '../permissions/policy.js';
 import type { Skill } from '../skills/types.js';
-import type { Tool } from '../tools/types.js';
+import type { Tool, ToolSource } from '../tools/types.js';
 import { approvalPrompt } from './approval-prompt.js';
 import type { AgentFlagValues } from './agent-flags.js';
 import type { CliIO } from './io.js';
@@ -75,7 +75,7 @@ export async function openWorkbench(values: AgentFlagValues, io: CliIO, baseTool
     // A bad level is a usage error before anything starts.
     const level = values.sandbox === undefined ? 'workspace-write' : parseSandboxLevel(values.sandbox);
     if (values['sandbox-network'] && level === 'off') throw new ReinError('config', 'fatal', '--sandbox-network needs a sandbox: leave out --sandbox off (unconfined commands reach the network anyway)');
-    tools.push(...createWorkspaceTools({ root: cwd, bash: { sandbox: { level, network: values['sandbox-network'] === true } } }));
+    tools.push(...createWorkspaceTools({ root: cwd, bash: { sandbox: { level, network: values['sandbox-network'] === true, home } } }));
     if (level !== 'off') {
       // Said once, here; each command is then refused with the same reason.
       const why = await sandboxUnavailable();
@@ -122,9 +122,13 @@ export async function openWorkbench(values: AgentFlagValues, io: CliIO, baseTool
     }
   }
 
+  // Plan mode runs only read tools: the model is offered only those (a write it cannot make is a wasted step).
+  const planOnly = policy.mode === 'plan';
+  const offered = planOnly ? tools.filter(isReadTool) : tools;
+  const source = mcp && planOnly ? readToolsOf(mcp) : mcp;
   const options: Partial<AgentOptions> = {
-    tools,
-    ...(mcp ? { toolSources: [mcp] } : {}),
+    tools: offered,
+    ...(source ? { toolSources: [source] } : {}),
     ...(allowedTools ? { allowedTools } : {}),
     approvalPolicy: (call, tool) => policy.decide(call, tool),
     ...(rules.text ? { context: { rules: rules.text } } : {}),
@@ -163,6 +167,28 @@ export async function openWorkbench(values: AgentFlagValues, io: CliIO, baseTool
       await mcp?.close();
       memory?.close();
     },
+  };
+}
+
+function isReadTool(tool: Tool): boolean {
+  return tool.risk === 'read';
+}
+
+/** A tool source offering only its read tools (cached per answer of the source). */
+function readToolsOf(source: ToolSource): ToolSource {
+  let from: readonly Tool[] | undefined;
+  let read: readonly Tool[] = [];
+  return {
+    id: source.id,
+    tools: () => {
+      const all = source.tools();
+      if (all !== from) {
+        from = all;
+        read = all.filter(isReadTool);
+      }
+      return read;
+    },
+    ...(source.onChange ? { onChange: (listener: () => void) => (source.onChange as NonNullable<ToolSource['onChange']>)(listener) } : {}),
   };
 }
 

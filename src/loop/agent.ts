@@ -304,7 +304,8 @@ export class Agent<S = unknown> {
       throw new ReinError('conflict', 'fatal', `run ${runId} is ${record.status} (${record.reason ?? 'no reason'}): only a run that crashed, failed, was aborted or is paused can be continued`);
     }
     if (record.configHash !== this.hashConfig() && !force) {
-      throw new ReinError('conflict', 'fatal', `the agent's tools, system prompt or model changed since run ${runId} started: continue it with force (rein resume --force) to go on anyway`);
+      const changed = configChanges(record.config, this.config);
+      throw new ReinError('conflict', 'fatal', `the agent changed since run ${runId} started (${changed}): continue it with force (rein resume --force) to go on anyway`);
     }
     return store;
   }
@@ -579,4 +580,26 @@ function choose(
 /** The status a run's record should have given its last logged event: `running` unless the log ended it. */
 function runRecordStatus(last: RunEvent | undefined): string {
   return last?.type === 'run_finished' ? last.status : 'running';
+}
+
+/** What differs between a run's recorded configuration and the agent's, in words: the model, the system prompt, which tools. */
+export function configChanges(recorded: unknown, current: unknown): string {
+  const record = (value: unknown) => (value !== null && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  const before = record(recorded);
+  const now = record(current);
+  const out: string[] = [];
+  if (before.model !== now.model) out.push(`the model: ${String(before.model)} then, ${String(now.model)} now`);
+  if (canonicalJson(before.system ?? null) !== canonicalJson(now.system ?? null)) out.push('the system prompt');
+  const tools = (value: unknown) => new Map((Array.isArray(value) ? value : []).map((t: { name?: unknown }) => [String(t?.name), canonicalJson(t)]));
+  const a = tools(before.tools);
+  const b = tools(now.tools);
+  const added = [...b.keys()].filter((n) => !a.has(n));
+  const removed = [...a.keys()].filter((n) => !b.has(n));
+  const altered = [...b.keys()].filter((n) => a.has(n) && a.get(n) !== b.get(n));
+  if (added.length > 0) out.push(`tools added: ${added.join(', ')}`);
+  if (removed.length > 0) out.push(`tools removed: ${removed.join(', ')}`);
+  if (altered.length > 0) out.push(`tools changed (description, parameters or effect): ${altered.join(', ')}`);
+  if (canonicalJson(before.toolSources ?? null) !== canonicalJson(now.toolSources ?? null)) out.push('the tool sources');
+  if (canonicalJson(before.allowedTools ?? null) !== canonicalJson(now.allowedTools ?? null)) out.push('the allowed tools');
+  return out.length > 0 ? out.join('; ') : 'its configuration';
 }

@@ -17,8 +17,12 @@ export interface SecretPattern {
   accept?: (secret: string, prefix: string) => boolean;
 }
 
-/** Not preceded / followed by a character a token could continue with. */
-const START = '(?<![A-Za-z0-9_-])';
+/**
+ * Not preceded by a letter or digit (`nope-ghp_…` and `KEY_sk-…` are still keys: a key
+ * glued to a name by `-` or `_` is no less a key), nor followed by a character a token could
+ * continue with.
+ */
+const START = '(?<![A-Za-z0-9])';
 const END = '(?![A-Za-z0-9_-])';
 
 const hasDigitAndLetter = (s: string): boolean => /\d/.test(s) && /[A-Za-z]/.test(s);
@@ -42,6 +46,9 @@ export const TOKEN_PATTERNS: readonly SecretPattern[] = [
   { kind: 'google_api_key', secret: `${START}AIza[0-9A-Za-z_-]{35}${END}` },
   { kind: 'npm_token', secret: `${START}npm_[A-Za-z0-9]{36}${END}` },
   { kind: 'huggingface_token', secret: `${START}hf_[A-Za-z0-9]{34,}${END}` },
+  { kind: 'groq_key', secret: `${START}gsk_[A-Za-z0-9]{40,}${END}` },
+  { kind: 'xai_key', secret: `${START}xai-[A-Za-z0-9]{40,}${END}` },
+  { kind: 'sendgrid_key', secret: `${START}SG\\.[A-Za-z0-9_-]{16,32}\\.[A-Za-z0-9_-]{32,64}${END}` },
   // Header and payload are base64url JSON objects, so both start with `eyJ` (`{"`).
   { kind: 'jwt', secret: `${START}eyJ[A-Za-z0-9_-]{5,}\\.eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*${END}` },
 ];

@@ -39,8 +39,9 @@ export type WorkspaceToolName = (typeof WORKSPACE_TOOL_NAMES)[number];
 /**
  * Creates the workspace tools over `options.root`. Every path a tool takes is checked by
  * the path guard (`resolveInWorkspace`): paths that lead outside the root — by `..`, as
- * absolute paths, or through symlinks — are refused. `bash` runs in the root but is not
- * confined by the guard; gate it with a permission policy. Throws a `config` ReinError for
+ * absolute paths, or through symlinks — are refused. `bash` runs in the root inside a
+ * bubblewrap sandbox (`bash.sandbox`, default `workspace-write`; see `sandbox.ts`); gate it
+ * with a permission policy too. Throws a `config` ReinError for
  * a root that is not a directory or an unknown tool name.
  *
  * @example

@@ -154,6 +154,9 @@ export async function runShell(options: ShellRunOptions): Promise<ShellRunResult
     }
     await stopping;
     let stoppedBackground = false;
+    // In a sandbox the kernel ends the whole PID namespace once its shell is gone, a moment
+    // after the sandbox's own exit: what is left of the group then is not left running.
+    if (options.sandbox && pgid !== undefined) await groupGone(pgid, SANDBOX_TEARDOWN_MS);
     if (pgid !== undefined && process.platform !== 'win32' && groupAlive(pgid)) {
       stoppedBackground = true;
       await terminateGroup(pgid, graceMs);
@@ -175,6 +178,15 @@ export async function runShell(options: ShellRunOptions): Promise<ShellRunResult
     options.signal?.removeEventListener('abort', onAbort);
     if (pgid !== undefined) runningGroups.delete(pgid);
   }
+}
+
+/** How long a sandbox's namespace may take to go after the sandbox exited. */
+const SANDBOX_TEARDOWN_MS = 500;
+
+/** Resolves once no process of the group is left, or after `ms`. */
+async function groupGone(pgid: number, ms: number): Promise<void> {
+  const until = performance.now() + ms;
+  while (groupAlive(pgid) && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 /** The result of a run aborted before it started: nothing was spawned. */

@@ -3,8 +3,7 @@
 // run_finished) and exit 128 + the signal's number; Ctrl-C in `rein chat` with stdin piped
 // stops the run and keeps the session, as at a terminal. Through the real binary (needs
 // `npm run build`); each test has its own project folder, and reaps what it started.
-import { existsSync, readFileSync, watch } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeProject, removeProject, type TempProject } from './project.js';
@@ -67,8 +66,36 @@ async function storedRuns(store: string): Promise<Array<{ status: string; reason
 }
 
 /** The model calls `bash` with a long sleep (its PID written to sleep.pid), then answers. */
+/** A sleep's argument no other process has: the sleep is found on the host by it (inside the sandbox its pid is the namespace's own). */
+let SLEEP_MARK = '';
 const sleeper: ScriptFunction = (request) =>
-  request.messages.at(-1)!.role === 'tool' ? { text: 'slept' } : { toolCalls: [{ name: 'bash', arguments: { command: 'sleep 60 & echo $! > sleep.pid; wait' } }] };
+  request.messages.at(-1)!.role === 'tool' ? { text: 'slept' } : { toolCalls: [{ name: 'bash', arguments: { command: `sleep ${SLEEP_MARK} & echo $! > sleep.pid; wait` } }] };
+
+/** Polls `read` until `done` holds or `ms` pass; the last value read. */
+async function within<T>(ms: number, read: () => T, done: (value: T) => boolean): Promise<T> {
+  const until = Date.now() + ms;
+  let value = read();
+  while (!done(value) && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    value = read();
+  }
+  return value;
+}
+
+/** The host pids of the marked sleep (none once rein stopped it). */
+function markedSleeps(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (args[0]?.endsWith('sleep') && args[1] === SLEEP_MARK && running(Number(entry))) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
 
 describe('rein run stopped by a signal', () => {
   for (const [signal, code] of [
@@ -76,6 +103,8 @@ describe('rein run stopped by a signal', () => {
     ['SIGHUP', 129],
   ] as const) {
     it(`${signal}: the run is aborted (its bash process stopped, run_finished last under --json, logged as aborted) and exits ${code}`, async () => {
+      // Each test its own mark: a sleep of another test is never mistaken for this one's.
+      SLEEP_MARK = `60.${process.pid}${code}`;
       const s = await model(sleeper);
       const store = join(dirs.base, 'runs.db');
       // Unconfined: the check reads the sleep's PID, which in the sandbox's own PID
@@ -85,18 +114,21 @@ describe('rein run stopped by a signal', () => {
       const pidFile = join(dirs.project, 'sleep.pid');
       await run.waitFor(/"type":"tool_started"/);
       await fileAppears(pidFile);
-      const sleepPid = Number((await readFile(pidFile, 'utf8')).trim());
+      // The pid file can be written a moment before the forked shell has become the sleep.
+      const sleeps = await within(5000, () => markedSleeps(), (found) => found.length === 1);
+      expect(sleeps).toHaveLength(1);
       try {
         child.kill(signal);
         const out = await run.done;
         expect(out.code).toBe(code);
         const last = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { type: string; status: string };
         expect(last).toMatchObject({ type: 'run_finished', status: 'aborted' });
-        expect(running(sleepPid)).toBe(false);
+        // The sandbox's PID namespace goes with rein; the kernel ends its processes a moment later.
+        expect(await within(5000, () => sleeps.filter(running), (left) => left.length === 0)).toEqual([]);
         expect((await storedRuns(store))[0]).toMatchObject({ status: 'aborted' });
       } finally {
         // A rein that failed to stop it must not leave the sleep behind.
-        if (running(sleepPid)) process.kill(sleepPid, 'SIGKILL');
+        for (const pid of sleeps.filter(running)) process.kill(pid, 'SIGKILL');
       }
     });
   }

@@ -184,7 +184,7 @@ describe('durable runs', () => {
     const failed = agent.run('y');
     expect(await failed).toMatchObject({ status: 'failed', error: { code: 'auth' } });
     const changed = new Agent({ model: server.model(), store, system: 'v2' });
-    expect(await changed.resume(failed.runId)).toMatchObject({ status: 'failed', error: { code: 'conflict', message: expect.stringMatching(/changed/) } });
+    expect(await changed.resume(failed.runId)).toMatchObject({ status: 'failed', error: { code: 'conflict', message: expect.stringMatching(/the agent changed since run .* started \(the system prompt\)/) } });
     expect(await changed.resume(failed.runId, { force: true })).toMatchObject({ status: 'done', text: 'again' });
   });
 

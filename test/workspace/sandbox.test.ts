@@ -2,7 +2,7 @@
 // still not do. Needs bubblewrap (.ci/run installs it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxArgs, sandboxRefusal, sandboxUnavailable, parseSandboxLevel, findBwrap } from '../../src/workspace/sandbox.js';
@@ -70,21 +70,21 @@ describe('bash in the sandbox', { timeout: 60_000 }, () => {
     let server: Server;
     let port: number;
     let connections = 0;
+    const sockets: import('node:net').Socket[] = [];
     beforeAll(async () => {
       server = createServer((socket) => {
         connections++;
         sockets.push(socket);
+        socket.on('error', () => undefined);
         socket.end();
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       port = (server.address() as { port: number }).port;
     });
-    // A half-closed socket the peer never finished would hold close(): end them all.
-    const sockets: Socket[] = [];
-    afterAll(() => new Promise<void>((resolve) => {
-      server.close(() => resolve());
+    afterAll(async () => {
       for (const socket of sockets) socket.destroy();
-    }));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
 
     it('a connection to a listener on 127.0.0.1 fails without network', async () => {
       const before = connections;

@@ -17,6 +17,7 @@ import { reportSetupError } from './run.js';
 import { openCliAgent } from '../cli-agent.js';
 import { parseCommandLine } from '../flags.js';
 import type { Workbench } from '../workbench.js';
+import { parseSkillCommands } from '../../skills/commands.js';
 import { userInput } from '../session-input.js';
 
 const usage = `rein chat [options]
@@ -72,6 +73,7 @@ export const command: Command = {
       return reportSetupError(error, io, false);
     }
     const mcp = bench.mcp;
+    const skills = bench.skills;
     const closeBench = bench.close;
     const chatAgent = agent;
     // Stopped while setting up (Ctrl-C, SIGTERM, the output closed): no session to start.
@@ -170,6 +172,9 @@ export const command: Command = {
         active = pending as unknown as RunHandle;
         let input: Awaited<ReturnType<typeof userInput>>;
         try {
+          // A `/skill:name` naming no loaded skill would reach the model as plain text: said here instead.
+          const unknownSkills = parseSkillCommands(text, skills).unknown;
+          if (unknownSkills.length > 0) throw new Error(unknownSkills.map((u) => u.message).join('; '));
           input = await userInput(text, mcp, io, { prompts: true });
         } catch (error) {
           io.stderr.write(`rein: ${terminalLine(error instanceof Error ? error.message : String(error))}\n`);

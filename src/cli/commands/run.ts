@@ -34,6 +34,8 @@ export function exitCodeOf(result: RunResult): number {
   if (SUCCESS_REASONS.has(result.reason)) return EXIT.ok;
   if (result.status === 'aborted') return EXIT.aborted;
   if (result.status === 'paused') return EXIT.paused;
+  // A resume or approval refused before anything ran (the agent changed): a usage error (docs/cli.md).
+  if (result.status === 'failed' && result.error?.code === 'conflict') return EXIT.usage;
   if (result.status === 'failed') return EXIT.failed;
   return EXIT.stopped;
 }
@@ -161,8 +163,9 @@ export function reportSetupError(error: unknown, io: CliIO, json: boolean): numb
     io.stdout.write(`${JSON.stringify(runNotStarted('failed', 'fatal_error', info))}\n`);
   }
   io.stderr.write(`rein: ${describeError(info)}\n`);
-  // A configuration problem (bad flag, missing key, unknown provider) is a usage error.
-  return info.code === 'config' ? EXIT.usage : EXIT.failed;
+  // A configuration problem (bad flag, missing key, unknown provider) is a usage error, and
+  // so is a run that cannot be continued as asked (changed agent, finished run): docs/cli.md.
+  return info.code === 'config' || info.code === 'conflict' ? EXIT.usage : EXIT.failed;
 }
 
 export const command: Command = {
@@ -204,6 +207,10 @@ export const command: Command = {
       const session = await openCliAgent(named.values, named.options, io, { store, people: interactive ? { question } : {}, metadata: { ...named.metadata } });
       bench = session.bench;
       const agent = session.agent;
+      // A `/skill:name` naming no loaded skill would reach the model as plain text: refused, saying what exists.
+      const { parseSkillCommands } = await import('../../skills/commands.js');
+      const unknownSkills = parseSkillCommands(task, bench.skills).unknown;
+      if (unknownSkills.length > 0) throw new ReinError('config', 'fatal', `${unknownSkills.map((u) => u.message).join('; ')}: fix the name, or load the skill (.rein/skills/<name>/SKILL.md)`);
       const input = await userInput(task, bench.mcp, io, { signal });
       const result = await renderRun(agent.run(input, { signal, ...session.runOptions }), io, json, { stream: !values['no-stream'] });
       return exitCodeOf(result);
