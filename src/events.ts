@@ -128,6 +128,10 @@ export type RunEventBody =
       arguments: Record<string, unknown>;
       /** The model's argument text, when `arguments` are not simply what it says (repaired, coerced, completed). */
       rawArguments?: string;
+      /** What repair fixed in the model's text (code fence, trailing commas, single quotes, …), when it needed fixing. */
+      repairs?: string[];
+      /** The JSON text the repaired arguments parsed from, beside `repairs`. */
+      repairedArguments?: string;
       idempotencyKey: string;
     }
   | {
