@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ScriptRequest, ScriptTurn } from '../../src/model/scripted/index.js';
 import type { AgentOptions } from '../../src/loop/options.js';
+import { messagesFromEvents } from '../../src/loop/fold.js';
 import { addTool, collect, gateTool, setup } from './helpers.js';
 
 const usage = { prompt_tokens: 100, completion_tokens: 20 };
@@ -63,6 +64,8 @@ describe('an answer at the limit', () => {
         expect(result.messages.at(-1)).toMatchObject({ role: 'assistant' });
         const finished = events.at(-1)!;
         expect(finished).toMatchObject({ type: 'run_finished', reason: limit });
+        // The log folds to the same history: the instruction and the answer are in it.
+        expect(messagesFromEvents(events)).toEqual(result.messages);
       });
     }
   }
