@@ -192,19 +192,22 @@ class LoopRun {
       // After a timeout the run's signal is spent: this request gets a deadline of its own.
       const deadline = AbortSignal.timeout(deps.limits.timeoutMs === undefined ? FINAL_ANSWER_TIMEOUT_MS : Math.min(deps.limits.timeoutMs, FINAL_ANSWER_TIMEOUT_MS));
       const signal = this.timedOut ? deadline : AbortSignal.any([this.signal, deadline]);
-      const { toolChoice: _ignored, ...options } = this.streamOptions as StreamOptions & { toolChoice?: unknown };
       const request = this.request(messages, []);
       this.requestStep = step;
       this.requestMessages = request.messages.length;
       this.attempt = 1;
       this.attemptsBefore = 0;
       deps.emit({ type: 'model_request', step, attempt: 1, messages: this.requestMessages });
-      const stream = deps.stream(deps.model, request, { ...options, signal, maxTokens });
-      const answer = this.answered(request, stream.listen ? await stream.listen(this.onStreamEvent) : await this.iterate(stream), step);
+      const stream = deps.stream(deps.model, request, { ...this.streamOptions, signal, maxTokens });
+      const received = stream.listen ? await stream.listen(this.onStreamEvent) : await this.iterate(stream);
+      // Only its text: a tool call the model wrote anyway is not run, nor logged or kept.
+      if (received.content.some((block) => block.type === 'tool_call')) {
+        received.content = received.content.filter((block) => block.type !== 'tool_call');
+        if (received.stopReason === 'tool_use') received.stopReason = 'stop';
+      }
+      const answer = this.answered(request, received, step);
       addUsage(this.totals, answer);
       if (answer.stopReason === 'error' || answer.stopReason === 'aborted') return;
-      // Only its text: a tool call the model wrote anyway is not run, and not kept.
-      answer.content = answer.content.filter((block) => block.type !== 'tool_call');
       messages.push(answer);
       if (deps.finalAnswerTool !== undefined) await this.takeOutput(answer, deps.finalAnswerTool);
     } catch {

@@ -79,6 +79,19 @@ describe('an answer at the limit', () => {
     expect(result.text).toBe('');
   });
 
+  it('drops a tool call the model makes in that answer: not run, not in the history or the log', async () => {
+    let n = 0;
+    const { agent } = await setup(
+      (request) => (request.toolNames.length === 0 ? { text: 'almost done', toolCalls: [{ name: 'add', arguments: { a: 9, b: 9 } }], usage } : { toolCalls: [{ name: 'add', arguments: { a: ++n, b: 1 } }], usage }),
+      { tools: [addTool], limits: { maxSteps: 1, finalAnswerOnStop: true } },
+    );
+    const { events, result } = await collect(agent.run('add'));
+    expect(result).toMatchObject({ reason: 'max_steps', text: 'almost done' });
+    expect(result.totals.toolCalls).toBe(1);
+    expect(result.messages.at(-1)).toMatchObject({ role: 'assistant', stopReason: 'stop', content: [{ type: 'text', text: 'almost done' }] });
+    expect(messagesFromEvents(events)).toEqual(result.messages);
+  });
+
   it('never runs after an abort', async () => {
     const { seen, script } = worker('timeout', false);
     const gate = gateTool();
