@@ -38,7 +38,15 @@ export interface RunLimits {
   maxCostUsd?: number;
   noProgressRepeats: number;
   maxConsecutiveToolErrors: number;
+  /**
+   * A run stopped by `max_steps`, the budget, the timeout or `no_progress` makes one last
+   * model request with no tools for the best answer from what was done (off by default).
+   */
+  finalAnswerOnStop?: boolean;
 }
+
+/** The limits that are numbers (agent files and run requests set these). */
+export type NumericLimit = Exclude<keyof RunLimits, 'finalAnswerOnStop'>;
 
 /** Totals of a run. */
 export interface RunTotals {
@@ -128,6 +136,10 @@ export type RunEventBody =
       arguments: Record<string, unknown>;
       /** The model's argument text, when `arguments` are not simply what it says (repaired, coerced, completed). */
       rawArguments?: string;
+      /** What repair fixed in the model's text (code fence, trailing commas, single quotes, …), when it needed fixing. */
+      repairs?: string[];
+      /** The JSON text the repaired arguments parsed from, beside `repairs`. */
+      repairedArguments?: string;
       idempotencyKey: string;
     }
   | {

@@ -6,7 +6,7 @@ import { splitFrontMatter, parseAllowedTools } from '../skills/front-matter.js';
 import { KNOWN_PROVIDERS } from '../model/resolve.js';
 import { MAX_TIMER_MS } from '../loop/validate.js';
 import { closestName } from '../tools/suggest.js';
-import type { RunLimits } from '../events.js';
+import type { NumericLimit, RunLimits } from '../events.js';
 import type { AgentDefinition, AgentDiagnostic, AgentMode } from './types.js';
 
 /** The most characters an agent name may have. */
@@ -19,7 +19,7 @@ export const AGENT_FIELDS = ['name', 'description', 'model', 'baseUrl', 'tools',
 export const AGENT_MODES: readonly AgentMode[] = ['default', 'acceptEdits', 'plan', 'yolo'];
 
 /** Each limit an agent file (and a run request) may set: whole numbers or not, and the unit in words. */
-export const LIMIT_FIELDS: Record<keyof RunLimits, { whole: boolean; what: string; max?: number }> = {
+export const LIMIT_FIELDS: Record<NumericLimit, { whole: boolean; what: string; max?: number }> = {
   maxSteps: { whole: true, what: 'model calls' },
   timeoutMs: { whole: true, what: 'milliseconds for the whole run', max: MAX_TIMER_MS },
   maxTokens: { whole: true, what: 'tokens for the whole run' },
@@ -180,7 +180,7 @@ export function checkLimits(value: unknown, where: string, error: Report): Parti
   let ok = true;
   const known = Object.keys(LIMIT_FIELDS);
   for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
-    const spec = LIMIT_FIELDS[key as keyof RunLimits];
+    const spec = LIMIT_FIELDS[key as NumericLimit];
     const field = `${where}.${key}`;
     if (!spec) {
       const guess = closestName(key, known);
@@ -199,7 +199,7 @@ export function checkLimits(value: unknown, where: string, error: Report): Parti
       ok = false;
       continue;
     }
-    limits[key as keyof RunLimits] = raw;
+    limits[key as NumericLimit] = raw;
   }
   return ok ? limits : undefined;
 }

@@ -28,6 +28,7 @@ export const AGENT_FLAGS = {
   thinking: { type: 'string' },
   'max-cost': { type: 'string' },
   'max-output-tokens': { type: 'string' },
+  'no-final-answer': { type: 'boolean' },
   json: { type: 'boolean' },
   'no-stream': { type: 'boolean' },
   'no-tools': { type: 'boolean' },
@@ -71,6 +72,10 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
   { text: '      --thinking <level>         off | low | medium | high (mapped per provider)' },
   { text: '      --max-cost <usd>           stop the run once it has cost this much (needs a catalog price)' },
   { text: "      --max-output-tokens <n>    the output limit of each model response (default: the server's)" },
+  {
+    text: `      --no-final-answer          a run a limit stops (steps, budget, time, no progress) ends
+                                   without one last request, with no tools, for its best answer`,
+  },
   { text: '      --json                     one JSON event per line on stdout, nothing else', runOnly: true },
   {
     text: `      --no-stream                write each answer once its model response is final: text
@@ -123,6 +128,7 @@ export type AgentFlagValues = {
   thinking?: string;
   'max-cost'?: string;
   'max-output-tokens'?: string;
+  'no-final-answer'?: boolean;
   json?: boolean;
   'no-stream'?: boolean;
   'no-tools'?: boolean;
@@ -259,6 +265,8 @@ export function limitsFromFlags(values: AgentFlagValues): Pick<AgentOptions, 'li
       ...(maxSteps === undefined ? {} : { maxSteps }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+      // On in the CLI (off by default in the library): a stopped run still answers.
+      finalAnswerOnStop: values['no-final-answer'] !== true,
     },
     ...(Object.keys(modelOptions).length === 0 ? {} : { modelOptions }),
   };

@@ -31,6 +31,7 @@ import { PAUSED, runTools, type Confirm, type PolicyAnswer } from './tool-batch.
 import { budgetReached, checkStopRules, checkTextTurn, type Stop } from './turn-stops.js';
 import { addUsage, finish } from './result.js';
 import { transformedContext } from './validate.js';
+import { ANSWER_AT_LIMIT, budgetPays, FINAL_ANSWER_MAX_TOKENS, FINAL_ANSWER_TIMEOUT_MS, finalAnswerInstruction, finalAnswerUsage } from './answer-at-limit.js';
 
 /**
  * With an output schema the run ends by the final-answer tool: a text answer gets this many
@@ -106,6 +107,7 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
   } finally {
     run.clearTimer();
   }
+  if (run.stop && deps.limits.finalAnswerOnStop && ANSWER_AT_LIMIT.has(run.stop.reason)) await run.answerAtLimit();
   return finish(deps, run.stop, run.messages, run.totals, run.started, run.lastOutput, run.setState);
 }
 
@@ -168,6 +170,73 @@ class LoopRun {
     this.deps.emit({ type: 'state_changed', from: this.state, to, step: this.totals.steps });
     this.state = to;
   };
+
+  /**
+   * The last request of a run a limit stopped (`limits.finalAnswerOnStop`): no tools, the
+   * best answer from what was done; the stop stays the limit's. Skipped when the run was
+   * aborted or the budget cannot pay for it; a failure of its own leaves the run as it was.
+   */
+  async answerAtLimit(): Promise<void> {
+    const { deps, messages } = this;
+    const reason = (this.stop as Stop).reason;
+    if (this.signal.aborted && !this.timedOut) return;
+    const schema = deps.finalAnswerTool === undefined ? undefined : deps.toolOf(deps.finalAnswerTool)?.parameters;
+    const instruction = finalAnswerInstruction(reason, schema);
+    const maxTokens = Math.min(deps.modelOptions.maxTokens ?? FINAL_ANSWER_MAX_TOKENS, FINAL_ANSWER_MAX_TOKENS);
+    const usage = finalAnswerUsage(messages, instruction, maxTokens);
+    if (!budgetPays(deps.limits, this.totals, usage, deps.costOf?.(usage)?.total)) return;
+    const step = this.totals.steps;
+    try {
+      const message: UserMessage = { role: 'user', content: instruction };
+      messages.push(message);
+      deps.emit({ type: 'message_injected', step, kind: 'steer', message });
+      // After a timeout the run's signal is spent: this request gets a deadline of its own.
+      const deadline = AbortSignal.timeout(deps.limits.timeoutMs === undefined ? FINAL_ANSWER_TIMEOUT_MS : Math.min(deps.limits.timeoutMs, FINAL_ANSWER_TIMEOUT_MS));
+      const signal = this.timedOut ? deadline : AbortSignal.any([this.signal, deadline]);
+      const request = this.request(messages, []);
+      this.requestStep = step;
+      this.requestMessages = request.messages.length;
+      this.attempt = 1;
+      this.attemptsBefore = 0;
+      deps.emit({ type: 'model_request', step, attempt: 1, messages: this.requestMessages });
+      const stream = deps.stream(deps.model, request, { ...this.streamOptions, signal, maxTokens });
+      const received = stream.listen ? await stream.listen(this.onStreamEvent) : await this.iterate(stream);
+      // Only its text: a tool call the model wrote anyway is not run, nor logged or kept.
+      if (received.content.some((block) => block.type === 'tool_call')) {
+        received.content = received.content.filter((block) => block.type !== 'tool_call');
+        if (received.stopReason === 'tool_use') received.stopReason = 'stop';
+      }
+      const answer = this.answered(request, received, step);
+      addUsage(this.totals, answer);
+      if (answer.stopReason === 'error' || answer.stopReason === 'aborted') return;
+      messages.push(answer);
+      if (deps.finalAnswerTool !== undefined) await this.takeOutput(answer, deps.finalAnswerTool);
+    } catch {
+      // The run already ended at its limit; the answer was a courtesy.
+    }
+  }
+
+  /**
+   * With `finalAnswerOnStop`, the budget stops the run while it can still pay for the answer
+   * at the limit: once what is left would not pay for one more turn and that answer (each
+   * estimated as the context so far and the output allowance).
+   */
+  private keepsRoomForAnswer(): boolean {
+    const { limits, modelOptions, costOf } = this.deps;
+    if (!limits.finalAnswerOnStop || (limits.maxTokens === undefined && limits.maxCostUsd === undefined)) return false;
+    const schema = this.deps.finalAnswerTool === undefined ? undefined : this.deps.toolOf(this.deps.finalAnswerTool)?.parameters;
+    const one = finalAnswerUsage(this.messages, finalAnswerInstruction('budget', schema), Math.min(modelOptions.maxTokens ?? FINAL_ANSWER_MAX_TOKENS, FINAL_ANSWER_MAX_TOKENS));
+    const two = { ...one, input: 2 * one.input, output: 2 * one.output, total: 2 * one.total };
+    return !budgetPays(limits, this.totals, two, costOf?.(two)?.total);
+  }
+
+  /** The schema's output from the final answer's text, checked as the final-answer tool would check it. */
+  private async takeOutput(answer: AssistantMessage, tool: string): Promise<void> {
+    let text = '';
+    for (const block of answer.content) if (block.type === 'text') text += block.text;
+    const checked = await this.deps.check({ type: 'tool_call', id: 'final_answer_at_limit', name: tool, arguments: {}, rawArguments: text });
+    if (checked.ok) this.lastOutput = checked.arguments;
+  }
 
   abortStop(): Stop {
     return this.timedOut ? { reason: 'timeout' } : { reason: 'aborted' };
@@ -392,7 +461,7 @@ class LoopRun {
     if (stop) {
       this.stop = stop;
       if (stop.output !== undefined) this.lastOutput = stop.output;
-    } else if (budgetReached(this.deps.limits, this.totals)) {
+    } else if (budgetReached(this.deps.limits, this.totals) || this.keepsRoomForAnswer()) {
       this.stop = { reason: 'budget' };
     } else {
       // A text answer that goes on with nothing queued is one the final-answer tool must replace.

@@ -193,7 +193,12 @@ export function failedCheck(call: ToolCall): boolean {
 /** A call's `tool_started`: its checked arguments, and the model's text when that differs. */
 export function startedEvent(step: number, call: ToolCall, key: string): Extract<RunEventBody, { type: 'tool_started' }> {
   const event: Extract<RunEventBody, { type: 'tool_started' }> = { type: 'tool_started', step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key };
-  if (CHECKED.get(call)?.differs && typeof call.rawArguments === 'string') event.rawArguments = call.rawArguments;
+  const checked = CHECKED.get(call);
+  if (checked?.differs && typeof call.rawArguments === 'string') event.rawArguments = call.rawArguments;
+  if (checked?.answer.ok && checked.answer.repairs) {
+    event.repairs = checked.answer.repairs;
+    if (checked.answer.repairedArguments !== undefined) event.repairedArguments = checked.answer.repairedArguments;
+  }
   return event;
 }
 

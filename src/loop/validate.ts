@@ -252,8 +252,12 @@ function checkLimits(limits: unknown): void {
   if (limits === undefined) return;
   if (!isRecord(limits)) return refuse('limits', limits, `an object with ${Object.keys(LIMIT_RULES).join(', ')}`);
   for (const [key, value] of Object.entries(limits)) {
+    if (key === 'finalAnswerOnStop') {
+      if (value !== undefined && typeof value !== 'boolean') refuse('limits.finalAnswerOnStop', value, 'true or false');
+      continue;
+    }
     const rule = LIMIT_RULES[key];
-    if (!rule) unknownKey('limits', key, Object.keys(LIMIT_RULES));
+    if (!rule) unknownKey('limits', key, [...Object.keys(LIMIT_RULES), 'finalAnswerOnStop']);
     else if (value !== undefined && !(typeof value === 'number' && rule[0](value))) refuse(`limits.${key}`, value, rule[1]);
   }
 }

@@ -5,7 +5,7 @@
  * runs, leases, approvals bound to a call and its arguments); this only connects them to
  * requests.
  */
-import type { RunEvent, RunLimits } from '../events.js';
+import type { NumericLimit, RunEvent, RunLimits } from '../events.js';
 import { newRunId } from '../ids.js';
 import type { Agent } from '../loop/agent.js';
 import type { RunHandle } from '../loop/handle.js';
@@ -62,7 +62,7 @@ export class RunService {
       throw new ApiError(400, 'invalid_request', `agent: there is no agent "${name}"; the agents are ${agents.map((a) => a.name).join(', ')} (.rein/agents/<name>.md files; GET /v1/agents lists them)`, 'agent');
     }
     const limits = request.limits ?? {};
-    for (const [key, value] of Object.entries(limits) as Array<[keyof RunLimits, number]>) {
+    for (const [key, value] of Object.entries(limits) as Array<[NumericLimit, number]>) {
       const ceiling = served.limits[key];
       if (ceiling !== undefined && value > ceiling) {
         throw new ApiError(400, 'invalid_request', `limits.${key} ${value} is more than agent "${name}" allows (${ceiling}): a request may only lower its agent's limits (set them in its file)`, `limits.${key}`);

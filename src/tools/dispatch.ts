@@ -317,7 +317,10 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
     if (!tool) return { ok: false };
     const parsed = parseArguments(call);
     if (!parsed.ok) return { ok: false };
-    const answer = (checked: Checked): CheckedCall => (checked.ok ? { ok: true, arguments: checked.value, repaired: parsed.repaired } : { ok: false });
+    const answer = (checked: Checked): CheckedCall => {
+      if (!checked.ok) return { ok: false };
+      return parsed.repaired ? { ok: true, arguments: checked.value, repaired: true, repairs: parsed.repairs, repairedArguments: parsed.text } : { ok: true, arguments: checked.value, repaired: false };
+    };
     const validator = readyValidator(tool.parameters);
     try {
       return validator ? answer(checkWith(validator, tool, parsed.value)) : validate(tool, parsed.value).then(answer, () => ({ ok: false }));

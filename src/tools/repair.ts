@@ -1,13 +1,26 @@
 /**
  * Argument repair: turns the argument text a model produced into a JSON object, fixing the
- * slips models commonly make (code fences, chatter around the object, trailing commas)
- * before giving up with a message the model can act on.
+ * slips models commonly make (code fences, chatter around the object, trailing commas,
+ * and, last, what weaker models write instead of JSON: single quotes, unquoted keys,
+ * Python literals, comments, missing commas) before giving up with a message the model
+ * can act on.
  */
+import { createRequire } from 'node:module';
 import { argumentLimitError } from '../model/json-limits.js';
+import { describeSyntaxRepairs } from './repair-kinds.js';
 
-/** Result of {@link repairArguments}. `repaired` says whether the text needed fixing. */
+// jsonrepair is loaded on the first text our own repairs cannot fix (most runs never
+// need it), synchronously so that checking a call stays synchronous.
+const require = createRequire(import.meta.url);
+let jsonrepair: ((text: string) => string) | undefined;
+
+/**
+ * Result of {@link repairArguments}. `repaired` says whether the text needed fixing; when it
+ * did, `repairs` names what was fixed (in order) and `text` is the JSON text that parsed.
+ */
 export type RepairResult =
-  | { ok: true; value: Record<string, unknown>; repaired: boolean }
+  | { ok: true; value: Record<string, unknown>; repaired: false }
+  | { ok: true; value: Record<string, unknown>; repaired: true; repairs: string[]; text: string }
   /** `cutOff`: the text stops inside the object (an open string, brace or bracket): the model's answer ended mid-call. */
   | { ok: false; error: string; cutOff?: boolean };
 
@@ -19,11 +32,13 @@ export type RepairResult =
  * commas before `}` / `]` (outside strings), then parses again. Empty text means `{}`
  * (models send `""` for tools without parameters), and so does `null` for the same reason;
  * a JSON string that itself holds an object (double-encoded arguments) is unwrapped.
- * When even the repaired text does not parse, the error quotes the parser's message for
+ * Then, unless the text stops inside the object (a cut-off answer, which no repair should
+ * complete), `jsonrepair` fixes what weaker models write instead of JSON.
+ * When even that does not give an object, the error quotes the parser's message for
  * the *original* text, so positions match what the model wrote.
  *
  * @example
- * repairArguments('```json\n{"a": 1,}\n```'); // { ok: true, value: { a: 1 }, repaired: true }
+ * repairArguments('```json\n{"a": 1,}\n```'); // { ok: true, value: { a: 1 }, repaired: true, repairs: ['code fence', 'trailing commas'], text: '{"a": 1}' }
  * repairArguments('[1, 2]'); // { ok: false, error: 'arguments must be a JSON object, got an array' }
  */
 export function repairArguments(text: string): RepairResult {
@@ -35,25 +50,45 @@ export function repairArguments(text: string): RepairResult {
 
   let firstError: string;
   try {
-    return asObject(JSON.parse(text), false);
+    return asObject(JSON.parse(text), text, []);
   } catch (error) {
     firstError = (error as Error).message;
   }
 
-  const candidate = repairText(text);
+  const { text: candidate, repairs } = repairText(text);
   if (candidate !== text) {
     try {
-      return asObject(JSON.parse(candidate), true);
+      return asObject(JSON.parse(candidate), candidate, repairs);
     } catch {
       // Fall through: report the error against the text the model actually wrote.
     }
   }
-  if (endsInsideObject(text)) {
+  if (endsInsideObject(text) || endsInsideObject(candidate)) {
     // Most often the output token limit (finish_reason "length") cut the answer mid-call:
     // say so, since "not valid JSON" alone invites the model to resend the same long call.
     return { ok: false, error: `arguments are not valid JSON: they stop before the object is complete (${firstError}), as when the answer is cut off by the output token limit`, cutOff: true };
   }
+  const fixed = repairSyntax(candidate, repairs);
+  if (fixed?.ok) return fixed;
   return { ok: false, error: `arguments are not valid JSON: ${firstError}` };
+}
+
+/** The last step: jsonrepair. Only an object counts: text it turns into a string or an array was not arguments. */
+function repairSyntax(candidate: string, repairs: string[]): RepairResult | undefined {
+  jsonrepair ??= (require('jsonrepair') as { jsonrepair: (text: string) => string }).jsonrepair;
+  let text: string;
+  try {
+    text = jsonrepair(candidate);
+  } catch {
+    return undefined;
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    return asObject(value, text, [...repairs, ...describeSyntaxRepairs(candidate)]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether `text` opens an object and ends inside it: in a string, or with a brace or bracket still open. */
@@ -78,21 +113,23 @@ function endsInsideObject(text: string): boolean {
   return true;
 }
 
-function asObject(value: unknown, repaired: boolean): RepairResult {
-  if (value === null) return { ok: true, value: {}, repaired: true };
+/** `value` parsed from `text` after `repairs` (none: the model's own text). */
+function asObject(value: unknown, text: string, repairs: string[]): RepairResult {
+  if (value === null) return { ok: true, value: {}, repaired: true, repairs: [...repairs, 'null for no arguments'], text: '{}' };
   // Double-encoded arguments ("{\"a\":1}" as a JSON string) come from some models and proxies.
   if (typeof value === 'string' && value.trimStart().startsWith('{')) {
     try {
       const inner: unknown = JSON.parse(value);
       if (inner !== null && typeof inner === 'object' && !Array.isArray(inner)) {
-        return { ok: true, value: inner as Record<string, unknown>, repaired: true };
+        return { ok: true, value: inner as Record<string, unknown>, repaired: true, repairs: [...repairs, 'double-encoded'], text: value };
       }
     } catch {
       // Not JSON inside: report it as the string it is.
     }
   }
   if (typeof value === 'object' && !Array.isArray(value)) {
-    return { ok: true, value: value as Record<string, unknown>, repaired };
+    const object = value as Record<string, unknown>;
+    return repairs.length === 0 ? { ok: true, value: object, repaired: false } : { ok: true, value: object, repaired: true, repairs, text };
   }
   return { ok: false, error: `arguments must be a JSON object, got ${describeJsonKind(value)}` };
 }
@@ -106,13 +143,21 @@ function describeJsonKind(value: unknown): string {
 }
 
 /** The repairs, in order; each is a no-op when its slip is absent. */
-function repairText(text: string): string {
-  let out = stripCodeFence(text.trim());
+function repairText(text: string): { text: string; repairs: string[] } {
+  const repairs: string[] = [];
+  const trimmed = text.trim();
+  let out = stripCodeFence(trimmed);
+  if (out !== trimmed) repairs.push('code fence');
   const start = out.indexOf('{');
   const end = out.lastIndexOf('}');
   // Only cut when there is an object to keep: `[1,2]` must stay an array so the error says so.
-  if (start !== -1 && end > start) out = out.slice(start, end + 1);
-  return removeTrailingCommas(out);
+  if (start !== -1 && end > start) {
+    if (out.slice(0, start).trim() !== '' || out.slice(end + 1).trim() !== '') repairs.push('text around the object');
+    out = out.slice(start, end + 1);
+  }
+  const withoutCommas = removeTrailingCommas(out);
+  if (withoutCommas !== out) repairs.push('trailing commas');
+  return { text: withoutCommas, repairs };
 }
 
 const FENCE = /^```[a-zA-Z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?```\s*$/;

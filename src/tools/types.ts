@@ -162,7 +162,8 @@ export interface DispatchContext {
 
 /** What {@link Dispatcher.check} answers: the arguments the tool would receive, or that it would refuse them. */
 export type CheckedCall =
-  | { ok: true; arguments: Record<string, unknown>; repaired: boolean }
+  /** `repairs` and `repairedArguments`: what repair fixed in the model's text, and the JSON text that parsed (when it was repaired). */
+  | { ok: true; arguments: Record<string, unknown>; repaired: boolean; repairs?: string[]; repairedArguments?: string }
   | { ok: false };
 
 /** Hooks and limits of the dispatcher. */

@@ -58,7 +58,7 @@ describe('number flags take plain decimal digits', () => {
 
   it('plain numbers are read as written', () => {
     expect(limitsFromFlags({ 'max-steps': '016', timeout: '1.5', 'max-cost': '.25', 'max-output-tokens': '4096' })).toEqual({
-      limits: { maxSteps: 16, timeoutMs: 1500, maxCostUsd: 0.25 },
+      limits: { maxSteps: 16, timeoutMs: 1500, maxCostUsd: 0.25, finalAnswerOnStop: true },
       modelOptions: { maxTokens: 4096 },
     });
   });
@@ -66,11 +66,12 @@ describe('number flags take plain decimal digits', () => {
 
 describe('--timeout', () => {
   it('takes up to 2147483 seconds, the longest a Node timer waits', () => {
-    expect(limitsFromFlags({ timeout: '2147483' }).limits).toEqual({ timeoutMs: 2_147_483_000 });
+    expect(limitsFromFlags({ timeout: '2147483' }).limits).toEqual({ timeoutMs: 2_147_483_000, finalAnswerOnStop: true });
+    expect(limitsFromFlags({ 'no-final-answer': true }).limits).toEqual({ finalAnswerOnStop: false });
   });
 
   it('none means no limit, as leaving it out does for the library', () => {
-    expect(limitsFromFlags({ timeout: 'none' }).limits).toEqual({});
+    expect(limitsFromFlags({ timeout: 'none' }).limits).toEqual({ finalAnswerOnStop: true });
   });
 
   it('above that, is refused with the maximum and what leaving it out means', () => {
@@ -107,7 +108,7 @@ describe('limits the model cannot keep are refused in CLI terms', () => {
       '--max-cost cannot be enforced: rein has no price for openai/scripted (rein models lists the models it has prices for). Limit the run with --max-steps or --timeout instead',
     );
     expect(message).not.toMatch(/limits\.|modelInfo/);
-    expect(agentOptionsFromFlags({ model: 'openai/gpt-4o-mini', 'max-cost': '0.01' }, env).limits).toEqual({ maxCostUsd: 0.01 });
+    expect(agentOptionsFromFlags({ model: 'openai/gpt-4o-mini', 'max-cost': '0.01' }, env).limits).toEqual({ maxCostUsd: 0.01, finalAnswerOnStop: true });
   });
 
   it('--max-output-tokens over the window the catalog gives the model is refused before any request', () => {

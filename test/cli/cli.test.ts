@@ -77,6 +77,22 @@ describe('rein run', () => {
     expect(out.stderr).toMatch(/max_steps/);
   });
 
+  it('answers at the limit: one last request with no tools, its answer on stdout, still exit 3; --no-final-answer skips it', async () => {
+    let n = 0;
+    const s = await server((request) =>
+      request.toolNames.length === 0 ? { text: 'Best so far: 2.' } : { toolCalls: [{ name: 'calculate', arguments: { expression: `${n++} + 1` } }] },
+    );
+    const out = await rein(['run', '--no-store', '--max-steps', '2', '--base-url', s.url, 'loop'], { env: cleanEnv() });
+    expect(out.code).toBe(3);
+    expect(out.stdout.trim()).toBe('Best so far: 2.');
+    expect(out.stderr).toMatch(/max_steps/);
+    expect(s.requests).toHaveLength(3);
+    const off = await rein(['run', '--no-store', '--no-final-answer', '--max-steps', '2', '--base-url', s.url, 'loop'], { env: cleanEnv() });
+    expect(off.code).toBe(3);
+    expect(off.stdout.trim()).toBe('');
+    expect(s.requests).toHaveLength(5);
+  });
+
   it('exits 1 and says what to set when the key is rejected', async () => {
     const s = await server([{ fault: { type: 'status', status: 401 } }]);
     const out = await rein(['run', '--base-url', s.url, 'hi'], { env: cleanEnv() });

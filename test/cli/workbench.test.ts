@@ -146,12 +146,14 @@ describe('rein run: approvals and the permission policy', () => {
     const s = await model([{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }]);
     const paused = await rein(['run', '--json', '--max-steps', '1', '--base-url', s.url, 'write a file']);
     expect(paused.code).toBe(4);
-    // No --base-url: the run's own is used; --max-steps 1 still holds, so no second model call.
+    // No --base-url: the run's own is used; --max-steps 1 still holds, so no second tool
+    // turn: the one request after it is the answer at the limit, with no tools.
     const approved = await rein(['approve', events(paused.stdout)[0]!.runId]);
     expect(approved.code).toBe(3);
     expect(approved.stderr).toMatch(/max_steps · 1 step · 1 tool call/);
     expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('A');
-    expect(s.requests).toHaveLength(1);
+    expect(s.requests).toHaveLength(2);
+    expect(s.requests[1]!.tools ?? []).toEqual([]);
   });
 
   it('--mode acceptEdits runs the same write at once', async () => {

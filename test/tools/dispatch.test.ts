@@ -98,7 +98,7 @@ describe('dispatcher: stage order', () => {
     const { tool, spy } = spyTool();
     const onConfirm = vi.fn(() => true);
     const dispatcher = setup(tool, { onConfirm });
-    const broken = await dispatcher.dispatch(call('roll', '{"sides": 6 "n": 2}'), context());
+    const broken = await dispatcher.dispatch(call('roll', '{"sides": 6 + 2}'), context());
     expect(broken.errorCode).toBe('invalid_arguments');
     expect(textOf(broken)).toMatch(/^invalid arguments for tool "roll": arguments are not valid JSON: .+ Send the arguments as one JSON object\.$/);
     // Cut off mid-object (the output token limit): the model is told so, and what to do.

@@ -7,20 +7,60 @@ describe('repairArguments', () => {
   });
 
   it.each([
-    ['a json code fence', '```json\n{"a": 1}\n```'],
-    ['a bare code fence', '```\n{"a": 1}\n```'],
-    ['a fence after chatter', 'Here you go:\n```json\n{"a": 1}\n```'],
-    ['text before and after the object', 'Sure! {"a": 1} Hope that helps.'],
-    ['a trailing comma in an object', '{"a": 1,}'],
-    ['a trailing comma before a newline', '{\n  "a": 1,\n}\n'],
-    ['a double-encoded object', JSON.stringify('{"a": 1}')],
-  ])('repairs %s', (_, text) => {
-    expect(repairArguments(text)).toEqual({ ok: true, value: { a: 1 }, repaired: true });
+    ['a json code fence', '```json\n{"a": 1}\n```', ['code fence'], '{"a": 1}'],
+    ['a bare code fence', '```\n{"a": 1}\n```', ['code fence'], '{"a": 1}'],
+    ['a fence after chatter', 'Here you go:\n```json\n{"a": 1}\n```', ['code fence'], '{"a": 1}'],
+    ['text before and after the object', 'Sure! {"a": 1} Hope that helps.', ['text around the object'], '{"a": 1}'],
+    ['a trailing comma in an object', '{"a": 1,}', ['trailing commas'], '{"a": 1}'],
+    ['a trailing comma before a newline', '{\n  "a": 1,\n}\n', ['trailing commas'], '{\n  "a": 1\n}'],
+    ['a double-encoded object', JSON.stringify('{"a": 1}'), ['double-encoded'], '{"a": 1}'],
+  ])('repairs %s', (_, text, repairs, repairedText) => {
+    expect(repairArguments(text)).toEqual({ ok: true, value: { a: 1 }, repaired: true, repairs, text: repairedText });
+  });
+
+  describe('the last step (jsonrepair), for what weaker models write instead of JSON', () => {
+    it.each([
+      ['single quotes', "{'path': 'a.txt', 'mode': 'r'}", { path: 'a.txt', mode: 'r' }, ['single quotes']],
+      ['unquoted keys', '{path: "a.txt", limit: 3}', { path: 'a.txt', limit: 3 }, ['unquoted keys']],
+      ['Python literals', '{"recursive": True, "filter": None, "dry": False}', { recursive: true, filter: null, dry: false }, ['Python literals']],
+      ['a line comment', '{\n  "a": 1, // the count\n  "b": 2\n}', { a: 1, b: 2 }, ['comments']],
+      ['a block comment', '{"a": /* the count */ 1}', { a: 1 }, ['comments']],
+      ['missing commas between members', '{"a": 1\n"b": "two"}', { a: 1, b: 'two' }, ['missing commas']],
+      ['missing commas in an array', '{"list": [1 2 3]}', { list: [1, 2, 3] }, ['missing commas']],
+      ['a Python dict', "{'query': 'rein', 'exact': True, 'since': None}", { query: 'rein', exact: true, since: null }, ['single quotes', 'Python literals']],
+    ])('repairs %s and names what it fixed', (_, text, value, repairs) => {
+      const result = repairArguments(text);
+      expect(result).toMatchObject({ ok: true, value, repaired: true, repairs });
+      if (result.ok && result.repaired) expect(JSON.parse(result.text)).toEqual(value);
+    });
+
+    it('runs after the earlier repairs, and lists both', () => {
+      const result = repairArguments("Calling it now:\n```json\n{'a': 1, b: [True,],}\n```");
+      expect(result).toMatchObject({ ok: true, value: { a: 1, b: [true] }, repairs: ['code fence', 'trailing commas', 'single quotes', 'unquoted keys', 'Python literals'] });
+    });
+
+    it('keeps quotes, comment markers and Python words inside strings as they are', () => {
+      const result = repairArguments('{note: "it\'s True // not a comment", "n": None}');
+      expect(result).toMatchObject({ ok: true, value: { note: "it's True // not a comment", n: null }, repairs: ['unquoted keys', 'Python literals'] });
+    });
+
+    it('never completes text cut off inside the object: that stays the cut-off error', () => {
+      for (const text of ["{'a': 'unfinished", '{a: [1, 2', '```json\n{"a": {"b": True']) {
+        expect(repairArguments(text), text).toMatchObject({ ok: false, cutOff: true });
+      }
+    });
+
+    it('refuses what it cannot turn into an object, with the parser message for the original text', () => {
+      for (const text of ['{"a": 1 +}', 'not json {"a"', '{a}', 'just some words']) {
+        const result = repairArguments(text);
+        expect(result, text).toMatchObject({ ok: false, error: expect.stringMatching(/^arguments are not valid JSON: /) });
+      }
+    });
   });
 
   it('removes trailing commas in nested arrays and objects but not inside strings', () => {
     const result = repairArguments('{"list": [1, 2,], "note": "a,}", "o": {"x": ",]",},}');
-    expect(result).toEqual({ ok: true, value: { list: [1, 2], note: 'a,}', o: { x: ',]' } }, repaired: true });
+    expect(result).toMatchObject({ ok: true, value: { list: [1, 2], note: 'a,}', o: { x: ',]' } }, repaired: true, repairs: ['trailing commas'] });
   });
 
   it('treats empty or blank text as no arguments', () => {
@@ -29,11 +69,11 @@ describe('repairArguments', () => {
   });
 
   it('treats null as no arguments', () => {
-    expect(repairArguments('null')).toEqual({ ok: true, value: {}, repaired: true });
+    expect(repairArguments('null')).toEqual({ ok: true, value: {}, repaired: true, repairs: ['null for no arguments'], text: '{}' });
   });
 
   it('reports invalid JSON with the parser message for the original text', () => {
-    const result = repairArguments('{"a": 1 "b": 2}');
+    const result = repairArguments('{"a": 1 +}');
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.error).toMatch(/^arguments are not valid JSON: /);
@@ -47,7 +87,7 @@ describe('repairArguments', () => {
       expect(result, text).toMatchObject({ ok: false, cutOff: true, error: expect.stringMatching(/^arguments are not valid JSON: they stop before the object is complete \(.+\), as when the answer is cut off by the output token limit$/) });
     }
     // Closed, or not an object at all: wrong, but not cut.
-    for (const text of ['{"a": 1 "b": 2}', '{"a": 1}}x', 'not json {"a"']) expect(repairArguments(text), text).not.toHaveProperty('cutOff');
+    for (const text of ['{"a": 1 +}', '{a}', 'not json {"a"']) expect(repairArguments(text), text).not.toHaveProperty('cutOff');
   });
 
   it.each([
