@@ -44,6 +44,8 @@ function constantsOf(api: OtelApi): Constants {
 export class OtelSpanSink implements OperationSink {
   readonly assignsIds = true;
   private readonly c: Constants;
+  /** The context of the last parent span a child started in. */
+  private parentContext: { span: Span; context: Context } | undefined;
 
   /**
    * @param callerContext the caller's active context, when its span is the parent of the run's first attempt.
@@ -100,7 +102,11 @@ export class OtelSpanSink implements OperationSink {
   private parentOf(op: Operation): Context {
     const { api, c } = this;
     const parentSpan = op.parent?.handle as Span | undefined;
-    if (parentSpan) return c.trace.setSpan(c.root, parentSpan);
+    if (parentSpan) {
+      // A run attempt's children all start in its context: made once, not once per child.
+      if (this.parentContext?.span !== parentSpan) this.parentContext = { span: parentSpan, context: c.trace.setSpan(c.root, parentSpan) };
+      return this.parentContext.context;
+    }
     if (op.parentSpanId === undefined || !op.traceId) return c.root;
     const caller = this.callerContext && api.trace.getSpanContext(this.callerContext);
     if (caller && caller.spanId === op.parentSpanId && caller.traceId === op.traceId) return this.callerContext as Context;
