@@ -155,7 +155,7 @@ export class RunDerivation {
       case 'run_started': {
         this.model = { provider: event.model.provider, id: event.model.id, baseUrl: event.model.baseUrl };
         this.chatName = undefined;
-        this.modelAttrs = { [ATTR.providerName]: providerName(event.model.provider), [ATTR.requestModel]: event.model.id, ...serverAttributes(event.model.baseUrl) };
+        this.modelAttrs = { [ATTR.providerName]: providerName(event.model.provider), [ATTR.requestModel]: event.model.id, ...serverOf(event.model.baseUrl) };
         if (!this.traceId) this.traceId = event.traceId;
         const parent = event.parentSpanId ? { traceId: event.traceId, spanId: event.parentSpanId, sampled: true } : undefined;
         const run = this.run ?? this.startAttempt(event.seq, time, { traceId: event.traceId, ...(event.spanId ? { spanId: event.spanId } : {}), ...(parent ? { parent } : {}) });
@@ -474,6 +474,13 @@ export class RunDerivation {
     if (this.muted) return;
     for (const sink of this.options.sinks) sink.ended?.(op);
   }
+}
+
+let lastServer: { baseUrl: string; attributes: Attributes } | undefined;
+/** {@link serverAttributes}, the URL parsed once while runs go to the same server (the result is only ever copied). */
+function serverOf(baseUrl: string): Attributes {
+  if (lastServer?.baseUrl !== baseUrl) lastServer = { baseUrl, attributes: serverAttributes(baseUrl) };
+  return lastServer.attributes;
 }
 
 /** Token counts in the conventions' terms: input tokens include the cached ones. */
