@@ -18,6 +18,7 @@ import type { AssistantMessage, Message, Usage } from '../model/types.js';
 import { toolResultText } from '../model/types.js';
 import { contentAttribute, conventionMessage, cut, type ContentPolicy } from './content.js';
 import type { Attributes, Operation, OperationKind, OperationSink } from './operations.js';
+import type { SpanAttributeValue } from './types.js';
 import { ATTR, finishReason, providerName, REIN, serverAttributes } from './semconv.js';
 import { derivedSpanId, type ParentContext } from './trace-context.js';
 
@@ -66,6 +67,8 @@ export class RunDerivation {
   private model: { provider: string; id: string; baseUrl: string } | undefined;
   /** The model's attributes, made once per run (a URL is parsed for them). */
   private modelAttrs: Attributes = {};
+  /** The name of its model requests' spans (made once per run). */
+  private chatName: string | undefined;
   private lastTime = 0;
   private muted = false;
   /** The history, kept only when content is recorded. */
@@ -151,7 +154,8 @@ export class RunDerivation {
     switch (event.type) {
       case 'run_started': {
         this.model = { provider: event.model.provider, id: event.model.id, baseUrl: event.model.baseUrl };
-        this.modelAttrs = { [ATTR.providerName]: providerName(event.model.provider), [ATTR.requestModel]: event.model.id, ...serverAttributes(event.model.baseUrl) };
+        this.chatName = undefined;
+        this.modelAttrs = { [ATTR.providerName]: providerName(event.model.provider), [ATTR.requestModel]: event.model.id, ...serverOf(event.model.baseUrl) };
         if (!this.traceId) this.traceId = event.traceId;
         const parent = event.parentSpanId ? { traceId: event.traceId, spanId: event.parentSpanId, sampled: true } : undefined;
         const run = this.run ?? this.startAttempt(event.seq, time, { traceId: event.traceId, ...(event.spanId ? { spanId: event.spanId } : {}), ...(parent ? { parent } : {}) });
@@ -187,7 +191,12 @@ export class RunDerivation {
         break;
       case 'tool_started': {
         const op = this.child('tool', `execute_tool ${event.name}`, 'internal', event.seq, time, event.step);
-        Object.assign(op.attributes, { [ATTR.operationName]: 'execute_tool', [ATTR.toolName]: event.name, [ATTR.toolCallId]: event.toolCallId, [ATTR.toolType]: 'function', [REIN.idempotencyKey]: event.idempotencyKey });
+        const a = op.attributes;
+        a[ATTR.operationName] = 'execute_tool';
+        a[ATTR.toolName] = event.name;
+        a[ATTR.toolCallId] = event.toolCallId;
+        a[ATTR.toolType] = 'function';
+        a[REIN.idempotencyKey] = event.idempotencyKey;
         if (this.io) op.input = event.arguments;
         if (this.options.content) op.content = { [ATTR.toolCallArguments]: contentAttribute(event.arguments, this.options.content) };
         this.tools.set(event.toolCallId, op);
@@ -255,14 +264,15 @@ export class RunDerivation {
       this.close(this.chat, time);
     }
     const model = this.model;
-    const op = this.child('chat', `chat ${model?.id ?? 'model'}`, 'client', event.seq, time, event.step);
-    op.attributes[ATTR.operationName] = 'chat';
-    Object.assign(op.attributes, this.modelAttrs);
-    op.attributes[REIN.requestAttempt] = event.attempt;
+    const op = this.child('chat', (this.chatName ??= `chat ${model?.id ?? 'model'}`), 'client', event.seq, time, event.step);
+    const a = op.attributes;
+    a[ATTR.operationName] = 'chat';
+    for (const key in this.modelAttrs) a[key] = this.modelAttrs[key] as SpanAttributeValue;
+    a[REIN.requestAttempt] = event.attempt;
     const request = this.options.request;
-    if (request?.maxTokens !== undefined) op.attributes[ATTR.requestMaxTokens] = request.maxTokens;
-    if (request?.temperature !== undefined) op.attributes[ATTR.requestTemperature] = request.temperature;
-    if (request?.stream !== undefined) op.attributes[ATTR.requestStream] = request.stream;
+    if (request?.maxTokens !== undefined) a[ATTR.requestMaxTokens] = request.maxTokens;
+    if (request?.temperature !== undefined) a[ATTR.requestTemperature] = request.temperature;
+    if (request?.stream !== undefined) a[ATTR.requestStream] = request.stream;
     if (this.io) op.input = { messages: event.messages };
     if (this.options.content && this.messages) op.content = { [ATTR.inputMessages]: contentAttribute(this.messages.map(conventionMessage), this.options.content) };
     this.chat = op;
@@ -278,7 +288,10 @@ export class RunDerivation {
       this.started(op);
     }
     this.chat = undefined;
-    Object.assign(op.attributes, usageAttributes(message.usage), { [ATTR.responseModel]: message.model, [ATTR.responseFinishReasons]: [finishReason(message.stopReason)] });
+    const a = op.attributes;
+    addUsage(a, message.usage);
+    a[ATTR.responseModel] = message.model;
+    a[ATTR.responseFinishReasons] = [finishReason(message.stopReason)];
     if (message.responseId !== undefined) op.attributes[ATTR.responseId] = message.responseId;
     if (message.stopReason === 'error' || message.stopReason === 'aborted') {
       this.fail(op, message.error?.code ?? message.stopReason, message.error?.message, message.error?.status);
@@ -463,12 +476,22 @@ export class RunDerivation {
   }
 }
 
+let lastServer: { baseUrl: string; attributes: Attributes } | undefined;
+/** {@link serverAttributes}, the URL parsed once while runs go to the same server (the result is only ever copied). */
+function serverOf(baseUrl: string): Attributes {
+  if (lastServer?.baseUrl !== baseUrl) lastServer = { baseUrl, attributes: serverAttributes(baseUrl) };
+  return lastServer.attributes;
+}
+
 /** Token counts in the conventions' terms: input tokens include the cached ones. */
 export function usageAttributes(usage: Usage): Attributes {
-  const out: Attributes = {
-    [ATTR.usageInputTokens]: usage.input + usage.cacheRead + usage.cacheWrite,
-    [ATTR.usageOutputTokens]: usage.output,
-  };
+  return addUsage({}, usage);
+}
+
+/** Adds {@link usageAttributes} to `out` in place (no object per model answer). */
+function addUsage(out: Attributes, usage: Usage): Attributes {
+  out[ATTR.usageInputTokens] = usage.input + usage.cacheRead + usage.cacheWrite;
+  out[ATTR.usageOutputTokens] = usage.output;
   if (usage.cacheRead > 0) out[ATTR.usageCacheReadTokens] = usage.cacheRead;
   if (usage.cacheWrite > 0) out[ATTR.usageCacheCreationTokens] = usage.cacheWrite;
   if (usage.reasoning > 0) out[ATTR.usageReasoningTokens] = usage.reasoning;

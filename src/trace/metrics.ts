@@ -7,6 +7,7 @@
  */
 import type { Counter, Histogram, Meter } from '@opentelemetry/api';
 import type { Attributes, Operation, OperationEvent, OperationSink } from './operations.js';
+import type { SpanAttributeValue } from './types.js';
 import { ATTR, DURATION_BUCKETS, METRIC, REIN, TOKEN_BUCKETS } from './semconv.js';
 
 /** The instruments of one meter (made once per meter, shared by its runs). */
@@ -48,9 +49,28 @@ const pick = (from: Attributes, keys: readonly string[]): Attributes => {
 };
 
 const CHAT_KEYS = [ATTR.operationName, ATTR.providerName, ATTR.requestModel, ATTR.responseModel, ATTR.serverAddress, ATTR.serverPort, ATTR.errorType] as const;
+const COST_KEYS = [ATTR.providerName, ATTR.requestModel] as const;
+const RETRY_KEYS = [ATTR.errorType, ATTR.providerName, ATTR.requestModel] as const;
+const TOOL_KEYS = [ATTR.toolName, REIN.toolOutcome, ATTR.errorType] as const;
+const RUN_KEYS = [REIN.status, REIN.stopReason, ATTR.requestModel, ATTR.providerName, ATTR.errorType] as const;
+
+/** A chat attempt's metric attributes: for the duration, and for the input and output token counts. */
+interface ChatAttributes {
+  values: SpanAttributeValue[];
+  duration: Attributes;
+  input: Attributes;
+  output: Attributes;
+}
 
 /** The sink that records metrics. */
 export class MetricsSink implements OperationSink {
+  /**
+   * The last chat attempt's metric attributes: a run's attempts mostly share them (the
+   * instruments keep, never change, what they are given), so they are made once, not
+   * picked and copied three times per request.
+   */
+  private chatAttributes: ChatAttributes | undefined;
+
   constructor(
     private readonly instruments: Instruments,
     private readonly agentName: string | undefined,
@@ -62,21 +82,20 @@ export class MetricsSink implements OperationSink {
     const seconds = ((op.end ?? op.start) - op.start) / 1000;
     switch (op.kind) {
       case 'chat': {
-        const attributes = pick(a, CHAT_KEYS);
-        m.operationDuration.record(seconds, attributes);
-        const { [ATTR.errorType]: _error, ...usage } = attributes;
+        const attributes = this.chatAttributesOf(a);
+        m.operationDuration.record(seconds, attributes.duration);
         const input = a[ATTR.usageInputTokens];
         const output = a[ATTR.usageOutputTokens];
         // A failed attempt reports no usage; the conventions record only what was reported.
-        if (typeof input === 'number' && op.status.code !== 'error') m.tokenUsage.record(input, { ...usage, [ATTR.tokenType]: 'input' });
-        if (typeof output === 'number' && op.status.code !== 'error') m.tokenUsage.record(output, { ...usage, [ATTR.tokenType]: 'output' });
+        if (typeof input === 'number' && op.status.code !== 'error') m.tokenUsage.record(input, attributes.input);
+        if (typeof output === 'number' && op.status.code !== 'error') m.tokenUsage.record(output, attributes.output);
         const cost = a[REIN.costUsd];
-        if (typeof cost === 'number' && cost > 0) m.cost.add(cost, pick(a, [ATTR.providerName, ATTR.requestModel]));
-        if (a[REIN.retryDelayMs] !== undefined) m.retries.add(1, pick(a, [ATTR.errorType, ATTR.providerName, ATTR.requestModel]));
+        if (typeof cost === 'number' && cost > 0) m.cost.add(cost, pick(a, COST_KEYS));
+        if (a[REIN.retryDelayMs] !== undefined) m.retries.add(1, pick(a, RETRY_KEYS));
         break;
       }
       case 'tool':
-        m.toolCalls.add(1, pick(a, [ATTR.toolName, REIN.toolOutcome, ATTR.errorType]));
+        m.toolCalls.add(1, pick(a, TOOL_KEYS));
         break;
       case 'compaction': {
         const cost = a[REIN.costUsd];
@@ -89,7 +108,7 @@ export class MetricsSink implements OperationSink {
         break;
       }
       case 'run': {
-        const attributes = pick(a, [REIN.status, REIN.stopReason, ATTR.requestModel, ATTR.providerName, ATTR.errorType]);
+        const attributes = pick(a, RUN_KEYS);
         if (this.agentName) attributes[ATTR.agentName] = this.agentName;
         if (a[REIN.interrupted] === true) attributes[REIN.status] = 'interrupted';
         m.runs.add(1, attributes);
@@ -100,6 +119,22 @@ export class MetricsSink implements OperationSink {
         break;
       }
     }
+  }
+
+  /** The metric attributes of a chat attempt with attributes `a`: the last attempt's when they are the same. */
+  private chatAttributesOf(a: Attributes): ChatAttributes {
+    const last = this.chatAttributes;
+    if (last && CHAT_KEYS.every((key, i) => a[key] === last.values[i])) return last;
+    const duration = pick(a, CHAT_KEYS);
+    const { [ATTR.errorType]: _error, ...usage } = duration;
+    const made: ChatAttributes = {
+      values: CHAT_KEYS.map((key) => a[key] as SpanAttributeValue),
+      duration,
+      input: { ...usage, [ATTR.tokenType]: 'input' },
+      output: { ...usage, [ATTR.tokenType]: 'output' },
+    };
+    this.chatAttributes = made;
+    return made;
   }
 
   evented(_op: Operation, event: OperationEvent): void {

@@ -3,7 +3,7 @@
  * program registered (or handed in) records and exports them. The span's ids become the
  * operation's, so log lines and propagated `traceparent`s name the spans the backend has.
  */
-import type { AttributeValue as SpanAttributeValue, Context, Span, Tracer } from '@opentelemetry/api';
+import type { AttributeValue as SpanAttributeValue, Context, Span, SpanOptions, Tracer } from '@opentelemetry/api';
 import type { Operation, OperationEvent, OperationSink, Attributes } from './operations.js';
 import type { OtelApi } from './otel-api.js';
 
@@ -44,6 +44,8 @@ function constantsOf(api: OtelApi): Constants {
 export class OtelSpanSink implements OperationSink {
   readonly assignsIds = true;
   private readonly c: Constants;
+  /** The context of the last parent span a child started in. */
+  private parentContext: { span: Span; context: Context } | undefined;
 
   /**
    * @param callerContext the caller's active context, when its span is the parent of the run's first attempt.
@@ -58,18 +60,9 @@ export class OtelSpanSink implements OperationSink {
 
   started(op: Operation): void {
     const { c } = this;
-    const span = this.tracer.startSpan(
-      op.name,
-      {
-        kind: op.spanKind === 'client' ? c.client : c.internal,
-        attributes: op.attributes,
-        startTime: op.start,
-        ...(op.links.length > 0
-          ? { links: op.links.map((l) => ({ context: { traceId: l.traceId, spanId: l.spanId, traceFlags: c.sampled, isRemote: true }, attributes: l.attributes })) }
-          : {}),
-      },
-      this.parentOf(op),
-    );
+    const options: SpanOptions = { kind: op.spanKind === 'client' ? c.client : c.internal, attributes: op.attributes, startTime: op.start };
+    if (op.links.length > 0) options.links = op.links.map((l) => ({ context: { traceId: l.traceId, spanId: l.spanId, traceFlags: c.sampled, isRemote: true }, attributes: l.attributes }));
+    const span = this.tracer.startSpan(op.name, options, this.parentOf(op));
     op.handle = span;
     op.startedKeys = Object.keys(op.attributes).length;
     const context = span.spanContext();
@@ -95,11 +88,12 @@ export class OtelSpanSink implements OperationSink {
     const span = op.handle as Span | undefined;
     if (!span) return;
     // Only what was added since the start: the span validates each attribute it is given.
-    let index = 0;
-    const skip = op.startedKeys ?? 0;
-    for (const key in op.attributes) if (index++ >= skip) span.setAttribute(key, op.attributes[key] as SpanAttributeValue);
+    const { attributes } = op;
+    const keys = Object.keys(attributes);
+    for (let i = op.startedKeys ?? 0; i < keys.length; i++) span.setAttribute(keys[i] as string, attributes[keys[i] as string] as SpanAttributeValue);
     if (op.content) span.setAttributes(op.content);
-    for (const event of op.kind === 'run' ? [] : op.events) span.addEvent(event.name, event.attributes, event.time);
+    // A run attempt's events were added as they came (evented); the others' are added now.
+    if (op.kind !== 'run') for (const event of op.events) span.addEvent(event.name, event.attributes, event.time);
     if (op.status.code === 'error') span.setStatus({ code: this.c.error, ...(op.status.message === undefined ? {} : { message: op.status.message }) });
     span.end(op.end);
   }
@@ -108,7 +102,11 @@ export class OtelSpanSink implements OperationSink {
   private parentOf(op: Operation): Context {
     const { api, c } = this;
     const parentSpan = op.parent?.handle as Span | undefined;
-    if (parentSpan) return c.trace.setSpan(c.root, parentSpan);
+    if (parentSpan) {
+      // A run attempt's children all start in its context: made once, not once per child.
+      if (this.parentContext?.span !== parentSpan) this.parentContext = { span: parentSpan, context: c.trace.setSpan(c.root, parentSpan) };
+      return this.parentContext.context;
+    }
     if (op.parentSpanId === undefined || !op.traceId) return c.root;
     const caller = this.callerContext && api.trace.getSpanContext(this.callerContext);
     if (caller && caller.spanId === op.parentSpanId && caller.traceId === op.traceId) return this.callerContext as Context;

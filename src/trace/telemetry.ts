@@ -5,6 +5,7 @@
  * none applies gets no observer, and costs nothing more than one resolved promise.
  */
 import type { Context, Meter, Tracer, TracerProvider, MeterProvider } from '@opentelemetry/api';
+import { performance } from 'node:perf_hooks';
 import type { RunEvent } from '../events.js';
 import { newTraceId } from '../ids.js';
 import type { Redactor } from '../security/redact.js';
@@ -127,9 +128,12 @@ export class AgentTelemetry {
 }
 
 const origin = performance.timeOrigin;
+// Read several times per event: the global `performance` is a lazy getter, and the
+// method re-checks its receiver on each call; a bound copy of perf_hooks' skips both.
+const perfNow = performance.now.bind(performance);
 /** Epoch ms with the sub-millisecond part `performance.now()` has. */
 function hiResNow(): number {
-  return origin + performance.now();
+  return origin + perfNow();
 }
 
 let warned = false;
