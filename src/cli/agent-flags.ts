@@ -8,6 +8,7 @@ import { seedTools } from '../tools/builtin/index.js';
 import type { ModelRef, ThinkingLevel } from '../model/types.js';
 import { maskStoreLocation, namedStoreLocation } from '../store/open.js';
 import type { RunStore } from '../store/types.js';
+import { parseSandboxLevel, type SandboxLevel } from '../workspace/sandbox.js';
 import type { CliIO } from './io.js';
 import type { FlagOptions } from './flags.js';
 import { openStoreFor } from './commands/store-command.js';
@@ -244,6 +245,16 @@ export async function storeFromFlags(values: AgentFlagValues, io: CliIO): Promis
 }
 
 /**
+ * The shell's sandbox of `--sandbox` and `--sandbox-network`, checked: an unknown level, or
+ * network asked for with no sandbox, is a `config` error.
+ */
+export function sandboxFromFlags(values: AgentFlagValues): { level: SandboxLevel; network: boolean } {
+  const level = values.sandbox === undefined ? 'workspace-write' : parseSandboxLevel(values.sandbox);
+  if (values['sandbox-network'] && level === 'off') throw new ReinError('config', 'fatal', '--sandbox-network needs a sandbox: leave out --sandbox off (unconfined commands reach the network anyway)');
+  return { level, network: values['sandbox-network'] === true };
+}
+
+/**
  * The limits and thinking level of the flags, checked (a bad number or an unknown level is
  * a `config` error).
  */
@@ -280,6 +291,9 @@ export function limitsFromFlags(values: AgentFlagValues): Pick<AgentOptions, 'li
  */
 export function agentOptionsFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): AgentOptions {
   checkContradictions(values);
+  // Every flag is checked before the model is resolved: a bad flag is named even when the
+  // environment lacks a key.
+  sandboxFromFlags(values);
   const limits = limitsFromFlags(values);
   const model = modelFromFlags(values, env);
   checkModelLimits(model, values, limits);

@@ -14,7 +14,7 @@ import type { PermissionPolicy } from '../permissions/policy.js';
 import type { Skill } from '../skills/types.js';
 import type { Tool, ToolSource } from '../tools/types.js';
 import { approvalPrompt } from './approval-prompt.js';
-import type { AgentFlagValues } from './agent-flags.js';
+import { sandboxFromFlags, type AgentFlagValues } from './agent-flags.js';
 import type { CliIO } from './io.js';
 
 /** The pieces around one CLI session's agent; `close()` stops what was started. */
@@ -71,11 +71,9 @@ export async function openWorkbench(values: AgentFlagValues, io: CliIO, baseTool
 
   const tools: Tool[] = [...baseTools];
   if (!noTools) {
-    const [{ createWorkspaceTools }, { parseSandboxLevel, sandboxUnavailable }] = await Promise.all([import('../workspace/index.js'), import('../workspace/sandbox.js')]);
-    // A bad level is a usage error before anything starts.
-    const level = values.sandbox === undefined ? 'workspace-write' : parseSandboxLevel(values.sandbox);
-    if (values['sandbox-network'] && level === 'off') throw new ReinError('config', 'fatal', '--sandbox-network needs a sandbox: leave out --sandbox off (unconfined commands reach the network anyway)');
-    tools.push(...createWorkspaceTools({ root: cwd, bash: { sandbox: { level, network: values['sandbox-network'] === true, home } } }));
+    const [{ createWorkspaceTools }, { sandboxUnavailable }] = await Promise.all([import('../workspace/index.js'), import('../workspace/sandbox.js')]);
+    const { level, network } = sandboxFromFlags(values);
+    tools.push(...createWorkspaceTools({ root: cwd, bash: { sandbox: { level, network, home } } }));
     if (level !== 'off') {
       // Said once, here; each command is then refused with the same reason.
       const why = await sandboxUnavailable();

@@ -43,6 +43,13 @@ describe('sandbox flags', () => {
     await expect(openWorkbench({ root: dirs.project, sandbox: 'full', 'no-mcp': true }, io(), [])).rejects.toThrow(/unknown sandbox level "full": use one of read-only, workspace-write, off/);
     await expect(openWorkbench({ root: dirs.project, sandbox: 'off', 'sandbox-network': true, 'no-mcp': true }, io(), [])).rejects.toThrow(/--sandbox-network needs a sandbox/);
   });
+
+  it('a bad level is named before a missing API key (every flag is checked before the environment)', async () => {
+    const run = await spawnRein(['run', '--sandbox', 'maybe', 'hi'], { cwd: dirs.project, stdin: '', env: { PATH: process.env.PATH, HOME: dirs.home, NO_COLOR: '1' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/unknown sandbox level "maybe": use one of read-only, workspace-write, off/);
+    expect(run.stderr).not.toMatch(/OPENAI_API_KEY/);
+  });
 });
 
 describe('unknown skills', () => {
