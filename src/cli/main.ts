@@ -116,7 +116,19 @@ export async function main(argv: string[]): Promise<void> {
   // The command has ended; what still holds the event loop now is work nobody waits for: a
   // tool that ignored its deadline (a read blocked in a libuv thread, a library's stray
   // timer). It must not keep rein running. Unref'd: a clean exit does not wait for it.
-  setTimeout(() => process.exit(process.exitCode), EXIT_GRACE_MS).unref();
+  setTimeout(exitOnceFlushed, EXIT_GRACE_MS).unref();
+}
+
+/**
+ * Exits, but not over output still queued for a slow reader (stdout and stderr on a pipe
+ * are asynchronous on macOS, where `process.exit` would drop what is queued).
+ */
+function exitOnceFlushed(): void {
+  if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) {
+    setTimeout(exitOnceFlushed, 100).unref();
+    return;
+  }
+  process.exit(process.exitCode);
 }
 
 /** How long rein waits, after its command ended, for the event loop to drain by itself. */
