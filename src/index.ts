@@ -8,7 +8,7 @@ export { RunHandle } from './loop/handle.js';
 export type { AgentHooks, AgentOptions, OutputOf, RunOptions, TurnInfo } from './loop/options.js';
 export { DEFAULT_LIMITS, SUCCESS_REASONS } from './loop/options.js';
 export { runLoop } from './loop/run-loop.js';
-export type { LoopDeps, LoopStart } from './loop/run-loop.js';
+export type { LoopDeps, LoopStart } from './loop/deps.js';
 export { messagesFromEvents } from './loop/fold.js';
 export { firstDivergence, replayModel } from './loop/replay.js';
 export type { Divergence } from './loop/replay.js';

@@ -4,7 +4,7 @@
  */
 import { splitFrontMatter, parseAllowedTools } from '../skills/front-matter.js';
 import { KNOWN_PROVIDERS } from '../model/resolve.js';
-import { MAX_TIMER_MS } from '../loop/validate.js';
+import { MAX_TIMER_MS } from '../process/timing.js';
 import { closestName } from '../tools/suggest.js';
 import type { NumericLimit, RunLimits } from '../events.js';
 import type { AgentDefinition, AgentDiagnostic, AgentMode } from './types.js';

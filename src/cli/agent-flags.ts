@@ -3,7 +3,7 @@ import { ReinError } from '../errors.js';
 import type { AgentOptions } from '../loop/options.js';
 import { lookupModel } from '../model/catalog.js';
 import { KNOWN_PROVIDERS, resolveModel } from '../model/resolve.js';
-import { MAX_TIMER_MS } from '../loop/validate.js';
+import { MAX_TIMER_MS } from '../process/timing.js';
 import { seedTools } from '../tools/builtin/index.js';
 import type { ModelRef, ThinkingLevel } from '../model/types.js';
 import { maskStoreLocation, namedStoreLocation } from '../store/open.js';

@@ -4,31 +4,9 @@
  */
 import { ReinError } from '../errors.js';
 import type { LoopState, RunResult, RunStatus, RunTotals, StopReasonCode } from '../events.js';
-import type { AssistantMessage, Message } from '../model/types.js';
-import type { LoopDeps } from './run-loop.js';
+import type { Message } from '../model/types.js';
+import type { LoopDeps } from './deps.js';
 import type { Stop } from './turn-stops.js';
-
-/** Adds a response's usage to the run's totals. */
-export function addUsage(totals: RunTotals, message: AssistantMessage): void {
-  const u = message.usage;
-  const t = totals.usage;
-  t.input += u.input;
-  t.output += u.output;
-  t.cacheRead += u.cacheRead;
-  t.cacheWrite += u.cacheWrite;
-  t.reasoning += u.reasoning;
-  t.total += u.total;
-  if (u.estimated) t.estimated = true;
-  if (u.cost) {
-    const c = (t.cost ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
-    c.input += u.cost.input;
-    c.output += u.cost.output;
-    c.cacheRead += u.cost.cacheRead;
-    c.cacheWrite += u.cost.cacheWrite;
-    c.total += u.cost.total;
-  }
-}
-
 
 const STATUS_OF: Record<StopReasonCode, RunStatus> = {
   final_answer: 'done',

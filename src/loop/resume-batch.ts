@@ -10,7 +10,7 @@ import type { ToolCall } from '../model/types.js';
 import { normalizeOutput } from '../tools/output.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { PendingBatch } from './resume-state.js';
-import type { LoopDeps } from './run-loop.js';
+import type { Confirm, LoopDeps } from './deps.js';
 import {
   NO_ONE_TO_ASK,
   PAUSED,
@@ -29,7 +29,6 @@ import {
   requestApproval,
   startedEvent,
   verdictOf,
-  type Confirm,
 } from './tool-batch.js';
 import { crashPoint } from './crash-points.js';
 

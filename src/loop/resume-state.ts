@@ -6,7 +6,7 @@ import { ReinError } from '../errors.js';
 import type { RunEvent, RunStatus, RunTotals } from '../events.js';
 import type { Message, ToolCall, ToolResultMessage, UserMessage } from '../model/types.js';
 import { messagesFromEvents } from './fold.js';
-import { addUsage } from './result.js';
+import { addUsage } from './totals.js';
 import { taskFromEvents, type TaskRecord } from '../context/task.js';
 
 /** A logged end of one call. */

@@ -14,22 +14,21 @@
  * thing the JIT compiled in the first hundred runs of a process.)
  */
 import { errorFromMessage, ReinError, toReinError } from '../errors.js';
-import type { LoopState, RunEventBody, RunLimits, RunResult, RunTotals } from '../events.js';
-import { emptyUsage, type AssistantMessage, type AssistantStreamEvent, type Context, type Cost, type Message, type ModelRef, type StreamFunction, type StreamOptions, type ToolCall, type ToolSpec, type Usage, type UserMessage } from '../model/types.js';
-import type { CheckedCall, DispatchOutcome, Tool } from '../tools/types.js';
-import type { AgentHooks } from './options.js';
+import type { LoopState, RunResult, RunTotals } from '../events.js';
+import { emptyUsage, type AssistantMessage, type AssistantStreamEvent, type Context, type Message, type StreamFunction, type StreamOptions, type ToolCall, type ToolSpec, type UserMessage } from '../model/types.js';
+import type { DispatchOutcome } from '../tools/types.js';
 import type { ContextCompactedEvent, RunContext, TurnContext } from '../context/engine.js';
 import { UsageEstimator } from '../context/usage-estimate.js';
 import { clause } from '../model/http-errors.js';
-import type { RunControls } from './handle.js';
 import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
 import { ABORTED, untilAborted } from '../tools/until-aborted.js';
-import type { RunLog } from './run-log.js';
 import type { ResumeState } from './resume-state.js';
 import { resumeBatch } from './resume-batch.js';
-import { PAUSED, runTools, type Confirm, type PolicyAnswer } from './tool-batch.js';
+import { PAUSED, runTools } from './tool-batch.js';
+import type { LoopDeps, LoopStart } from './deps.js';
 import { budgetReached, checkStopRules, checkTextTurn, type Stop } from './turn-stops.js';
-import { addUsage, finish } from './result.js';
+import { finish } from './result.js';
+import { addUsage } from './totals.js';
 import { transformedContext } from './validate.js';
 import { ANSWER_AT_LIMIT, budgetPays, FINAL_ANSWER_MAX_TOKENS, FINAL_ANSWER_TIMEOUT_MS, finalAnswerInstruction, finalAnswerUsage } from './answer-at-limit.js';
 
@@ -38,62 +37,6 @@ import { ANSWER_AT_LIMIT, budgetPays, FINAL_ANSWER_MAX_TOKENS, FINAL_ANSWER_TIME
  * reminders in a row to call it; the next text answer fails the run (it has no output).
  */
 const MAX_REMINDERS = 2;
-
-/** Everything the loop needs, injected so tests and other front-ends can swap any part. */
-export interface LoopDeps {
-  runId: string;
-  traceId: string;
-  model: ModelRef;
-  /** The model call, already wrapped in retry. */
-  stream: StreamFunction;
-  modelOptions: Omit<StreamOptions, 'signal'>;
-  system?: string;
-  /** The tools the model is offered, asked for every turn (tool sources may change them). */
-  toolSpecs: () => ToolSpec[];
-  /**
-   * Runs one call. `confirm`, under an approval policy, is the permission check of a call
-   * the policy did not simply allow: the dispatcher asks it after validation and
-   * `beforeToolCall`, with the arguments that will run (absent: the call is allowed).
-   */
-  dispatch: (
-    call: ToolCall,
-    ctx: { signal: AbortSignal; runId: string; idempotencyKey: string; step: number; checkedArguments?: Record<string, unknown> },
-    confirm?: Confirm,
-  ) => DispatchOutcome | Promise<DispatchOutcome>;
-  /** The arguments a call's tool would receive (repaired, validated), before anything is recorded or decided. */
-  check: (call: ToolCall) => CheckedCall | Promise<CheckedCall>;
-  /** What a response's usage cost in USD (`undefined` when the model's price is unknown). */
-  costOf?: (usage: Usage) => Cost | undefined;
-  /** Name of the final-answer tool when the run has an output schema. */
-  finalAnswerTool?: string;
-  limits: RunLimits;
-  toolExecution: 'parallel' | 'sequential';
-  stopOnToolError: boolean;
-  hooks: AgentHooks;
-  controls: RunControls;
-  /** Receives every event body; returns the `seq` it was stamped with. */
-  emit: (body: RunEventBody) => number;
-  /**
-   * Whether streamed deltas (`text_delta`, `thinking_delta`, `tool_call_delta`) would reach
-   * anyone now; they are skipped when not (they are never stored). Absent: always emitted.
-   */
-  wantsDeltas?: () => boolean;
-  /** The durable log, when the run is stored: the loop waits on it at the write points. */
-  log?: RunLog;
-  /** Assembles each request from layers and compacts the history near the window; absent: the bare history is sent. */
-  context?: RunContext;
-  /** The tool behind a name (for its declared effect when a resume must decide). */
-  toolOf: (name: string) => Tool | undefined;
-  /** Which calls need a person's approval (see `AgentOptions.approvalPolicy`). */
-  approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => PolicyAnswer | Promise<PolicyAnswer>;
-  /** The span of this run attempt (and the caller's), recorded in `run_started` / `run_resumed`. */
-  traceSpan?: { spanId: string; parentSpanId?: string };
-}
-
-/** How a run begins: fresh, or continuing a stored run from its log. */
-export type LoopStart =
-  | { kind: 'new'; input: UserMessage; history: Message[] }
-  | { kind: 'resume'; state: ResumeState; epoch: number };
 
 /** Runs one agent run to its end. Never rejects: every ending is a {@link RunResult}. */
 export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResult> {

@@ -12,7 +12,7 @@ import { canonicalJson } from './stop-rules.js';
 import { askConfirm } from '../tools/dispatch.js';
 import type { CheckedCall, DispatchOutcome, Tool } from '../tools/types.js';
 import { isRecord } from '../model/json.js';
-import type { LoopDeps } from './run-loop.js';
+import type { Confirm, LoopDeps, Verdict } from './deps.js';
 import { crashPoint } from './crash-points.js';
 
 /** The idempotency key of call `index` of the turn whose assistant message has `assistantSeq`. */
@@ -45,12 +45,6 @@ export function hashArguments(args: Record<string, unknown>): string {
   return createHash('sha256').update(canonicalJson(args)).digest('hex').slice(0, 32);
 }
 
-/**
- * The permission check of one gated call, run by the dispatcher after validation and
- * `beforeToolCall`, right before execution: it gets exactly the arguments that will run.
- */
-export type Confirm = (args: Record<string, unknown>, tool: Tool) => { allow: boolean; reason?: string } | Promise<{ allow: boolean; reason?: string }>;
-
 /** A refusal the model reads, for a call the policy or a person denied. */
 export function deniedOutcome(call: ToolCall, reason: string): DispatchOutcome {
   return {
@@ -61,16 +55,6 @@ export function deniedOutcome(call: ToolCall, reason: string): DispatchOutcome {
     durationMs: 0,
   };
 }
-
-/** A policy's decision on a call, with the rule that made it. */
-export interface Verdict {
-  decision: 'allow' | 'ask' | 'deny';
-  rule?: string;
-  reason?: string;
-}
-
-/** What an approval policy answers: a decision, or a verdict naming the rule that made it. */
-export type PolicyAnswer = Verdict['decision'] | Verdict;
 
 /** A policy's answer as a verdict; `allow` without a policy, and for unknown tools (the dispatcher answers those). */
 export function verdictOf(deps: LoopDeps, call: ToolCall): Verdict | Promise<Verdict> {

@@ -10,7 +10,7 @@ import type { RunLimits, RunTotals, StopReasonCode } from '../events.js';
 import type { AssistantMessage, Message, ToolCall } from '../model/types.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { TurnInfo } from './options.js';
-import type { LoopDeps } from './run-loop.js';
+import type { LoopDeps } from './deps.js';
 import type { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
 import { describe } from './validate.js';
 import { ABORTED, untilAborted } from '../tools/until-aborted.js';

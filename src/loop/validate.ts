@@ -12,6 +12,7 @@ import { isRecord } from '../model/json.js';
 import { closestName } from '../tools/suggest.js';
 import type { AgentOptions } from './options.js';
 import { checkTelemetryOptions } from '../trace/agent-telemetry.js';
+import { MAX_TIMER_MS } from '../process/timing.js';
 
 /** A value in a configuration error: itself when short, else its type. */
 export function describe(value: unknown): string {
@@ -146,12 +147,6 @@ function syntheticResults(missing: ToolCall[]): Message[] {
 }
 
 // ── Agent options ─────────────────────────────────────────────────────────────────────
-
-/**
- * The longest wait a Node timer takes (2^31-1 ms, about 24.8 days): a longer one fires after
- * 1 ms, with a TimeoutOverflowWarning, so a longer limit would end the run at once.
- */
-export const MAX_TIMER_MS = 2_147_483_647;
 
 const LIMIT_RULES: Record<string, [check: (v: number) => boolean, takes: string]> = {
   maxSteps: [(v) => (Number.isInteger(v) && v >= 1) || v === Infinity, 'a whole number of model calls, at least 1 (Infinity: no limit)'],

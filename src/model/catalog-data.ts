@@ -19,7 +19,17 @@
  * - `contextWindow` is the standard window; larger windows behind beta headers (Claude's
  *   1M) are noted, not assumed.
  */
-import type { ModelPricing } from './catalog.js';
+/** Prices in USD per million tokens. */
+export interface ModelPricing {
+  /** Prompt tokens neither read from nor written to the cache. */
+  input: number;
+  /** Output tokens, reasoning included. */
+  output: number;
+  /** Prompt tokens read from the cache. */
+  cacheRead: number;
+  /** Prompt tokens written to the cache. */
+  cacheWrite: number;
+}
 
 /** The day the prices and limits below were taken from the vendors' pages (ISO date). */
 export const PRICES_AS_OF = '2026-11-30';

@@ -9,20 +9,10 @@
  * must not take the prices of `claude-opus-4`, nor `o3-pro` those of `o3`.
  */
 import { CATALOG } from './catalog-data.js';
-import type { CatalogEntry, CatalogVendor } from './catalog-data.js';
-import type { Cost, Usage } from './types.js';
+import type { CatalogEntry, CatalogVendor, ModelPricing } from './catalog-data.js';
 
-/** Prices in USD per million tokens. */
-export interface ModelPricing {
-  /** Prompt tokens neither read from nor written to the cache. */
-  input: number;
-  /** Output tokens, reasoning included. */
-  output: number;
-  /** Prompt tokens read from the cache. */
-  cacheRead: number;
-  /** Prompt tokens written to the cache. */
-  cacheWrite: number;
-}
+export type { ModelPricing } from './catalog-data.js';
+import type { Cost, Usage } from './types.js';
 
 /** What rein knows about one model. */
 export interface ModelInfo {

@@ -3,7 +3,7 @@
  * deny rule must also catch (without `VAR=` prefixes, after wrappers such as `sudo`,
  * unquoted, the program without its directory, `sh -c` strings and `eval`).
  */
-import { markOpaque, type CommandAnalysis } from './command.js';
+import { markOpaque, type CommandAnalysis } from './command-analysis.js';
 
 /** Collapses runs of whitespace to one space and trims: how commands and patterns compare. */
 export function normalizeCommand(text: string): string {

@@ -5,33 +5,10 @@
  * must never allow on its own (substitution, writing to a file). Not a shell parser: it is
  * conservative where it is unsure, so an allow rule matches less and a deny rule more.
  */
+import { markOpaque, markUnsafe, type CommandAnalysis } from './command-analysis.js';
 import { addPart, unquote } from './command-part.js';
 
-/** What a command line is made of, for matching permission rules against it. */
-export interface CommandAnalysis {
-  /**
-   * The simple commands of the line in order, whitespace collapsed, with leading reserved
-   * words (`then`, `do`, `!`, `{` …) removed: what an allow rule must cover, every one.
-   */
-  parts: string[];
-  /**
-   * Further forms deny and ask rules also see: each part without leading `VAR=value`
-   * assignments, after wrapper commands (`sudo`, `env`, `timeout` …), unquoted, with the
-   * program's directory removed; and the commands inside `$(…)`, backticks, `<(…)`,
-   * `sh -c '…'`, `eval` and here-documents.
-   */
-  hidden: string[];
-  /** Why no pattern rule may allow this line, when something in it forbids it. */
-  unsafe?: string;
-  /**
-   * Why the line cannot be read as literal commands at all, so that no rule can be checked
-   * against it: a `$`-expansion, substitution or glob in command position, `eval`, `exec`,
-   * `source`, `coproc`, `alias`, a function definition, a shell or an interpreter given
-   * code, commands nested too deeply. Such a line asks, and in `yolo` a deny rule of the
-   * tool refuses it.
-   */
-  opaque?: string;
-}
+export type { CommandAnalysis } from './command-analysis.js';
 
 /** Redirection targets that write no file. */
 const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
@@ -49,16 +26,6 @@ export function analyzeCommand(command: string): CommandAnalysis {
   const analysis: CommandAnalysis = { parts: [], hidden: [] };
   scan(command, analysis, 0);
   return analysis;
-}
-
-function markUnsafe(analysis: CommandAnalysis, why: string): void {
-  analysis.unsafe ??= why;
-}
-
-/** What cannot be read is never allowed by a pattern either. */
-export function markOpaque(analysis: CommandAnalysis, why: string): void {
-  analysis.opaque ??= why;
-  markUnsafe(analysis, why);
 }
 
 /** Adds a nested command line (a substitution's body, an `sh -c` string) to what deny rules see. */
