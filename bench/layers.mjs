@@ -10,7 +10,8 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
-import { Agent, defineTool, streamOpenAIChat, streamWithRetry } from '../dist/index.js';
+import { Agent, defineTool } from '../dist/index.js';
+import { streamOpenAIChat, streamWithRetry } from '../dist/advanced.js';
 import { ChatDecoder } from '../dist/model/providers/openai-chat-decode.js';
 import { buildChatBody, chatHeaders, chatUrl } from '../dist/model/providers/openai-chat-request.js';
 import { httpPost } from '../dist/model/http.js';

@@ -18,6 +18,7 @@ const outDir = `${root}dist/bundle`;
 /** Entry name (file name under dist/bundle/) → source. package.json points at these. */
 const ENTRIES = {
   index: 'src/index.ts',
+  advanced: 'src/advanced.ts',
   testing: 'src/model/scripted/index.ts',
   store: 'src/store/index.ts',
   mcp: 'src/mcp/index.ts',

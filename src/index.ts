@@ -1,20 +1,19 @@
 /**
  * rein: an agent harness. The core entry point; explicit named exports only (STYLE 11).
  * The scripted model server for offline tests is in `rein/testing`, the MCP host in
- * `rein/mcp`, the run stores in `rein/store`.
+ * `rein/mcp`, the run stores in `rein/store`, an agent in a project folder in
+ * `rein/project`, and the parts the agent is built from (the loop, the dispatcher, the
+ * providers' stream functions) in `rein/advanced`.
  */
 export { Agent } from './loop/agent.js';
 export { RunHandle } from './loop/handle.js';
 export type { AgentHooks, AgentOptions, OutputOf, RunOptions, TurnInfo } from './loop/options.js';
 export { DEFAULT_LIMITS, SUCCESS_REASONS } from './loop/options.js';
-export { runLoop } from './loop/run-loop.js';
-export type { LoopDeps, LoopStart } from './loop/deps.js';
 export { messagesFromEvents } from './loop/fold.js';
 export { firstDivergence, replayModel } from './loop/replay.js';
 export type { Divergence } from './loop/replay.js';
 export type { RunStore, RunRecord, NewRun, RunFilter, Durability } from './store/types.js';
 export type { ToolEffect, ReconcileResult } from './tools/types.js';
-export { canonicalJson } from './loop/stop-rules.js';
 
 export { ReinError, toReinError } from './errors.js';
 export type { ErrorCode, ErrorInfo, ErrorKind, ReinErrorOptions } from './errors.js';
@@ -54,19 +53,11 @@ export type {
   UserMessage,
 } from './model/types.js';
 export { emptyUsage, toolResultText } from './model/types.js';
-export { EventStream } from './model/event-stream.js';
 export { resolveModel } from './model/resolve.js';
-export { streamWithRetry } from './model/retry.js';
 export type { RetryPolicy } from './model/retry.js';
-export { streamModel } from './model/providers/index.js';
-export { streamOpenAIChat } from './model/providers/openai-chat.js';
 
 export { defineTool, jsonSchema } from './tools/define.js';
 export type { InferArgs, ToolDefinition, TypedJsonSchema } from './tools/define.js';
-export { ToolRegistry } from './tools/registry.js';
-export { createDispatcher } from './tools/dispatch.js';
-export type { Dispatcher } from './tools/dispatch.js';
-export { createFinalAnswerTool, FINAL_ANSWER_TOOL } from './tools/final-answer.js';
 export { seedTools } from './tools/builtin/index.js';
 export type {
   BeforeToolCallResult,
@@ -88,17 +79,12 @@ export type { ModelInfo, ModelOverrides, ModelPricing } from './model/catalog.js
 export type { Cost } from './model/types.js';
 export { PRICES_AS_OF } from './model/catalog-data.js';
 
-// Context: what each request is built from, token counts, compaction (on by default; `context` option).
+// Context: what each request is built from and token counts (compaction is on by default; `context` option).
 export type { ContextOptions, LayerHook, LayerInfo, LayerSource, MemoryOptions, RetrievedText } from './context/options.js';
 export { CONTEXT_BLOCK_HEADER } from './context/layers.js';
 export type { Layer } from './context/layers.js';
 export { createTokenCounter, estimateTokens } from './context/tokens.js';
 export type { TokenCounter } from './context/tokens.js';
-export { DEFAULT_KEEP_TURNS, DEFAULT_THRESHOLD, shouldCompact, splitForCompaction } from './context/compaction.js';
-export type { CompactionSplit } from './context/compaction.js';
-export { DEFAULT_SUMMARY_MAX_TOKENS, isSummaryMessage, isSummaryRequest, SUMMARY_HEADER } from './context/summary.js';
-export { renderTask, taskFromEvents } from './context/task.js';
-export type { TaskRecord } from './context/task.js';
 export { PLAN_TOOL_NAME, updatePlanTool } from './context/plan-tool.js';
 export { loadProjectRules } from './context/rules.js';
 export type { ProjectRules } from './context/rules.js';

@@ -52,7 +52,7 @@ function importedLayers(file: { path: string; text: string }): string[] {
  * (`testing/`, `worker/`, `http/`, `util/`) have their row already.
  */
 const ORDER: readonly (readonly string[])[] = [
-  ['index.ts'], // the package's root entry point
+  ['index.ts', 'advanced.ts'], // the package's root entry points: `rein` and `rein/advanced`
   ['cli'],
   ['testing', 'model/scripted'],
   ['server', 'worker'],
