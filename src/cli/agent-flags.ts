@@ -27,6 +27,7 @@ export const AGENT_FLAGS = {
   timeout: { type: 'string' },
   system: { type: 'string' },
   thinking: { type: 'string' },
+  'tool-calling': { type: 'string' },
   'max-cost': { type: 'string' },
   'max-output-tokens': { type: 'string' },
   'no-final-answer': { type: 'boolean' },
@@ -71,6 +72,11 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
   { text: '      --timeout <seconds>|none   whole-run time limit (default 3600; none: no limit; at most 2147483 ≈ 24.8 days)' },
   { text: '      --system <text>            system prompt' },
   { text: '      --thinking <level>         off | low | medium | high (mapped per provider)' },
+  {
+    text: `      --tool-calling <how>       native | prompt: prompt describes the tools in the system
+                                   prompt and reads calls from the text (default: the catalog's
+                                   word, else native; a server that refuses tools switches to prompt)`,
+  },
   { text: '      --max-cost <usd>           stop the run once it has cost this much (needs a catalog price)' },
   { text: "      --max-output-tokens <n>    the output limit of each model response (default: the server's)" },
   {
@@ -127,6 +133,7 @@ export type AgentFlagValues = {
   timeout?: string;
   system?: string;
   thinking?: string;
+  'tool-calling'?: string;
   'max-cost'?: string;
   'max-output-tokens'?: string;
   'no-final-answer'?: boolean;
@@ -333,8 +340,16 @@ function modelFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): ModelR
   const baseUrl = values['base-url'];
   if (baseUrl !== undefined) checkBaseUrlFlag(baseUrl);
   const headers = values.header === undefined ? undefined : headersFromFlags(values.header);
+  const toolCalling = values['tool-calling'];
+  if (toolCalling !== undefined && toolCalling !== 'native' && toolCalling !== 'prompt') {
+    throw new ReinError('config', 'fatal', `--tool-calling expects native or prompt, got "${toolCalling}"`);
+  }
   try {
-    return resolveModel(spec, { ...(baseUrl === undefined ? {} : { baseUrl }), ...(headers === undefined ? {} : { headers }) }, env);
+    return resolveModel(
+      spec,
+      { ...(baseUrl === undefined ? {} : { baseUrl }), ...(headers === undefined ? {} : { headers }), ...(toolCalling === undefined ? {} : { toolCalling }) },
+      env,
+    );
   } catch (error) {
     // Where the model came from, when the command line does not show it.
     if (fromEnv === undefined || !(error instanceof ReinError)) throw error;

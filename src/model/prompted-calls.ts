@@ -41,9 +41,9 @@ export function parseCallText(text: string): PromptedCall | undefined {
     const args = value.arguments ?? value.parameters ?? value.args;
     const raw = argumentText(trimmed);
     if (typeof args === 'string') return { name: value.name, rawArguments: args };
-    // The model's own argument text when it is valid JSON as written (the dispatcher keeps
-    // what it repairs); else the arguments as read.
-    if (raw !== undefined && isJson(raw)) return { name: value.name, rawArguments: raw };
+    // The model's own argument text, as with a native call: the dispatcher repairs it (and
+    // says what it repaired) or answers with what is wrong.
+    if (raw !== undefined) return { name: value.name, rawArguments: raw };
     return { name: value.name, rawArguments: args === undefined ? '{}' : JSON.stringify(args) };
   }
   const name = /["']?name["']?\s*:\s*["']([^"']+)["']/.exec(trimmed)?.[1];
@@ -60,15 +60,6 @@ function parseLoose(text: string): unknown {
     } catch {
       return undefined;
     }
-  }
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
   }
 }
 
