@@ -4,6 +4,8 @@ import type { AgentOptions } from '../loop/options.js';
 import { lookupModel } from '../model/catalog.js';
 import { KNOWN_PROVIDERS, resolveModel } from '../model/resolve.js';
 import { MAX_TIMER_MS } from '../loop/validate.js';
+import { recordTo } from '../model/fixture.js';
+import { defaultRedactor } from '../security/redact.js';
 import { seedTools } from '../tools/builtin/index.js';
 import type { ModelRef, ThinkingLevel } from '../model/types.js';
 import { maskStoreLocation, namedStoreLocation } from '../store/open.js';
@@ -28,6 +30,7 @@ export const AGENT_FLAGS = {
   system: { type: 'string' },
   thinking: { type: 'string' },
   'tool-calling': { type: 'string' },
+  record: { type: 'string' },
   'max-cost': { type: 'string' },
   'max-output-tokens': { type: 'string' },
   'no-final-answer': { type: 'boolean' },
@@ -85,6 +88,12 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
   },
   { text: '      --json                     one JSON event per line on stdout, nothing else', runOnly: true },
   {
+    text: `      --record <file>            write the run's model exchanges (requests as sent, responses
+                                   as received, secrets redacted) to a fixture file that
+                                   rein scripted-server --fixture plays back`,
+    runOnly: true,
+  },
+  {
     text: `      --no-stream                write each answer once its model response is final: text
                                    a failed, retried attempt streamed never reaches stdout`,
     runOnly: true,
@@ -134,6 +143,7 @@ export type AgentFlagValues = {
   system?: string;
   thinking?: string;
   'tool-calling'?: string;
+  record?: string;
   'max-cost'?: string;
   'max-output-tokens'?: string;
   'no-final-answer'?: boolean;
@@ -304,6 +314,11 @@ export function agentOptionsFromFlags(values: AgentFlagValues, env: NodeJS.Proce
   const limits = limitsFromFlags(values);
   const model = modelFromFlags(values, env);
   checkModelLimits(model, values, limits);
+  if (values.record !== undefined) {
+    if (values.record.trim() === '') throw new ReinError('config', 'fatal', '--record expects the path of the fixture file to write');
+    // Opened last, once every flag is known to be good: a refused command line writes nothing.
+    limits.modelOptions = { ...limits.modelOptions, transport: recordTo(values.record, { redact: defaultRedactor() }) };
+  }
   return {
     model,
     ...(values.system === undefined ? {} : { system: values.system }),

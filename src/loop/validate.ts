@@ -285,6 +285,7 @@ const MODEL_OPTION_RULES: Record<string, FieldRule> = {
   thinking: [(v) => v === 'off' || v === 'low' || v === 'medium' || v === 'high', "'off', 'low', 'medium' or 'high'"],
   idleTimeoutMs: [positive, 'a positive number of milliseconds (Infinity: never give up)'],
   maxAnswerChars: [wholeAtLeast(1), 'a whole number of characters, at least 1'],
+  transport: [(v) => typeof v === 'function', 'a function (request, signal, idleTimeoutMs) => response, such as recordTo(file)'],
 };
 
 /** An options object whose fields each follow a rule; unknown fields are refused with the closest known one. */

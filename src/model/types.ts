@@ -2,7 +2,9 @@
  * Provider-neutral messages and stream events. Every provider adapter translates its wire
  * format to and from these; the loop, the store and the tracer only ever see these.
  */
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { ErrorInfo, ReinError } from '../errors.js';
+import type { HttpResponse } from './http.js';
 
 /** Plain text. */
 export interface TextContent {
@@ -241,7 +243,24 @@ export interface StreamOptions {
    * agent's telemetry propagates trace context to model servers.
    */
   requestHeaders?: () => Record<string, string> | undefined;
+  /**
+   * Sends each HTTP request of this model request in place of rein's HTTP client: a
+   * recorder (`recordingTransport`, `rein run --record`) or a playback of a recording
+   * (`playbackTransport`). Leave it unset to reach the server.
+   */
+  transport?: ModelTransport;
 }
+
+/** One HTTP request of a model request, as it goes on the wire. */
+export interface WireRequest {
+  api: ModelApi;
+  url: URL;
+  headers: OutgoingHttpHeaders;
+  body: string;
+}
+
+/** What sends a {@link WireRequest}: rein's HTTP client, or a recorder or playback around it. */
+export type ModelTransport = (request: WireRequest, signal: AbortSignal | undefined, idleTimeoutMs: number) => Promise<HttpResponse>;
 
 /** Default of {@link StreamOptions.idleTimeoutMs}. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;

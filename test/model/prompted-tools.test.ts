@@ -43,7 +43,6 @@ const OLLAMA_REFUSAL = { error: { message: 'llama3:latest does not support tools
 /** vLLM started without --enable-auto-tool-choice (langchain4j/langchain4j#3475). */
 const VLLM_REFUSAL = { object: 'error', message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', type: 'BadRequestError', param: null, code: 400 };
 
-const lastOf = (request: ScriptRequest) => request.messages.at(-1);
 const toolResponses = (request: ScriptRequest) => request.messages.filter((m) => m.role === 'user' && String(m.content).startsWith('<tool_response'));
 
 /** A model without tool calling: it reads its tools in the system prompt and answers with calls in its text. */
