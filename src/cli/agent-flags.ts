@@ -4,6 +4,8 @@ import type { AgentOptions } from '../loop/options.js';
 import { lookupModel } from '../model/catalog.js';
 import { KNOWN_PROVIDERS, resolveModel } from '../model/resolve.js';
 import { MAX_TIMER_MS } from '../process/timing.js';
+import { recordTo } from '../model/fixture.js';
+import { defaultRedactor } from '../security/redact.js';
 import { seedTools } from '../tools/builtin/index.js';
 import type { ModelRef, ThinkingLevel } from '../model/types.js';
 import { maskStoreLocation, namedStoreLocation } from '../store/open.js';
@@ -27,6 +29,8 @@ export const AGENT_FLAGS = {
   timeout: { type: 'string' },
   system: { type: 'string' },
   thinking: { type: 'string' },
+  'tool-calling': { type: 'string' },
+  record: { type: 'string' },
   'max-cost': { type: 'string' },
   'max-output-tokens': { type: 'string' },
   'no-final-answer': { type: 'boolean' },
@@ -71,6 +75,11 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
   { text: '      --timeout <seconds>|none   whole-run time limit (default 3600; none: no limit; at most 2147483 ≈ 24.8 days)' },
   { text: '      --system <text>            system prompt' },
   { text: '      --thinking <level>         off | low | medium | high (mapped per provider)' },
+  {
+    text: `      --tool-calling <how>       native | prompt: prompt describes the tools in the system
+                                   prompt and reads calls from the text (default: the catalog's
+                                   word, else native; a server that refuses tools switches to prompt)`,
+  },
   { text: '      --max-cost <usd>           stop the run once it has cost this much (needs a catalog price)' },
   { text: "      --max-output-tokens <n>    the output limit of each model response (default: the server's)" },
   {
@@ -78,6 +87,12 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
                                    without one last request, with no tools, for its best answer`,
   },
   { text: '      --json                     one JSON event per line on stdout, nothing else', runOnly: true },
+  {
+    text: `      --record <file>            write the run's model exchanges (requests as sent, responses
+                                   as received, secrets redacted) to a fixture file that
+                                   rein scripted-server --fixture plays back`,
+    runOnly: true,
+  },
   {
     text: `      --no-stream                write each answer once its model response is final: text
                                    a failed, retried attempt streamed never reaches stdout`,
@@ -127,6 +142,8 @@ export type AgentFlagValues = {
   timeout?: string;
   system?: string;
   thinking?: string;
+  'tool-calling'?: string;
+  record?: string;
   'max-cost'?: string;
   'max-output-tokens'?: string;
   'no-final-answer'?: boolean;
@@ -297,6 +314,11 @@ export function agentOptionsFromFlags(values: AgentFlagValues, env: NodeJS.Proce
   const limits = limitsFromFlags(values);
   const model = modelFromFlags(values, env);
   checkModelLimits(model, values, limits);
+  if (values.record !== undefined) {
+    if (values.record.trim() === '') throw new ReinError('config', 'fatal', '--record expects the path of the fixture file to write');
+    // Opened last, once every flag is known to be good: a refused command line writes nothing.
+    limits.modelOptions = { ...limits.modelOptions, transport: recordTo(values.record, { redact: defaultRedactor() }) };
+  }
   return {
     model,
     ...(values.system === undefined ? {} : { system: values.system }),
@@ -333,8 +355,16 @@ function modelFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): ModelR
   const baseUrl = values['base-url'];
   if (baseUrl !== undefined) checkBaseUrlFlag(baseUrl);
   const headers = values.header === undefined ? undefined : headersFromFlags(values.header);
+  const toolCalling = values['tool-calling'];
+  if (toolCalling !== undefined && toolCalling !== 'native' && toolCalling !== 'prompt') {
+    throw new ReinError('config', 'fatal', `--tool-calling expects native or prompt, got "${toolCalling}"`);
+  }
   try {
-    return resolveModel(spec, { ...(baseUrl === undefined ? {} : { baseUrl }), ...(headers === undefined ? {} : { headers }) }, env);
+    return resolveModel(
+      spec,
+      { ...(baseUrl === undefined ? {} : { baseUrl }), ...(headers === undefined ? {} : { headers }), ...(toolCalling === undefined ? {} : { toolCalling }) },
+      env,
+    );
   } catch (error) {
     // Where the model came from, when the command line does not show it.
     if (fromEnv === undefined || !(error instanceof ReinError)) throw error;

@@ -3,7 +3,7 @@
  * in one place, so the loop never guesses.
  */
 import type { RunLimits, RunTotals, StopReasonCode } from '../events.js';
-import type { AssistantMessage, Message, ModelRef, StreamFunction, StreamOptions, ToolResultMessage, ToolCall } from '../model/types.js';
+import type { AssistantMessage, ChatCompat, Message, ModelRef, ToolCalling, StreamFunction, StreamOptions, ToolResultMessage, ToolCall } from '../model/types.js';
 import type { RetryPolicy } from '../model/retry.js';
 import type { ModelOverrides } from '../model/catalog.js';
 import type { RunStore } from '../store/types.js';
@@ -70,8 +70,13 @@ export interface AgentHooks {
 export interface AgentOptions<S = unknown> {
   /** `provider/model` (e.g. `openai/gpt-4o`, `ollama/llama3.1`) or a resolved {@link ModelRef}. */
   model: string | ModelRef;
-  /** Base URL / key / headers used when `model` is a string (overrides the environment). */
-  modelConfig?: { baseUrl?: string; apiKey?: string; headers?: Record<string, string> };
+  /**
+   * Base URL / key / headers used when `model` is a string (overrides the environment); the
+   * server's quirks rein does not detect (`compat`, see {@link ChatCompat}); and how the
+   * model gets its tools (`toolCalling`: `native`, or `prompt` for a model without tool
+   * calling, whose tools are then described in the system prompt).
+   */
+  modelConfig?: { baseUrl?: string; apiKey?: string; headers?: Record<string, string>; compat?: Partial<ChatCompat>; toolCalling?: ToolCalling };
   /**
    * Overrides of what the model catalog says about this model: context window, output
    * limit, reasoning, and prices in USD per million tokens (an unknown model has no price,

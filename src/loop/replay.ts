@@ -9,6 +9,8 @@ import { ReinError } from '../errors.js';
 import type { RunEvent } from '../events.js';
 import { EventStream } from '../model/event-stream.js';
 import { failedStream } from '../model/failed-stream.js';
+import { FixturePlayer, playbackTransport, type Fixture, type FixtureDivergence } from '../model/fixture.js';
+import { streamModel } from '../model/providers/index.js';
 import { emptyUsage, toolResultText, type AssistantMessage, type AssistantStreamEvent, type StreamFunction } from '../model/types.js';
 import { canonicalJson } from './stop-rules.js';
 import { isSummaryRequest, SUMMARY_HEADER } from '../context/summary.js';
@@ -22,7 +24,23 @@ import { isSummaryRequest, SUMMARY_HEADER } from '../context/summary.js';
  * const replay = new Agent({ ...sameOptions, streamFn: replayModel(recorded) });
  * const result = await replay.run(input);
  */
-export function replayModel(events: readonly RunEvent[]): StreamFunction {
+export function replayModel(events: readonly RunEvent[]): StreamFunction;
+/**
+ * A model that plays back a recording of a run's model exchanges (`rein run --record`,
+ * `recordTo`; read it with `loadFixture`): each request goes through the model's own
+ * adapter, is compared with the recorded one and answered with the recorded response, in
+ * process. The first request that differs ends its stream with a fatal error saying where
+ * (and is kept as `divergence`).
+ *
+ * @example
+ * const model = replayModel(loadFixture('test/fixtures/refund.fixture.jsonl'));
+ * const result = await new Agent({ ...sameOptions, streamFn: model }).run('Refund order 42');
+ * expect(model.divergence).toBeUndefined();
+ */
+export function replayModel(fixture: Fixture): StreamFunction & { readonly divergence: FixtureDivergence | undefined };
+export function replayModel(source: readonly RunEvent[] | Fixture): StreamFunction {
+  if (!Array.isArray(source)) return playback(source as Fixture);
+  const events = source as readonly RunEvent[];
   const answers = events.flatMap((e) => (e.type === 'assistant_message' && e.message.stopReason !== 'error' && e.message.stopReason !== 'aborted' ? [e.message] : []));
   // A compaction's summary request is answered with the summary the run recorded, so it
   // does not use up one of the agent's answers.
@@ -68,6 +86,13 @@ export function replayModel(events: readonly RunEvent[]): StreamFunction {
     out.end(message);
     return out;
   };
+}
+
+function playback(fixture: Fixture): StreamFunction & { readonly divergence: FixtureDivergence | undefined } {
+  const player = new FixturePlayer(fixture);
+  const transport = playbackTransport(player);
+  const stream: StreamFunction = (model, context, options) => streamModel(model, context, { ...options, transport });
+  return Object.defineProperty(stream, 'divergence', { get: () => player.divergence }) as StreamFunction & { readonly divergence: FixtureDivergence | undefined };
 }
 
 /** Where a replayed run first differs from its recording. */

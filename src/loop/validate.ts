@@ -8,6 +8,7 @@
 import { ReinError } from '../errors.js';
 import type { AssistantMessage, Message, ToolCall, UserMessage } from '../model/types.js';
 import { syntheticResult } from '../model/handoff.js';
+import { compatProblem } from '../model/providers/chat-compat.js';
 import { isRecord } from '../model/json.js';
 import { closestName } from '../tools/suggest.js';
 import type { AgentOptions } from './options.js';
@@ -182,6 +183,9 @@ function checkModelConfig(config: AgentOptions['modelConfig']): void {
   if (headers !== undefined && !(isRecord(headers) && Object.values(headers).every((v) => typeof v === 'string'))) {
     refuse('modelConfig.headers', headers, 'an object of header names to string values');
   }
+  const compat = config.compat === undefined ? undefined : compatProblem(config.compat, 'modelConfig.compat');
+  if (compat !== undefined) throw new ReinError('config', 'fatal', compat);
+  if (config.toolCalling !== undefined && config.toolCalling !== 'native' && config.toolCalling !== 'prompt') refuse('modelConfig.toolCalling', config.toolCalling, '"native" or "prompt"');
 }
 
 /** The methods a run store must have (`RunStore`): `store: {}` is refused here, not when a run first appends. */
@@ -276,6 +280,7 @@ const MODEL_OPTION_RULES: Record<string, FieldRule> = {
   thinking: [(v) => v === 'off' || v === 'low' || v === 'medium' || v === 'high', "'off', 'low', 'medium' or 'high'"],
   idleTimeoutMs: [positive, 'a positive number of milliseconds (Infinity: never give up)'],
   maxAnswerChars: [wholeAtLeast(1), 'a whole number of characters, at least 1'],
+  transport: [(v) => typeof v === 'function', 'a function (request, signal, idleTimeoutMs) => response, such as recordTo(file)'],
 };
 
 /** An options object whose fields each follow a rule; unknown fields are refused with the closest known one. */

@@ -48,6 +48,11 @@ export interface CatalogEntry {
   aliases?: string[];
   /** What the numbers leave out (tiers, beta windows). */
   note?: string;
+  /**
+   * `prompt` for a model whose API has no tool calling for it: its tools are described in
+   * the prompt (prompted tools). Absent: native tool calling.
+   */
+  toolCalling?: 'native' | 'prompt';
 }
 
 /** The vendors whose models the catalog knows, as provider names of `resolve.ts`. */
@@ -67,7 +72,9 @@ export const CATALOG: Record<CatalogVendor, CatalogEntry[]> = {
     { id: 'gpt-4.1-mini', contextWindow: GPT_4_1_WINDOW, maxOutputTokens: 32_768, reasoning: false, pricing: { input: 0.4, output: 1.6, cacheRead: 0.1, cacheWrite: 0.4 } },
     { id: 'gpt-4.1-nano', contextWindow: GPT_4_1_WINDOW, maxOutputTokens: 32_768, reasoning: false, pricing: { input: 0.1, output: 0.4, cacheRead: 0.025, cacheWrite: 0.1 } },
     { id: 'o1', contextWindow: 200_000, maxOutputTokens: 100_000, reasoning: true, pricing: { input: 15, output: 60, cacheRead: 7.5, cacheWrite: 15 } },
-    { id: 'o1-mini', contextWindow: 128_000, maxOutputTokens: 65_536, reasoning: true, pricing: { input: 1.1, output: 4.4, cacheRead: 0.55, cacheWrite: 1.1 } },
+    // OpenAI's model page for o1-mini lists function calling as not supported (nor system
+    // messages, structured outputs): its tools go in the prompt.
+    { id: 'o1-mini', contextWindow: 128_000, maxOutputTokens: 65_536, reasoning: true, pricing: { input: 1.1, output: 4.4, cacheRead: 0.55, cacheWrite: 1.1 }, toolCalling: 'prompt' },
     { id: 'o3', contextWindow: 200_000, maxOutputTokens: 100_000, reasoning: true, pricing: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 2 }, note: 'priced $10 / $40 before June 2025' },
     { id: 'o3-mini', contextWindow: 200_000, maxOutputTokens: 100_000, reasoning: true, pricing: { input: 1.1, output: 4.4, cacheRead: 0.55, cacheWrite: 1.1 } },
     { id: 'o4-mini', contextWindow: 200_000, maxOutputTokens: 100_000, reasoning: true, pricing: { input: 1.1, output: 4.4, cacheRead: 0.275, cacheWrite: 1.1 } },

@@ -30,6 +30,8 @@ export interface ModelInfo {
   pricing?: ModelPricing;
   /** What the numbers leave out (tiered prices, beta context windows). */
   note?: string;
+  /** `prompt` when the model has no native tool calling (its tools go in the prompt); absent for native. */
+  toolCalling?: 'native' | 'prompt';
 }
 
 /**
@@ -150,6 +152,7 @@ export function lookupModel(provider: string, id: string, overrides?: ModelOverr
     info.reasoning = entry.reasoning;
     info.pricing = match.free ? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } : { ...entry.pricing };
     if (entry.note !== undefined) info.note = entry.note;
+    if (entry.toolCalling !== undefined) info.toolCalling = entry.toolCalling;
   }
   return overrides === undefined ? info : applyOverrides(info, overrides);
 }
@@ -208,6 +211,7 @@ export function listModels(): ModelInfo[] {
         pricing: { ...entry.pricing },
       };
       if (entry.note !== undefined) info.note = entry.note;
+      if (entry.toolCalling !== undefined) info.toolCalling = entry.toolCalling;
       return info;
     }),
   );

@@ -5,7 +5,7 @@
  * Reading the provider's words out of its body shape is provider-error-body.ts's job.
  */
 import { ReinError } from '../errors.js';
-import type { ErrorCode, ErrorKind } from '../errors.js';
+import { errorRules, type ErrorRule, type Refusal } from './error-rules.js';
 import { apiKeyEnvName } from './resolve.js';
 import { bodyText, parseJson, quote, readProviderError } from './provider-error-body.js';
 import type { ProviderError } from './provider-error-body.js';
@@ -29,35 +29,6 @@ export interface ErrorContext {
 /** Header values as Node gives them (`IncomingHttpHeaders`) or as plain records. */
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
-// OpenAI `context_length_exceeded`, DeepSeek (same message, other code), Anthropic
-// "prompt is too long", and the usual wording of other servers: vLLM; llama.cpp ("request
-// (4390 tokens) exceeds the available context size", and "Context size has been exceeded."
-// with HTTP 500); TGI ("`inputs` tokens + `max_new_tokens` must be <= 4096", "`inputs` must
-// have less than 4096 tokens").
-const CONTEXT_LENGTH =
-  /context[_ ]length|maximum context|context window|prompt is too long|too many tokens in (?:the )?prompt|exceeds? the (?:available )?context size|context size (?:has been |was )?exceeded|`?inputs`? tokens \+ `?max_new_tokens`? must be <=|`?inputs`? must have less than \d+ tokens/i;
-/**
- * An unknown model refused with 400 instead of 404: OpenRouter "x is not a valid model ID",
- * DeepSeek "Model Not Exist", and other servers' wordings. Each names the model as what is
- * missing, so "model x does not support tools" is not one.
- */
-const UNKNOWN_MODEL = /is not a valid model|\bmodel(?: \S+)? (?:does not|doesn't|not) exists?\b|\b(?:unknown|invalid) model\b(?! (?:output|response|request|parameters?))|\bno such model\b/i;
-/** A 413 whose body counts the request in tokens (a token limit), not in bytes (a body size limit). */
-const TOKENS = /\btokens?\b|\bTPM\b/i;
-/** OpenRouter's 402 when the credit left cannot pay for the output budget asked for. */
-const FEWER_TOKENS = /fewer max_tokens|can only afford/i;
-/** Azure OpenAI's wording when its filter refuses a prompt (with code content_filter). */
-const CONTENT_POLICY = /content management policy/i;
-const OVERLOADED = /overloaded/i;
-/** A URL or an absolute path a message quotes (`POST /v1beta/models/x`): not the message's own words. */
-const URL_OR_PATH = /\b[a-z][a-z0-9+.-]*:\/\/\S+|(?<![\w.])\/[\w.~%:-]+(?:\/[\w.~%:-]*)+/gi;
-/** A 404 about the path asked for (a gateway's "Invalid URL", "no route"), not about the model. */
-const WRONG_PATH = /invalid url|no route|not a valid (?:url|path|endpoint)|unknown (?:url|path|endpoint|route)/i;
-/**
- * A required parameter the request did not carry: pydantic's "max_tokens: Field required",
- * "missing required parameter: 'x'".
- */
-const MISSING_FIELD = /(?:^|[\s:'"`(])([A-Za-z_][\w.]*)["'`]?:\s*field required|missing required (?:parameter|field|argument)s?:?\s*["'`]?([A-Za-z_][\w.]*)/i;
 const TRY_AGAIN = /try again in ((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)/i;
 
 /**
@@ -238,105 +209,27 @@ export function parseRetryAfter(headers: HeaderBag, message?: string, now: numbe
   return Math.ceil(total);
 }
 
+/** The table classify reads, made once (its advice needs helpers of this module). */
+const RULES: readonly ErrorRule[] = errorRules({ apiKeyEnvName, redirectTarget, header, apiPath });
+
 /**
- * `statusText` says where the status came from: `HTTP 400` for a response, `in the stream`
- * (with the status an error frame carried, if any) for an error inside a 200 stream.
+ * The error of the first rule of `error-rules.ts` that holds. `statusText` says where the
+ * status came from: `HTTP 400` for a response, `in the stream` (with the status an error
+ * frame carried, if any) for an error inside a 200 stream.
  */
 function classify(info: ProviderError, status: number | undefined, headers: HeaderBag, ctx: ErrorContext, statusText = status === undefined ? 'in the stream' : `HTTP ${status}`): ReinError {
   const { message, code = '', type = '' } = info;
-  const said = `: ${clause(message)}`;
-  const at = `${ctx.provider} (${ctx.url})`;
+  const refusal: Refusal = { info, message, code, type, status, headers, ctx, statusText, said: `: ${clause(message)}`, at: `${ctx.provider} (${ctx.url})` };
+  const rule = RULES.find((one) => one.when(refusal)) as ErrorRule;
   const details: Record<string, unknown> = {};
   if (info.code !== undefined) details.code = info.code;
   if (info.type !== undefined) details.type = info.type;
   if (info.param !== undefined) details.param = info.param;
-  const make = (c: ErrorCode, kind: ErrorKind, text: string): ReinError =>
-    new ReinError(c, kind, text, {
-      status,
-      details: Object.keys(details).length > 0 ? details : undefined,
-      retryAfterMs: kind === 'transient' ? parseRetryAfter(headers, message) : undefined,
-    });
-
-  if (status === 413) {
-    // Payload Too Large is never retried, whatever code the body gives (Groq's says
-    // rate_limit_exceeded): the same request is as large the next time.
-    if (code === 'context_length_exceeded' || type === 'tokens' || type === 'exceed_context_size_error' || CONTEXT_LENGTH.test(message) || TOKENS.test(message)) {
-      // Counted in tokens (Groq: "Request too large for model … on tokens per minute (TPM):
-      // Limit 12000, Requested 19764"): context_length, so that the loop compacts the history
-      // and asks again once, the one thing that makes the request smaller.
-      return make('context_length', 'fatal', `${at} refused the request as too large for ${ctx.model} or for the token limit of this account (${statusText})${said}. Shorten the conversation (compact the history, trim long tool results) or lower --max-output-tokens (modelOptions.maxTokens): the output budget a request asks for counts towards the tokens it requests`);
-    }
-    // Counted in bytes: the body size limit of the server or of a reverse proxy before it.
-    return make('bad_request', 'fatal', `${at} refused the request as too large (${statusText})${said}. The server, or a reverse proxy in front of it, limits the size of a request body (nginx: client_max_body_size); shorten the conversation (long tool results, images) or raise that limit`);
-  }
-  // 500: llama.cpp's "Context size has been exceeded." (retrying would send the same request).
-  if (
-    (status === undefined || status === 400 || status === 422 || status === 500) &&
-    (code === 'context_length_exceeded' || type === 'exceed_context_size_error' || CONTEXT_LENGTH.test(message))
-  ) {
-    return make('context_length', 'fatal', `The request does not fit the context window of ${ctx.model} (${statusText})${said}. Shorten the conversation (compact the history, trim long tool results) or lower max tokens`);
-  }
-  if (code === 'insufficient_quota' || status === 402) {
-    // 402 Payment Required: OpenRouter "Insufficient credits", DeepSeek "Insufficient Balance".
-    // OpenRouter also answers 402 when the output budget asked for costs more than is left.
-    const fewer = FEWER_TOKENS.test(message) ? ', or ask for fewer output tokens (--max-output-tokens)' : '';
-    return make('rate_limited', 'fatal', `${at} reports the credit or quota of this API key is used up (${statusText})${said}. Add credit or check the plan of the key${fewer}; retrying will not help`);
-  }
-  if (code === 'content_filter' || CONTENT_POLICY.test(message)) {
-    // Azure OpenAI: 400 with code content_filter (innererror ResponsibleAIPolicyViolation).
-    return make('content_filter', 'fatal', `The content filter of ${at} refused the prompt (${statusText})${said}. Rephrase the task (or leave out the file or tool output that set it off); sending the same request again will not help`);
-  }
-  if (status === 529 || type === 'overloaded_error' || ((status === undefined || status >= 500) && OVERLOADED.test(message))) {
-    return make('overloaded', 'transient', `${at} is overloaded (${statusText})${said}. This is on the provider's side; retry later`);
-  }
-  if (code === 'tool_use_failed') {
-    // Groq: the model wrote a tool call the server could not parse. Another sample usually
-    // gets it right, so this is retried rather than stopping the run.
-    return make('invalid_response', 'transient', `The model ${ctx.model} produced a tool call ${ctx.provider} could not parse (${statusText})${said}. It is retried; if it keeps failing, simplify the tool schemas or lower the temperature`);
-  }
-  if (status !== undefined && status >= 300 && status < 400) {
-    // Following it would send the request and its API key to an address nobody configured
-    // (and turn a POST into a GET on 301/302/303): say where the server points instead.
-    const target = redirectTarget(header(headers, 'location'), ctx.url);
-    const where = target === undefined ? 'without saying where (no Location header)' : `to ${target}`;
-    return make('config', 'fatal', `${at} redirected the request ${where} (${statusText}). rein does not follow redirects of model requests; set the base URL to the address the server uses now (an http:// URL that moved to https://, a path that gained or lost a trailing slash or /v1)`);
-  }
-  if (status === 407) {
-    return make('auth', 'fatal', `The proxy between rein and ${at} wants credentials (${statusText})${said}. Put them in the proxy URL: HTTP_PROXY=http://user:password@host:port`);
-  }
-  if (status === 401 || status === 403 || code === 'invalid_api_key' || type === 'authentication_error') {
-    const unsent = ctx.urlCredentialsNotSent
-      ? `. The user and password in the base URL were not sent: the API key takes the Authorization header. To log in with them instead, leave ${apiKeyEnvName(ctx.provider)} (and the provider's apiKey) unset`
-      : '';
-    return make('auth', 'fatal', `${at} refused the credentials (${statusText})${said}. Set ${apiKeyEnvName(ctx.provider)} (or the provider's apiKey) to a valid key with access to ${ctx.model}${unsent}`);
-  }
-  if (status === 404 || code === 'model_not_found' || (status === 400 && UNKNOWN_MODEL.test(message))) {
-    // "model" in the message's own words, not in a path it echoes (a gateway's "Invalid URL
-    // (POST /v1beta/models/x:streamGenerateContent)" is a wrong base URL, not a wrong model).
-    if (code === 'model_not_found' || (/model/i.test(message.replace(URL_OR_PATH, ' ')) && !WRONG_PATH.test(message))) {
-      return make('model_not_found', 'fatal', `Model "${ctx.model}" is not available at ${at} (${statusText})${said}. Check the model id ("${ctx.provider}/${ctx.model}") and that your key has access to it`);
-    }
-    return make('not_found', 'fatal', `${ctx.url} was not found (${statusText})${said}. Check the base URL: the API's path (${apiPath(ctx.url)}) must exist under it`);
-  }
-  if (status === 429 || code === 'rate_limit_exceeded' || type === 'rate_limit_error' || type === 'tokens') {
-    return make('rate_limited', 'transient', `Rate limited by ${at} (${statusText})${said}. Lower the concurrency or raise the rate limit if it persists`);
-  }
-  if (status === 408) {
-    return make('timeout', 'transient', `${at} timed out waiting for the request (${statusText})${said}`);
-  }
-  // A validation list (FastAPI) refuses the request's shape: no retry makes it valid.
-  if (status === 409 || (status === undefined && info.validation !== true) || (status !== undefined && status >= 500)) {
-    return make('server_error', 'transient', `${at} failed to answer (${statusText})${said}. This is on the provider's side; retry later`);
-  }
-  const param = info.param ? ` (parameter "${info.param}")` : '';
-  const missing = MISSING_FIELD.exec(message);
-  if (missing) {
-    // pydantic / Anthropic "max_tokens: Field required": something rein did not send, not something to remove.
-    const field = missing[1] ?? missing[2] ?? info.param;
-    const how = field !== undefined && /max_(?:completion_|output_)?tokens/.test(field) ? ': set the output limit (--max-output-tokens; modelOptions.maxTokens)' : '';
-    return make('bad_request', 'fatal', `${at} rejected the request for ${ctx.model} (${statusText})${said}. The server requires ${field === undefined ? 'a parameter' : `"${field}"`}, which the request did not carry${how}`);
-  }
-  return make('bad_request', 'fatal', `${at} rejected the request for ${ctx.model} (${statusText})${said}. Fix the request${param}: remove the option or message kind this model or server does not support`);
+  return new ReinError(rule.code, rule.kind, rule.advice(refusal), {
+    status,
+    details: Object.keys(details).length > 0 ? details : undefined,
+    retryAfterMs: rule.kind === 'transient' ? parseRetryAfter(headers, message) : undefined,
+  });
 }
 
 /** What an error response body says, when it is one of the shapes providers use. */

@@ -4,7 +4,8 @@
  */
 import { ReinError } from '../errors.js';
 import { displayUrl } from './base-url.js';
-import type { ModelApi, ModelRef } from './types.js';
+import { compatProblem } from './providers/chat-compat.js';
+import type { ChatCompat, ModelApi, ModelRef, ToolCalling } from './types.js';
 
 /** An OpenAI-compatible server configured by the user. */
 export interface ProviderConfig {
@@ -16,6 +17,10 @@ export interface ProviderConfig {
   /** The environment variable holding the key; when set, the key is required. */
   apiKeyEnv?: string;
   headers?: Record<string, string>;
+  /** Quirks of this Chat Completions server that rein does not detect (see {@link ChatCompat}). */
+  compat?: Partial<ChatCompat>;
+  /** How its models get their tools (`prompt` for servers without tool calling). */
+  toolCalling?: ToolCalling;
 }
 
 /** Overrides and extra providers for {@link resolveModel}. */
@@ -27,6 +32,10 @@ export interface ResolveConfig {
   headers?: Record<string, string>;
   /** Extra providers by prefix, or replacements of the built-in ones. */
   providers?: Record<string, ProviderConfig>;
+  /** Quirks of the model's Chat Completions server, over what rein detects and a provider's `compat`. */
+  compat?: Partial<ChatCompat>;
+  /** How the model gets its tools: `native` or `prompt` (described in the system prompt). */
+  toolCalling?: ToolCalling;
   /** No key is needed: requests never reach the provider (an agent with its own `streamFn`, such as `replayModel`). */
   keyOptional?: boolean;
 }
@@ -137,7 +146,7 @@ export function resolveModel(
       `${known.apiKeyEnv} is not set: export it, or point ${known.baseUrlEnv} at a server that needs no key`,
     );
   }
-  return build(known.api, provider, id, baseUrl, apiKey, config.headers);
+  return withQuirks(build(known.api, provider, id, baseUrl, apiKey, config.headers), undefined, config);
 }
 
 function fromCustom(
@@ -157,7 +166,29 @@ function fromCustom(
     );
   }
   const headers = custom.headers || config.headers ? { ...custom.headers, ...config.headers } : undefined;
-  return build(custom.api ?? 'openai-chat', provider, id, baseUrl, apiKey, headers);
+  return withQuirks(build(custom.api ?? 'openai-chat', provider, id, baseUrl, apiKey, headers), custom, config, `providers.${provider}`);
+}
+
+/** The declared quirks and tool calling of `model`: the provider's, then the call's own, checked. */
+function withQuirks(model: ModelRef, custom: ProviderConfig | undefined, config: ResolveConfig, where = 'providers'): ModelRef {
+  const compat = custom?.compat === undefined && config.compat === undefined ? undefined : { ...check(custom?.compat, `${where}.compat`), ...check(config.compat, 'compat') };
+  if (compat !== undefined) model.compat = compat;
+  const toolCalling = config.toolCalling ?? custom?.toolCalling;
+  if (toolCalling !== undefined) {
+    if (toolCalling !== 'native' && toolCalling !== 'prompt') {
+      const from = config.toolCalling !== undefined ? 'toolCalling' : `${where}.toolCalling`;
+      throw new ReinError('config', 'fatal', `${from} must be "native" or "prompt", not ${JSON.stringify(toolCalling)}`);
+    }
+    model.toolCalling = toolCalling;
+  }
+  return model;
+}
+
+function check(compat: Partial<ChatCompat> | undefined, where: string): Partial<ChatCompat> | undefined {
+  if (compat === undefined) return undefined;
+  const problem = compatProblem(compat, where);
+  if (problem !== undefined) throw new ReinError('config', 'fatal', problem);
+  return compat;
 }
 
 function build(

@@ -2,7 +2,9 @@
  * Provider-neutral messages and stream events. Every provider adapter translates its wire
  * format to and from these; the loop, the store and the tracer only ever see these.
  */
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { ErrorInfo, ReinError } from '../errors.js';
+import type { HttpResponse } from './http.js';
 
 /** Plain text. */
 export interface TextContent {
@@ -104,6 +106,11 @@ export interface AssistantMessage {
   refusal?: string;
   /** Set when `stopReason` is `error` or `aborted`. */
   error?: ErrorInfo;
+  /**
+   * What rein changed in how it asked for this answer, in words: a server that refused the
+   * `tools` parameter, so that the tools went in the prompt from then on.
+   */
+  notes?: string[];
 }
 
 /** The result of one tool call, tied to it by `toolCallId`. */
@@ -157,6 +164,46 @@ export interface ModelRef {
   apiKey?: string;
   /** Extra HTTP headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * How this Chat Completions server differs from api.openai.com, where rein's detection
+   * (from the provider and base URL) is wrong or does not know it; see {@link ChatCompat}.
+   */
+  compat?: Partial<ChatCompat>;
+  /**
+   * How tools reach the model: `native` (the API's tool parameter) or `prompt` (described
+   * in the system prompt, calls read from the answer's text). Unset: the catalog's word
+   * for the model, else what the server taught rein (a refusal of `tools`), else `native`.
+   */
+  toolCalling?: ToolCalling;
+}
+
+/** How tools reach a model: its API's own tool calling, or described in the prompt. */
+export type ToolCalling = 'native' | 'prompt';
+
+/**
+ * What a Chat Completions server takes and sends, as data: detected from the provider and
+ * the base URL (`detectChatCompat`), overridden per model by `ModelRef.compat`, and
+ * corrected by what the server refused while the process runs.
+ */
+export interface ChatCompat {
+  /** Ask for the stream's usage with `stream_options: { include_usage: true }`. */
+  streamUsage: boolean;
+  /** The name the output limit (`maxTokens`) goes under. */
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** `thinking` (low, medium, high) goes out as `reasoning_effort`. */
+  reasoningEffort: boolean;
+  /**
+   * Where the server's reasoning is read from: its reasoning fields and a `<think>…</think>`
+   * at the start of `content` (`think-tags`, for models served without a reasoning parser),
+   * or its reasoning fields only (`fields`: the text is kept as written).
+   */
+  thinkingFormat: 'think-tags' | 'fields';
+  /**
+   * The tool call ids the server takes in a history: any string (`any`), or nine letters
+   * and digits (`mistral`, as Mistral's API requires): other ids are rewritten, in calls and
+   * results alike.
+   */
+  toolCallIds: 'any' | 'mistral';
 }
 
 /** Reasoning effort, mapped by each adapter to its API's own setting. */
@@ -196,7 +243,24 @@ export interface StreamOptions {
    * agent's telemetry propagates trace context to model servers.
    */
   requestHeaders?: () => Record<string, string> | undefined;
+  /**
+   * Sends each HTTP request of this model request in place of rein's HTTP client: a
+   * recorder (`recordingTransport`, `rein run --record`) or a playback of a recording
+   * (`playbackTransport`). Leave it unset to reach the server.
+   */
+  transport?: ModelTransport;
 }
+
+/** One HTTP request of a model request, as it goes on the wire. */
+export interface WireRequest {
+  api: ModelApi;
+  url: URL;
+  headers: OutgoingHttpHeaders;
+  body: string;
+}
+
+/** What sends a {@link WireRequest}: rein's HTTP client, or a recorder or playback around it. */
+export type ModelTransport = (request: WireRequest, signal: AbortSignal | undefined, idleTimeoutMs: number) => Promise<HttpResponse>;
 
 /** Default of {@link StreamOptions.idleTimeoutMs}. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;

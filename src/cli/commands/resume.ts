@@ -44,7 +44,9 @@ export async function agentForStoredRun(
     );
   }
   const config = record.config as StoredConfig;
-  const flags: AgentFlagValues | undefined = config.metadata?.cli?.flags;
+  // A resumed run is not recorded again: that would empty the recording of its start.
+  const { record: _record, ...kept }: AgentFlagValues = config.metadata?.cli?.flags ?? {};
+  const flags: AgentFlagValues | undefined = config.metadata?.cli?.flags === undefined ? undefined : kept;
   // A --base-url given now wins; else the one the run was started with.
   const url = baseUrl ?? flags?.['base-url'];
   // The run's own model and system prompt, whatever REIN_MODEL says now; its flags were

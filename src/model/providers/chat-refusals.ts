@@ -16,36 +16,30 @@
  *   400 "Unrecognized request argument supplied: reasoning_effort" (Azure), "reasoning_effort
  *   is not supported with this model" (OpenAI's gpt-4o). It is left out for that base URL
  *   and model: the level is advice about effort, and the model cannot take it.
+ * - `tools`, which servers without tool calling for a model refuse: Ollama 400 "llama3
+ *   does not support tools" (ollama/ollama#5793, #6027), vLLM started without
+ *   `--enable-auto-tool-choice` 400 "\"auto\" tool choice requires --enable-auto-tool-choice
+ *   and --tool-call-parser to be set" (vllm-project/vllm#9986), llama.cpp's server without
+ *   `--jinja` "tools param requires --jinja flag". That model at that base URL gets its
+ *   tools in the prompt from then on (`prompted-tools.ts`).
+ *
+ * What was refused is kept in the one cache of `learned-quirks.ts`, which the compatibility
+ * record (`chat-compat.ts`) reads.
  */
 import { providerErrorOf, type ProviderError } from '../http-errors.js';
-
-const withoutStreamOptions = new Set<string>();
-const withMaxCompletionTokens = new Set<string>();
-const withoutReasoningEffort = new Set<string>();
-
-const modelKey = (baseUrl: string, modelId: string): string => `${baseUrl}\n${modelId}`;
-
-/** Whether requests to `baseUrl` carry `stream_options`. */
-export function sendsStreamOptions(baseUrl: string): boolean {
-  return withoutStreamOptions.size === 0 || !withoutStreamOptions.has(baseUrl);
-}
-
-/** Whether the output limit goes to `baseUrl` as `max_completion_tokens` (api.openai.com, or after a refusal of `max_tokens`). */
-export function usesMaxCompletionTokens(baseUrl: string, modelId: string): boolean {
-  return /^https:\/\/api\.openai\.com(?:\/|$)/.test(baseUrl) || (withMaxCompletionTokens.size > 0 && withMaxCompletionTokens.has(modelKey(baseUrl, modelId)));
-}
-
-/** Whether `reasoning_effort` goes to this model (until it refused it). */
-export function sendsReasoningEffort(baseUrl: string, modelId: string): boolean {
-  return withoutReasoningEffort.size === 0 || !withoutReasoningEffort.has(modelKey(baseUrl, modelId));
-}
+import { forgetLearnedQuirks, learnQuirk } from '../learned-quirks.js';
 
 /** What a request carried that a server may refuse. */
 export interface RefusableParameters {
   streamOptions: boolean;
   maxTokens: boolean;
   reasoningEffort: boolean;
+  /** The request carried `tools` (natively). */
+  tools?: boolean;
 }
+
+/** What {@link recordRefusal} learned: the parameter refused, or `undefined` when the failure refused none. */
+export type Refused = 'stream_options' | 'max_tokens' | 'reasoning_effort' | 'tools';
 
 /**
  * Whether a failed response refuses one of the parameters `sent` carried; if so, it is
@@ -55,22 +49,40 @@ export interface RefusableParameters {
  * "'max_tokens' or 'max_completion_tokens' is too large" is about the context, not the name.
  */
 export function recordRefusal(baseUrl: string, modelId: string, sent: RefusableParameters, status: number, body: string): boolean {
-  if (status !== 400 && status !== 422) return false;
+  return refusalOf(baseUrl, modelId, sent, status, body) !== undefined;
+}
+
+/** {@link recordRefusal}, saying which parameter was refused. */
+export function refusalOf(baseUrl: string, modelId: string, sent: RefusableParameters, status: number, body: string): Refused | undefined {
+  if (status !== 400 && status !== 422 && !(sent.tools === true && status === 500)) return undefined;
   const said: ProviderError = providerErrorOf(body) ?? { message: body.slice(0, 2000) };
+  if (sent.tools === true && TOOLS_REFUSED.test(said.message)) {
+    learnQuirk(baseUrl, modelId, { toolCalling: 'prompt' });
+    return 'tools';
+  }
+  if (status === 500) return undefined;
   if (sent.streamOptions && refuses(said, 'stream_options')) {
-    withoutStreamOptions.add(baseUrl);
-    return true;
+    // The whole server: it is the API version or the gateway that does not know the parameter.
+    learnQuirk(baseUrl, '', { streamUsage: false });
+    return 'stream_options';
   }
   if (sent.maxTokens && refuses(said, 'max_tokens') && (said.message.includes('max_completion_tokens') || said.code === 'unsupported_parameter')) {
-    withMaxCompletionTokens.add(modelKey(baseUrl, modelId));
-    return true;
+    learnQuirk(baseUrl, modelId, { maxTokensField: 'max_completion_tokens' });
+    return 'max_tokens';
   }
   if (sent.reasoningEffort && refuses(said, 'reasoning_effort')) {
-    withoutReasoningEffort.add(modelKey(baseUrl, modelId));
-    return true;
+    learnQuirk(baseUrl, modelId, { reasoningEffort: false });
+    return 'reasoning_effort';
   }
-  return false;
+  return undefined;
 }
+
+/**
+ * A server's refusal of tool calling for the model (Ollama, vLLM, llama.cpp, and the usual
+ * wording "tools are not supported", "tool calling is not supported with this model").
+ */
+const TOOLS_REFUSED =
+  /does not support tools|\bauto"? tool choice requires --enable-auto-tool-choice|tools param requires --jinja|\b(?:tools?|tool[_ ]calling|tool[_ ]use|function[_ ]calling)\b`? (?:are|is) not supported\b/i;
 
 /** Wording of a refused parameter (OpenAI, Azure, gateways, pydantic). */
 const REFUSAL = /unknown|unrecogni[sz]ed|unsupported|not supported|not permitted|not allowed|extra (?:inputs|fields)|unexpected/i;
@@ -83,7 +95,5 @@ function refuses(statement: ProviderError, name: string): boolean {
 
 /** Forgets every refusal (tests). */
 export function forgetRefusals(): void {
-  withoutStreamOptions.clear();
-  withMaxCompletionTokens.clear();
-  withoutReasoningEffort.clear();
+  forgetLearnedQuirks();
 }

@@ -5,6 +5,7 @@
 import { ReinError } from '../../errors.js';
 import { EventStream } from '../event-stream.js';
 import { endWithError, failedStream } from '../failed-stream.js';
+import { streamPrompted, toolCallingOf } from '../prompted-tools.js';
 import type { AssistantMessage, AssistantStream, AssistantStreamEvent, Context, ModelApi, ModelRef, StreamFunction, StreamOptions } from '../types.js';
 import { streamOpenAIChat } from './openai-chat.js';
 
@@ -34,12 +35,19 @@ export async function loadAdapter(api: ModelApi): Promise<StreamFunction> {
 
 /**
  * Streams one response from `model` through the adapter of its API. Like every adapter it
- * never throws: failures end the stream with an `error` event.
+ * never throws: failures end the stream with an `error` event. A model that gets its
+ * tools in the prompt (`toolCallingOf`, prompted-tools.ts) is asked through the same
+ * adapter, with its tools described and its calls read from its text.
  *
  * @example
  * const message = await streamModel(resolveModel('openai/gpt-4o'), { messages }).result();
  */
 export function streamModel(model: ModelRef, context: Context, options?: StreamOptions): AssistantStream {
+  if (context.tools !== undefined && context.tools.length > 0 && toolCallingOf(model) === 'prompt') return streamPrompted(streamNatively, model, context, options);
+  return streamNatively(model, context, options);
+}
+
+function streamNatively(model: ModelRef, context: Context, options?: StreamOptions): AssistantStream {
   const adapter = adapters[model.api] as StreamFunction | undefined; // api may come from untyped config
   if (adapter !== undefined) return adapter(model, context, options);
   if (Object.hasOwn(adapterLoaders, model.api)) return streamWhenLoaded(model, context, options);

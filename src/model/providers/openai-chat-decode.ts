@@ -80,13 +80,24 @@ export class ChatDecoder {
   private readonly thinkTags = new ThinkTagSplitter((kind, text) => (kind === 'text' ? this.appendText(text) : this.appendThinking(text)));
 
   constructor(
-    private readonly out: EventStream<AssistantStreamEvent, AssistantMessage>,
+    private out: EventStream<AssistantStreamEvent, AssistantMessage>,
     model: ModelRef,
     private readonly ctx: ErrorContext,
     /** Ids of the run's earlier calls (`StreamOptions.toolCallIds`): a repeat is renamed. */
     private readonly runIds?: ReadonlySet<string>,
+    /** Read `<think>…</think>` at the start of `content` as thinking (the compatibility record's `thinkingFormat`). */
+    private readonly thinkTagsRead = true,
   ) {
     this.message = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id, api: 'openai-chat' };
+  }
+
+  /**
+   * Decodes into `out` instead, before anything was decoded (the request goes again in
+   * another form: prompted tools), with `note` on the message to say so.
+   */
+  redirect(out: EventStream<AssistantStreamEvent, AssistantMessage>, note: string): void {
+    this.out = out;
+    (this.message.notes ??= []).push(note);
   }
 
   /** Emits `start`: the server accepted the request. */
@@ -205,7 +216,7 @@ export class ChatDecoder {
     if (reasoning !== undefined) this.appendThinking(reasoning);
     if (typeof delta.content === 'string') {
       if (delta.content !== '') {
-        if (this.thinkTags.passing) this.appendText(delta.content);
+        if (this.thinkTags.passing || !this.thinkTagsRead) this.appendText(delta.content);
         else this.thinkTags.push(delta.content);
       }
     } else if (Array.isArray(delta.content)) this.contentParts(delta.content);

@@ -4,10 +4,10 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import { apiTarget, type ApiTarget } from '../base-url.js';
-import { prepareHistory } from '../handoff.js';
+import { normalizeToolCallIds, prepareHistory } from '../handoff.js';
 import { isRecord } from '../json.js';
-import type { AssistantMessage, Context, ImageContent, Message, ModelRef, StreamOptions, TextContent, ToolResultMessage, UserMessage } from '../types.js';
-import { sendsReasoningEffort, sendsStreamOptions, usesMaxCompletionTokens } from './chat-refusals.js';
+import type { AssistantMessage, ChatCompat, Context, ImageContent, Message, ModelRef, StreamOptions, TextContent, ToolResultMessage, UserMessage } from '../types.js';
+import { chatCompat } from './chat-compat.js';
 import { wireArguments } from '../json-limits.js';
 
 type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
@@ -49,14 +49,16 @@ export interface ChatRequest {
  * The request body. `maxTokens` goes out as `max_tokens`, which Ollama, vLLM, LM Studio,
  * OpenRouter, Groq and DeepSeek all read, except against api.openai.com, whose reasoning
  * models (o-series, gpt-5) reject `max_tokens` and require `max_completion_tokens`. Both
- * builders also follow the refusals remembered in `chat-refusals.ts` (process-wide): a
- * server that refused `stream_options` is not sent it, and a model that refused
- * `max_tokens` gets `max_completion_tokens`.
+ * builders follow the model's compatibility record (`chat-compat.ts`), which also holds
+ * the refusals remembered in `chat-refusals.ts` (process-wide): a server that refused
+ * `stream_options` is not sent it, and a model that refused `max_tokens` gets
+ * `max_completion_tokens`.
  */
 export function buildChatRequest(model: ModelRef, context: Context, options: StreamOptions = {}): ChatRequest {
   const messages: ChatMessage[] = [];
   if (context.system !== undefined && context.system !== '') messages.push({ role: 'system', content: context.system });
-  for (const message of prepareHistory(context.messages, model)) {
+  const compat = chatCompat(model);
+  for (const message of chatHistory(context.messages, model, compat.toolCallIds)) {
     const converted = toChatMessage(message);
     if (converted !== undefined) messages.push(converted);
   }
@@ -64,10 +66,10 @@ export function buildChatRequest(model: ModelRef, context: Context, options: Str
   if (context.tools !== undefined && context.tools.length > 0) request.tools = toChatTools(context.tools);
   if (options.stream !== false) {
     request.stream = true;
-    if (sendsStreamOptions(model.baseUrl)) request.stream_options = { include_usage: true };
+    if (compat.streamUsage) request.stream_options = { include_usage: true };
   }
   if (options.maxTokens !== undefined) {
-    if (usesMaxCompletionTokens(model.baseUrl, model.id)) request.max_completion_tokens = options.maxTokens;
+    if (compat.maxTokensField === 'max_completion_tokens') request.max_completion_tokens = options.maxTokens;
     else request.max_tokens = options.maxTokens;
   }
   const effort = reasoningEffort(model, options);
@@ -84,8 +86,24 @@ export function buildChatRequest(model: ModelRef, context: Context, options: Str
  */
 export function reasoningEffort(model: ModelRef, options: StreamOptions): ChatRequest['reasoning_effort'] {
   const level = options.thinking;
-  if (level === undefined || level === 'off' || !sendsReasoningEffort(model.baseUrl, model.id)) return undefined;
+  if (level === undefined || level === 'off' || !chatCompat(model).reasoningEffort) return undefined;
   return level;
+}
+
+/** The history made valid for `model`, with its tool call ids rewritten where the server's id rule asks for it. */
+function chatHistory(messages: Message[], model: ModelRef, ids: ChatCompat['toolCallIds']): Message[] {
+  const history = prepareHistory(messages, model);
+  return ids === 'mistral' ? normalizeToolCallIds(history, isMistralId, mistralId) : history;
+}
+
+/** Mistral's rule: nine letters and digits. */
+const MISTRAL_ID = /^[A-Za-z0-9]{9}$/;
+const isMistralId = (id: string): boolean => MISTRAL_ID.test(id);
+
+/** A Mistral-valid id made from `id` (its letters and digits, then the position), unique within the history. */
+function mistralId(id: string, index: number): string {
+  const suffix = index.toString(36);
+  return `${id.replace(/[^A-Za-z0-9]/g, '').slice(-(9 - suffix.length)).padStart(9 - suffix.length, '0')}${suffix}`;
 }
 
 // Messages in a history are never changed once written (the loop only appends), so each
@@ -145,7 +163,8 @@ function messagesJson(list: readonly Message[]): string {
  * re-serialization of the whole history. Treat messages as immutable once sent.
  */
 export function buildChatBody(model: ModelRef, context: Context, options: StreamOptions = {}): string {
-  const history = messagesJson(prepareHistory(context.messages, model));
+  const compat = chatCompat(model);
+  const history = messagesJson(chatHistory(context.messages, model, compat.toolCallIds));
   const system = context.system !== undefined && context.system !== '' ? JSON.stringify({ role: 'system', content: context.system }) : '';
   const messages = system === '' ? history : history === '' ? system : `${system},${history}`;
   let body = `{"model":${JSON.stringify(model.id)},"messages":[${messages}]`;
@@ -158,10 +177,8 @@ export function buildChatBody(model: ModelRef, context: Context, options: Stream
     }
     body += `,"tools":${json}`;
   }
-  if (options.stream !== false) body += sendsStreamOptions(model.baseUrl) ? ',"stream":true,"stream_options":{"include_usage":true}' : ',"stream":true';
-  if (options.maxTokens !== undefined) {
-    body += `,"${usesMaxCompletionTokens(model.baseUrl, model.id) ? 'max_completion_tokens' : 'max_tokens'}":${JSON.stringify(options.maxTokens)}`;
-  }
+  if (options.stream !== false) body += compat.streamUsage ? ',"stream":true,"stream_options":{"include_usage":true}' : ',"stream":true';
+  if (options.maxTokens !== undefined) body += `,"${compat.maxTokensField}":${JSON.stringify(options.maxTokens)}`;
   const effort = reasoningEffort(model, options);
   if (effort !== undefined) body += `,"reasoning_effort":"${effort}"`;
   if (options.temperature !== undefined) body += `,"temperature":${JSON.stringify(options.temperature)}`;

@@ -96,7 +96,8 @@ async function run<D extends WireDecoder>(
       // Every adapter gives the endpoint as messages show it (base-url.ts: no user, password
       // or secret parameter), made once per base URL; a spec without one gets it made here.
       ctx.url = request.errorUrl ?? displayUrl(request.url);
-      res = await httpPost(request.url, request.headers, request.body, signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+      const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+      res = options.transport === undefined ? await httpPost(request.url, request.headers, request.body, signal, idleMs) : await options.transport({ api: spec.api, url: request.url, headers: request.headers, body: request.body }, signal, idleMs);
       if (res.status >= 200 && res.status < 300) break;
       const text = await errorBodyText(res);
       if (asked < MAX_ADJUSTMENTS && spec.adjustAfterRefusal?.(res.status, text)) continue;

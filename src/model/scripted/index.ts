@@ -4,6 +4,10 @@
  * can be tested offline, deterministically, through the same adapter a real model uses.
  */
 export { startScriptedServer } from './server.js';
+export { startFixtureServer } from './fixture-server.js';
+export type { FixtureServer, FixtureServerOptions } from './fixture-server.js';
+export { FixturePlayer, loadFixture, parseFixture, playbackTransport, recordingTransport, recordTo } from '../fixture.js';
+export type { Fixture, FixtureAnswer, FixtureDivergence, FixtureExchange, FixtureRedactor } from '../fixture.js';
 export type { ReceivedRequest, ScriptedServer, ScriptedServerOptions } from './server.js';
 export { fault, text, toolCall, toolCalls } from './script.js';
 export type {

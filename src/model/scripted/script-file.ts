@@ -28,7 +28,7 @@ export const SCRIPTED_SERVER_FLAGS = {
 export type ScriptedServerFlagValues = { [K in keyof typeof SCRIPTED_SERVER_FLAGS]?: string };
 
 /** What the server's URL line on stdout holds: the base URL of OpenAI's wires and the bare origin (Anthropic's, Gemini's). */
-export function urlLine(server: ScriptedServer): string {
+export function urlLine(server: Pick<ScriptedServer, 'url' | 'origin'>): string {
   return `${JSON.stringify({ url: server.url, origin: server.origin })}\n`;
 }
 
