@@ -35,6 +35,7 @@ import { createContextEngine, type ContextEngine, type RunSeed } from '../contex
 import { updatePlanTool } from '../context/plan-tool.js';
 import { LazyTelemetry, parentOf } from '../trace/agent-telemetry.js';
 import type { ObserveStart, RunObserver } from '../trace/telemetry.js';
+import { cappedLimits, registerRun, type RunParent, type TreeNode } from './run-tree.js';
 
 /**
  * An agent: a model, a system prompt, tools, limits and hooks. Runs are independent;
@@ -196,13 +197,19 @@ export class Agent<S = unknown> {
     const runId = options.runId ?? newRunId();
     const user = toUser(input, 'run(input)');
     const history = startingHistory(options.history);
-    return this.launch(runId, options.signal, { runId, kind: 'new', ...(parent ? { parent } : {}) }, async (extras, observedTraceId) => {
+    return this.launch(runId, options.signal, { runId, kind: 'new', ...(parent ? { parent } : {}) }, options.parent, async (extras, observedTraceId) => {
       const traceId = observedTraceId ?? newTraceId();
       extras?.restore(history);
       const input = extras ? extras.input(user) : user;
       let log: RunLog | undefined;
       if (this.store) {
-        await this.store.createRun({ id: runId, model: `${this.model.provider}/${this.model.id}`, config: this.config, configHash: this.hashConfig() });
+        await this.store.createRun({
+          id: runId,
+          model: `${this.model.provider}/${this.model.id}`,
+          config: this.config,
+          configHash: this.hashConfig(),
+          ...(options.parent ? { parentRunId: options.parent.runId } : {}),
+        });
         log = new RunLog(this.store, runId, await this.store.acquireLease(runId));
       }
       return { traceId, seq: 0, ...(log ? { log } : {}), start: { kind: 'new', input, history } };
@@ -217,8 +224,8 @@ export class Agent<S = unknown> {
    * result, like every error) when the run is done, or when the agent's tools, prompt or
    * model changed since it started, unless `force`.
    */
-  resume(runId: string, options: { signal?: AbortSignal; force?: boolean } = {}): RunHandle<OutputOf<S>> {
-    return this.launch(runId, options.signal, { runId, kind: 'continue' }, async () => {
+  resume(runId: string, options: { signal?: AbortSignal; force?: boolean; parent?: RunParent } = {}): RunHandle<OutputOf<S>> {
+    return this.launch(runId, options.signal, { runId, kind: 'continue' }, options.parent, async () => {
       const store = await this.loadResumable(runId, options.force === true, false);
       const epoch = await store.acquireLease(runId);
       // Read the log after taking the lease: nothing can be appended to it any more.
@@ -255,7 +262,7 @@ export class Agent<S = unknown> {
     runId: string,
     decision: { approved?: boolean; reason?: string; toolCallId?: string; argumentsHash?: string; signal?: AbortSignal; force?: boolean } = {},
   ): RunHandle<OutputOf<S>> {
-    return this.launch(runId, decision.signal, { runId, kind: 'continue' }, async () => {
+    return this.launch(runId, decision.signal, { runId, kind: 'continue' }, undefined, async () => {
       const store = await this.loadResumable(runId, decision.force === true, true);
       // Checked before taking the run: a decision that matches nothing must not take the run
       // from a process that is driving it (taking the lease would end that process's work).
@@ -315,6 +322,7 @@ export class Agent<S = unknown> {
     runId: string,
     signal: AbortSignal | undefined,
     observe: ObserveStart,
+    parent: RunParent | undefined,
     prepare: (extras: RunExtras | undefined, observedTraceId: string | undefined) => Promise<Prepared>,
   ): RunHandle<OutputOf<S>> {
     const extras = this.extras.active ? this.extras.startRun(runId) : undefined;
@@ -370,6 +378,20 @@ export class Agent<S = unknown> {
       return event.seq;
     };
 
+    // Issue 23: every run is a node of a tree (alone, a root of depth 0) that the sub-agents
+    // it starts can see; a child runs under its parent's remaining budgets.
+    const node: TreeNode = {
+      runId,
+      rootRunId: parent?.rootRunId ?? runId,
+      depth: parent?.depth ?? 0,
+      started: Date.now(),
+      limits: cappedLimits(this.limits, parent?.limits),
+      totals: undefined,
+      task: '',
+      deliver: (event) => handle.deliver(event),
+    };
+    const unregister = registerRun(node);
+
     const stepOfCall = new Map<string, number>();
     // Under an approval policy: the permission check of each gated call being dispatched.
     const checks = new Map<string, Confirm>();
@@ -397,7 +419,7 @@ export class Agent<S = unknown> {
       approvalPolicy: this.options.approvalPolicy,
       finalAnswerTool: this.finalAnswerTool,
       costOf: this.costOf,
-      limits: this.limits,
+      limits: node.limits,
       toolExecution: this.options.toolExecution ?? 'parallel',
       stopOnToolError: this.options.stopOnToolError ?? false,
       hooks: this.options.hooks ?? {},
@@ -407,6 +429,9 @@ export class Agent<S = unknown> {
       log: undefined,
       context: undefined,
       traceSpan: undefined,
+      tree: node,
+      parent,
+      agentName: this.options.name,
     };
 
     // Start on a later tick so the caller can attach an iterator or listener first.
@@ -423,6 +448,7 @@ export class Agent<S = unknown> {
         if (prepared.finished) return prepared.finished;
         seq = prepared.seq;
         deps.traceId = prepared.traceId;
+        node.task = taskText(prepared.start.kind === 'new' ? prepared.start.input : prepared.start.state.input);
         if (observer) this.observeRun(observer, deps, prepared);
         if (this.contextEngine) deps.context = this.contextEngine.startRun(contextSeed(prepared.start));
         if (prepared.log) {
@@ -439,6 +465,7 @@ export class Agent<S = unknown> {
       )
       .finally(() => {
         observer?.close();
+        unregister();
         unlinkSignal?.();
         extras?.end();
         handle.finish();
@@ -550,6 +577,12 @@ function contextSeed(start: LoopStart): RunSeed {
   const { state } = start;
   // The record covers every completed batch; a pending one is recorded once it finishes.
   return { input: state.input, task: state.task, scanned: state.history.length - (state.pending ? 1 : 0) };
+}
+
+/** The text of a run's task (its input), for the sub-agents it starts. */
+function taskText(input: UserMessage): string {
+  if (typeof input.content === 'string') return input.content;
+  return input.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

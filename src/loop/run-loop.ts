@@ -31,6 +31,7 @@ import { PAUSED, runTools, type Confirm, type PolicyAnswer } from './tool-batch.
 import { budgetReached, checkStopRules, checkTextTurn, type Stop } from './turn-stops.js';
 import { addUsage, finish } from './result.js';
 import { transformedContext } from './validate.js';
+import { addChildUsage, type RunParent, type TreeNode } from './run-tree.js';
 import { ANSWER_AT_LIMIT, budgetPays, FINAL_ANSWER_MAX_TOKENS, FINAL_ANSWER_TIMEOUT_MS, finalAnswerInstruction, finalAnswerUsage } from './answer-at-limit.js';
 
 /**
@@ -88,6 +89,12 @@ export interface LoopDeps {
   approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => PolicyAnswer | Promise<PolicyAnswer>;
   /** The span of this run attempt (and the caller's), recorded in `run_started` / `run_resumed`. */
   traceSpan?: { spanId: string; parentSpanId?: string };
+  /** The run as the sub-agents it starts see it (issue 23; see run-tree.ts). */
+  tree?: TreeNode;
+  /** Set for a sub-agent's run: its parent, recorded in `run_started`. */
+  parent?: RunParent;
+  /** The agent's name, recorded in `run_started`. */
+  agentName?: string;
 }
 
 /** How a run begins: fresh, or continuing a stored run from its log. */
@@ -162,6 +169,8 @@ class LoopRun {
     for (const message of this.messages) if (message.role === 'assistant') this.addCallIds(message);
     this.streamOptions = { ...deps.modelOptions, signal: this.signal, toolCallIds: this.toolCallIds };
     this.turn = deps.context && { step: 0, signal: this.signal, onCompacted: this.onCompacted };
+    // The sub-agents this run starts are capped by what its live totals leave of its budgets.
+    if (deps.tree) deps.tree.totals = this.totals;
   }
 
   /** Moves the loop to `to`, announcing the change. Bound: `finish` calls it on its own. */
@@ -351,6 +360,8 @@ class LoopRun {
         history: start.history,
         model: { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl },
         ...(deps.system === undefined ? {} : { system: deps.system }),
+        ...(deps.agentName === undefined ? {} : { agent: deps.agentName }),
+        ...(deps.parent ? { parentRunId: deps.parent.runId, parentToolCallId: deps.parent.toolCallId, depth: deps.parent.depth } : {}),
         tools: deps.toolSpecs().map((t) => t.name),
         limits,
         ...(span ? { spanId: span.spanId, ...(span.parentSpanId === undefined ? {} : { parentSpanId: span.parentSpanId }) } : {}),
@@ -379,7 +390,10 @@ class LoopRun {
     }
     this.setState('observing');
     this.totals.toolCalls += pending.calls.filter((call) => !pending.finished.has(call.id)).length;
-    for (const outcome of outcomes) messages.push(outcome.result);
+    for (const outcome of outcomes) {
+      messages.push(outcome.result);
+      if (outcome.usage) addChildUsage(this.totals, outcome.usage);
+    }
     const checked = checkStopRules(deps, { calls: pending.calls, outcomes, assistant, step: pending.step, messages, totals: this.totals, repeats: this.repeats, breaker: this.breaker });
     // The same end of turn as without the crash: a budget used up by that turn stops here too.
     this.endTurn(checked instanceof Promise ? await checked : checked, pending.step, false);
@@ -447,7 +461,11 @@ class LoopRun {
   private takeResults(calls: ToolCall[], outcomes: DispatchOutcome[], assistant: AssistantMessage, step: number): Stop | undefined | Promise<Stop | undefined> {
     const { deps, messages, totals } = this;
     this.setState('observing');
-    for (const outcome of outcomes) messages.push(outcome.result);
+    for (const outcome of outcomes) {
+      messages.push(outcome.result);
+      // A sub-agent's spending counts in this run's totals (and budget).
+      if (outcome.usage) addChildUsage(totals, outcome.usage);
+    }
     totals.toolCalls += calls.length;
     if (this.signal.aborted) return this.abortStop();
     return checkStopRules(deps, { calls, outcomes, assistant, step, messages, totals, repeats: this.repeats, breaker: this.breaker });
