@@ -35,6 +35,7 @@ import { createContextEngine, type ContextEngine, type RunSeed } from '../contex
 import { updatePlanTool } from '../context/plan-tool.js';
 import { LazyTelemetry, parentOf } from '../trace/agent-telemetry.js';
 import type { ObserveStart, RunObserver } from '../trace/telemetry.js';
+import { decideInTree, waitingCallsOf } from './tree-approval.js';
 import { cappedLimits, registerRun, type RunParent, type TreeNode } from './run-tree.js';
 
 /**
@@ -225,29 +226,31 @@ export class Agent<S = unknown> {
    * model changed since it started, unless `force`.
    */
   resume(runId: string, options: { signal?: AbortSignal; force?: boolean; parent?: RunParent } = {}): RunHandle<OutputOf<S>> {
-    return this.launch(runId, options.signal, { runId, kind: 'continue' }, options.parent, async () => {
-      const store = await this.loadResumable(runId, options.force === true, false);
-      const epoch = await store.acquireLease(runId);
-      // Read the log after taking the lease: nothing can be appended to it any more.
-      const events = await store.loadEvents(runId);
-      if (events.length === 0) {
-        // Created, but its first event never reached the store: nothing ran, nothing to continue.
-        await store.updateRun(runId, epoch, { status: 'failed', reason: 'fatal_error' });
-        throw new ReinError('conflict', 'fatal', `run ${runId} never started (its first event was not stored): start it again`);
-      }
-      const state = resumeStateFrom(events);
-      const last = events[events.length - 1];
-      if (last?.type === 'run_finished' && (last.status === 'done' || last.status === 'stopped')) {
-        // The process died after the run's end was logged but before its record said so:
-        // the run is over; finish the record from the log and run nothing.
-        await store.updateRun(runId, epoch, { status: last.status, reason: last.reason, totals: last.result.totals });
-        return { traceId: state.traceId, seq: events.length, finished: { ...last.result, messages: messagesFromEvents(events) } as RunResult, start: { kind: 'resume', state, epoch } };
-      }
-      // No longer paused or failed while this process drives it: an approve or a reader of
-      // the record now sees it running (an approve then refuses before taking it over).
-      if (runRecordStatus(last) !== 'running') await store.updateRun(runId, epoch, { status: 'running' });
-      return { traceId: state.traceId, seq: events.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch }, events };
-    });
+    return this.launch(runId, options.signal, { runId, kind: 'continue' }, options.parent, async () => this.prepareResume(runId, await this.loadResumable(runId, options.force === true, false)));
+  }
+
+  /** Takes a stored run's lease and reads where it stopped (shared by resume and a tree's approve). */
+  private async prepareResume(runId: string, store: RunStore): Promise<Prepared> {
+    const epoch = await store.acquireLease(runId);
+    // Read the log after taking the lease: nothing can be appended to it any more.
+    const events = await store.loadEvents(runId);
+    if (events.length === 0) {
+      // Created, but its first event never reached the store: nothing ran, nothing to continue.
+      await store.updateRun(runId, epoch, { status: 'failed', reason: 'fatal_error' });
+      throw new ReinError('conflict', 'fatal', `run ${runId} never started (its first event was not stored): start it again`);
+    }
+    const state = resumeStateFrom(events);
+    const last = events[events.length - 1];
+    if (last?.type === 'run_finished' && (last.status === 'done' || last.status === 'stopped')) {
+      // The process died after the run's end was logged but before its record said so:
+      // the run is over; finish the record from the log and run nothing.
+      await store.updateRun(runId, epoch, { status: last.status, reason: last.reason, totals: last.result.totals });
+      return { traceId: state.traceId, seq: events.length, finished: { ...last.result, messages: messagesFromEvents(events) } as RunResult, start: { kind: 'resume', state, epoch } };
+    }
+    // No longer paused or failed while this process drives it: an approve or a reader of
+    // the record now sees it running (an approve then refuses before taking it over).
+    if (runRecordStatus(last) !== 'running') await store.updateRun(runId, epoch, { status: 'running' });
+    return { traceId: state.traceId, seq: events.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch }, events };
   }
 
   /**
@@ -256,14 +259,25 @@ export class Agent<S = unknown> {
    * `argumentsHash`, as shown in the `approval_requested` event) pin the decision to one
    * call, and a decision that matches no waiting call is refused as stale. A denied call
    * becomes an error result the model sees. Deciding a run that no longer waits changes
-   * nothing and says so.
+   * nothing and says so. A run paused because a sub-agent waits (issue 23) is decided the
+   * same way, on the root: the decision goes to the child's call (`runId` of the decision
+   * narrows it to one child run), and the root resumes, resuming the child.
    */
   approve(
     runId: string,
-    decision: { approved?: boolean; reason?: string; toolCallId?: string; argumentsHash?: string; signal?: AbortSignal; force?: boolean } = {},
+    decision: { approved?: boolean; reason?: string; toolCallId?: string; argumentsHash?: string; runId?: string; signal?: AbortSignal; force?: boolean } = {},
   ): RunHandle<OutputOf<S>> {
     return this.launch(runId, decision.signal, { runId, kind: 'continue' }, undefined, async () => {
       const store = await this.loadResumable(runId, decision.force === true, true);
+      if (decision.runId !== undefined && decision.runId !== runId) {
+        await decideInTree(store, runId, decision);
+        return this.prepareResume(runId, store);
+      }
+      if (waitingCallsOf(await store.loadEvents(runId), runId, 0).length === 0) {
+        // Nothing of its own waits: a sub-agent of its tree does.
+        await decideInTree(store, runId, decision);
+        return this.prepareResume(runId, store);
+      }
       // Checked before taking the run: a decision that matches nothing must not take the run
       // from a process that is driving it (taking the lease would end that process's work).
       choose(runId, resumeStateFrom(await store.loadEvents(runId)), decision);
