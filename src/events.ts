@@ -224,6 +224,20 @@ export type RunEventBody =
       /** Why the summary model's answer was not used, when `summarizer` is `mechanical`. */
       summaryError?: ErrorInfo;
     }
+  | {
+      /**
+       * A handoff tool transferred the conversation to another agent (issue 23): from the
+       * next turn on, the run goes on with `to`'s instructions, tools and `model`. Logged
+       * right after the call's `tool_finished`.
+       */
+      type: 'handoff';
+      step: number;
+      toolCallId: string;
+      /** The agent that handed over (absent when it has no name). */
+      from?: string;
+      to: string;
+      model: { provider: string; id: string; api: string };
+    }
   | { type: 'run_finished'; status: RunStatus; reason: StopReasonCode; result: Omit<RunResult, 'messages'> };
 
 /** Every event of a run, as streamed to listeners and stored. */

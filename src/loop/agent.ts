@@ -36,6 +36,7 @@ import { updatePlanTool } from '../context/plan-tool.js';
 import { LazyTelemetry, parentOf } from '../trace/agent-telemetry.js';
 import type { ObserveStart, RunObserver } from '../trace/telemetry.js';
 import { decideInTree, waitingCallsOf } from './tree-approval.js';
+import { handedTo, handoffTargetOf, type HandoffPart, type HandoffTarget } from './handoff-tool.js';
 import { cappedLimits, registerRun, type RunParent, type TreeNode } from './run-tree.js';
 
 /**
@@ -465,6 +466,9 @@ export class Agent<S = unknown> {
         node.task = taskText(prepared.start.kind === 'new' ? prepared.start.input : prepared.start.state.input);
         if (observer) this.observeRun(observer, deps, prepared);
         if (this.contextEngine) deps.context = this.contextEngine.startRun(contextSeed(prepared.start));
+        // A resumed run that was handed to another agent goes on as that agent (issue 23).
+        const handed = prepared.events ? handedTo(this, prepared.events) : undefined;
+        if (handed) Object.assign(deps, handed.handoffPart(emit, contextSeed(prepared.start)));
         if (prepared.log) {
           log = prepared.log;
           deps.log = prepared.log;
@@ -487,6 +491,50 @@ export class Agent<S = unknown> {
     // The output is the final-answer tool's checked arguments, which `OutputOf<S>` describes.
     handle = new RunHandle(runId, controls, result as Promise<RunResult<OutputOf<S>>>);
     return handle;
+  }
+
+  /**
+   * @internal What a run takes from this agent when a handoff gives it the conversation
+   * (issue 23): its model, prompt, tools, permission policy and hooks. (Its skills, memory
+   * and other extras are not started for a run it takes over.)
+   */
+  handoffPart(emit: (body: RunEventBody) => number, seed: RunSeed): HandoffPart {
+    const stepOfCall = new Map<string, number>();
+    const checks = new Map<string, Confirm>();
+    const dispatcher = this.dispatcherFor(emit, stepOfCall, checks);
+    return {
+      model: this.model,
+      stream: this.stream,
+      modelOptions: this.options.modelOptions ?? {},
+      system: this.system,
+      toolSpecs: this.ownSpecs,
+      dispatch: (call, ctx, confirm) => {
+        stepOfCall.set(call.id, ctx.step);
+        if (confirm === undefined) return dispatcher.dispatchNow(call, ctx);
+        checks.set(call.id, confirm);
+        return Promise.resolve(dispatcher.dispatchNow(call, ctx)).finally(() => checks.delete(call.id));
+      },
+      check: (call) => dispatcher.check(call),
+      toolOf: this.toolOf,
+      approvalPolicy: this.options.approvalPolicy,
+      finalAnswerTool: this.finalAnswerTool,
+      costOf: this.costOf,
+      toolExecution: this.options.toolExecution ?? 'parallel',
+      stopOnToolError: this.options.stopOnToolError ?? false,
+      hooks: this.options.hooks ?? {},
+      agentName: this.options.name,
+      context: this.contextEngine?.startRun(seed),
+    };
+  }
+
+  /** @internal The agents this agent's handoff tools lead to, by name. */
+  handoffTargets(): ReadonlyMap<string, HandoffTarget> {
+    const out = new Map<string, HandoffTarget>();
+    for (const tool of this.registry.list()) {
+      const target = handoffTargetOf(tool);
+      if (target?.options.name !== undefined) out.set(target.options.name, target);
+    }
+    return out;
   }
 
   /** Hands a run's observer what it needs from the loop: its start, and the model requests and tool calls to put in context. */

@@ -15,6 +15,7 @@ import { isRecord } from '../model/json.js';
 import type { LoopDeps } from './run-loop.js';
 import { crashPoint } from './crash-points.js';
 import { takeChildPaused, takeChildUsage } from './run-tree.js';
+import { handoffEventOf } from './handoff-tool.js';
 
 /** The idempotency key of call `index` of the turn whose assistant message has `assistantSeq`. */
 export function idempotencyKey(runId: string, assistantSeq: number, index: number): string {
@@ -39,6 +40,9 @@ export function emitFinished(deps: LoopDeps, step: number, call: ToolCall, outco
   const usage = outcome.usage ?? takeChildUsage(deps.runId, call.id);
   if (usage !== undefined) event.usage = outcome.usage = usage;
   deps.emit(event);
+  // A handoff tool's call: the switch is logged with its end (see handoff-tool.ts).
+  const handoff = outcome.result.isError ? undefined : handoffEventOf(deps.runId, call.id, step, deps.agentName);
+  if (handoff !== undefined) deps.emit(handoff);
 }
 
 /** A call whose sub-agent paused for a person: it has no end yet, and its batch pauses (issue 23). */
