@@ -71,6 +71,8 @@ export function agentTool(agent: SubAgent, options: AgentToolOptions): Tool {
     parameters: options.input ?? TASK_INPUT,
     // Running the call again (a resume) finds the child by its id and continues it: nothing runs twice.
     effect: 'idempotent',
+    // Handing work over changes nothing by itself: what the child does is decided by its own permission policy.
+    risk: 'read',
     // The parent's remaining time caps the child's run instead of a per-call timeout.
     timeoutMs: Infinity,
     execute: (args, ctx) => callSubAgent(agent, options, maxDepth, args, ctx),
