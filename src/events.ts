@@ -76,6 +76,8 @@ export interface RunResult<O = unknown> {
   error?: ErrorInfo;
   /** The hook's own words when a `shouldStopAfterTurn` hook stopped the run. */
   detail?: string;
+  /** The name of the agent that finished the run (after handoffs, the last one's), when agents are named. */
+  agent?: string;
 }
 
 /**
@@ -87,6 +89,12 @@ export interface EventBase {
   runId: string;
   seq: number;
   at: number;
+  /**
+   * Set on an event of a sub-agent's run as its ancestors' listeners receive it: the run's
+   * depth in the tree (the root is 0; its children 1). Never stored: each run's log holds
+   * its own events, without it.
+   */
+  depth?: number;
 }
 
 /** Distributes `EventBase` over each member so narrowing on `type` keeps working. */
@@ -102,6 +110,12 @@ export type RunEventBody =
       history: Message[];
       model: { provider: string; id: string; api: string; baseUrl: string };
       system?: string;
+      /** The agent's name (`AgentOptions.name`), when it has one. */
+      agent?: string;
+      /** A sub-agent's run: the run whose tool call started it, that call, and its depth (1 for a child of the root). */
+      parentRunId?: string;
+      parentToolCallId?: string;
+      depth?: number;
       tools: string[];
       limits: RunLimits;
       /**
@@ -157,6 +171,8 @@ export type RunEventBody =
        * tool's `reconcile` said it had; absent for a call that simply ran.
        */
       outcome?: 'unknown' | 'reconciled';
+      /** What a sub-agent's run spent for this call; it counts in this run's totals. */
+      usage?: Usage;
     }
   | {
       type: 'approval_requested';
@@ -207,6 +223,20 @@ export type RunEventBody =
       usage?: Usage;
       /** Why the summary model's answer was not used, when `summarizer` is `mechanical`. */
       summaryError?: ErrorInfo;
+    }
+  | {
+      /**
+       * A handoff tool transferred the conversation to another agent (issue 23): from the
+       * next turn on, the run goes on with `to`'s instructions, tools and `model`. Logged
+       * right after the call's `tool_finished`.
+       */
+      type: 'handoff';
+      step: number;
+      toolCallId: string;
+      /** The agent that handed over (absent when it has no name). */
+      from?: string;
+      to: string;
+      model: { provider: string; id: string; api: string };
     }
   | { type: 'run_finished'; status: RunStatus; reason: StopReasonCode; result: Omit<RunResult, 'messages'> };
 

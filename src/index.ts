@@ -14,6 +14,14 @@ export { firstDivergence, replayModel } from './loop/replay.js';
 export type { Divergence } from './loop/replay.js';
 export type { RunStore, RunRecord, NewRun, RunFilter, Durability } from './store/types.js';
 export type { ToolEffect, ReconcileResult } from './tools/types.js';
+export { agentTool } from './loop/agent-tool.js';
+export type { AgentToolOptions, SubAgent } from './loop/agent-tool.js';
+export { handoff } from './loop/handoff-tool.js';
+export type { HandoffOptions, HandoffTarget } from './loop/handoff-tool.js';
+export { DEFAULT_MAX_DEPTH } from './loop/run-tree.js';
+export type { RunParent } from './loop/run-tree.js';
+export { runsOfTree, waitingInTree } from './loop/tree-approval.js';
+export type { WaitingCall } from './loop/tree-approval.js';
 
 export { ReinError, toReinError } from './errors.js';
 export type { ErrorCode, ErrorInfo, ErrorKind, ReinErrorOptions } from './errors.js';

@@ -14,7 +14,7 @@ export const MAX_AGENT_NAME_LENGTH = 64;
 /** Lowercase alphanumerics separated by single hyphens (as skill names). */
 export const AGENT_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /** The fields an agent file may hold. */
-export const AGENT_FIELDS = ['name', 'description', 'model', 'baseUrl', 'tools', 'mode', 'limits', 'outputSchema'] as const;
+export const AGENT_FIELDS = ['name', 'description', 'model', 'baseUrl', 'tools', 'mode', 'limits', 'outputSchema', 'agents', 'inputSchema'] as const;
 /** The permission modes, as `--mode` takes them. */
 export const AGENT_MODES: readonly AgentMode[] = ['default', 'acceptEdits', 'plan', 'yolo'];
 
@@ -85,6 +85,8 @@ export async function parseAgentFile(text: string, file: string, stem: string, o
   const mode = checkMode(fields.mode, origin, error);
   const limits = checkLimits(fields.limits, 'limits', error);
   const outputSchema = checkOutputSchema(fields.outputSchema, error);
+  const agents = checkAgents(fields.agents, name, error);
+  const inputSchema = checkInputSchema(fields.inputSchema, error);
 
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
   const agent: AgentDefinition = { name: name as string, description: description as string, model: model as string, system: split.body, file };
@@ -93,6 +95,8 @@ export async function parseAgentFile(text: string, file: string, stem: string, o
   if (mode !== undefined) agent.mode = mode;
   if (limits !== undefined) agent.limits = limits;
   if (outputSchema !== undefined) agent.outputSchema = outputSchema;
+  if (agents !== undefined) agent.agents = agents;
+  if (inputSchema !== undefined) agent.inputSchema = inputSchema;
   return { agent, diagnostics };
 }
 
@@ -207,6 +211,29 @@ export function checkLimits(value: unknown, where: string, error: Report): Parti
 function checkOutputSchema(value: unknown, error: Report): Record<string, unknown> | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) return void error('outputSchema', `must be a JSON Schema written as a YAML mapping (e.g. { type: object, properties: { verdict: { type: string } } }); got ${describe(value)}`);
+  return value as Record<string, unknown>;
+}
+
+/** `agents`: the sub-agents this agent may hand work to, by name (each another agent file). */
+function checkAgents(value: unknown, self: string | undefined, error: Report): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) return void error('agents', `must be a list of agent names, e.g. [reviewer, researcher]; got ${describe(value)}`);
+  const out: string[] = [];
+  for (const entry of value) {
+    if (typeof entry !== 'string' || !AGENT_NAME.test(entry)) return void error('agents', `each entry must be the name of an agent file (lowercase letters, digits, hyphens), e.g. reviewer; got ${describe(entry)}`);
+    if (entry === self) return void error('agents', `"${entry}" is this agent itself: an agent cannot list itself as a sub-agent`);
+    if (out.includes(entry)) return void error('agents', `"${entry}" is listed twice`);
+    out.push(entry);
+  }
+  return out;
+}
+
+/** `inputSchema`: what the parent passes when it calls this agent as a sub-agent (default `{ task: string }`). */
+function checkInputSchema(value: unknown, error: Report): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value) || (value as { type?: unknown }).type !== 'object') {
+    return void error('inputSchema', `must be a JSON Schema of an object written as a YAML mapping (e.g. { type: object, properties: { diff: { type: string } }, required: [diff] }); got ${describe(value)}`);
+  }
   return value as Record<string, unknown>;
 }
 

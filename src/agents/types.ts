@@ -28,6 +28,13 @@ export interface AgentDefinition {
   limits?: Partial<RunLimits>;
   /** A JSON Schema the run's answer must match (the model ends by calling `final_answer`). */
   outputSchema?: Record<string, unknown>;
+  /**
+   * Sub-agents, by the names of their agent files: the agent gets a tool named after each,
+   * which runs that agent as a child run (see docs/sub-agents.md).
+   */
+  agents?: string[];
+  /** What a parent passes when it calls this agent as a sub-agent; absent: `{ task: string }`. */
+  inputSchema?: Record<string, unknown>;
   /** The system prompt: the markdown after the front matter, trimmed ('' for none). */
   system: string;
   /** The file it was read from (absolute); absent for the built-in `default`. */

@@ -13,6 +13,9 @@ import type { CliIO } from './io.js';
 import { openWorkbench, type Workbench, type WorkbenchPeople } from './workbench.js';
 import { terminalLine } from './terminal-text.js';
 import { openCliTelemetry, type CliTelemetry } from './telemetry.js';
+import type { AgentRunMetadata } from './named-agent.js';
+import type { Tool } from '../tools/types.js';
+import { openSubAgents, withSubAgentTools } from './sub-agents.js';
 
 /** How `rein run` / `rein chat` record the flags that shaped an agent, for resume and approve. */
 export type CliRunMetadata = {
@@ -82,18 +85,31 @@ export async function openCliAgent(
   values: AgentFlagValues,
   options: AgentOptions,
   io: CliIO,
-  extra: { store?: RunStore; people?: WorkbenchPeople; metadata?: Record<string, unknown> } = {},
+  extra: { store?: RunStore; people?: WorkbenchPeople; metadata?: Record<string, unknown>; path?: string[] } = {},
 ): Promise<{ agent: Agent; bench: Workbench; runOptions: CliTelemetry['runOptions'] }> {
+  // A named agent with sub-agents (`agents:` in its file, recorded for a resume): each is a tool, and the agent is named in its runs.
+  const named = (extra.metadata as Partial<AgentRunMetadata> | undefined)?.agent;
+  let subAgents: { tools: Tool[]; close(): Promise<void> } | undefined;
+  if (named?.agents?.length) {
+    const people = extra.people ?? {};
+    subAgents = await openSubAgents(named.agents, values, io, { ...(extra.store ? { store: extra.store } : {}), people }, extra.path ?? [named.name], openCliAgent);
+    options = { ...options, name: named.name, tools: [...(options.tools ?? []), ...subAgents.tools] };
+    values = withSubAgentTools(values, named.agents);
+  } else if (named && extra.path && extra.path.length > 1) {
+    // A sub-agent: named, so its runs and the tree say who it is.
+    options = { ...options, name: named.name };
+  }
   const telemetry = await openCliTelemetry(values, io);
   let opened: Workbench;
   try {
     opened = await openWorkbench(values, io, options.tools ?? [], extra.people ?? {});
   } catch (error) {
     await telemetry.close();
+    await subAgents?.close();
     throw error;
   }
   // The session's runs end before the telemetry that reports them.
-  const bench: Workbench = { ...opened, close: () => opened.close().finally(() => telemetry.close()) };
+  const bench: Workbench = { ...opened, close: () => opened.close().finally(() => Promise.allSettled([telemetry.close(), subAgents?.close()])).then(() => undefined) };
   try {
     announce(bench, io);
     const agent = new Agent({ ...options, ...bench.options, ...telemetry.options, ...(extra.store ? { store: extra.store } : {}), metadata: { ...extra.metadata, ...cliMetadata(values, bench.root) } });

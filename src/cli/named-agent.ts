@@ -18,7 +18,7 @@ export const DEFAULT_AGENT = 'default';
 
 /** What a run records of the named agent it was built from, so a resume rebuilds the same one. */
 export interface AgentRunMetadata {
-  agent: { name: string; limits?: Partial<RunLimits>; outputSchema?: Record<string, unknown> };
+  agent: { name: string; limits?: Partial<RunLimits>; outputSchema?: Record<string, unknown>; agents?: string[] };
 }
 
 /** A named agent resolved against the command line: the flags and options to build it with. */
@@ -97,6 +97,7 @@ export function fromDefinition(name: string, definition: AgentDefinition | undef
       name,
       ...(definition?.limits ? { limits: definition.limits } : {}),
       ...(definition?.outputSchema ? { outputSchema: definition.outputSchema } : {}),
+      ...(definition?.agents?.length ? { agents: definition.agents } : {}),
     },
   };
   return { name, values, options, metadata, ...(definition ? { definition } : {}) };

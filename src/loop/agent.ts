@@ -36,6 +36,9 @@ import { createContextEngine, type ContextEngine, type RunSeed } from '../contex
 import { updatePlanTool } from '../context/plan-tool.js';
 import { LazyTelemetry, parentOf } from '../trace/agent-telemetry.js';
 import type { ObserveStart, RunObserver } from '../trace/telemetry.js';
+import { decideInTree, waitingCallsOf } from './tree-approval.js';
+import { handedTo, handoffTargetOf, type HandoffPart, type HandoffTarget } from './handoff-tool.js';
+import { cappedLimits, registerRun, type RunParent, type TreeNode } from './run-tree.js';
 
 /**
  * An agent: a model, a system prompt, tools, limits and hooks. Runs are independent;
@@ -197,13 +200,19 @@ export class Agent<S = unknown> {
     const runId = options.runId ?? newRunId();
     const user = toUser(input, 'run(input)');
     const history = startingHistory(options.history);
-    return this.launch(runId, options.signal, { runId, kind: 'new', ...(parent ? { parent } : {}) }, async (extras, observedTraceId) => {
+    return this.launch(runId, options.signal, { runId, kind: 'new', ...(parent ? { parent } : {}) }, options.parent, async (extras, observedTraceId) => {
       const traceId = observedTraceId ?? newTraceId();
       extras?.restore(history);
       const input = extras ? extras.input(user) : user;
       let log: RunLog | undefined;
       if (this.store) {
-        await this.store.createRun({ id: runId, model: `${this.model.provider}/${this.model.id}`, config: this.config, configHash: this.hashConfig() });
+        await this.store.createRun({
+          id: runId,
+          model: `${this.model.provider}/${this.model.id}`,
+          config: this.config,
+          configHash: this.hashConfig(),
+          ...(options.parent ? { parentRunId: options.parent.runId } : {}),
+        });
         log = new RunLog(this.store, runId, await this.store.acquireLease(runId));
       }
       return { traceId, seq: 0, ...(log ? { log } : {}), start: { kind: 'new', input, history } };
@@ -218,30 +227,32 @@ export class Agent<S = unknown> {
    * result, like every error) when the run is done, or when the agent's tools, prompt or
    * model changed since it started, unless `force`.
    */
-  resume(runId: string, options: { signal?: AbortSignal; force?: boolean } = {}): RunHandle<OutputOf<S>> {
-    return this.launch(runId, options.signal, { runId, kind: 'continue' }, async () => {
-      const store = await this.loadResumable(runId, options.force === true, false);
-      const epoch = await store.acquireLease(runId);
-      // Read the log after taking the lease: nothing can be appended to it any more.
-      const events = await store.loadEvents(runId);
-      if (events.length === 0) {
-        // Created, but its first event never reached the store: nothing ran, nothing to continue.
-        await store.updateRun(runId, epoch, { status: 'failed', reason: 'fatal_error' });
-        throw new ReinError('conflict', 'fatal', `run ${runId} never started (its first event was not stored): start it again`);
-      }
-      const state = resumeStateFrom(events);
-      const last = events[events.length - 1];
-      if (last?.type === 'run_finished' && (last.status === 'done' || last.status === 'stopped')) {
-        // The process died after the run's end was logged but before its record said so:
-        // the run is over; finish the record from the log and run nothing.
-        await store.updateRun(runId, epoch, { status: last.status, reason: last.reason, totals: last.result.totals });
-        return { traceId: state.traceId, seq: events.length, finished: { ...last.result, messages: messagesFromEvents(events) } as RunResult, start: { kind: 'resume', state, epoch } };
-      }
-      // No longer paused or failed while this process drives it: an approve or a reader of
-      // the record now sees it running (an approve then refuses before taking it over).
-      if (runRecordStatus(last) !== 'running') await store.updateRun(runId, epoch, { status: 'running' });
-      return { traceId: state.traceId, seq: events.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch }, events };
-    });
+  resume(runId: string, options: { signal?: AbortSignal; force?: boolean; parent?: RunParent } = {}): RunHandle<OutputOf<S>> {
+    return this.launch(runId, options.signal, { runId, kind: 'continue' }, options.parent, async () => this.prepareResume(runId, await this.loadResumable(runId, options.force === true, false)));
+  }
+
+  /** Takes a stored run's lease and reads where it stopped (shared by resume and a tree's approve). */
+  private async prepareResume(runId: string, store: RunStore): Promise<Prepared> {
+    const epoch = await store.acquireLease(runId);
+    // Read the log after taking the lease: nothing can be appended to it any more.
+    const events = await store.loadEvents(runId);
+    if (events.length === 0) {
+      // Created, but its first event never reached the store: nothing ran, nothing to continue.
+      await store.updateRun(runId, epoch, { status: 'failed', reason: 'fatal_error' });
+      throw new ReinError('conflict', 'fatal', `run ${runId} never started (its first event was not stored): start it again`);
+    }
+    const state = resumeStateFrom(events);
+    const last = events[events.length - 1];
+    if (last?.type === 'run_finished' && (last.status === 'done' || last.status === 'stopped')) {
+      // The process died after the run's end was logged but before its record said so:
+      // the run is over; finish the record from the log and run nothing.
+      await store.updateRun(runId, epoch, { status: last.status, reason: last.reason, totals: last.result.totals });
+      return { traceId: state.traceId, seq: events.length, finished: { ...last.result, messages: messagesFromEvents(events) } as RunResult, start: { kind: 'resume', state, epoch } };
+    }
+    // No longer paused or failed while this process drives it: an approve or a reader of
+    // the record now sees it running (an approve then refuses before taking it over).
+    if (runRecordStatus(last) !== 'running') await store.updateRun(runId, epoch, { status: 'running' });
+    return { traceId: state.traceId, seq: events.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch }, events };
   }
 
   /**
@@ -250,14 +261,25 @@ export class Agent<S = unknown> {
    * `argumentsHash`, as shown in the `approval_requested` event) pin the decision to one
    * call, and a decision that matches no waiting call is refused as stale. A denied call
    * becomes an error result the model sees. Deciding a run that no longer waits changes
-   * nothing and says so.
+   * nothing and says so. A run paused because a sub-agent waits (issue 23) is decided the
+   * same way, on the root: the decision goes to the child's call (`runId` of the decision
+   * narrows it to one child run), and the root resumes, resuming the child.
    */
   approve(
     runId: string,
-    decision: { approved?: boolean; reason?: string; toolCallId?: string; argumentsHash?: string; signal?: AbortSignal; force?: boolean } = {},
+    decision: { approved?: boolean; reason?: string; toolCallId?: string; argumentsHash?: string; runId?: string; signal?: AbortSignal; force?: boolean } = {},
   ): RunHandle<OutputOf<S>> {
-    return this.launch(runId, decision.signal, { runId, kind: 'continue' }, async () => {
+    return this.launch(runId, decision.signal, { runId, kind: 'continue' }, undefined, async () => {
       const store = await this.loadResumable(runId, decision.force === true, true);
+      if (decision.runId !== undefined && decision.runId !== runId) {
+        await decideInTree(store, runId, decision);
+        return this.prepareResume(runId, store);
+      }
+      if (waitingCallsOf(await store.loadEvents(runId), runId, 0).length === 0) {
+        // Nothing of its own waits: a sub-agent of its tree does.
+        await decideInTree(store, runId, decision);
+        return this.prepareResume(runId, store);
+      }
       // Checked before taking the run: a decision that matches nothing must not take the run
       // from a process that is driving it (taking the lease would end that process's work).
       choose(runId, resumeStateFrom(await store.loadEvents(runId)), decision);
@@ -316,6 +338,7 @@ export class Agent<S = unknown> {
     runId: string,
     signal: AbortSignal | undefined,
     observe: ObserveStart,
+    parent: RunParent | undefined,
     prepare: (extras: RunExtras | undefined, observedTraceId: string | undefined) => Promise<Prepared>,
   ): RunHandle<OutputOf<S>> {
     const extras = this.extras.active ? this.extras.startRun(runId) : undefined;
@@ -371,6 +394,20 @@ export class Agent<S = unknown> {
       return event.seq;
     };
 
+    // Issue 23: every run is a node of a tree (alone, a root of depth 0) that the sub-agents
+    // it starts can see; a child runs under its parent's remaining budgets.
+    const node: TreeNode = {
+      runId,
+      rootRunId: parent?.rootRunId ?? runId,
+      depth: parent?.depth ?? 0,
+      started: Date.now(),
+      limits: cappedLimits(this.limits, parent?.limits),
+      totals: undefined,
+      task: '',
+      deliver: (event) => handle.deliver(event),
+    };
+    const unregister = registerRun(node);
+
     const stepOfCall = new Map<string, number>();
     // Under an approval policy: the permission check of each gated call being dispatched.
     const checks = new Map<string, Confirm>();
@@ -398,7 +435,7 @@ export class Agent<S = unknown> {
       approvalPolicy: this.options.approvalPolicy,
       finalAnswerTool: this.finalAnswerTool,
       costOf: this.costOf,
-      limits: this.limits,
+      limits: node.limits,
       toolExecution: this.options.toolExecution ?? 'parallel',
       stopOnToolError: this.options.stopOnToolError ?? false,
       hooks: this.options.hooks ?? {},
@@ -408,6 +445,9 @@ export class Agent<S = unknown> {
       log: undefined,
       context: undefined,
       traceSpan: undefined,
+      tree: node,
+      parent,
+      agentName: this.options.name,
     };
 
     // Start on a later tick so the caller can attach an iterator or listener first.
@@ -424,8 +464,12 @@ export class Agent<S = unknown> {
         if (prepared.finished) return prepared.finished;
         seq = prepared.seq;
         deps.traceId = prepared.traceId;
+        node.task = taskText(prepared.start.kind === 'new' ? prepared.start.input : prepared.start.state.input);
         if (observer) this.observeRun(observer, deps, prepared);
         if (this.contextEngine) deps.context = this.contextEngine.startRun(contextSeed(prepared.start));
+        // A resumed run that was handed to another agent goes on as that agent (issue 23).
+        const handed = prepared.events ? handedTo(this, prepared.events) : undefined;
+        if (handed) Object.assign(deps, handed.handoffPart(emit, contextSeed(prepared.start)));
         if (prepared.log) {
           log = prepared.log;
           deps.log = prepared.log;
@@ -440,6 +484,7 @@ export class Agent<S = unknown> {
       )
       .finally(() => {
         observer?.close();
+        unregister();
         unlinkSignal?.();
         extras?.end();
         handle.finish();
@@ -447,6 +492,50 @@ export class Agent<S = unknown> {
     // The output is the final-answer tool's checked arguments, which `OutputOf<S>` describes.
     handle = new RunHandle(runId, controls, result as Promise<RunResult<OutputOf<S>>>);
     return handle;
+  }
+
+  /**
+   * @internal What a run takes from this agent when a handoff gives it the conversation
+   * (issue 23): its model, prompt, tools, permission policy and hooks. (Its skills, memory
+   * and other extras are not started for a run it takes over.)
+   */
+  handoffPart(emit: (body: RunEventBody) => number, seed: RunSeed): HandoffPart {
+    const stepOfCall = new Map<string, number>();
+    const checks = new Map<string, Confirm>();
+    const dispatcher = this.dispatcherFor(emit, stepOfCall, checks);
+    return {
+      model: this.model,
+      stream: this.stream,
+      modelOptions: this.options.modelOptions ?? {},
+      system: this.system,
+      toolSpecs: this.ownSpecs,
+      dispatch: (call, ctx, confirm) => {
+        stepOfCall.set(call.id, ctx.step);
+        if (confirm === undefined) return dispatcher.dispatchNow(call, ctx);
+        checks.set(call.id, confirm);
+        return Promise.resolve(dispatcher.dispatchNow(call, ctx)).finally(() => checks.delete(call.id));
+      },
+      check: (call) => dispatcher.check(call),
+      toolOf: this.toolOf,
+      approvalPolicy: this.options.approvalPolicy,
+      finalAnswerTool: this.finalAnswerTool,
+      costOf: this.costOf,
+      toolExecution: this.options.toolExecution ?? 'parallel',
+      stopOnToolError: this.options.stopOnToolError ?? false,
+      hooks: this.options.hooks ?? {},
+      agentName: this.options.name,
+      context: this.contextEngine?.startRun(seed),
+    };
+  }
+
+  /** @internal The agents this agent's handoff tools lead to, by name. */
+  handoffTargets(): ReadonlyMap<string, HandoffTarget> {
+    const out = new Map<string, HandoffTarget>();
+    for (const tool of this.registry.list()) {
+      const target = handoffTargetOf(tool);
+      if (target?.options.name !== undefined) out.set(target.options.name, target);
+    }
+    return out;
   }
 
   /** Hands a run's observer what it needs from the loop: its start, and the model requests and tool calls to put in context. */
@@ -551,6 +640,12 @@ function contextSeed(start: LoopStart): RunSeed {
   const { state } = start;
   // The record covers every completed batch; a pending one is recorded once it finishes.
   return { input: state.input, task: state.task, scanned: state.history.length - (state.pending ? 1 : 0) };
+}
+
+/** The text of a run's task (its input), for the sub-agents it starts. */
+function taskText(input: UserMessage): string {
+  if (typeof input.content === 'string') return input.content;
+  return input.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

@@ -11,6 +11,7 @@ import type { AgentHooks } from './options.js';
 import type { RunControls } from './handle.js';
 import type { RunLog } from './run-log.js';
 import type { ResumeState } from './resume-state.js';
+import type { RunParent, TreeNode } from './run-tree.js';
 
 /**
  * The permission check of one gated call, run by the dispatcher after validation and
@@ -77,6 +78,12 @@ export interface LoopDeps {
   approvalPolicy?: (call: ToolCall, tool: Tool | undefined) => PolicyAnswer | Promise<PolicyAnswer>;
   /** The span of this run attempt (and the caller's), recorded in `run_started` / `run_resumed`. */
   traceSpan?: { spanId: string; parentSpanId?: string };
+  /** The run as the sub-agents it starts see it (see run-tree.ts). */
+  tree?: TreeNode;
+  /** Set for a sub-agent's run: its parent, recorded in `run_started`. */
+  parent?: RunParent;
+  /** The agent's name, recorded in `run_started`. */
+  agentName?: string;
 }
 
 /** How a run begins: fresh, or continuing a stored run from its log. */

@@ -14,6 +14,7 @@ import type { Redactor } from '../security/redact.js';
 import type { Skill } from '../skills/types.js';
 import type { MemoryStore } from '../memory/types.js';
 import type { Alert, AlertOptions, Logger, TelemetryOptions } from '../trace/types.js';
+import type { RunParent } from './run-tree.js';
 
 /** What an approval policy answers (also as a promise). */
 export type PolicyDecision = 'allow' | 'ask' | 'deny' | { decision: 'allow' | 'ask' | 'deny'; rule?: string; reason?: string };
@@ -68,6 +69,11 @@ export interface AgentHooks {
  * function, …) throws a `config` ReinError naming the option.
  */
 export interface AgentOptions<S = unknown> {
+  /**
+   * The agent's name in a tree of runs (sub-agents, handoffs): recorded in each run's
+   * `run_started` and in `result.agent`. Absent: the runs name no agent.
+   */
+  name?: string;
   /** `provider/model` (e.g. `openai/gpt-4o`, `ollama/llama3.1`) or a resolved {@link ModelRef}. */
   model: string | ModelRef;
   /**
@@ -217,6 +223,11 @@ export interface RunOptions {
   traceparent?: string;
   /** The `tracestate` that came with `traceparent`, passed on as is. */
   tracestate?: string;
+  /**
+   * Makes the run a child of another run's tool call (set by `agentTool`, issue 23): its
+   * record and `run_started` name the parent, and the parent's remaining budgets cap its limits.
+   */
+  parent?: RunParent;
 }
 
 /** The limits every run gets unless configured. */

@@ -47,6 +47,7 @@ export function finish(
   if (output !== undefined) result.output = summary.output = output;
   if (error !== undefined) result.error = summary.error = error;
   if (final.detail !== undefined) result.detail = summary.detail = final.detail;
+  if (deps.agentName !== undefined) result.agent = summary.agent = deps.agentName;
   deps.emit({ type: 'run_finished', status, reason: final.reason, result: summary });
   return result;
 }

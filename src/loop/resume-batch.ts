@@ -31,6 +31,7 @@ import {
   verdictOf,
 } from './tool-batch.js';
 import { crashPoint } from './crash-points.js';
+import { takeChildPaused } from './run-tree.js';
 
 /** Outcomes of every call of the batch, in call order. */
 export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<DispatchOutcome[] | typeof PAUSED> {
@@ -114,6 +115,11 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
     crashPoint('before-tool-execute');
     if (confirm === undefined && deps.approvalPolicy && failedCheck(call)) confirm = () => ({ allow: false, reason: 'its arguments could not be checked before the permission decision' });
     const outcome = await deps.dispatch(call, contextOf(call, ctx), confirm);
+    // Its sub-agent waits for a person: the batch waits with it (the calls after it run on the next resume).
+    if (takeChildPaused(deps.runId, call.id)) {
+      await deps.log?.flush();
+      return PAUSED;
+    }
     outcomes.push(await record(deps, batch.step, call, outcome));
   }
   return outcomes;

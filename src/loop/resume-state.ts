@@ -82,6 +82,8 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
         break;
       case 'tool_finished':
         totals.toolCalls++;
+        // What a sub-agent spent for the call counts as the run's own usage (issue 23).
+        if (event.usage) addUsage(totals, { role: 'assistant', content: [], stopReason: 'stop', usage: event.usage, provider: '', model: '' });
         batch?.finished.set(event.toolCallId, { result: event.result, terminate: event.terminate === true });
         break;
       case 'approval_requested':

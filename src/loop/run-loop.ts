@@ -30,6 +30,8 @@ import { budgetReached, checkStopRules, checkTextTurn, type Stop } from './turn-
 import { finish } from './result.js';
 import { addUsage } from './totals.js';
 import { transformedContext } from './validate.js';
+import { addChildUsage } from './run-tree.js';
+import { takeHandoff } from './handoff-tool.js';
 import { ANSWER_AT_LIMIT, budgetPays, FINAL_ANSWER_MAX_TOKENS, FINAL_ANSWER_TIMEOUT_MS, finalAnswerInstruction, finalAnswerUsage } from './answer-at-limit.js';
 
 /**
@@ -68,14 +70,14 @@ class LoopRun {
   private readonly repeats: RepeatTracker;
   private readonly breaker: ToolErrorBreaker;
   /** The options of every model request: the agent's, with the run's signal and `toolCallIds`. */
-  private readonly streamOptions: StreamOptions;
+  private streamOptions: StreamOptions;
   /**
    * The ids of the tool calls in the history, so an adapter renames a call whose server
    * reuses an id (`call_0` every turn): kept as answers are taken, never rebuilt per request.
    */
   private readonly toolCallIds = new Set<string>();
   /** The context engine's view of the current turn (one object per run; `step` moves on). */
-  private readonly turn: TurnContext | undefined;
+  private turn: TurnContext | undefined;
   // The model request in flight (one at a time per run), for the stream listener.
   private requestStep = 0;
   private requestMessages = 0;
@@ -105,6 +107,8 @@ class LoopRun {
     for (const message of this.messages) if (message.role === 'assistant') this.addCallIds(message);
     this.streamOptions = { ...deps.modelOptions, signal: this.signal, toolCallIds: this.toolCallIds };
     this.turn = deps.context && { step: 0, signal: this.signal, onCompacted: this.onCompacted };
+    // The sub-agents this run starts are capped by what its live totals leave of its budgets.
+    if (deps.tree) deps.tree.totals = this.totals;
   }
 
   /** Moves the loop to `to`, announcing the change. Bound: `finish` calls it on its own. */
@@ -294,6 +298,8 @@ class LoopRun {
         history: start.history,
         model: { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl },
         ...(deps.system === undefined ? {} : { system: deps.system }),
+        ...(deps.agentName === undefined ? {} : { agent: deps.agentName }),
+        ...(deps.parent ? { parentRunId: deps.parent.runId, parentToolCallId: deps.parent.toolCallId, depth: deps.parent.depth } : {}),
         tools: deps.toolSpecs().map((t) => t.name),
         limits,
         ...(span ? { spanId: span.spanId, ...(span.parentSpanId === undefined ? {} : { parentSpanId: span.parentSpanId }) } : {}),
@@ -322,10 +328,29 @@ class LoopRun {
     }
     this.setState('observing');
     this.totals.toolCalls += pending.calls.filter((call) => !pending.finished.has(call.id)).length;
-    for (const outcome of outcomes) messages.push(outcome.result);
+    for (const outcome of outcomes) {
+      messages.push(outcome.result);
+      if (outcome.usage) addChildUsage(this.totals, outcome.usage);
+    }
+    this.switchIfHandedOff();
     const checked = checkStopRules(deps, { calls: pending.calls, outcomes, assistant, step: pending.step, messages, totals: this.totals, repeats: this.repeats, breaker: this.breaker });
     // The same end of turn as without the crash: a budget used up by that turn stops here too.
     this.endTurn(checked instanceof Promise ? await checked : checked, pending.step, false);
+  }
+
+  /**
+   * After a batch whose handoff tool ran (its `handoff` event is logged): the run goes on as
+   * the other agent — its model, prompt, tools and hooks — from the next request on (issue 23).
+   */
+  private switchIfHandedOff(): void {
+    const next = takeHandoff(this.deps.runId);
+    if (!next) return;
+    const { deps } = this;
+    const input = (this.messages.find((m) => m.role === 'user') ?? { role: 'user', content: '' }) as UserMessage;
+    Object.assign(deps, next.target.handoffPart(deps.emit, { input, scanned: this.messages.length }));
+    this.streamOptions = { ...deps.modelOptions, signal: this.signal, toolCallIds: this.toolCallIds };
+    this.turn = deps.context && { step: 0, signal: this.signal, onCompacted: this.onCompacted };
+    this.usageEstimator = undefined;
   }
 
   private addCallIds(message: AssistantMessage): void {
@@ -390,7 +415,12 @@ class LoopRun {
   private takeResults(calls: ToolCall[], outcomes: DispatchOutcome[], assistant: AssistantMessage, step: number): Stop | undefined | Promise<Stop | undefined> {
     const { deps, messages, totals } = this;
     this.setState('observing');
-    for (const outcome of outcomes) messages.push(outcome.result);
+    for (const outcome of outcomes) {
+      messages.push(outcome.result);
+      // A sub-agent's spending counts in this run's totals (and budget).
+      if (outcome.usage) addChildUsage(totals, outcome.usage);
+    }
+    this.switchIfHandedOff();
     totals.toolCalls += calls.length;
     if (this.signal.aborted) return this.abortStop();
     return checkStopRules(deps, { calls, outcomes, assistant, step, messages, totals, repeats: this.repeats, breaker: this.breaker });

@@ -14,6 +14,8 @@ import type { CheckedCall, DispatchOutcome, Tool } from '../tools/types.js';
 import { isRecord } from '../model/json.js';
 import type { Confirm, LoopDeps, Verdict } from './deps.js';
 import { crashPoint } from './crash-points.js';
+import { takeChildPaused, takeChildUsage } from './run-tree.js';
+import { handoffEventOf } from './handoff-tool.js';
 
 /** The idempotency key of call `index` of the turn whose assistant message has `assistantSeq`. */
 export function idempotencyKey(runId: string, assistantSeq: number, index: number): string {
@@ -34,8 +36,17 @@ export function emitFinished(deps: LoopDeps, step: number, call: ToolCall, outco
   if (outcome.errorCode !== undefined) event.errorCode = outcome.errorCode;
   if (outcome.terminate) event.terminate = true;
   if (kind !== undefined) event.outcome = kind;
+  // A sub-agent call carries what its child spent: the fold of this log counts it too.
+  const usage = outcome.usage ?? takeChildUsage(deps.runId, call.id);
+  if (usage !== undefined) event.usage = outcome.usage = usage;
   deps.emit(event);
+  // A handoff tool's call: the switch is logged with its end (see handoff-tool.ts).
+  const handoff = outcome.result.isError ? undefined : handoffEventOf(deps.runId, call.id, step, deps.agentName);
+  if (handoff !== undefined) deps.emit(handoff);
 }
+
+/** A call whose sub-agent paused for a person: it has no end yet, and its batch pauses (issue 23). */
+const CHILD_PAUSED = Symbol('child paused');
 
 /** Returned instead of outcomes when the batch waits for a person's approval. */
 export const PAUSED = Symbol('paused');
@@ -352,7 +363,7 @@ async function runToolsDurably(
   assistantSeq: number,
   skip?: ReadonlySet<string>,
   gate?: Gate,
-): Promise<DispatchOutcome[]> {
+): Promise<DispatchOutcome[] | typeof PAUSED> {
   // Keys come from each call's position among all the turn's calls, skipped ones included.
   const calls = skip ? allCalls.filter((c) => !skip.has(c.id)) : allCalls;
   const positions = new Map(allCalls.map((c, i) => [c.id, i]));
@@ -364,11 +375,12 @@ async function runToolsDurably(
     return key;
   };
   const durability = (batch: ToolCall[]) => (batch.some((c) => (deps.toolOf(c.name)?.effect ?? 'unsafe') === 'unsafe') ? 'full' : 'normal');
-  const finish = async (call: ToolCall, key: string): Promise<DispatchOutcome> => {
+  const finish = async (call: ToolCall, key: string): Promise<DispatchOutcome | typeof CHILD_PAUSED> => {
     crashPoint('before-tool-execute');
     const confirm = gate?.checks.get(call.id) ?? (deps.approvalPolicy && failedCheck(call) ? UNCHECKED : undefined);
     const outcome = await deps.dispatch(call, contextOf(call, { signal, runId: deps.runId, idempotencyKey: key, step }), confirm);
     gate?.settled(call.id);
+    if (takeChildPaused(deps.runId, call.id)) return CHILD_PAUSED;
     emitFinished(deps, step, call, outcome);
     await log.flush();
     crashPoint('after-tool-finished');
@@ -380,13 +392,19 @@ async function runToolsDurably(
       const call = calls[i] as ToolCall;
       const key = start(call);
       await log.flush(durability([call]));
-      outcomes.push(await finish(call, key));
+      const outcome = await finish(call, key);
+      // The calls after one whose sub-agent waits for a person wait too (unstarted: a resume runs them).
+      if (outcome === CHILD_PAUSED) return PAUSED;
+      outcomes.push(outcome);
     }
     return outcomes;
   }
   const keys = calls.map((call) => start(call));
   await log.flush(durability(calls));
-  return Promise.all(calls.map((call, i) => finish(call, keys[i] as string)));
+  const outcomes = await Promise.all(calls.map((call, i) => finish(call, keys[i] as string)));
+  // The other calls of the batch are finished and logged; the paused one is finished by a resume.
+  if (outcomes.includes(CHILD_PAUSED)) return PAUSED;
+  return outcomes as DispatchOutcome[];
 }
 
 /** The person's checks of a batch's gated calls, and what tells the next question it may go. */
@@ -481,6 +499,15 @@ async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assista
   // Without a log the durable path is the same minus the waiting: the flushes are no-ops.
   const skip = new Set([...refusals.keys(), ...answered.keys()]);
   const ran = skip.size === calls.length ? [] : await runToolsDurably(deps, calls, step, assistantSeq, skip, gate);
+  if (ran === PAUSED) {
+    // A sub-agent waits for a person; the refusals are answered now, like the other calls.
+    for (const call of calls) {
+      const refusal = refusals.get(call.id);
+      if (refusal !== undefined) emitFinished(deps, step, call, deniedOutcome(call, refusal));
+    }
+    await deps.log?.flush();
+    return PAUSED;
+  }
   const byId = new Map(ran.map((o) => [o.result.toolCallId, o]));
   const outcomes: DispatchOutcome[] = [];
   for (const call of calls) {

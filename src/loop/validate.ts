@@ -165,7 +165,7 @@ const HOOKS = ['transformContext', 'beforeToolCall', 'afterToolCall', 'onConfirm
 
 /** Every option of `new Agent()`: the type makes this list complete. */
 const AGENT_OPTIONS: Record<keyof AgentOptions, true> = {
-  model: true, modelConfig: true, modelInfo: true, system: true, tools: true, toolSources: true, skills: true, memory: true,
+  name: true, model: true, modelConfig: true, modelInfo: true, system: true, tools: true, toolSources: true, skills: true, memory: true,
   toolOutputPaging: true, toolSelection: true, allowedTools: true, outputSchema: true, limits: true, toolExecution: true,
   stopOnToolError: true, toolTimeoutMs: true, maxToolOutputChars: true, retry: true, hooks: true, modelOptions: true,
   streamFn: true, approvalPolicy: true, store: true, redact: true, metadata: true, log: true, context: true,
@@ -217,6 +217,7 @@ export function validateAgentOptions(options: AgentOptions): void {
     refuse('allowedTools', options.allowedTools, 'an array of tool names or globs');
   }
   if (options.system !== undefined && typeof options.system !== 'string') refuse('system', options.system, 'a string');
+  if (options.name !== undefined && !(typeof options.name === 'string' && options.name.trim() !== '')) refuse('name', options.name, 'a non-empty string');
   checkLimits(options.limits);
   if (options.toolExecution !== undefined && options.toolExecution !== 'parallel' && options.toolExecution !== 'sequential') {
     refuse('toolExecution', options.toolExecution, "'parallel' or 'sequential'");

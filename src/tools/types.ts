@@ -1,7 +1,7 @@
 /**
  * The tool contract: a declaration the model sees plus an implementation the harness runs.
  */
-import type { ImageContent, JsonSchema, TextContent, ToolCall, ToolResultMessage } from '../model/types.js';
+import type { ImageContent, JsonSchema, TextContent, ToolCall, ToolResultMessage, Usage } from '../model/types.js';
 import type { ErrorCode } from '../errors.js';
 
 /**
@@ -145,6 +145,8 @@ export interface DispatchOutcome {
   /** The arguments the tool was (or would have been) called with, after repair and validation. */
   arguments?: Record<string, unknown>;
   durationMs: number;
+  /** What a sub-agent's run spent for this call: it counts in the calling run's totals. */
+  usage?: Usage;
 }
 
 /** Per-call context the loop hands to the dispatcher. */

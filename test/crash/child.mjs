@@ -3,7 +3,9 @@
 // `npm test` builds first). `REIN_CRASH_AT=<point>:<hit>` arms a crash point; the parent
 // may also kill it at any moment after it printed `ready`.
 //
-// argv[2]: JSON { mode: 'run' | 'resume' | 'approve', db, runId, model, dist, driver, gated? }.
+// argv[2]: JSON { mode: 'run' | 'resume' | 'approve', db, runId, model, dist, driver, gated?, leadModel? }.
+// With `leadModel`, the run is a tree: a lead agent (on that model) whose `worker` tool is a
+// sub-agent with the effect tools, in the same store; the lead also calls `do_idempotent`.
 // With `gated`, the agent also has a `gated` tool that its approval policy asks a person
 // for (the run pauses durably), and `approve` approves every call the run waits for.
 // stdout: `ready`, then one JSON line with the result and the counts of this process.
@@ -11,12 +13,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const cfg = JSON.parse(process.argv[2]);
 const dist = (path) => import(new URL(path, cfg.dist).href);
-const [{ Agent }, { SqliteStore }, { openSqliteFile }, { defineTool }, { crashPoint }] = await Promise.all([
+const [{ Agent }, { SqliteStore }, { openSqliteFile }, { defineTool }, { crashPoint }, { agentTool }] = await Promise.all([
   dist('loop/agent.js'),
   dist('store/sqlite.js'),
   dist('store/sqlite-file.js'),
   dist('tools/define.js'),
   dist('loop/crash-points.js'),
+  dist('loop/agent-tool.js'),
 ]);
 
 let appends = 0;
@@ -107,7 +110,8 @@ function gatedTool() {
 
 const tools = [effectTool('pure'), effectTool('idempotent', applyOnce), effectTool('reconcilable', applyAgain), effectTool('unsafe', applyAgain)];
 if (cfg.gated) tools.push(gatedTool());
-const agent = new Agent({
+const worker = new Agent({
+  ...(cfg.leadModel ? { name: 'worker' } : {}),
   model: cfg.model,
   tools,
   store,
@@ -115,6 +119,17 @@ const agent = new Agent({
   toolTimeoutMs: 30_000,
   ...(cfg.gated ? { approvalPolicy: (call) => (call.name === 'gated' ? 'ask' : 'allow') } : {}),
 });
+
+const agent = cfg.leadModel
+  ? new Agent({
+      name: 'lead',
+      model: cfg.leadModel,
+      tools: [agentTool(worker, { name: 'worker', description: 'Does the four things.' }), tools[1]],
+      store,
+      retry: { baseDelayMs: 5, maxDelayMs: 200, jitter: false },
+      toolTimeoutMs: 30_000,
+    })
+  : worker;
 
 process.stdout.write('ready\n');
 const started = performance.now();

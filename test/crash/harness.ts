@@ -44,7 +44,7 @@ export interface ChildExit {
 const live = new Set<ChildProcess>();
 
 /** Runs (or resumes) `runId` in a fresh process, dying as `step` says. Rejects if it hangs for `hangMs`. */
-export function runChild(cfg: { mode: 'run' | 'resume' | 'approve'; db: string; runId: string; model: ModelRef; gated?: boolean; driver: SqliteDriverName }, step: Step = {}, hangMs = 30_000): Promise<ChildExit> {
+export function runChild(cfg: { mode: 'run' | 'resume' | 'approve'; db: string; runId: string; model: ModelRef; gated?: boolean; leadModel?: ModelRef; driver: SqliteDriverName }, step: Step = {}, hangMs = 30_000): Promise<ChildExit> {
   const env = { ...process.env };
   delete env.REIN_CRASH_AT;
   if (step.crashAt) env.REIN_CRASH_AT = step.crashAt;
