@@ -17,7 +17,7 @@ import type { Tool } from '../tools/types.js';
 import { RunHandle, type RunControls } from './handle.js';
 import { AgentTools } from './agent-tools.js';
 import { AgentExtras, type RunExtras } from './agent-extras.js';
-import { deniedOutcome } from './tool-batch.js';
+import { deniedOutcome } from './approvals.js';
 import { defaultRedactor } from '../security/redact.js';
 import { redactingLog, redactingStore } from '../security/redacting-store.js';
 import { DEFAULT_LIMITS, type AgentOptions, type OutputOf, type RunOptions } from './options.js';

@@ -11,25 +11,8 @@ import { normalizeOutput } from '../tools/output.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { PendingBatch } from './resume-state.js';
 import type { Confirm, LoopDeps } from './deps.js';
-import {
-  NO_ONE_TO_ASK,
-  PAUSED,
-  approvedCheck,
-  checkCall,
-  contextOf,
-  decide,
-  failedCheck,
-  declined,
-  deniedOutcome,
-  emitFinished,
-  idempotencyKey,
-  personCheck,
-  policyRefusal,
-  prepare,
-  requestApproval,
-  startedEvent,
-  verdictOf,
-} from './tool-batch.js';
+import { PAUSED, checkCall, contextOf, failedCheck, emitFinished, idempotencyKey, prepare, startedEvent } from './tool-batch.js';
+import { NO_ONE_TO_ASK, approvedCheck, decide, declined, deniedOutcome, personCheck, policyRefusal, requestApproval, verdictOf } from './approvals.js';
 import { crashPoint } from './crash-points.js';
 import { takeChildPaused } from './run-tree.js';
 

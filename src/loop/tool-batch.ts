@@ -5,14 +5,11 @@
  * just in the OS cache, before an `unsafe` one), and each `tool_finished` is durable before
  * the run goes on. Without a log nothing waits, and synchronous tools cost no promise.
  */
-import { createHash } from 'node:crypto';
 import type { RunEventBody } from '../events.js';
 import type { ToolCall } from '../model/types.js';
-import { canonicalJson } from './stop-rules.js';
-import { askConfirm } from '../tools/dispatch.js';
-import type { CheckedCall, DispatchOutcome, Tool } from '../tools/types.js';
-import { isRecord } from '../model/json.js';
-import type { Confirm, LoopDeps, Verdict } from './deps.js';
+import type { CheckedCall, DispatchOutcome } from '../tools/types.js';
+import type { Confirm, LoopDeps } from './deps.js';
+import { decide, deniedOutcome, NO_ONE_TO_ASK, personCheck, policyRefusal, requestApproval } from './approvals.js';
 import { crashPoint } from './crash-points.js';
 import { takeChildPaused, takeChildUsage } from './run-tree.js';
 import { handoffEventOf } from './handoff-tool.js';
@@ -50,100 +47,6 @@ const CHILD_PAUSED = Symbol('child paused');
 
 /** Returned instead of outcomes when the batch waits for a person's approval. */
 export const PAUSED = Symbol('paused');
-
-/** The hash a decision must match: the arguments shown to the person (and run), canonically. */
-export function hashArguments(args: Record<string, unknown>): string {
-  return createHash('sha256').update(canonicalJson(args)).digest('hex').slice(0, 32);
-}
-
-/** A refusal the model reads, for a call the policy or a person denied. */
-export function deniedOutcome(call: ToolCall, reason: string): DispatchOutcome {
-  return {
-    result: { role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: `permission denied for tool "${call.name}": ${reason}` }], isError: true },
-    terminate: false,
-    errorCode: 'tool_denied',
-    arguments: call.arguments,
-    durationMs: 0,
-  };
-}
-
-/** A policy's answer as a verdict; `allow` without a policy, and for unknown tools (the dispatcher answers those). */
-export function verdictOf(deps: LoopDeps, call: ToolCall): Verdict | Promise<Verdict> {
-  const tool = deps.toolOf(call.name);
-  if (!deps.approvalPolicy || !tool) return { decision: 'allow' };
-  let answer: unknown;
-  try {
-    answer = deps.approvalPolicy(call, tool);
-  } catch (error) {
-    return policyFailed(error);
-  }
-  // A plain JavaScript policy may be async: its promise is an answer too, never a pass.
-  if (answer instanceof Promise || (isRecord(answer) && typeof answer.then === 'function')) {
-    return Promise.resolve(answer).then(verdictFrom, policyFailed);
-  }
-  return verdictFrom(answer);
-}
-
-const DECISIONS = new Set(['allow', 'ask', 'deny']);
-const POLICY_SHAPE = "approvalPolicy must return 'allow', 'ask', 'deny' or { decision, rule?, reason? }";
-
-/** A policy's answer read strictly: anything but a valid decision fails closed (deny), saying what came back. */
-function verdictFrom(answer: unknown): Verdict {
-  if (typeof answer === 'string' && DECISIONS.has(answer)) return { decision: answer as Verdict['decision'] };
-  if (isRecord(answer) && typeof answer.decision === 'string' && DECISIONS.has(answer.decision)) {
-    const verdict: Verdict = { decision: answer.decision as Verdict['decision'] };
-    if (typeof answer.rule === 'string') verdict.rule = answer.rule;
-    if (typeof answer.reason === 'string') verdict.reason = answer.reason;
-    return verdict;
-  }
-  return { decision: 'deny', rule: 'invalid policy answer', reason: `the approval policy returned ${shown(answer)}, which is not a decision (${POLICY_SHAPE}); the call is refused` };
-}
-
-function policyFailed(error: unknown): Verdict {
-  const message = error instanceof Error ? error.message : shown(error);
-  return { decision: 'deny', rule: 'policy failed', reason: `the approval policy failed (${message}); the call is refused` };
-}
-
-function shown(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'function') return 'a function';
-  try {
-    const json = JSON.stringify(value);
-    return json.length > 80 ? `${json.slice(0, 77)}...` : json;
-  } catch {
-    return String(value);
-  }
-}
-
-/** Why the policy denied a call, as the model reads it (in a batch and on resume alike). */
-export function policyRefusal(verdict: Verdict): string {
-  return verdict.reason ?? `the permission policy does not allow it${verdict.rule ? ` (rule: ${verdict.rule})` : ''}`;
-}
-
-/** Why a call that needs a person was refused: there is no one to ask and nowhere to wait. */
-export const NO_ONE_TO_ASK = "it needs a person's approval, and this run has no store to pause in and no onConfirm hook to ask";
-
-/**
- * The policy's verdict on a call, recorded as `permission_decided` with the rule that made
- * it (in a batch and on resume alike; unknown tools are left to the dispatcher). The call
- * carries its checked arguments (see {@link checkCalls}); one whose arguments the
- * dispatcher refuses never reaches the policy: its dispatch answers with what is wrong.
- */
-export async function decide(deps: LoopDeps, step: number, call: ToolCall): Promise<Verdict> {
-  const verdict = await verdictOf(deps, call);
-  if (deps.toolOf(call.name)) {
-    deps.emit({
-      type: 'permission_decided',
-      step,
-      toolCallId: call.id,
-      name: call.name,
-      decision: verdict.decision,
-      ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
-      ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
-    });
-  }
-  return verdict;
-}
 
 /** What the dispatcher answered about each checked call (see {@link checkCalls}). */
 const CHECKED = new WeakMap<ToolCall, { answer: CheckedCall; differs: boolean }>();
@@ -207,61 +110,6 @@ type DispatchCtx = Parameters<LoopDeps['dispatch']>[1];
 
 /** The check of a gated call whose arguments failed before the policy saw them: should its dispatch get this far, it is refused. */
 const UNCHECKED: Confirm = () => ({ allow: false, reason: 'its arguments could not be checked before the permission decision' });
-
-/** Why a person's "no" refused a call, as the model reads it. */
-export function declined(reason: string | undefined): string {
-  return reason ? `a person declined it: ${reason}` : 'a person declined it';
-}
-
-/** Records that a call waits for a person's decision on `args` (the run pauses once the log has it). */
-export function requestApproval(deps: LoopDeps, step: number, call: ToolCall, args: Record<string, unknown>): void {
-  deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: args, argumentsHash: hashArguments(args) });
-}
-
-/**
- * Asks `hooks.onConfirm` about one call and the arguments that will run (validated,
- * patched by `beforeToolCall`), recording the question and the answer. A throwing hook, or
- * one that answers neither a boolean nor `{ allow }`, denies. An approval is durable before
- * the tool runs (a resume then knows that a call whose question was never answered never ran).
- */
-export async function askPerson(deps: LoopDeps, step: number, call: ToolCall, args: Record<string, unknown>, tool: Tool): Promise<{ allow: boolean; reason?: string }> {
-  const onConfirm = deps.hooks.onConfirm as NonNullable<LoopDeps['hooks']['onConfirm']>;
-  const hash = hashArguments(args);
-  deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: args, argumentsHash: hash });
-  const decision = await askConfirm(onConfirm, call, args, tool);
-  deps.emit({
-    type: 'approval_decided',
-    step,
-    toolCallId: call.id,
-    approved: decision.allow,
-    argumentsHash: hash,
-    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
-  });
-  if (decision.allow && deps.log) await deps.log.flush((tool.effect ?? 'unsafe') === 'unsafe' ? 'full' : 'normal');
-  return decision;
-}
-
-/** A person's check of one call as the dispatcher needs it: a "no" becomes the refusal the model reads. */
-export function personCheck(deps: LoopDeps, step: number, call: ToolCall): Confirm {
-  return async (args, tool) => {
-    const decision = await askPerson(deps, step, call, args, tool);
-    return decision.allow ? decision : { allow: false, reason: declined(decision.reason) };
-  };
-}
-
-/**
- * The check of a call a person already approved (on `rein approve`, or before a crash): it
- * runs only with the arguments whose hash was approved, never with others (a changed
- * `beforeToolCall`, say). Nothing to check for a decision recorded without a hash.
- */
-export function approvedCheck(expected: string | undefined): Confirm | undefined {
-  if (expected === undefined) return undefined;
-  return (args) => {
-    const hash = hashArguments(args);
-    if (hash === expected) return { allow: true };
-    return { allow: false, reason: `its arguments (hash ${hash}) are not the ones a person approved (hash ${expected}); call it again to be asked about these` };
-  };
-}
 
 /**
  * Validates a call and runs `beforeToolCall` without executing it: the arguments a person

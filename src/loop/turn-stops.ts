@@ -1,7 +1,7 @@
 /**
- * The stop rules asked after each tool batch, in their fixed order: done signal, terminate,
- * tool errors, no progress, the `shouldStopAfterTurn` hook; after a text answer that goes
- * on because a message is queued, only the hook. (Budget is asked last, by the loop, once
+ * The stop rules asked after each tool batch, in their fixed order ({@link STOP_RULES}):
+ * done signal, terminate, tool errors, no progress, then the `shouldStopAfterTurn` hook;
+ * after a text answer that goes on because a message is queued, only the hook. (Budget is asked last, by the loop, once
  * the turn's results are in the history; queued messages enter only when the run goes on.)
  */
 import { ReinError } from '../errors.js';
@@ -36,28 +36,51 @@ export interface TurnFacts {
 }
 
 /**
+ * A stop rule: a small named predicate over what a turn did, answering why the run stops,
+ * or nothing to go on. Rules may keep counts (the repeat tracker, the error breaker): each
+ * is asked only when every rule before it let the run go on, as DESIGN.md orders them.
+ */
+export type StopRule = (deps: LoopDeps, turn: TurnFacts) => Stop | undefined;
+
+/** `done_signal`: the final-answer tool of an output schema was called with valid arguments. */
+export const doneSignal: StopRule = (deps, { outcomes }) => {
+  if (!deps.finalAnswerTool) return undefined;
+  const done = outcomes.find((o) => o.result.toolName === deps.finalAnswerTool && !o.result.isError);
+  return done ? { reason: 'done_signal', output: done.arguments } : undefined;
+};
+
+/** `terminate`: every tool of the batch asked to stop (and none failed): no extra model call. */
+export const everyToolTerminates: StopRule = (_deps, { outcomes }) => {
+  for (const outcome of outcomes) if (!outcome.terminate || outcome.result.isError) return undefined;
+  return { reason: 'terminate' };
+};
+
+/** `tool_errors` under `stopOnToolError`: the first failing result stops the run. */
+export const firstToolError: StopRule = (deps, { outcomes }) => (deps.stopOnToolError && outcomes.some((o) => o.result.isError) ? { reason: 'tool_errors' } : undefined);
+
+/** `tool_errors`: the circuit breaker's count of failing results in a row reached its limit. */
+export const toolErrorStreak: StopRule = (_deps, { breaker, outcomes }) => (breaker.recordOutcomes(outcomes) ? { reason: 'tool_errors' } : undefined);
+
+/** `no_progress`: the same calls (tool and equal arguments), or a short cycle of them, again and again. */
+export const noProgress: StopRule = (_deps, { repeats, calls, outcomes }) => {
+  const stuck = repeats.recordTurn(calls.map((call, i) => ({ name: call.name, args: outcomes[i]?.arguments ?? call.arguments })));
+  return stuck === undefined ? undefined : { reason: 'no_progress', detail: stuck };
+};
+
+/** The rules asked after a tool batch, in their order; `shouldStopAfterTurn` is asked after them (it may be async). */
+export const STOP_RULES: readonly StopRule[] = [doneSignal, everyToolTerminates, firstToolError, toolErrorStreak, noProgress];
+
+/**
  * The first stop rule that holds after a tool batch, or `undefined` to go on. Synchronous
  * unless a `shouldStopAfterTurn` hook has to be asked.
  */
 export function checkStopRules(deps: LoopDeps, t: TurnFacts): Stop | undefined | Promise<Stop | undefined> {
-  const { outcomes } = t;
-  if (deps.finalAnswerTool) {
-    const done = outcomes.find((o) => o.result.toolName === deps.finalAnswerTool && !o.result.isError);
-    if (done) return { reason: 'done_signal', output: done.arguments };
+  for (const rule of STOP_RULES) {
+    const stop = rule(deps, t);
+    if (stop !== undefined) return stop;
   }
-  let allTerminate = true;
-  let anyError = false;
-  for (const outcome of outcomes) {
-    if (outcome.result.isError) anyError = true;
-    if (!outcome.terminate || outcome.result.isError) allTerminate = false;
-  }
-  if (allTerminate) return { reason: 'terminate' };
-  if (deps.stopOnToolError && anyError) return { reason: 'tool_errors' };
-  if (t.breaker.recordOutcomes(outcomes)) return { reason: 'tool_errors' };
-  const stuck = t.repeats.recordTurn(t.calls.map((call, i) => ({ name: call.name, args: outcomes[i]?.arguments ?? call.arguments })));
-  if (stuck !== undefined) return { reason: 'no_progress', detail: stuck };
   if (!deps.hooks.shouldStopAfterTurn) return undefined;
-  return askHook(deps, { step: t.step, assistant: t.assistant, toolResults: outcomes.map((o) => o.result), messages: t.messages, totals: t.totals });
+  return askHook(deps, { step: t.step, assistant: t.assistant, toolResults: t.outcomes.map((o) => o.result), messages: t.messages, totals: t.totals });
 }
 
 /**
