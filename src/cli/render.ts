@@ -115,6 +115,11 @@ export class HumanRenderer {
         break;
       case 'assistant_message':
         this.spinner.stop();
+        // What rein changed in how it asked (tools moved into the prompt), once the answer is final.
+        if (event.message.notes !== undefined) {
+          this.endTextLine();
+          for (const note of event.message.notes) this.note(this.yellow(`note: ${note}`));
+        }
         this.onAnswer(event.message);
         break;
       case 'tool_started':
