@@ -353,7 +353,7 @@ export function describeError(error: ErrorInfo, context: ErrorContext = {}): str
     bad_request:
       error.status === 413
         ? 'The request is larger than the server or a proxy in front of it accepts; shorten the task or raise its body size limit.'
-        : 'The server rejected the request. If it says the model does not support tools, run with --tool-calling prompt (the tools described in the prompt) or --no-tools.',
+        : 'The server rejected the request. If it says the model does not support tools, run with --no-tools, or with --tool-calling prompt to describe the tools in the prompt.',
     content_filter: "The provider's content filter refused the prompt; rephrase the task.",
   };
   // No hint for not_found: a model server's 404 already names the base URL to check, and a
