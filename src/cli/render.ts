@@ -115,6 +115,11 @@ export class HumanRenderer {
         break;
       case 'assistant_message':
         this.spinner.stop();
+        // What rein changed in how it asked (tools moved into the prompt), once the answer is final.
+        if (event.message.notes !== undefined) {
+          this.endTextLine();
+          for (const note of event.message.notes) this.note(this.yellow(`note: ${note}`));
+        }
         this.onAnswer(event.message);
         break;
       case 'tool_started':
@@ -348,7 +353,7 @@ export function describeError(error: ErrorInfo, context: ErrorContext = {}): str
     bad_request:
       error.status === 413
         ? 'The request is larger than the server or a proxy in front of it accepts; shorten the task or raise its body size limit.'
-        : 'The server rejected the request. If it says the model does not support tools, run with --no-tools.',
+        : 'The server rejected the request. If it says the model does not support tools, run with --no-tools, or with --tool-calling prompt to describe the tools in the prompt.',
     content_filter: "The provider's content filter refused the prompt; rephrase the task.",
   };
   // No hint for not_found: a model server's 404 already names the base URL to check, and a

@@ -113,7 +113,9 @@ describe('rein run', () => {
   it('a model without tool support: the hint says --no-tools, and --no-tools sends none', async () => {
     const body = { error: { message: 'registry.ollama.ai/library/gemma:2b does not support tools', type: 'api_error', param: null, code: null } };
     const s = await server([{ fault: { type: 'status', status: 400, body } }, { text: 'Plain answer.' }]);
-    const refused = await rein(['run', '--base-url', s.url, 'hi'], { env: cleanEnv() });
+    // Native tool calling asked for: the refusal is not answered by moving the tools into
+    // the prompt (which is what happens without the flag: test/cli/tool-calling.test.ts).
+    const refused = await rein(['run', '--tool-calling', 'native', '--base-url', s.url, 'hi'], { env: cleanEnv() });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/does not support tools/);
     expect(refused.stderr).toMatch(/--no-tools/);
