@@ -50,12 +50,15 @@ async function childSpans(store: RunStore, rootRunId: string, rootSpans: SpanRec
     const events = await store.loadEvents(record.id);
     const started = events[0]?.type === 'run_started' ? events[0] : undefined;
     const spans = spansOf(events);
-    // The tool call of the parent that ran this child: its last span of that call id.
+    // Each attempt of the child goes under the parent's span of the call that ran it then
+    // (a resumed parent runs the call again, and the child with it), else the call's last span.
     const parentSpans = byRun.get(record.parentRunId ?? '') ?? [];
-    const call = parentSpans.filter((s) => s.attributes['gen_ai.tool.call.id'] === started?.parentToolCallId).at(-1);
+    const calls = parentSpans.filter((s) => s.attributes['gen_ai.tool.call.id'] === started?.parentToolCallId);
     for (const span of spans) {
       if (traceId !== undefined) span.traceId = traceId;
-      if (span.parentSpanId === undefined && call) span.parentSpanId = call.spanId;
+      if (span.attributes['gen_ai.operation.name'] !== 'invoke_agent' || calls.length === 0) continue;
+      const during = calls.find((c) => c.startTime <= span.startTime && span.startTime <= c.endTime) ?? calls.at(-1);
+      if (during) span.parentSpanId = during.spanId;
     }
     byRun.set(record.id, spans);
     out.push({
