@@ -22,6 +22,7 @@ export { DEFAULT_MAX_DEPTH } from './loop/run-tree.js';
 export type { RunParent } from './loop/run-tree.js';
 export { runsOfTree, waitingInTree } from './loop/tree-approval.js';
 export type { WaitingCall } from './loop/tree-approval.js';
+export { eventsOfTree } from './loop/tree-log.js';
 
 export { ReinError, toReinError } from './errors.js';
 export type { ErrorCode, ErrorInfo, ErrorKind, ReinErrorOptions } from './errors.js';

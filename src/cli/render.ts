@@ -77,6 +77,11 @@ export class HumanRenderer {
   }
 
   onEvent(event: RunEvent): void {
+    // A sub-agent's events (issue 23): notes on stderr, indented by depth; its answer is not the run's.
+    if (event.depth !== undefined && event.depth > 0) {
+      this.onChildEvent(event, event.depth);
+      return;
+    }
     switch (event.type) {
       case 'run_started':
         this.provider = event.model.provider;
@@ -166,6 +171,11 @@ export class HumanRenderer {
         this.note(this.yellow(`↻ retry ${event.attempt} in ${formatMs(event.delayMs)}: ${event.error.code}: ${event.error.message}`));
         this.discardAttempt();
         break;
+      case 'handoff':
+        this.spinner.stop();
+        this.endTextLine();
+        this.note(this.cyan('⇄'), ` handed to ${event.to} · ${event.model.provider}/${event.model.id}`);
+        break;
       case 'message_injected':
         this.note(this.dim(`↳ ${event.kind === 'steer' ? 'steering' : 'follow-up'}: ${userText(event.message.content)}`));
         break;
@@ -175,6 +185,59 @@ export class HumanRenderer {
       case 'run_finished':
         this.spinner.stop();
         this.endTextLine();
+        break;
+      default:
+        break;
+    }
+  }
+
+  /**
+   * One event of a sub-agent's run, as a line indented by its depth: its start, its tool
+   * calls and their results, its answers and its end. Deltas only move the spinner.
+   */
+  private onChildEvent(event: RunEvent, depth: number): void {
+    const pad = '  '.repeat(depth);
+    const line = (...parts: NotePart[]): void => {
+      this.spinner.stop();
+      this.endTextLine();
+      this.note(this.dim(`${pad}┊ `), ...parts);
+    };
+    switch (event.type) {
+      case 'run_started':
+        line(this.cyan('↳'), ` sub-agent ${event.agent ?? ''} · ${event.model.provider}/${event.model.id} · ${event.runId}`);
+        break;
+      case 'run_resumed':
+        line(this.dim(`↻ sub-agent ${event.runId} resumed (${event.from})`));
+        break;
+      case 'tool_started':
+        line(this.cyan('→'), ` ${event.name} ${shorten(JSON.stringify(event.arguments), 160)}`);
+        break;
+      case 'tool_finished': {
+        const mark = event.outcome === 'unknown' ? this.yellow('?') : event.result.isError ? this.red('✗') : this.green('←');
+        line('  ', mark, ` ${shorten(resultText(event.result), this.options.resultChars ?? 120)}`);
+        break;
+      }
+      case 'assistant_message': {
+        const text = event.message.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+        if (text) line(this.dim(shorten(text.replace(/\s+/g, ' '), 160)));
+        break;
+      }
+      case 'approval_requested':
+        if (event.argumentsHash !== undefined) line(this.yellow(`⏸ ${event.name} waits for approval (rein approve <root run> --call ${event.toolCallId})`));
+        break;
+      case 'permission_decided':
+        if (event.decision === 'deny') line(this.yellow(`⊘ ${event.name} refused by the permission policy${event.rule ? ` (${event.rule})` : ''}`));
+        break;
+      case 'handoff':
+        line(this.cyan('⇄'), ` handed to ${event.to}`);
+        break;
+      case 'run_finished': {
+        const ok = event.status === 'done';
+        line(ok ? this.green('✓') : this.red('■'), ` sub-agent ${event.status} (${event.reason}) · ${event.result.totals.usage.total} tokens`);
+        break;
+      }
+      case 'model_request':
+        this.spinner.start(`sub-agent ${event.runId}: waiting for the model…`);
         break;
       default:
         break;

@@ -218,7 +218,7 @@ export class RunService {
       unsubscribeFirst();
       resolveFirst(event);
     });
-    const endDrive = this.feeds.drive(runId, (onDelta) => handle.subscribe((event) => DELTA_EVENT_TYPES.has(event.type) && onDelta(event)));
+    const endDrive = this.feeds.drive(runId, (onDelta) => handle.subscribe((event) => DELTA_EVENT_TYPES.has(event.type) && event.depth === undefined && onDelta(event)));
     const settled = Promise.resolve(handle).then(
       (result) => {
         // A run that could not start emits its run_finished only if someone listened: the result says it too.

@@ -86,7 +86,7 @@ describe('agent files', () => {
     expect(at('j.md')[0]).toMatchObject({ field: 'outputSchema', message: expect.stringMatching(/is not a valid JSON Schema/) });
     expect(at('k.md')[0]).toMatchObject({ field: undefined, message: expect.stringMatching(/no front matter/) });
     expect(at('l.md')[0]).toMatchObject({ message: expect.stringMatching(/invalid YAML in the front matter/) });
-    expect(at('ok.md')).toEqual([{ field: 'tool', message: 'unknown field, ignored (did you mean tools?): an agent file takes name, description, model, baseUrl, tools, mode, limits, outputSchema', severity: 'warning' }]);
+    expect(at('ok.md')).toEqual([{ field: 'tool', message: 'unknown field, ignored (did you mean tools?): an agent file takes name, description, model, baseUrl, tools, mode, limits, outputSchema, agents, inputSchema', severity: 'warning' }]);
   });
 
   it("the project's agent wins over the user's of the same name; a user file may choose yolo", async () => {
@@ -98,6 +98,27 @@ describe('agent files', () => {
     expect(items.map((a) => `${a.name}:${a.description}`)).toEqual(['dup:Project.', 'free:Mine.']);
     expect(items[1]!.mode).toBe('yolo');
     expect(diagnostics).toEqual([{ file: join(home, '.rein/agents/dup.md'), message: expect.stringMatching(/already defined by .*project.*takes precedence/), severity: 'warning' }]);
+  });
+
+  it('sub-agents: agents lists other agents by name, inputSchema is an object schema; mistakes name the field', async () => {
+    const { root, home } = await layout({
+      'lead.md': file('name: lead\ndescription: Leads.\nmodel: openai/m\nagents: [reviewer, researcher]'),
+      'reviewer.md': file('name: reviewer\ndescription: Reviews.\nmodel: openai/m\ninputSchema: { type: object, properties: { diff: { type: string } }, required: [diff] }'),
+      'm.md': file('name: m\ndescription: x\nmodel: openai/m\nagents: reviewer'),
+      'n.md': file('name: n\ndescription: x\nmodel: openai/m\nagents: [n]'),
+      'o.md': file('name: o\ndescription: x\nmodel: openai/m\nagents: [Bad_Name]'),
+      'p.md': file('name: p\ndescription: x\nmodel: openai/m\ninputSchema: { type: string }'),
+      'q.md': file('name: q\ndescription: x\nmodel: openai/m\nagents: [a, a]'),
+    });
+    const { items, diagnostics } = await loadAgents({ root, home });
+    expect(items.find((a) => a.name === 'lead')?.agents).toEqual(['reviewer', 'researcher']);
+    expect(items.find((a) => a.name === 'reviewer')?.inputSchema).toEqual({ type: 'object', properties: { diff: { type: 'string' } }, required: ['diff'] });
+    const at = (name: string) => diagnostics.filter((d) => d.file === join(root, '.rein/agents', name)).map((d) => ({ field: d.field, message: d.message }));
+    expect(at('m.md')).toEqual([{ field: 'agents', message: expect.stringMatching(/must be a list of agent names, e.g. \[reviewer, researcher\]; got string "reviewer"/) }]);
+    expect(at('n.md')).toEqual([{ field: 'agents', message: expect.stringMatching(/"n" is this agent itself/) }]);
+    expect(at('o.md')).toEqual([{ field: 'agents', message: expect.stringMatching(/the name of an agent file .*got string "Bad_Name"/) }]);
+    expect(at('p.md')).toEqual([{ field: 'inputSchema', message: expect.stringMatching(/must be a JSON Schema of an object/) }]);
+    expect(at('q.md')).toEqual([{ field: 'agents', message: '"a" is listed twice' }]);
   });
 
   it('no agents folder is no agents and no diagnostic', async () => {

@@ -3,6 +3,7 @@
  * continues the run (with the agent it was started with, as `rein resume` rebuilds it).
  */
 import { ReinError } from '../../errors.js';
+import { eventsOfTree } from '../../loop/tree-log.js';
 import type { RunRecord } from '../../store/types.js';
 import { EXIT, type Command } from '../io.js';
 import { parseCommandLine, runIdOf } from '../flags.js';
@@ -56,7 +57,7 @@ export const command: Command = {
           ...(values.call === undefined ? {} : { toolCallId: values.call }),
           ...(values.force ? { force: true } : {}),
         });
-        return exitCodeOf(await renderRun(handle, io, false, { provider: agent.model.provider }, () => store.loadEvents(runId)));
+        return exitCodeOf(await renderRun(handle, io, false, { provider: agent.model.provider }, () => eventsOfTree(store, runId)));
       });
     } catch (error) {
       return reportSetupError(error, io, false);

@@ -4,6 +4,7 @@
  * CLI's). Completed tool calls never run again.
  */
 import { ReinError } from '../../errors.js';
+import { eventsOfTree } from '../../loop/tree-log.js';
 import { Agent } from '../../loop/agent.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { exitCodeOf, renderRun, reportSetupError } from './run.js';
@@ -157,7 +158,7 @@ export const command: Command = {
       const runId = runIdOf(positionals, 'resume');
       return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkResumable }, io, async (agent, store) => {
         const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
-        return exitCodeOf(await renderRun(handle, io, json, { provider: agent.model.provider }, () => store.loadEvents(runId)));
+        return exitCodeOf(await renderRun(handle, io, json, { provider: agent.model.provider }, () => eventsOfTree(store, runId)));
       });
     } catch (error) {
       return reportSetupError(error, io, json);

@@ -10,7 +10,8 @@ import { openStoreFor } from './store-command.js';
 const usage = `rein runs [--status done|stopped|failed|aborted|paused|running] [--limit N] [--json] [--store <path|url>]
 
 Lists the most recent runs in the store, newest first: id, status, reason, steps, tokens,
-cost and age.`;
+cost and age. A sub-agent's run is listed under its parent, indented (a tree of runs);
+--json prints each record, with its parentRunId.`;
 
 const STATUSES = ['done', 'stopped', 'failed', 'aborted', 'paused', 'running'];
 
@@ -50,10 +51,28 @@ export const command: Command = {
   },
 };
 
+/** The runs as trees: each root (newest first), then its descendants under it, oldest first, with their depth. */
+function asTrees(runs: RunRecord[]): Array<{ run: RunRecord; depth: number }> {
+  const ids = new Set(runs.map((r) => r.id));
+  const children = new Map<string, RunRecord[]>();
+  for (const run of runs) {
+    if (run.parentRunId === undefined || !ids.has(run.parentRunId)) continue;
+    children.set(run.parentRunId, [...(children.get(run.parentRunId) ?? []), run]);
+  }
+  const out: Array<{ run: RunRecord; depth: number }> = [];
+  const visit = (run: RunRecord, depth: number): void => {
+    out.push({ run, depth });
+    for (const child of (children.get(run.id) ?? []).sort((a, b) => a.createdAt - b.createdAt)) visit(child, Math.max(depth, 0) + 1);
+  };
+  // A run whose parent is not in the list (older, or filtered out) stands on its own, marked.
+  for (const run of runs) if (run.parentRunId === undefined || !ids.has(run.parentRunId)) visit(run, run.parentRunId === undefined ? 0 : -1);
+  return out;
+}
+
 function table(runs: RunRecord[], now: number): string {
   if (runs.length === 0) return 'no runs yet\n';
-  const rows = runs.map((r) => [
-    r.id,
+  const rows = asTrees(runs).map(({ run: r, depth }) => [
+    depth === 0 ? r.id : depth < 0 ? `↳ ${r.id}` : `${'  '.repeat(depth - 1)}└ ${r.id}`,
     r.status,
     r.reason ?? '',
     String(r.totals?.steps ?? ''),

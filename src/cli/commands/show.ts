@@ -10,6 +10,7 @@ import { parseCommandLine, runIdOf } from '../flags.js';
 import { HumanRenderer, formatMs } from '../render.js';
 import { announceWaiting, reportSetupError, WaitingCalls } from './run.js';
 import { findRun, openStoreFor } from './store-command.js';
+import { eventsOfTree } from '../../loop/tree-log.js';
 
 /**
  * Renders stored events the way the live run looked: for a run that ended paused, with the
@@ -20,11 +21,11 @@ export function renderLog(events: readonly RunEvent[], io: CliIO): void {
   let finished: Extract<RunEvent, { type: 'run_finished' }> | undefined;
   for (const event of events) {
     renderer.onEvent(event);
-    if (event.type === 'run_finished') finished = event;
+    if (event.type === 'run_finished' && !event.depth) finished = event;
   }
   renderer.close();
   if (!finished) return;
-  renderer.summary({ ...finished.result, messages: messagesFromEvents(events) } as RunResult);
+  renderer.summary({ ...finished.result, messages: messagesFromEvents(events.filter((e) => !e.depth)) } as RunResult);
   // The last end of the log is where the run stands (a resumed run has one per process).
   if (finished.status === 'paused') announceWaiting(WaitingCalls.of(events), finished.runId, io);
 }
@@ -32,8 +33,8 @@ export function renderLog(events: readonly RunEvent[], io: CliIO): void {
 function makeCommand(name: 'show' | 'replay'): Command {
   const usage =
     name === 'show'
-      ? `rein show <run> [--json] [--store <path|url>]\n\nShows a stored run: its record, then its log as \`rein run\` showed it; --json prints its events, one per line.`
-      : `rein replay <run> [--store <path|url>]\n\nRenders a stored run from its log exactly as \`rein run\` showed it live.`;
+      ? `rein show <run> [--json] [--store <path|url>]\n\nShows a stored run: its record, then its log as \`rein run\` showed it; --json prints its events, one per line.\nThe events of its sub-agents' runs follow, indented (with their depth under --json).`
+      : `rein replay <run> [--store <path|url>]\n\nRenders a stored run from its log exactly as \`rein run\` showed it live, its sub-agents' runs indented.`;
   return {
     description: name === 'show' ? 'show a stored run' : 'render a stored run as it ran',
     usage,
@@ -46,7 +47,8 @@ function makeCommand(name: 'show' | 'replay'): Command {
         const store = await openStoreFor(values.store, io);
         try {
           const run = await findRun(store, runId);
-          const events = await store.loadEvents(runId);
+          // A run with sub-agents is shown with theirs, indented (issue 23).
+          const events = await eventsOfTree(store, runId);
           if (values.json && name === 'show') {
             for (const event of events) io.stdout.write(`${JSON.stringify(event)}\n`);
             return EXIT.ok;
