@@ -51,6 +51,13 @@ describe('the package', () => {
     expect(pkg.main).toBe((pkg.exports['.'] as { import: string }).import);
   });
 
+  it('has these entry points, each bundled from its source entry point', () => {
+    expect(entries.map((e) => e.subpath)).toEqual(['.', './testing', './store', './mcp', './skills', './memory', './permissions', './workspace', './advanced', './project', './trace']);
+    const bundled = readFileSync(join(root, 'scripts/bundle.mjs'), 'utf8');
+    expect(bundled).toContain("advanced: 'src/advanced.ts'");
+    expect(bundled).toContain("project: 'src/project/index.ts'");
+  });
+
   it('holds each source module once, so a class is the same class from every entry point', () => {
     const maps = readdirSync(bundle, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js.map'));
     const owner = new Map<string, string>();
