@@ -56,6 +56,9 @@ export const command: Command = {
       const parsed = parseCommandLine(argv, io, usage, FLAGS, { positionals: false });
       if (!parsed) return EXIT.ok;
       const { fixture, ...scripted } = parsed.values;
+      if (fixture === undefined && scripted['script-module'] === undefined && scripted.script === undefined) {
+        throw new ReinError('config', 'fatal', 'no script given: --script-module <file.mjs> (its default export: a list of turns or a function), --script <file.json> (a list of turns), or --fixture <file> (a run recorded with rein run --record)');
+      }
       const server = fixture === undefined ? await startScriptedServerFromFlags(scripted) : await playback(fixture, scripted, io);
       try {
         io.stdout.write(urlLine(server));
