@@ -45,6 +45,8 @@ export interface TreeNode {
   totals: RunTotals | undefined;
   /** The text of the run's task, handed to its children as context. */
   task: string;
+  /** Whether the run is logged to a store (only then can it pause for a child). */
+  durable: boolean;
   /** Hands an event of a descendant to the run's listeners (never to its log). */
   deliver: (event: RunEvent) => void;
 }
