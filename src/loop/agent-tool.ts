@@ -106,6 +106,14 @@ async function callSubAgent(agent: SubAgent, options: AgentToolOptions, maxDepth
       forward?.();
     }
   }
+  if (result.status === 'paused' && parent && !parent.durable) {
+    // The child waits in its store, but this run has none to wait in: it cannot pause with it.
+    return {
+      content: `sub-agent "${options.name}" (run ${result.runId}) waits for a person's approval, and this run has no store to pause in: give the parent agent the child's store, or decide the child's call with agent.approve("${result.runId}")`,
+      isError: true,
+      details: summary(result),
+    };
+  }
   if (result.status === 'paused') {
     noteChildPaused(ctx.runId, ctx.toolCallId);
     return { content: `sub-agent "${options.name}" (run ${result.runId}) waits for a person's approval`, details: summary(result) };

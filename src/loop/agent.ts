@@ -404,6 +404,7 @@ export class Agent<S = unknown> {
       limits: cappedLimits(this.limits, parent?.limits),
       totals: undefined,
       task: '',
+      durable: false,
       deliver: (event) => handle.deliver(event),
     };
     const unregister = registerRun(node);
@@ -473,6 +474,7 @@ export class Agent<S = unknown> {
         if (prepared.log) {
           log = prepared.log;
           deps.log = prepared.log;
+          node.durable = true;
         }
         const outcome = await runLoop(deps, prepared.start);
         return log ? closeLog(this.store as RunStore, log, outcome) : outcome;

@@ -87,6 +87,8 @@ export function handoffTargetOf(tool: Tool): HandoffTarget | undefined {
  * sees both or neither. The loop switches agents after the batch ({@link takeHandoff}).
  */
 export function handoffEventOf(runId: string, toolCallId: string, step: number, from: string | undefined): Extract<RunEvent, { type: 'handoff' }> | undefined {
+  // Asked for every tool call: nothing to look up (and no key to build) without a handoff.
+  if (requested.size === 0) return undefined;
   const key = callKey(runId, toolCallId);
   const target = requested.get(key);
   if (target === undefined) return undefined;
@@ -105,6 +107,7 @@ export function handoffEventOf(runId: string, toolCallId: string, step: number, 
 
 /** The last handoff logged by the batch of `runId` (once: it is taken). */
 export function takeHandoff(runId: string): { toolCallId: string; target: HandoffTarget } | undefined {
+  if (logged.size === 0) return undefined;
   const next = logged.get(runId);
   if (next) logged.delete(runId);
   return next;

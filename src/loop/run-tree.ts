@@ -45,6 +45,8 @@ export interface TreeNode {
   totals: RunTotals | undefined;
   /** The text of the run's task, handed to its children as context. */
   task: string;
+  /** Whether the run is logged to a store (only then can it pause for a child). */
+  durable: boolean;
   /** Hands an event of a descendant to the run's listeners (never to its log). */
   deliver: (event: RunEvent) => void;
 }
@@ -75,6 +77,8 @@ export function noteChildUsage(runId: string, toolCallId: string, usage: Usage):
 
 /** The usage a child spent for this call (once: it is taken). */
 export function takeChildUsage(runId: string, toolCallId: string): Usage | undefined {
+  // Asked for every tool call: nothing to look up (and no key to build) without a sub-agent.
+  if (usageOfCalls.size === 0) return undefined;
   const key = callKey(runId, toolCallId);
   const usage = usageOfCalls.get(key);
   if (usage !== undefined) usageOfCalls.delete(key);
@@ -88,6 +92,7 @@ export function noteChildPaused(runId: string, toolCallId: string): void {
 
 /** Whether this call's child paused (once: the mark is taken). */
 export function takeChildPaused(runId: string, toolCallId: string): boolean {
+  if (pausedCalls.size === 0) return false;
   return pausedCalls.delete(callKey(runId, toolCallId));
 }
 

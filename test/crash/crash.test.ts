@@ -11,6 +11,7 @@ import { startScriptedServer, type ScriptTurn, type ScriptedServer } from '../..
 import type { Message } from '../../src/model/types.js';
 import type { SqliteDriverName } from '../../src/store/sqlite-driver.js';
 import { drivers } from '../store/sqlite-drivers.js';
+import { treeCrashTest } from './tree-scenarios.js';
 import { callIds, checkApprovals, checkLog, openCalls, reapChildren, runChild, snapshot, transcript, type ChildResult, type Step } from './harness.js';
 
 const seed = Number(process.env.REIN_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -401,5 +402,8 @@ for (const driver of drivers) {
       const twin = await twinOnce(driver);
       await scenario(driver, 1000, [{ crashAt: `after-append:${twin.appends}` }], twin);
     });
+
+    // A parent with a sub-agent, killed at random points (tree-scenarios.ts).
+    treeCrashTest(driver);
   });
 }

@@ -13,7 +13,7 @@ afterEach(async () => {
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
 const retry = { baseDelayMs: 5, maxDelayMs: 50, jitter: false };
 
-async function build(store: MemoryRunStore, runs: string[]) {
+async function build(store: MemoryRunStore, runs: string[], parentStored = true) {
   const server = await startScriptedServer({
     script: (request) => {
       const turn = request.messages.filter((m) => m.role === 'assistant').length;
@@ -48,7 +48,7 @@ async function build(store: MemoryRunStore, runs: string[]) {
     },
   });
   const deployer = new Agent({ name: 'deployer', model: server.model('deployer'), store, retry, tools: [deploy], approvalPolicy: (call) => (call.name === 'deploy' ? 'ask' : 'allow') });
-  const lead = new Agent({ name: 'lead', model: server.model('lead'), store, retry, tools: [agentTool(deployer, { name: 'deployer', description: 'Deploys.' }), note] });
+  const lead = new Agent({ name: 'lead', model: server.model('lead'), ...(parentStored ? { store } : {}), retry, tools: [agentTool(deployer, { name: 'deployer', description: 'Deploys.' }), note] });
   return lead;
 }
 
@@ -87,6 +87,18 @@ describe('an approval inside a sub-agent', () => {
     const finished = parentLog.filter((e) => e.type === 'tool_finished');
     expect(finished.map((e) => (e.type === 'tool_finished' ? e.name : ''))).toEqual(['note', 'deployer']);
     expect(done.totals.usage.total).toBe(4 * 15);
+  });
+
+  it('a parent without a store cannot pause with its child: the call is an error saying so, and the child waits in its store', async () => {
+    const store = new MemoryRunStore();
+    const runs: string[] = [];
+    const lead = await build(store, runs, false);
+    const result = await lead.run('ship it');
+    expect(result.status).toBe('done');
+    expect(result.text).toMatch(/^lead done: sub-agent "deployer" \(run run_[\w.]+\) waits for a person's approval, and this run has no store to pause in/);
+    const [child] = await store.listRuns();
+    expect(child?.status).toBe('paused');
+    expect(runs).toEqual(['note started']);
   });
 
   it('a denial from the root reaches the child’s model as a refusal', async () => {

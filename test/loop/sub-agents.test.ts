@@ -192,6 +192,34 @@ describe('sub-agents (agentTool)', () => {
     expect(events.filter((e) => e.type === 'run_started')).toHaveLength(2);
   });
 
+  it('a child with an output schema answers with its validated output; the parent’s remaining tokens and time cap the child', async () => {
+    const server = await tree((request, turn) => {
+      if (request.model === 'lead') {
+        if (turn === 0) return { toolCalls: [{ name: 'grader', arguments: { task: 'grade it' } }], usage };
+        const tool = request.messages.find((m) => m.role === 'tool');
+        return { text: tool?.role === 'tool' ? tool.content : '', usage };
+      }
+      return { toolCalls: [{ name: 'final_answer', arguments: { grade: 'A', score: '9' } }], usage };
+    });
+    const grader = new Agent({
+      name: 'grader',
+      model: server.model('grader'),
+      retry,
+      outputSchema: { type: 'object', properties: { grade: { type: 'string' }, score: { type: 'integer' } }, required: ['grade', 'score'] },
+      limits: { maxTokens: 100_000 },
+    });
+    const lead = new Agent({ model: server.model('lead'), retry, limits: { maxTokens: 1000, timeoutMs: 60_000 }, tools: [agentTool(grader, { name: 'grader', description: 'Grades.' })] });
+    const { events, result } = await collect(lead.run('grade the essay'));
+    // The score came as a string and was coerced by the child's schema.
+    expect(result).toMatchObject({ status: 'done', text: '{"grade":"A","score":9}' });
+    const child = events.find((e) => e.type === 'run_started' && e.depth === 1);
+    if (child?.type !== 'run_started') throw new Error('no child run');
+    // The parent had spent 120 of its 1000 tokens when it called the child.
+    expect(child.limits.maxTokens).toBe(880);
+    expect(child.limits.timeoutMs).toBeGreaterThan(50_000);
+    expect(child.limits.timeoutMs).toBeLessThanOrEqual(60_000);
+  });
+
   it('aborting the parent aborts its child', async () => {
     const gate = gateTool('wait');
     const server = await tree((request, turn) => {

@@ -3,16 +3,16 @@
 // of the tree holds the crash test's invariants after every kill and at the end, no call
 // whose end was durable (of the lead or of the child) runs again, the child is resumed
 // from its own log, and the tree ends like its crash-free twin. Runs the built code (dist/).
-// Seeded: REIN_CRASH_SEED=<seed> replays the same kills.
+// Seeded: REIN_CRASH_SEED=<seed> replays the same kills. Registered by crash.test.ts, so
+// the two crash tests run one after the other, never competing for the machine.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptRequest, type ScriptTurn, type ScriptedServer } from '../../src/model/scripted/index.js';
 import type { Message } from '../../src/model/types.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { SqliteDriverName } from '../../src/store/sqlite-driver.js';
-import { drivers } from '../store/sqlite-drivers.js';
 import { callIds, checkLog, openCalls, reapChildren, runChild, snapshot, transcript, type Calls, type Snapshot, type Step } from './harness.js';
 
 const seed = Number(process.env.REIN_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -99,6 +99,8 @@ interface Outcome {
   inChild: number;
   rootTranscript: Message[];
   childText: string;
+  /** How long the process that finished the tree took, from `ready`. */
+  ms: number;
 }
 
 async function treeScenario(driver: SqliteDriverName, index: number, steps: Step[], twin: Outcome | undefined): Promise<Outcome> {
@@ -114,12 +116,14 @@ async function treeScenario(driver: SqliteDriverName, index: number, steps: Step
   const cutOff = new Set<string>();
   // The events of the child once the lead's worker call had ended: the child never runs again.
   let childAtEnd: { id: string; events: number } | undefined;
+  let ms = 0;
   for (let p = 0; ; p++) {
     expect(p, `${label} did not finish within ${steps.length + 3} processes`).toBeLessThan(steps.length + 3);
     const step = steps[p] ?? {};
     const exit = await runChild({ mode, db, runId: rootId, model: server.model(), leadModel: server.model('lead'), driver }, step);
     if (!exit.killed) {
       expect(exit.result, `${label}: the tree's result`).toMatchObject({ status: 'done', reason: 'final_answer' });
+      ms = exit.result?.ms ?? 0;
       break;
     }
     kills++;
@@ -190,12 +194,13 @@ async function treeScenario(driver: SqliteDriverName, index: number, steps: Step
     expect(childText).toBe(twin.childText);
   }
   for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
-  return { kills, inChild, rootTranscript, childText };
+  return { kills, inChild, rootTranscript, childText, ms };
 }
 
-for (const driver of drivers) {
-  describe(`a tree of runs on ${driver}`, () => {
-    it('killed at random points (at least 30 kills) and resumed from the root, every run of the tree holds the invariants and ends like its twin', { timeout: 180_000 }, async () => {
+/** The tree crash test on `driver`, inside the caller's describe. */
+export function treeCrashTest(driver: SqliteDriverName): void {
+  {
+    it('a tree of runs (a lead with a sub-agent) killed at random points (at least 30 kills) and resumed from the root: every run of the tree holds the invariants and the tree ends like its twin', { timeout: 180_000 }, async () => {
       const began = Date.now();
       let kills = 0;
       let inChild = 0;
@@ -203,21 +208,21 @@ for (const driver of drivers) {
       try {
         const twin = await treeScenario(driver, 0, [], undefined);
         expect(twin.kills).toBe(0);
-        // Measured once: how long the crash-free tree takes from `ready`, to aim the random kills.
-        const t0 = Date.now();
-        await treeScenario(driver, 1, [], twin);
-        const ms = Date.now() - t0;
-        const at = (): Step => ({ killAfterMs: Math.floor(random() * ms * 0.9) });
+        // The crash-free tree's time from `ready` aims the random kills over the whole run.
+        const at = (): Step => ({ killAfterMs: Math.floor(random() * twin.ms) });
         const queue: Step[][] = [];
-        for (let i = 0; i < 60; i++) queue.push(i % 3 === 2 ? [at(), at()] : [at()]);
-        // Named points inside the child's batches and at the lead's writes, by hit.
-        for (let hit = 1; hit <= 10; hit++) queue.push([{ crashAt: `after-tool-finished:${hit}` }], [{ crashAt: `before-tool-execute:${hit}` }]);
-        for (let hit = 1; hit <= 12; hit += 2) queue.push([{ crashAt: `after-append:${hit}` }], [{ crashAt: `inside-append:${hit}` }]);
+        for (let i = 0; i < 24; i++) queue.push(i % 3 === 2 ? [at(), at()] : [at()]);
+        // Named points by hit: the tools' effects and ends (8 of the child's 10 calls, the
+        // lead's 2), and the appends of both runs (one process counts them all).
+        for (let hit = 1; hit <= 10; hit++) queue.push([{ crashAt: `after-tool-effect:${hit}` }], [{ crashAt: `after-tool-finished:${hit}` }], [{ crashAt: `before-tool-execute:${hit}` }]);
+        for (let hit = 1; hit <= 16; hit += 3) queue.push([{ crashAt: `after-append:${hit}` }], [{ crashAt: `inside-append:${hit}` }]);
+        // A resume killed while it resolves what the first process left open, in the child.
+        for (let hit = 1; hit <= 4; hit++) queue.push([{ crashAt: `after-tool-effect:${hit}` }, { crashAt: 'before-resume-call:1' }]);
         for (let i = queue.length - 1; i > 0; i--) {
           const j = Math.floor(random() * (i + 1));
           [queue[i], queue[j]] = [queue[j] as Step[], queue[i] as Step[]];
         }
-        let index = 2;
+        let index = 1;
         let failed = false;
         const worker = async (): Promise<void> => {
           for (let steps = queue.shift(); steps && !failed; steps = queue.shift()) {
@@ -245,5 +250,5 @@ for (const driver of drivers) {
       expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
       expect(inChild, 'kills while the child worked').toBeGreaterThanOrEqual(10);
     });
-  });
+  }
 }
