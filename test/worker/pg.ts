@@ -38,3 +38,21 @@ export async function query<T extends pg.QueryResultRow>(text: string, values: u
     await client.end();
   }
 }
+
+const databases: string[] = [];
+
+/** A database of its own (for the CLI, whose store is in the default schema); its URL. */
+export async function freshDatabase(tag: string): Promise<string> {
+  const name = `rein_w_${tag}_${process.pid}_${databases.length + 1}`;
+  databases.push(name);
+  await query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await query(`CREATE DATABASE "${name}"`);
+  const at = new URL(url);
+  at.pathname = `/${name}`;
+  return at.href;
+}
+
+/** Drops every database `freshDatabase` made (closing what still connects to it). */
+export async function dropDatabases(): Promise<void> {
+  for (const name of databases.splice(0)) await query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+}
