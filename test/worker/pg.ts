@@ -29,8 +29,8 @@ export async function dropSchemas(): Promise<void> {
 }
 
 /** One query on a short-lived client. */
-export async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
+export async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = [], on = url): Promise<T[]> {
+  const client = new pg.Client({ connectionString: on });
   await client.connect();
   try {
     return (await client.query<T>(text, values)).rows;
