@@ -26,6 +26,7 @@ const ENTRIES = {
   permissions: 'src/permissions/index.ts',
   workspace: 'src/workspace/index.ts',
   trace: 'src/trace/index.ts',
+  worker: 'src/worker/index.ts',
   cli: 'src/cli/main.ts',
 };
 
