@@ -19,7 +19,7 @@ let store: PostgresStore;
 function answer(request: { messages: Array<{ role: string; content?: unknown }> }): ScriptTurn {
   const tag = String(request.messages.find((m) => m.role === 'user')?.content ?? '').replace(/[^a-z0-9-]/gi, '');
   const turn = request.messages.filter((m) => m.role === 'assistant').length;
-  const pause = tag === 'slow' ? 'sleep 3; ' : '';
+  const pause = tag === 'slow' || tag.startsWith('drain') ? 'sleep 3; ' : '';
   if (turn === 0) return { toolCalls: [{ name: 'bash', arguments: { command: `${pause}echo ${tag} >> ran.txt` } }] };
   return { text: `done ${tag}` };
 }
@@ -118,6 +118,28 @@ describe('rein submit and rein worker', () => {
       return out.stdout.includes(w.id) ? undefined : out;
     }, 30_000);
     expect(none.stdout).toBe('');
+  });
+
+  it('SIGTERM drains a worker: the running step ends (its command ran once), the run goes back to the queue and another worker finishes it', async () => {
+    const a = await startWorker(['--store', db], { cwd: project.dir, env: project.env });
+    const sent = await submit('doer', 'drain-one');
+    const { runId } = JSON.parse(sent.stdout) as { runId: string };
+    await until('the command to start', async () => ((await store.loadEvents(runId)).some((e) => e.type === 'tool_started') ? true : undefined));
+    a.child.kill('SIGTERM');
+    const exit = await a.exited;
+    expect(exit.code, a.stderr()).toBe(0);
+    expect(a.stderr()).toContain(`let run ${runId} go back to the queue: the worker is draining`);
+    // The step ended before the worker let go: its result is in the log, and the run is still running.
+    const events = await store.loadEvents(runId);
+    expect(events.filter((e) => e.type === 'tool_finished')).toEqual([expect.objectContaining({ name: 'bash' })]);
+    expect(events.find((e) => e.type === 'tool_finished')).not.toHaveProperty('outcome');
+    expect((await store.getRun(runId))?.status).toBe('running');
+    const b = await startWorker(['--store', db], { cwd: project.dir, env: project.env });
+    await statusOf(runId, 'done');
+    expect(b.stderr()).toContain(`took run ${runId}`);
+    expect(readFileSync(join(project.dir, 'ran.txt'), 'utf8').match(/drain-one/g)).toHaveLength(1);
+    b.child.kill('SIGTERM');
+    await b.exited;
   });
 
   it('a run whose agent file changed since it was submitted is refused, and rein show says why', async () => {
