@@ -20,8 +20,8 @@ export interface RunJob {
 }
 
 /**
- * The queue's settings. `heartbeatSeconds` 10 (pg-boss's least) with a 1 s monitor hands a
- * dead worker's job to another in about 10–12 s; a job is a segment of a run, so a run
+ * The queue's settings. `heartbeatSeconds` 10 (pg-boss's least), refreshed every 2 s by the
+ * worker, with a 1 s monitor, hands a dead worker's job to another 8–12 s after its death; a job is a segment of a run, so a run
  * lives through any number of retries (each death or drain is one), and 24 h (pg-boss's
  * most) bounds a segment, after which another worker continues the run from its log.
  */
@@ -57,7 +57,8 @@ export async function openBoss(where: QueueLocation, options: { worker: boolean;
     max: options.max ?? (options.worker ? 4 : 2),
     supervise: options.worker,
     schedule: false,
-    ...(options.worker ? { monitorIntervalSeconds: 1, superviseIntervalSeconds: 5 } : {}),
+    // The monitor pass (which fails jobs whose heartbeat stopped) runs once per supervise interval.
+    ...(options.worker ? { monitorIntervalSeconds: 1, superviseIntervalSeconds: 1 } : {}),
   });
   // pg-boss reports background failures (a lost connection while polling) as 'error'
   // events; unhandled, one would end the process. The next call reports the outage.

@@ -150,7 +150,7 @@ class RunWorker implements Worker {
     const every = this.options.heartbeatMs ?? 2000;
     this.heartbeat = setInterval(() => void this.beat(), every);
     this.heartbeat.unref();
-    await this.boss.work<RunJob>(RUN_QUEUE, { localConcurrency: this.concurrency, batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
+    await this.boss.work<RunJob>(RUN_QUEUE, { localConcurrency: this.concurrency, batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true, heartbeatRefreshSeconds: 2 }, async ([job]) => {
       // includeMetadata: the job carries its times (for the pickup latency).
       if (job) await this.take(job as JobWithMetadata<RunJob>);
     });

@@ -2,6 +2,7 @@
 // (a rein worker drives them), and an approval through its API puts the run back in the
 // queue; without, a worker inside it takes queued runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../src/events.js';
 import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/model/scripted/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { startServe } from '../server/serve-process.js';
@@ -58,9 +59,9 @@ describe('rein serve on a Postgres store', () => {
       expect((await store.loadEvents(runId)).map((e) => e.type)).toEqual(['run_started']);
       const worker = await startWorker(['--store', db], { cwd: project.dir, env: project.env });
       await until('the run to pause', async () => (await store.getRun(runId))?.status === 'paused');
-      const waiting = (await store.loadEvents(runId)).find((e) => e.type === 'approval_requested');
+      const waiting = (await store.loadEvents(runId)).find((e): e is Extract<RunEvent, { type: 'approval_requested' }> => e.type === 'approval_requested');
       expect(waiting).toBeDefined();
-      const approved = await post(`/v1/runs/${runId}/approvals`, { toolCallId: waiting!.type === 'approval_requested' ? waiting.toolCallId : '', approved: true });
+      const approved = await post(`/v1/runs/${runId}/approvals`, { toolCallId: waiting?.toolCallId, approved: true });
       expect(approved.status, await approved.clone().text()).toBeLessThan(300);
       await until('the run to finish', async () => (await store.getRun(runId))?.status === 'done');
       expect(worker.stderr().match(new RegExp(`took run ${runId}`, 'g'))).toHaveLength(2);
