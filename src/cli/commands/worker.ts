@@ -1,5 +1,5 @@
 /**
- * `rein worker`: takes queued runs (rein submit, rein serve --no-execute) from the Postgres
+ * `rein worker`: takes queued runs (rein submit, rein serve that queues) from the Postgres
  * store and drives them with the agents of `.rein/agents/` under its root. Any number run
  * on any number of machines; one that dies costs its runs a short delay (another worker
  * continues them from their logs). SIGTERM drains it.
@@ -16,7 +16,7 @@ import { openStoreFor } from './store-command.js';
 
 const usage = `rein worker [--store postgres://…] [--concurrency N] [--root DIR] [--max-model-requests N] [--limit-by provider|model]
 
-Takes runs from the queue of a Postgres store (rein submit, rein serve --no-execute) and
+Takes runs from the queue of a Postgres store (rein submit, a rein serve that queues) and
 drives each with the agent it names: .rein/agents/<name>.md under --root (and "default",
 what rein run builds there). A run whose agent is unknown here, or whose file changed since
 it was submitted, is refused (rein show says why). Prints {"worker":"<id>"} on stdout once
