@@ -20,6 +20,8 @@ import type { RunRecord, RunStore } from '../store/types.js';
 import { FleetLimits, type ModelLimits } from './fleet-limits.js';
 import { ensureFleetTables, fleetSchema, NOW_MS } from './fleet-tables.js';
 import { refuseRun } from './refuse.js';
+import { workerMetrics, type WorkerMetrics } from './worker-metrics.js';
+import type { Meter } from '@opentelemetry/api';
 
 /**
  * The agents a worker can drive: by name (the name a run was submitted under), or a
@@ -52,6 +54,8 @@ export interface WorkerOptions {
   /** How long a drain waits for a run to reach the end of its step before letting it go anyway (default 30 000 ms). */
   drainTimeoutMs?: number;
   onEvent?: (event: WorkerEvent) => void;
+  /** Where the queue's metrics go (default: the global OpenTelemetry meter provider, when `@opentelemetry/api` is installed). */
+  meter?: Meter;
 }
 
 /** A running worker. */
@@ -110,6 +114,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     const fleet = new FleetLimits(pool, where.schema, id, options.modelLimits ?? {});
     const boss = await openBoss(where, { worker: true, max: Math.min(10, 2 + concurrency) });
     const worker = new RunWorker(options, where, pool, boss, fleet, id, concurrency);
+    worker.metrics = await workerMetrics(options.meter, () => worker.queueDepth);
     await worker.start();
     return worker;
   } catch (error) {
@@ -124,6 +129,9 @@ class RunWorker implements Worker {
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private draining = false;
+  metrics: WorkerMetrics = { pickedUp: () => undefined };
+  /** Runs waiting in the queue, as of the last heartbeat (pg-boss's counts). */
+  queueDepth: number | undefined;
 
   constructor(
     private readonly options: WorkerOptions,
@@ -160,6 +168,8 @@ class RunWorker implements Worker {
     try {
       await this.pool.query(`UPDATE ${this.s}.workers SET heartbeat_at = ${NOW_MS} WHERE id = $1`, [this.id]);
       await this.fleet.renew();
+      const queue = await this.boss.getQueue(RUN_QUEUE);
+      if (queue) this.queueDepth = queue.queuedCount;
     } catch (error) {
       this.report({ type: 'error', message: `heartbeat: ${(error as Error).message}` });
     }
@@ -183,7 +193,9 @@ class RunWorker implements Worker {
     // Nothing to drive: gone, ended, or paused for a person (approve requeues it).
     if (!record || record.status !== 'running') return;
     const queuedAt = Math.max(new Date(job.createdOn).getTime(), new Date(job.startAfter).getTime());
-    this.report({ type: 'taken', runId, pickupMs: Math.max(0, Date.now() - queuedAt) });
+    const pickupMs = Math.max(0, Date.now() - queuedAt);
+    this.metrics.pickedUp(pickupMs);
+    this.report({ type: 'taken', runId, pickupMs });
     const name = agentNameOf(record);
     let agent: Agent;
     try {

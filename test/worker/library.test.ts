@@ -9,6 +9,7 @@ import { MemoryRunStore } from '../../src/store/memory.js';
 import { createWorker, type Worker } from '../../src/worker/worker.js';
 import type { RunStore } from '../../src/store/types.js';
 import { dropSchemas, freshSchema, url } from './pg.js';
+import { memoryOtel } from '../trace/otel.js';
 
 let server: ScriptedServer;
 let store: PostgresStore;
@@ -83,6 +84,27 @@ describe('createWorker and agent.submit', () => {
     const last = (await store.loadEvents(runId)).at(-1);
     expect(last?.type === 'run_finished' && last.result.error?.message).toMatch(/changed since run .* started.*tools changed/);
     expect((await store.loadEvents(runId)).some((e) => e.type === 'tool_started')).toBe(false);
+  });
+
+  it('a worker records the queue depth and each run\'s pickup latency as OpenTelemetry metrics', async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+    const otel = memoryOtel();
+    try {
+      const agent = agentOn(store);
+      const ids = [(await agent.submit('first', { agent: 'adder' })).runId, (await agent.submit('second', { agent: 'adder' })).runId];
+      const worker = await createWorker({ store, agents: { adder: agent }, meter: otel.meterProvider.getMeter('rein'), heartbeatMs: 200 });
+      workers.push(worker);
+      for (const id of ids) await finished(id);
+      await new Promise((r) => setTimeout(r, 600));
+      const pickup = await otel.metric('rein.queue.pickup.duration');
+      expect(pickup).toHaveLength(1);
+      expect((pickup[0]!.value as { count: number }).count).toBe(2);
+      const depth = await otel.metric('rein.queue.depth');
+      expect(depth).toHaveLength(1);
+      expect(depth[0]!.value).toBe(0);
+    } finally {
+      await otel.close();
+    }
   });
 
   it('a store without a queue refuses submit, saying why and what to use', async () => {
