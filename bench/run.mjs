@@ -7,6 +7,12 @@ import { startServer } from './server.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.execPath;
 
+// BENCH_CASES=workers measures only the workers' workload (bench/workers.mjs, on Postgres).
+if (process.env.BENCH_CASES === 'workers') {
+  await import('./workers.mjs');
+  process.exit(process.exitCode ?? 0);
+}
+
 function client(impl, url, turns, ...rest) {
   const out = execFileSync(node, ['bench/client.mjs', impl, url, String(turns), ...rest.map(String)], { cwd: root, encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop());
@@ -182,3 +188,5 @@ from one run to the next, where CPU time on a shared machine is not): \`npm run 
 process.stdout.write(execFileSync(node, ['bench/store.mjs'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
 // What `rein serve` adds (bench/serve.mjs), in a fresh process.
 process.stdout.write(execFileSync(node, ['bench/serve.mjs'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+// The workers' workload (bench/workers.mjs: the queue on Postgres), in a fresh process.
+process.stdout.write(execFileSync(node, ['bench/workers.mjs'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));

@@ -28,6 +28,7 @@ const ENTRIES = {
   workspace: 'src/workspace/index.ts',
   trace: 'src/trace/index.ts',
   project: 'src/project/index.ts',
+  worker: 'src/worker/index.ts',
   cli: 'src/cli/main.ts',
 };
 

@@ -78,7 +78,7 @@ describe('optional packages', () => {
       expect(pkg.dependencies[name], `${name} is not a dependency`).toBeUndefined();
     }
     // Each optional package has a case below.
-    const covered = new Set(['better-sqlite3', 'pg', '@modelcontextprotocol/sdk', 'gpt-tokenizer', 'hono', '@hono/node-server']);
+    const covered = new Set(['better-sqlite3', 'pg', 'pg-boss', '@modelcontextprotocol/sdk', 'gpt-tokenizer', 'hono', '@hono/node-server']);
     expect(optional.filter((name) => !covered.has(name) && !name.startsWith('@opentelemetry/'))).toEqual([]);
   });
 
@@ -134,6 +134,44 @@ describe('optional packages', () => {
   it('the Postgres store without pg names the package', async () => {
     const out = await script(attempt(`import { openStore } from 'rein/store';`, `return await openStore('postgres://127.0.0.1:1/none');`));
     expect(out).toMatchObject({ code: 'config', missing: ['pg'], message: expect.stringContaining('npm install pg') });
+  });
+
+  it('submitting a run (and rein worker) without pg-boss names the package, with pg installed', async () => {
+    const url = process.env.REIN_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+    const schema = `rein_opt_${process.pid}`;
+    const withPg = installWithout(['pg-boss']);
+    try {
+      const file = join(withPg.dir, 'submit.mjs');
+      writeFileSync(
+        file,
+        attempt(`import { Agent } from 'rein'; import { openPostgresStore } from 'rein/store';`, `
+          const store = await openPostgresStore({ url: ${JSON.stringify(url)}, schema: ${JSON.stringify(schema)} });
+          try {
+            return await new Agent({ model: 'openai/scripted', modelConfig: { keyOptional: true }, store }).submit('hi');
+          } finally {
+            await store.close();
+          }
+        `),
+      );
+      const base = { ...process.env };
+      delete base.NODE_PATH;
+      const { stdout } = await run(process.execPath, [file], { cwd: withPg.dir, env: base, timeout: 60_000 });
+      expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toMatchObject({ code: 'config', missing: ['pg-boss'], message: expect.stringContaining('npm install pg-boss') });
+      const worker = await run(process.execPath, [join(withPg.rein, 'bin/rein.js'), 'worker', '--store', url], { cwd: withPg.dir, env: base, timeout: 60_000 }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+      );
+      expect(worker.code).toBe(2);
+      expect(worker.stderr).toContain('npm install pg-boss');
+      expect(worker.stderr).not.toMatch(/Cannot find (module|package)/);
+    } finally {
+      withPg.remove();
+      const { default: pg } = await import('pg');
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
   });
 
   it('an MCP server without the MCP SDK names the package, in the library and in rein mcp', async () => {

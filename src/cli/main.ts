@@ -33,6 +33,9 @@ const COMMANDS: Record<string, { description: string; load: () => Promise<{ comm
   mcp: { description: 'list MCP servers and their tools; call a tool without a model', load: () => import('./commands/mcp.js') },
   agents: { description: 'list the agents of .rein/agents/ (for --agent and rein serve)', load: () => import('./commands/agents.js') },
   serve: { description: 'agents over HTTP: runs, live event streams, approvals, a run viewer', load: () => import('./commands/serve.js') },
+  submit: { description: 'queue a task for the workers (rein worker)', load: () => import('./commands/submit.js') },
+  worker: { description: 'take queued runs from a Postgres store and drive them', load: () => import('./commands/worker.js') },
+  workers: { description: 'list the live workers of a Postgres store', load: () => import('./commands/workers.js') },
   'scripted-server': {
     description: 'a scripted model server, to try rein offline (no key needed)',
     load: () => import('./commands/scripted-server.js'),

@@ -63,6 +63,9 @@ export class Agent<S = unknown> {
   private readonly registry: AgentTools;
   private readonly limits: RunLimits;
   private readonly stream: StreamFunction;
+  /** The provider call under the retries, and their policy: a worker's fleet limits wrap the one inside the other. */
+  private readonly provider: StreamFunction;
+  private readonly retry: NonNullable<AgentOptions['retry']>;
   private readonly finalAnswerTool: string | undefined;
   private readonly costOf: ((usage: Usage) => Cost | undefined) | undefined;
   private readonly store: RunStore | undefined;
@@ -150,6 +153,8 @@ export class Agent<S = unknown> {
     if (options.metadata) this.config = { ...(this.config as Record<string, unknown>), metadata: options.metadata };
     const provider = options.streamFn ?? streamModel;
     const retry = options.retry ?? {};
+    this.provider = provider;
+    this.retry = retry;
     this.stream = (model, context, streamOptions) => streamWithRetry(provider, model, context, streamOptions, retry);
     // Without a context engine, the skills catalog follows the system prompt directly.
     const catalog = options.context === false ? this.extras.catalog() : '';
@@ -200,7 +205,7 @@ export class Agent<S = unknown> {
     const runId = options.runId ?? newRunId();
     const user = toUser(input, 'run(input)');
     const history = startingHistory(options.history);
-    return this.launch(runId, options.signal, { runId, kind: 'new', ...(parent ? { parent } : {}) }, options.parent, async (extras, observedTraceId) => {
+    return this.launch(runId, options.signal, { runId, kind: 'new', ...(parent ? { parent } : {}) }, options.parent, undefined, async (extras, observedTraceId) => {
       const traceId = observedTraceId ?? newTraceId();
       extras?.restore(history);
       const input = extras ? extras.input(user) : user;
@@ -220,6 +225,56 @@ export class Agent<S = unknown> {
   }
 
   /**
+   * Hands a run to the workers instead of running it here: stores its `run_started` and
+   * enqueues it in one transaction, on a store with a queue (Postgres: docs/workers.md).
+   * A `rein worker` (or {@link createWorker}) that knows this agent as `options.agent`
+   * (default `default`) takes it, and continues it after any worker's death. Resolves
+   * with the run's id once it is queued. A store without a queue (SQLite, memory) is
+   * refused with a `config` ReinError that says what to use.
+   *
+   * @example
+   * const store = await openStore('postgres://localhost/rein');
+   * const agent = new Agent({ model: 'openai/gpt-4o-mini', store });
+   * const { runId } = await agent.submit('Summarize the open issues', { agent: 'triage' });
+   */
+  async submit(input: string | UserMessage, options: { runId?: string; agent?: string; history?: RunOptions['history'] } = {}): Promise<{ runId: string }> {
+    const user = toUser(input, 'submit(input)');
+    const history = startingHistory(options.history);
+    const store = this.store;
+    if (!store) throw new ReinError('config', 'fatal', 'submitting a run needs a store every worker reaches: new Agent({ store: await openStore("postgres://…"), … })');
+    if (!store.queue) {
+      throw new ReinError(
+        'config',
+        'fatal',
+        'this store cannot queue runs: workers on other processes or machines must all reach the store, which a SQLite file does not; use Postgres (--store postgres://… or REIN_DATABASE_URL), or run it here (rein run / agent.run)',
+      );
+    }
+    const name = options.agent ?? 'default';
+    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(name)) throw new ReinError('config', 'fatal', `submit: the agent name ${JSON.stringify(name)} must be lowercase letters, digits and hyphens (as .rein/agents/<name>.md)`);
+    const runId = options.runId ?? newRunId();
+    // The record names the agent a worker must drive it with (its hash is the record's configHash).
+    const config = { ...(this.config as Record<string, unknown>) };
+    config.metadata = { ...((config.metadata as Record<string, unknown> | undefined) ?? {}), queued: { agent: name } };
+    const model = this.model;
+    // The same run_started the loop emits for a new run (the loop's own is in run-loop.ts `announce`).
+    const started: RunEvent = {
+      type: 'run_started',
+      runId,
+      seq: 0,
+      at: Date.now(),
+      traceId: newTraceId(),
+      input: user,
+      history,
+      model: { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl },
+      ...(this.system === undefined ? {} : { system: this.system }),
+      tools: this.registry.specs().map((t) => t.name),
+      limits: this.limits,
+    };
+    await store.queue.submit({ id: runId, model: `${model.provider}/${model.id}`, config, configHash: this.hashConfig() }, [started]);
+    return { runId };
+  }
+
+  /**
    * Continues a stored run from the tail of its log, in this process: after a crash, a
    * failure whose cause was fixed, an abort, or a pause. Completed tool calls never run
    * again; a call cut off mid-way is resolved by its tool's `effect`. Takes the run's lease,
@@ -227,8 +282,8 @@ export class Agent<S = unknown> {
    * result, like every error) when the run is done, or when the agent's tools, prompt or
    * model changed since it started, unless `force`.
    */
-  resume(runId: string, options: { signal?: AbortSignal; force?: boolean; parent?: RunParent } = {}): RunHandle<OutputOf<S>> {
-    return this.launch(runId, options.signal, { runId, kind: 'continue' }, options.parent, async () => this.prepareResume(runId, await this.loadResumable(runId, options.force === true, false)));
+  resume(runId: string, options: { signal?: AbortSignal; force?: boolean; parent?: RunParent; gateModel?: ModelGate } = {}): RunHandle<OutputOf<S>> {
+    return this.launch(runId, options.signal, { runId, kind: 'continue' }, options.parent, options.gateModel, async () => this.prepareResume(runId, await this.loadResumable(runId, options.force === true, false)));
   }
 
   /** Takes a stored run's lease and reads where it stopped (shared by resume and a tree's approve). */
@@ -269,7 +324,7 @@ export class Agent<S = unknown> {
     runId: string,
     decision: { approved?: boolean; reason?: string; toolCallId?: string; argumentsHash?: string; runId?: string; signal?: AbortSignal; force?: boolean } = {},
   ): RunHandle<OutputOf<S>> {
-    return this.launch(runId, decision.signal, { runId, kind: 'continue' }, undefined, async () => {
+    return this.launch(runId, decision.signal, { runId, kind: 'continue' }, undefined, undefined, async () => {
       const store = await this.loadResumable(runId, decision.force === true, true);
       if (decision.runId !== undefined && decision.runId !== runId) {
         await decideInTree(store, runId, decision);
@@ -339,6 +394,7 @@ export class Agent<S = unknown> {
     signal: AbortSignal | undefined,
     observe: ObserveStart,
     parent: RunParent | undefined,
+    gateModel: ModelGate | undefined,
     prepare: (extras: RunExtras | undefined, observedTraceId: string | undefined) => Promise<Prepared>,
   ): RunHandle<OutputOf<S>> {
     const extras = this.extras.active ? this.extras.startRun(runId) : undefined;
@@ -419,7 +475,8 @@ export class Agent<S = unknown> {
       runId,
       traceId: '',
       model: this.model,
-      stream: this.stream,
+      // A worker's fleet limits go around each attempt, inside the retries (a 429's wait is then shared).
+      stream: gateModel ? (model, context, streamOptions) => streamWithRetry(gateModel(this.provider), model, context, streamOptions, this.retry) : this.stream,
       modelOptions: this.options.modelOptions ?? {},
       system: this.system,
       toolSpecs: extras ? () => extras.specs(this.registry.specs()) : this.ownSpecs,
@@ -592,6 +649,12 @@ export class Agent<S = unknown> {
   }
 }
 
+/**
+ * Wraps every model request of a run (each attempt, inside the retries): how a worker
+ * holds requests to the fleet's limits (src/worker/fleet-limits.ts).
+ */
+export type ModelGate = (fn: StreamFunction) => StreamFunction;
+
 /** What a run starts from, once its store (if any) has been set up. */
 interface Prepared {
   traceId: string;
@@ -659,8 +722,9 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
 /**
  * The calls a decision applies to: the waiting calls it matches (all of them without
  * `toolCallId`). Throws a `conflict` ReinError, listing what waits, when it matches none.
+ * Exported for the queue's approve (src/worker/approve-queued.ts), which decides without running.
  */
-function choose(
+export function choose(
   runId: string,
   state: ReturnType<typeof resumeStateFrom>,
   decision: { toolCallId?: string; argumentsHash?: string },

@@ -4,7 +4,7 @@
  * only what is written down is redacted.
  */
 import type { RunEvent } from '../events.js';
-import type { NewRun, RunStore } from '../store/types.js';
+import type { NewRun, RunQueue, RunStore } from '../store/types.js';
 import type { Redactor } from './redact.js';
 
 /**
@@ -30,7 +30,17 @@ export function redactingStore(inner: RunStore, redactor: Redactor): RunStore {
     getRun: (runId) => inner.getRun(runId),
     listRuns: (filter) => inner.listRuns(filter),
     updateRun: (runId, epoch, patch) => inner.updateRun(runId, epoch, patch),
+    // The queue writes the log too: the same redaction on its way.
+    ...(inner.queue ? { queue: redactingQueue(inner.queue, redactor) } : {}),
     close: () => inner.close(),
+  };
+}
+
+function redactingQueue(inner: RunQueue, redactor: Redactor): RunQueue {
+  const redact = (events: readonly RunEvent[]) => events.map((event) => redactor.redactValue<RunEvent>(event));
+  return {
+    submit: (run, events) => inner.submit({ ...run, config: redactor.redactValue(run.config) }, redact(events)),
+    requeue: (runId, epoch, events) => inner.requeue(runId, epoch, redact(events)),
   };
 }
 

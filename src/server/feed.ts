@@ -117,6 +117,15 @@ export function gatedStore(inner: RunStore, feeds: RunFeeds): GatedStore {
     getRun: (runId) => inner.getRun(runId),
     listRuns: (filter) => inner.listRuns(filter),
     updateRun: (runId, epoch, patch) => (open ? inner.updateRun(runId, epoch, patch) : Promise.reject(refuse())),
+    // A Postgres store's queue (rein serve --no-execute submits runs to the workers).
+    ...(inner.queue
+      ? {
+          queue: {
+            submit: (run, events) => (open ? inner.queue!.submit(run, events) : Promise.reject(refuse())),
+            requeue: (runId, epoch, events) => (open ? inner.queue!.requeue(runId, epoch, events) : Promise.reject(refuse())),
+          },
+        }
+      : {}),
     // The server closes the inner store itself, after its runs have stopped.
     close: () => Promise.resolve(),
   };

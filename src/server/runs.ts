@@ -13,7 +13,7 @@ import type { RunRecord, RunStore } from '../store/types.js';
 import { DELTA_EVENT_TYPES } from '../events.js';
 import { ApiError } from './api-error.js';
 import type { GatedStore, RunFeeds } from './feed.js';
-import { servedMetadata, type AgentCatalog } from './types.js';
+import { servedMetadata, type AgentCatalog, type QueueMode } from './types.js';
 
 /** The longest task text a run's record keeps (for the run list). */
 const TASK_PREVIEW = 200;
@@ -45,6 +45,8 @@ export class RunService {
     private readonly agents: AgentCatalog,
     private readonly feeds: RunFeeds,
     private readonly warn: (line: string) => void,
+    /** Set when the server only queues runs for the workers (rein serve --no-execute). */
+    private readonly queueMode?: QueueMode,
   ) {}
 
   /** Whether this server drives `runId` now. */
@@ -75,6 +77,15 @@ export class RunService {
       throw new ApiError(500, 'internal', `agent "${name}" cannot be built: ${(error as Error).message}`);
     }
     const runId = newRunId();
+    if (this.queueMode) {
+      // Stored (run_started) and queued in one transaction; a worker drives it, and its stream reads the log.
+      try {
+        await agent.submit(request.input, { runId, agent: name });
+      } catch (error) {
+        throw new ApiError(500, 'internal', `run of agent "${name}" cannot be queued: ${(error as Error).message}`);
+      }
+      return { runId, status: 'running' };
+    }
     // The answer waits until the run's first event is durable: a run a client was told of
     // survives a crash right after (it is continued), and its stream can be read at once.
     const stored = this.firstStored(runId);
@@ -139,6 +150,15 @@ export class RunService {
     if (record.status !== 'paused') {
       throw new ApiError(409, 'conflict', `run ${runId} is not waiting for approval (it is ${record.status}${record.reason ? `: ${record.reason}` : ''})`);
     }
+    if (this.queueMode?.isQueued(record)) {
+      try {
+        await this.queueMode.approve(runId, decision);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        throw new ApiError(code === 'conflict' ? 409 : 500, code === 'conflict' ? 'conflict' : 'internal', (error as Error).message);
+      }
+      return { runId, status: 'running' };
+    }
     const agent = await this.agentFor(record);
     const handle = agent.approve(runId, {
       toolCallId: decision.toolCallId,
@@ -167,6 +187,8 @@ export class RunService {
    * as `unknown`. A run whose agent cannot be rebuilt is reported and left as it is.
    */
   async recover(): Promise<string[]> {
+    // Queued runs are the workers' to continue.
+    if (this.queueMode) return [];
     const running = (await this.reader.listRuns({ status: 'running' })).filter((r) => servedMetadata(r).server && !this.live.has(r.id));
     const continued: string[] = [];
     await Promise.all(

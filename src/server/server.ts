@@ -12,7 +12,7 @@ import { StreamRegistry, type StreamSettings } from './event-stream.js';
 import { RunFeeds, gatedStore } from './feed.js';
 import { RunService } from './runs.js';
 import * as S from './schemas.js';
-import type { AgentCatalog } from './types.js';
+import type { AgentCatalog, QueueMode } from './types.js';
 import { prepareValidators } from './validate.js';
 import { loadViewerAssets } from './viewer-assets.js';
 
@@ -32,6 +32,8 @@ export interface ServerOptions {
   /** Largest request body (bytes, default 1 MiB). */
   maxBodyBytes?: number;
   streams?: Partial<StreamSettings>;
+  /** Queue runs for the workers instead of running them here (`rein serve --no-execute`). */
+  queueMode?: QueueMode;
 }
 
 /** A running server. */
@@ -61,7 +63,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const assets = await loadViewerAssets();
   const feeds = new RunFeeds();
   const writer = gatedStore(options.store, feeds);
-  const runs = new RunService(writer, options.store, options.agents, feeds, warn);
+  const runs = new RunService(writer, options.store, options.agents, feeds, warn, options.queueMode);
   const streams = new StreamRegistry({ maxBufferBytes: 1024 * 1024, keepAliveMs: 15_000, pollMs: 1000, ...options.streams });
   let stopping = false;
   const app = createApp({

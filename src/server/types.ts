@@ -52,3 +52,14 @@ export function servedMetadata(record: RunRecord): { agent: string | null; task:
   const task = typeof metadata?.server?.task === 'string' ? metadata.server.task : null;
   return { agent, task, server: metadata?.server !== undefined };
 }
+
+/**
+ * How a server that only queues runs (`rein serve --no-execute`) hands them on: runs are
+ * submitted to the workers instead of run in the server, and an approval of a queued run
+ * is stored with the run's new job (src/worker/approve-queued.ts, given by the CLI).
+ */
+export interface QueueMode {
+  /** Whether `record` is a run of the queue (decided through {@link QueueMode.approve}). */
+  isQueued(record: RunRecord): boolean;
+  approve(runId: string, decision: { approved: boolean; reason?: string; toolCallId?: string; argumentsHash?: string }): Promise<unknown>;
+}

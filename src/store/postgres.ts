@@ -6,14 +6,18 @@
  * line of defence and maps to `conflict`. Every commit is durable (Postgres'
  * `synchronous_commit` is on by default), so `durability: 'full'` asks nothing more here.
  */
-import { DatabaseError, Pool, type PoolConfig, type QueryResultRow } from 'pg';
+import { DatabaseError, Pool, type PoolClient, type PoolConfig, type QueryResultRow } from 'pg';
 import { ReinError } from '../errors.js';
 import type { RunEvent, RunTotals, StopReasonCode } from '../events.js';
 import { blobThreshold, decodeEvents, encodeBatch } from './encode.js';
 import { postgresStatements, type PostgresStatements } from './postgres-sql.js';
+import { PostgresRunQueue } from './postgres-queue.js';
 import { checkLimit, duplicateRun, explainRefusal, newRunRow, notFound, seqTaken, toRecord, type RunRow } from './rows.js';
 import { checkVersion, metaTable, migrations, SCHEMA_VERSION } from './schema.js';
-import type { Durability, NewRun, RunFilter, RunRecord, RunStore } from './types.js';
+import type { Durability, NewRun, RunFilter, RunQueue, RunRecord, RunStore } from './types.js';
+
+/** Where a statement runs: the pool, or one client inside a transaction (the queue's). */
+type Executor = Pick<Pool, 'query'> | PoolClient;
 
 /** Options of {@link PostgresStore.open}. */
 export interface PostgresStoreOptions {
@@ -36,13 +40,34 @@ export interface PostgresStoreOptions {
  */
 export class PostgresStore implements RunStore {
   private closed = false;
+  private runQueue: PostgresRunQueue | undefined;
 
   private constructor(
     private readonly pool: Pool,
     private readonly sql: PostgresStatements,
     private readonly schema: string,
     private readonly threshold: number,
+    /** The database's URL: the run queue's pg-boss opens its own connections to it. */
+    readonly url: string,
   ) {}
+
+  /** The schema holding rein's tables. */
+  get schemaName(): string {
+    return this.schema;
+  }
+
+  /** Hands runs to `rein worker` processes (pg-boss is loaded on the first use). */
+  get queue(): RunQueue {
+    this.runQueue ??= new PostgresRunQueue(this.pool, { url: this.url, schema: this.schema }, {
+      insertRun: (client, run) => this.insertRun(run, client),
+      append: (client, runId, epoch, events) => this.appendWith(client, runId, epoch, events),
+      markRunning: async (client, runId, epoch) => {
+        const { rowCount } = await client.query({ name: this.name('update'), text: this.sql.update, values: [runId, epoch, 'running', null, null, Date.now()] });
+        if (rowCount !== 1) throw explainRefusal(runId, epoch, await this.state(runId));
+      },
+    });
+    return this.runQueue;
+  }
 
   /** Connects, creates or migrates the schema, and returns the store. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -59,14 +84,19 @@ export class PostgresStore implements RunStore {
       await pool.end();
       throw pgError(error, `cannot set up the Postgres store (schema ${schema})`);
     }
-    return new PostgresStore(pool, postgresStatements(schema), schema, threshold);
+    return new PostgresStore(pool, postgresStatements(schema), schema, threshold, options.url);
   }
 
   async createRun(run: NewRun): Promise<RunRecord> {
+    return this.insertRun(run, this.pool);
+  }
+
+  private async insertRun(run: NewRun, on: Executor): Promise<RunRecord> {
     const r = newRunRow(run, Date.now());
     const values = [r.id, r.status, r.reason, r.model, r.config, r.config_hash, r.parent_run_id, r.created_at, r.updated_at, r.totals, r.lease_epoch, r.event_count];
     try {
-      await this.query('insertRun', this.sql.insertRun, values);
+      if (this.closed) throw new ReinError('store', 'fatal', 'the store is closed');
+      await on.query({ name: this.name('insertRun'), text: this.sql.insertRun, values });
     } catch (error) {
       if (error instanceof DatabaseError && error.code === '23505') throw duplicateRun(r.id, error);
       throw pgError(error, `cannot create run ${r.id}`);
@@ -81,6 +111,10 @@ export class PostgresStore implements RunStore {
   }
 
   async append(runId: string, epoch: number, events: readonly RunEvent[], _options?: { durability?: Durability }): Promise<void> {
+    return this.appendWith(this.pool, runId, epoch, events);
+  }
+
+  private async appendWith(on: Executor, runId: string, epoch: number, events: readonly RunEvent[]): Promise<void> {
     const rows = encodeBatch(runId, events, this.threshold);
     const what = `cannot append to run ${runId}`;
     if (rows.length === 0) {
@@ -106,7 +140,8 @@ export class PostgresStore implements RunStore {
     ];
     let inserted: number;
     try {
-      inserted = (await this.query('append', this.sql.append, values)).rowCount ?? 0;
+      if (this.closed) throw new ReinError('store', 'fatal', 'the store is closed');
+      inserted = (await on.query({ name: this.name('append'), text: this.sql.append, values })).rowCount ?? 0;
     } catch (error) {
       // The primary key on (run_id, seq) caught a write the conditional update did not.
       if (error instanceof DatabaseError && error.code === '23505') throw seqTaken(runId, first, error);
@@ -155,6 +190,7 @@ export class PostgresStore implements RunStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.runQueue?.close();
     await this.pool.end();
   }
 

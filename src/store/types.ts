@@ -87,5 +87,28 @@ export interface RunStore {
    * The reason goes with the status (omitted: cleared); omitted totals keep the stored ones.
    */
   updateRun(runId: string, epoch: number, patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals }): Promise<void>;
+  /**
+   * Present on stores every worker of a fleet reaches (Postgres): hands runs to `rein
+   * worker` processes. Absent on the others (SQLite, memory), which cannot queue runs.
+   */
+  readonly queue?: RunQueue;
   close(): Promise<void>;
+}
+
+/**
+ * The store side of the run queue (docs/workers.md): each method writes the run's log and
+ * its job in ONE transaction, so a run is never logged without a job to drive it, nor
+ * queued without its log.
+ */
+export interface RunQueue {
+  /**
+   * Creates the run (status `running`), appends `events` (its `run_started`, seq 0…) under
+   * lease epoch 0 and enqueues a job for it. Rejects a duplicate id with `conflict`.
+   */
+  submit(run: NewRun, events: readonly RunEvent[]): Promise<RunRecord>;
+  /**
+   * Appends `events` with lease `epoch` (as {@link RunStore.append}), marks the run
+   * `running` and enqueues a job for it: what approving a paused run of the queue does.
+   */
+  requeue(runId: string, epoch: number, events: readonly RunEvent[]): Promise<void>;
 }

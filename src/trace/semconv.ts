@@ -82,6 +82,9 @@ export const METRIC = {
   toolCalls: 'rein.tool.calls',
   retries: 'rein.retries',
   approvalWait: 'rein.approval.wait.duration',
+  /** Recorded by workers (src/worker/worker-metrics.ts). */
+  queueDepth: 'rein.queue.depth',
+  queuePickup: 'rein.queue.pickup.duration',
 } as const;
 
 /** The conventions' bucket advice for `gen_ai.client.token.usage`. */

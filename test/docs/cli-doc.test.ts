@@ -24,6 +24,9 @@ const SECTION_OF: Record<string, string[]> = {
   approve: ['Stored runs: runs, show, replay, resume, approve'],
   agents: ['rein agents'],
   serve: ['rein serve'],
+  submit: ['rein submit', 'Options of rein run and rein chat'],
+  worker: ['rein worker'],
+  workers: ['rein workers'],
   trace: ['rein trace'],
 };
 

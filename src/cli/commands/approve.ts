@@ -5,7 +5,8 @@
 import { ReinError } from '../../errors.js';
 import { eventsOfTree } from '../../loop/tree-log.js';
 import type { RunRecord } from '../../store/types.js';
-import { EXIT, type Command } from '../io.js';
+import { EXIT, type CliIO, type Command } from '../io.js';
+import { findRun, openStoreFor } from './store-command.js';
 import { parseCommandLine, runIdOf } from '../flags.js';
 import { withStoredRun } from './resume.js';
 import { exitCodeOf, renderRun, reportSetupError } from './run.js';
@@ -28,9 +29,41 @@ export function checkPaused(record: RunRecord): void {
 const usage = `rein approve <run> [--deny] [--reason <text>] [--call <tool-call-id>] [--force] [--store <path|url>] [--base-url URL] [--header 'name: value']
 
 Approves (or with --deny, refuses) what a paused run waits for, then continues the run.
+A run of the queue (rein submit) is put back in the queue with the decision instead, in
+one transaction, and a worker continues it; stdout then says {"runId","queued":true,"decided"}.
 --call pins the decision to one waiting call (rein show <run> --json lists them); a
 decision that matches no waiting call is refused. A refused call becomes an error result
 the model sees.`;
+
+/**
+ * A paused run of the queue (rein submit) is not continued here: the decision and the run's
+ * new job are stored in one transaction, and a worker continues it. `undefined` for any
+ * other run (continued here, as before).
+ */
+async function approveIfQueued(
+  runId: string,
+  values: { store?: string | undefined; deny?: boolean | undefined; reason?: string | undefined; call?: string | undefined },
+  io: CliIO,
+): Promise<number | undefined> {
+  const store = await openStoreFor(values.store, io);
+  try {
+    if (!store.queue) return undefined;
+    const record = await findRun(store, runId);
+    const { approveQueued, isQueuedRun } = await import('../../worker/approve-queued.js');
+    if (!isQueuedRun(record)) return undefined;
+    checkPaused(record);
+    const decided = await approveQueued(store, runId, {
+      approved: !values.deny,
+      ...(values.reason === undefined ? {} : { reason: values.reason }),
+      ...(values.call === undefined ? {} : { toolCallId: values.call }),
+    });
+    io.stderr.write(`rein: ${values.deny ? 'denied' : 'approved'} ${decided.join(', ')}; run ${runId} is back in the queue: a worker continues it (rein show ${runId} follows it)\n`);
+    io.stdout.write(`${JSON.stringify({ runId, queued: true, decided })}\n`);
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
 
 export const command: Command = {
   description: 'approve or deny what a paused run waits for, and continue it',
@@ -49,6 +82,8 @@ export const command: Command = {
       if (!parsed) return EXIT.ok;
       const { values, positionals } = parsed;
       const runId = runIdOf(positionals, 'approve', 'rein runs --status paused lists them');
+      const queued = await approveIfQueued(runId, values, io);
+      if (queued !== undefined) return queued;
       return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkPaused }, io, async (agent, store) => {
         const handle = agent.approve(runId, {
           approved: !values.deny,

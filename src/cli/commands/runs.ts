@@ -1,6 +1,6 @@
 /** `rein runs`: the recent runs in the store. */
 import { ReinError } from '../../errors.js';
-import type { RunRecord } from '../../store/types.js';
+import type { RunRecord, RunStore } from '../../store/types.js';
 import { EXIT, type Command } from '../io.js';
 import { parseCommandLine } from '../flags.js';
 import { formatMs, formatUsd } from '../render.js';
@@ -10,8 +10,9 @@ import { openStoreFor } from './store-command.js';
 const usage = `rein runs [--status done|stopped|failed|aborted|paused|running] [--limit N] [--json] [--store <path|url>]
 
 Lists the most recent runs in the store, newest first: id, status, reason, steps, tokens,
-cost and age. A sub-agent's run is listed under its parent, indented (a tree of runs);
---json prints each record, with its parentRunId.`;
+cost and age; on a Postgres store, also the worker that holds each running run. A sub-agent's
+run is listed under its parent, indented (a tree of runs); --json prints each record, with
+its parentRunId (and "worker" when one holds it).`;
 
 const STATUSES = ['done', 'stopped', 'failed', 'aborted', 'paused', 'running'];
 
@@ -39,8 +40,9 @@ export const command: Command = {
       const store = await openStoreFor(values.store, io);
       try {
         const runs = await store.listRuns({ limit, ...(values.status ? { status: values.status as RunRecord['status'] } : {}) });
-        if (json) for (const run of runs) io.stdout.write(`${JSON.stringify(run)}\n`);
-        else io.stdout.write(table(runs, Date.now()));
+        const holders = store.queue ? await holdersOf(store, runs) : undefined;
+        if (json) for (const run of runs) io.stdout.write(`${JSON.stringify(holders?.has(run.id) ? { ...run, worker: holders.get(run.id) } : run)}\n`);
+        else io.stdout.write(table(runs, Date.now(), holders));
       } finally {
         await store.close();
       }
@@ -69,7 +71,19 @@ function asTrees(runs: RunRecord[]): Array<{ run: RunRecord; depth: number }> {
   return out;
 }
 
-function table(runs: RunRecord[], now: number): string {
+/** Which live worker holds each running run (a Postgres store's fleet). */
+async function holdersOf(store: RunStore, runs: RunRecord[]): Promise<Map<string, string> | undefined> {
+  const { FleetView } = await import('../../worker/fleet-view.js');
+  const fleet = await FleetView.of(store);
+  if (!fleet) return undefined;
+  try {
+    return await fleet.holders(runs.filter((r) => r.status === 'running').map((r) => r.id));
+  } finally {
+    await fleet.close();
+  }
+}
+
+function table(runs: RunRecord[], now: number, holders?: Map<string, string>): string {
   if (runs.length === 0) return 'no runs yet\n';
   const rows = asTrees(runs).map(({ run: r, depth }) => [
     depth === 0 ? r.id : depth < 0 ? `↳ ${r.id}` : `${'  '.repeat(depth - 1)}└ ${r.id}`,
@@ -80,8 +94,9 @@ function table(runs: RunRecord[], now: number): string {
     r.totals?.usage.cost ? formatUsd(r.totals.usage.cost.total) : '',
     `${formatMs(now - r.createdAt)} ago`,
     r.model,
+    ...(holders ? [holders.get(r.id) ?? ''] : []),
   ]);
-  const head = ['RUN', 'STATUS', 'REASON', 'STEPS', 'TOKENS', 'COST', 'AGE', 'MODEL'];
+  const head = ['RUN', 'STATUS', 'REASON', 'STEPS', 'TOKENS', 'COST', 'AGE', 'MODEL', ...(holders ? ['WORKER'] : [])];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] as number)).join('  ').trimEnd();
   return `${[line(head), ...rows.map(line)].join('\n')}\n`;

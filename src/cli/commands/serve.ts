@@ -14,7 +14,7 @@ import { reportSetupError } from './run.js';
 import { openStoreFor } from './store-command.js';
 import { packageVersion } from '../version.js';
 
-const usage = `rein serve [--port N] [--host H] [--store URL] [--base-url URL]
+const usage = `rein serve [--port N] [--host H] [--store URL] [--base-url URL] [--no-execute]
 
 Serves the agents of .rein/agents/<name>.md in this folder (and "default", what rein run
 builds here) over HTTP: POST /v1/runs starts a run, GET /v1/runs/<id>/events streams its
@@ -34,6 +34,9 @@ Options:
                            beforehand (REIN_SERVER_TOKEN or .rein/server-token)
       --store <path|postgres://…>  the run store (default: $REIN_DATABASE_URL, else .rein/rein.db)
       --base-url <url>   the model server of agents whose file names none (as rein run --base-url)
+      --no-execute       with a Postgres store: runs are queued for the workers (rein worker)
+                           instead of run here, and approvals put them back in the queue.
+                           Without it, a server on a Postgres store also runs a worker inside it
   -h, --help             this help`;
 
 export const command: Command = {
@@ -42,12 +45,13 @@ export const command: Command = {
   async run(argv, io) {
     let store: RunStore | undefined;
     let agents: { close(): Promise<void> } | undefined;
+    let inside: { stop(): Promise<void> } | undefined;
     try {
       const parsed = parseCommandLine(
         argv,
         io,
         usage,
-        { port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' }, 'base-url': { type: 'string' } },
+        { port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' }, 'base-url': { type: 'string' }, 'no-execute': { type: 'boolean' } },
         { positionals: false },
       );
       if (!parsed) return EXIT.ok;
@@ -73,9 +77,18 @@ export const command: Command = {
       } catch (error) {
         throw new ReinError('config', 'fatal', `cannot open the run store ${maskStoreLocation(named ?? '.rein/rein.db')}: ${(error as Error).message}`, { cause: error });
       }
+      const noExecute = values['no-execute'] === true;
+      if (noExecute && !store.queue) {
+        throw new ReinError('config', 'fatal', '--no-execute queues runs for the workers, in a store they all reach: give --store postgres://… (or set REIN_DATABASE_URL)');
+      }
       const catalog = openServedAgents({ root, io, ...(baseUrl === undefined ? {} : { baseUrl }) });
       agents = catalog;
+      // On a Postgres store the server queues (--no-execute) or is also one of the workers.
+      const queue = store.queue ? await import('./serve-queue.js') : undefined;
+      const queueMode = noExecute && queue ? queue.queueModeOf(store) : undefined;
+      if (queue && !noExecute) inside = await queue.workerInside(store, root, io);
       const server = await startServer({
+        ...(queueMode ? { queueMode } : {}),
         store,
         agents: catalog,
         token: token.token,
@@ -96,12 +109,14 @@ export const command: Command = {
         else io.signal.addEventListener('abort', () => resolve(), { once: true });
       });
       io.stderr.write('rein serve: stopping: no new runs; streams end; running runs are left to continue on the next start\n');
+      await inside?.stop();
       const stopped = await server.stop();
       if (stopped > 0) io.stderr.write(`rein serve: ${stopped} run${stopped === 1 ? '' : 's'} left running in the store, to continue on the next start\n`);
       return EXIT.ok;
     } catch (error) {
       return reportSetupError(error, io, false);
     } finally {
+      await inside?.stop();
       await agents?.close();
       await store?.close();
     }

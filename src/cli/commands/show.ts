@@ -11,6 +11,7 @@ import { HumanRenderer, formatMs } from '../render.js';
 import { announceWaiting, reportSetupError, WaitingCalls } from './run.js';
 import { findRun, openStoreFor } from './store-command.js';
 import { eventsOfTree } from '../../loop/tree-log.js';
+import type { RunStore } from '../../store/types.js';
 
 /**
  * Renders stored events the way the live run looked: for a run that ended paused, with the
@@ -28,6 +29,18 @@ export function renderLog(events: readonly RunEvent[], io: CliIO): void {
   renderer.summary({ ...finished.result, messages: messagesFromEvents(events.filter((e) => !e.depth)) } as RunResult);
   // The last end of the log is where the run stands (a resumed run has one per process).
   if (finished.status === 'paused') announceWaiting(WaitingCalls.of(events), finished.runId, io);
+}
+
+/** The live worker that holds `runId` (a Postgres store's fleet), if one does. */
+async function holderOf(store: RunStore, runId: string): Promise<string | undefined> {
+  const { FleetView } = await import('../../worker/fleet-view.js');
+  const fleet = await FleetView.of(store);
+  if (!fleet) return undefined;
+  try {
+    return (await fleet.holders([runId])).get(runId);
+  } finally {
+    await fleet.close();
+  }
 }
 
 function makeCommand(name: 'show' | 'replay'): Command {
@@ -54,7 +67,9 @@ function makeCommand(name: 'show' | 'replay'): Command {
             return EXIT.ok;
           }
           if (name === 'show') {
-            io.stderr.write(`run ${run.id} · ${run.status}${run.reason ? ` (${run.reason})` : ''} · ${run.model} · ${events.length} events · started ${formatMs(Date.now() - run.createdAt)} ago\n`);
+            const worker = run.status === 'running' && store.queue ? await holderOf(store, run.id) : undefined;
+            const held = worker ? ` · held by worker ${worker}` : '';
+            io.stderr.write(`run ${run.id} · ${run.status}${run.reason ? ` (${run.reason})` : ''} · ${run.model} · ${events.length} events · started ${formatMs(Date.now() - run.createdAt)} ago${held}\n`);
           }
           renderLog(events, io);
         } finally {
