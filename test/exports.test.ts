@@ -28,9 +28,9 @@ const ROOT_VALUES = [
     'PLAN_TOOL_NAME', 'PRICES_AS_OF', 'ReinError', 'RunHandle', 'SUCCESS_REASONS', 'ToolOutputArchive',
     'UNKNOWN_MODEL_DEFAULTS', 'agentTool', 'costOf', 'createRedactor', 'createSearchToolsTool',
     'createTokenCounter', 'createToolOutputTool', 'createToolSelector', 'defineTool', 'emptyUsage',
-    'estimateTokens', 'firstDivergence', 'fullOutputOf', 'handoff', 'jsonSchema', 'listModels',
-    'loadProjectRules', 'lookupModel', 'messagesFromEvents', 'replayModel', 'resolveModel', 'runsOfTree',
-    'seedTools', 'toReinError', 'toolResultText', 'updatePlanTool', 'waitingInTree',
+    'estimateTokens', 'eventsOfTree', 'firstDivergence', 'fullOutputOf', 'handoff', 'jsonSchema',
+    'listModels', 'loadProjectRules', 'lookupModel', 'messagesFromEvents', 'replayModel', 'resolveModel',
+    'runsOfTree', 'seedTools', 'toReinError', 'toolResultText', 'updatePlanTool', 'waitingInTree',
 ];
 const ROOT_TYPES = [
     'AgentHooks', 'AgentOptions', 'AgentToolOptions', 'Alert', 'AlertOptions', 'AlertReason',

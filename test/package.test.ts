@@ -52,10 +52,11 @@ describe('the package', () => {
   });
 
   it('has these entry points, each bundled from its source entry point', () => {
-    expect(entries.map((e) => e.subpath)).toEqual(['.', './testing', './store', './mcp', './skills', './memory', './permissions', './workspace', './advanced', './project', './trace']);
+    expect(entries.map((e) => e.subpath)).toEqual(['.', './testing', './store', './mcp', './skills', './memory', './permissions', './workspace', './advanced', './project', './trace', './worker']);
     const bundled = readFileSync(join(root, 'scripts/bundle.mjs'), 'utf8');
     expect(bundled).toContain("advanced: 'src/advanced.ts'");
     expect(bundled).toContain("project: 'src/project/index.ts'");
+    expect(bundled).toContain("worker: 'src/worker/index.ts'");
   });
 
   it('holds each source module once, so a class is the same class from every entry point', () => {
