@@ -84,9 +84,9 @@ export function buildChatRequest(model: ModelRef, context: Context, options: Str
  * for it (`minimal`, `none`) that the models taking the others all accept. A model that
  * refused the parameter is not sent it again (`chat-refusals.ts`).
  */
-export function reasoningEffort(model: ModelRef, options: StreamOptions): ChatRequest['reasoning_effort'] {
+export function reasoningEffort(model: ModelRef, options: StreamOptions, compat?: Readonly<ChatCompat>): ChatRequest['reasoning_effort'] {
   const level = options.thinking;
-  if (level === undefined || level === 'off' || !chatCompat(model).reasoningEffort) return undefined;
+  if (level === undefined || level === 'off' || !(compat ?? chatCompat(model)).reasoningEffort) return undefined;
   return level;
 }
 
@@ -162,8 +162,7 @@ function messagesJson(list: readonly Message[]): string {
  * JSON cached across requests: the cost of a request no longer grows with the
  * re-serialization of the whole history. Treat messages as immutable once sent.
  */
-export function buildChatBody(model: ModelRef, context: Context, options: StreamOptions = {}): string {
-  const compat = chatCompat(model);
+export function buildChatBody(model: ModelRef, context: Context, options: StreamOptions = {}, compat: Readonly<ChatCompat> = chatCompat(model)): string {
   const history = messagesJson(chatHistory(context.messages, model, compat.toolCallIds));
   const system = context.system !== undefined && context.system !== '' ? JSON.stringify({ role: 'system', content: context.system }) : '';
   const messages = system === '' ? history : history === '' ? system : `${system},${history}`;
@@ -179,7 +178,7 @@ export function buildChatBody(model: ModelRef, context: Context, options: Stream
   }
   if (options.stream !== false) body += compat.streamUsage ? ',"stream":true,"stream_options":{"include_usage":true}' : ',"stream":true';
   if (options.maxTokens !== undefined) body += `,"${compat.maxTokensField}":${JSON.stringify(options.maxTokens)}`;
-  const effort = reasoningEffort(model, options);
+  const effort = reasoningEffort(model, options, compat);
   if (effort !== undefined) body += `,"reasoning_effort":"${effort}"`;
   if (options.temperature !== undefined) body += `,"temperature":${JSON.stringify(options.temperature)}`;
   return `${body}}`;

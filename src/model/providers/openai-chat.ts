@@ -68,8 +68,8 @@ class ChatWire implements WireSpec<ChatDecoder> {
     this.sentStreamOptions = this.options.stream !== false && compat.streamUsage;
     this.sentMaxTokens = this.options.maxTokens !== undefined && compat.maxTokensField === 'max_tokens';
     this.sentTools = this.context.tools !== undefined && this.context.tools.length > 0;
-    this.sentReasoningEffort = reasoningEffort(model, this.options) !== undefined;
-    return { url: target.url, errorUrl: target.errorUrl, headers: chatHeaders(model), body: buildChatBody(model, this.context, this.options) };
+    this.sentReasoningEffort = reasoningEffort(model, this.options, compat) !== undefined;
+    return { url: target.url, errorUrl: target.errorUrl, headers: chatHeaders(model), body: buildChatBody(model, this.context, this.options, compat) };
   }
 
   adjustAfterRefusal(status: number, text: string): boolean {
