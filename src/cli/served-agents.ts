@@ -6,6 +6,7 @@
  * file is the server's one use of the workbench.
  */
 import { DEFAULT_LIMITS } from '../loop/options.js';
+import { openSubAgents, withSubAgentTools } from './sub-agents.js';
 import { Agent } from '../loop/agent.js';
 import type { AgentDefinition } from '../agents/types.js';
 import type { RunRecord, RunStore } from '../store/types.js';
@@ -72,7 +73,17 @@ export function openServedAgents(options: ServedAgentsOptions): AgentCatalog {
     ...(options.baseUrl !== undefined && definition?.baseUrl === undefined ? { 'base-url': options.baseUrl } : {}),
   });
 
-  const build = async (values: AgentFlagValues, agentOptions: ReturnType<typeof agentOptionsFromFlags>, store: RunStore, metadata: Record<string, unknown>): Promise<Agent> => {
+  const build = async (values: AgentFlagValues, agentOptions: ReturnType<typeof agentOptionsFromFlags>, store: RunStore, metadata: Record<string, unknown>, path?: string[]): Promise<Agent> => {
+    // Sub-agents of the agent's file (`agents:`), each built the same way (their workbenches are the server's, closed with it).
+    const named = (metadata as Partial<AgentRunMetadata>).agent;
+    if (named?.agents?.length) {
+      const subAgents = await openSubAgents(named.agents, values, io, { store }, path ?? [named.name], async (v, o, _io, extra) => ({
+        agent: await build(v, o, store, extra.metadata ?? {}, extra.path),
+        bench: { close: () => Promise.resolve() },
+      }));
+      agentOptions = { ...agentOptions, name: named.name, tools: [...(agentOptions.tools ?? []), ...subAgents.tools] };
+      values = withSubAgentTools(values, named.agents);
+    } else if (named && path && path.length > 1) agentOptions = { ...agentOptions, name: named.name };
     const bench = await benchFor(values, agentOptions.tools ?? []);
     return new Agent({ ...agentOptions, ...bench.options, store, metadata: { ...metadata, ...cliMetadata(values, bench.root) } });
   };

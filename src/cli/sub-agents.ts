@@ -15,7 +15,7 @@ import type { Tool } from '../tools/types.js';
 import type { AgentFlagValues } from './agent-flags.js';
 import type { CliIO } from './io.js';
 import { resolveNamedAgent } from './named-agent.js';
-import type { Workbench, WorkbenchPeople } from './workbench.js';
+import type { WorkbenchPeople } from './workbench.js';
 
 /** How a CLI agent is built (cli-agent.ts's `openCliAgent`, passed in: it builds sub-agents with this module). */
 export type BuildAgent = (
@@ -23,7 +23,7 @@ export type BuildAgent = (
   options: AgentOptions,
   io: CliIO,
   extra: { store?: RunStore; people?: WorkbenchPeople; metadata?: Record<string, unknown>; path?: string[] },
-) => Promise<{ agent: Agent; bench: Workbench }>;
+) => Promise<{ agent: Agent; bench: { close(): Promise<void> } }>;
 
 /** The flags a sub-agent shares with its parent: where it works, and how its shell is confined. */
 const SHARED: Array<keyof AgentFlagValues> = ['root', 'sandbox', 'sandbox-network', 'no-mcp', 'no-skills'];
@@ -38,7 +38,7 @@ export async function openSubAgents(
   build: BuildAgent,
 ): Promise<{ tools: Tool[]; close(): Promise<void> }> {
   const tools: Tool[] = [];
-  const benches: Workbench[] = [];
+  const benches: Array<{ close(): Promise<void> }> = [];
   const close = async (): Promise<void> => {
     await Promise.allSettled(benches.map((b) => b.close()));
   };

@@ -83,16 +83,18 @@ export function handoffTargetOf(tool: Tool): HandoffTarget | undefined {
 
 /**
  * The `handoff` event of a call whose `tool_finished` is being emitted, when its tool asked
- * for one (once). Emitted right after that `tool_finished`, in the same append: a resume
+ * for one and the call succeeded (once: the request is taken either way). Emitted right after that `tool_finished`, in the same append: a resume
  * sees both or neither. The loop switches agents after the batch ({@link takeHandoff}).
  */
-export function handoffEventOf(runId: string, toolCallId: string, step: number, from: string | undefined): Extract<RunEvent, { type: 'handoff' }> | undefined {
+export function handoffEventOf(runId: string, toolCallId: string, step: number, from: string | undefined, ok: boolean): Extract<RunEvent, { type: 'handoff' }> | undefined {
   // Asked for every tool call: nothing to look up (and no key to build) without a handoff.
   if (requested.size === 0) return undefined;
   const key = callKey(runId, toolCallId);
   const target = requested.get(key);
   if (target === undefined) return undefined;
   requested.delete(key);
+  // A call that ended in an error (aborted, say) hands nothing over.
+  if (!ok) return undefined;
   logged.set(runId, { toolCallId, target });
   const model = target.model;
   return {

@@ -38,7 +38,7 @@ export function emitFinished(deps: LoopDeps, step: number, call: ToolCall, outco
   if (usage !== undefined) event.usage = outcome.usage = usage;
   deps.emit(event);
   // A handoff tool's call: the switch is logged with its end (see handoff-tool.ts).
-  const handoff = outcome.result.isError ? undefined : handoffEventOf(deps.runId, call.id, step, deps.agentName);
+  const handoff = handoffEventOf(deps.runId, call.id, step, deps.agentName, !outcome.result.isError);
   if (handoff !== undefined) deps.emit(handoff);
 }
 
