@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { createContextEngine, RunContext } from '../dist/context/engine.js';
 import { isSummaryRequest } from '../dist/context/summary.js';
 import { Agent, defineTool } from '../dist/index.js';
-import { startScriptedServer } from '../dist/model/scripted/index.js';
+import { startScriptedServer } from '../dist/testing/index.js';
 import { startServer } from './server.mjs';
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

@@ -14,7 +14,7 @@ import { Agent, defineTool } from '../dist/index.js';
 import { streamOpenAIChat, streamWithRetry } from '../dist/advanced.js';
 import { ChatDecoder } from '../dist/model/providers/openai-chat-decode.js';
 import { buildChatBody, chatHeaders, chatUrl } from '../dist/model/providers/openai-chat-request.js';
-import { httpPost } from '../dist/model/http.js';
+import { httpPost } from '../dist/http/client.js';
 import { EventStream } from '../dist/model/event-stream.js';
 import { httpFloor } from './floors.mjs';
 import { startServer } from './server.mjs';

@@ -31,7 +31,7 @@ function child(args) {
   return { proc, exited, line: () => (queue.length ? Promise.resolve(queue.shift()) : new Promise((r) => waiting.push(r))) };
 }
 
-const model = child(['dist/model/scripted/cli.js', '--script-module', 'bench/serve-script.mjs']);
+const model = child(['dist/testing/cli.js', '--script-module', 'bench/serve-script.mjs']);
 const modelUrl = JSON.parse(await model.line()).url;
 const base = mkdtempSync(join(tmpdir(), 'rein-bench-serve-'));
 const project = join(base, 'project');

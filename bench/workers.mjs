@@ -16,7 +16,7 @@ import pg from 'pg';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 const [{ startScriptedServer }, { PostgresStore }, { openSubmitter }] = await Promise.all([
-  dist('model/scripted/index.js'),
+  dist('testing/index.js'),
   dist('store/postgres.js'),
   dist('cli/commands/submit.js'),
 ]);

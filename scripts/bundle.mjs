@@ -19,7 +19,7 @@ const outDir = `${root}dist/bundle`;
 const ENTRIES = {
   index: 'src/index.ts',
   advanced: 'src/advanced.ts',
-  testing: 'src/model/scripted/index.ts',
+  testing: 'src/testing/index.ts',
   store: 'src/store/index.ts',
   mcp: 'src/mcp/index.ts',
   skills: 'src/skills/index.ts',

@@ -5,7 +5,7 @@
  */
 export { runLoop } from './loop/run-loop.js';
 export type { LoopDeps, LoopStart } from './loop/deps.js';
-export { canonicalJson } from './loop/stop-rules.js';
+export { canonicalJson } from './util/canonical-json.js';
 
 export { EventStream } from './model/event-stream.js';
 export { streamWithRetry } from './model/retry.js';

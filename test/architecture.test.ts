@@ -47,14 +47,13 @@ function importedLayers(file: { path: string; text: string }): string[] {
  * store/http/util), made exact: the run log's events carry the model's messages, so
  * `events.ts` and `store/` sit above `model/`; `trace/` derives from events (and posts
  * webhooks over the HTTP client); `security/` redacts events on their way to a store. The
- * scripted model server (`rein/testing`, `model/scripted/` until it moves to `testing/`)
- * sits right under the CLI, so nothing else in src may import it. Folders not there yet
- * (`testing/`, `worker/`, `http/`, `util/`) have their row already.
+ * scripted model server (`rein/testing`, `testing/`) sits right under the CLI, so nothing
+ * else in src may import it.
  */
 const ORDER: readonly (readonly string[])[] = [
   ['index.ts', 'advanced.ts'], // the package's root entry points: `rein` and `rein/advanced`
   ['cli'],
-  ['testing', 'model/scripted'],
+  ['testing'],
   ['server', 'worker'],
   ['project'],
   ['loop'],
@@ -149,7 +148,7 @@ describe('architecture', () => {
   it('the scripted model server is imported by nothing in src but the CLI', () => {
     const offenders = [...imports].filter(([path, targets]) => {
       const from = roomOf(path);
-      return from !== 'cli' && from !== 'testing' && from !== 'model/scripted' && targets.some((t) => ['testing', 'model/scripted'].includes(roomOf(t) ?? ''));
+      return from !== 'cli' && from !== 'testing' && targets.some((t) => roomOf(t) === 'testing');
     });
     expect(offenders.map(([path]) => path)).toEqual([]);
   });
@@ -188,7 +187,7 @@ describe('architecture', () => {
   });
 
   it('only the CLI entry touches process.exit and process.argv', () => {
-    const offenders = files.filter((f) => f.path !== 'cli/main.ts' && !f.path.startsWith('model/scripted/cli') && /process\.(exit|argv)/.test(f.text));
+    const offenders = files.filter((f) => f.path !== 'cli/main.ts' && !f.path.startsWith('testing/cli') && /process\.(exit|argv)/.test(f.text));
     expect(offenders.map((f) => f.path)).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { ReinError } from '../errors.js';
 import type { Agent } from '../loop/agent.js';
-import { canonicalJson } from '../loop/stop-rules.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import type { AgentDefinition } from '../agents/types.js';
 import type { RunRecord, RunStore } from '../store/types.js';
 import type { CliIO } from './io.js';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { lstat, readFile, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
-import { projectDirs } from '../skills/repo-root.js';
+import { projectDirs } from '../util/repo-root.js';
 
 /**
  * The file names read in each directory, in this order. `AGENTS.md` comes first so that a

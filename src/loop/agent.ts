@@ -26,7 +26,7 @@ import type { Confirm, LoopDeps, LoopStart } from './deps.js';
 import { RunLog } from './run-log.js';
 import { resumeStateFrom } from './resume-state.js';
 import { messagesFromEvents } from './fold.js';
-import { canonicalJson } from './stop-rules.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import type { RunStore } from '../store/types.js';
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';

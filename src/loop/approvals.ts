@@ -9,11 +9,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { ToolCall } from '../model/types.js';
-import { isRecord } from '../model/json.js';
+import { isRecord } from '../util/json.js';
 import { askConfirm } from '../tools/dispatch.js';
 import type { DispatchOutcome, Tool } from '../tools/types.js';
 import type { Confirm, LoopDeps, Verdict } from './deps.js';
-import { canonicalJson } from './stop-rules.js';
+import { canonicalJson } from '../util/canonical-json.js';
 
 /** The hash a decision must match: the arguments shown to the person (and run), canonically. */
 export function hashArguments(args: Record<string, unknown>): string {

@@ -12,7 +12,7 @@ import { failedStream } from '../model/failed-stream.js';
 import { FixturePlayer, playbackTransport, type Fixture, type FixtureDivergence } from '../model/fixture.js';
 import { streamModel } from '../model/providers/index.js';
 import { emptyUsage, toolResultText, type AssistantMessage, type AssistantStreamEvent, type StreamFunction } from '../model/types.js';
-import { canonicalJson } from './stop-rules.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import { isSummaryRequest, SUMMARY_HEADER } from '../context/summary.js';
 
 /**

@@ -3,37 +3,7 @@
  * the loop itself decides the order in which they are asked.
  */
 import type { ToolResultMessage } from '../model/types.js';
-
-/** JSON with object keys sorted, so `{a:1,b:2}` and `{b:2,a:1}` are the same call. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
-}
-
-/** Deep equality of JSON values, ignoring object key order (the canonical form's equality). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  let count = 0;
-  for (const key in x) {
-    if (x[key] === undefined) continue;
-    count++;
-    if (!jsonEqual(x[key], y[key])) return false;
-  }
-  for (const key in y) if (y[key] !== undefined) count--;
-  return count === 0;
-}
+import { canonicalJson } from '../util/canonical-json.js';
 
 /**
  * `no_progress`: the model makes no headway when its turns repeat — the same batch of

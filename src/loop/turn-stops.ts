@@ -5,7 +5,7 @@
  * the turn's results are in the history; queued messages enter only when the run goes on.)
  */
 import { ReinError } from '../errors.js';
-import { isRecord } from '../model/json.js';
+import { isRecord } from '../util/json.js';
 import type { RunLimits, RunTotals, StopReasonCode } from '../events.js';
 import type { AssistantMessage, Message, ToolCall } from '../model/types.js';
 import type { DispatchOutcome } from '../tools/types.js';

@@ -9,7 +9,7 @@ import { ReinError } from '../errors.js';
 import type { AssistantMessage, Message, ToolCall, UserMessage } from '../model/types.js';
 import { syntheticResult } from '../model/handoff.js';
 import { compatProblem } from '../model/providers/chat-compat.js';
-import { isRecord } from '../model/json.js';
+import { isRecord } from '../util/json.js';
 import { closestName } from '../tools/suggest.js';
 import type { AgentOptions } from './options.js';
 import { checkTelemetryOptions } from '../trace/agent-telemetry.js';

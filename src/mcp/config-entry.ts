@@ -4,7 +4,7 @@
  * its key and no server, so the other entries still start.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { isRecord } from '../model/json.js';
+import { isRecord } from '../util/json.js';
 import type { McpAuthConfig, McpDiagnostic, McpHttpServerConfig, McpLogLevel, McpServerConfig, McpStdioServerConfig } from './types.js';
 
 /** Where an entry came from and what it may use while being checked. */

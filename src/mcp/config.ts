@@ -8,8 +8,8 @@
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readJsonFile } from '../config/json-file.js';
-import { isRecord } from '../model/json.js';
-import { pathExists, projectDirs } from '../skills/repo-root.js';
+import { isRecord } from '../util/json.js';
+import { pathExists, projectDirs } from '../util/repo-root.js';
 import { checkServerEntry, type EntryContext } from './config-entry.js';
 import type { McpConfig, McpDiagnostic, McpServerConfig } from './types.js';
 

@@ -3,7 +3,7 @@
  * take as a part (audio, binary resources, links) becomes a text line that says what it
  * was and how to get at it, so nothing vanishes silently.
  */
-import { isRecord } from '../model/json.js';
+import { isRecord } from '../util/json.js';
 import type { ImageContent, TextContent } from '../model/types.js';
 import type { ToolOutput } from '../tools/types.js';
 

@@ -7,8 +7,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { proxiedFetch } from '../model/http-fetch.js';
-import { proxyFor } from '../model/http-proxy.js';
+import { proxiedFetch } from '../http/fetch.js';
+import { proxyFor } from '../http/proxy.js';
 import { settlesWithin } from '../process/timing.js';
 import { currentTraceHeaders } from '../trace/propagation.js';
 import { ProcessTransport } from './process-transport.js';

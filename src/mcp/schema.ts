@@ -3,7 +3,7 @@
  * that ajv compiles, whatever the server sent (no `type`, a draft-04 schema, a `$schema`
  * ajv does not know, a schema that does not compile at all).
  */
-import { isRecord } from '../model/json.js';
+import { isRecord } from '../util/json.js';
 import type { JsonSchema } from '../model/types.js';
 import { compileValidator } from '../tools/validate.js';
 

@@ -4,7 +4,7 @@
  * again (a reconnect, `list_changed`) compiles only the schemas that changed.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { isRecord } from '../model/json.js';
+import { isRecord } from '../util/json.js';
 import type { JsonSchema } from '../model/types.js';
 import { loadPicomatch } from '../workspace/patterns.js';
 import { allPages } from './pages.js';

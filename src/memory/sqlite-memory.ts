@@ -5,7 +5,7 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { ReinError } from '../errors.js';
-import { findRepoRoot } from '../skills/repo-root.js';
+import { findRepoRoot } from '../util/repo-root.js';
 import type { SqliteConnection, SqliteDriverName, SqliteStatement } from '../store/sqlite-driver.js';
 import { openSqliteFile, useWal } from '../store/sqlite-file.js';
 import { ftsQuery } from './query.js';

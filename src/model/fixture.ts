@@ -15,7 +15,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { ReinError } from '../errors.js';
 import { displayUrl } from './base-url.js';
-import { httpPost, type HttpResponse } from './http.js';
+import { httpPost, type HttpResponse } from '../http/client.js';
 import { isRecord } from './json.js';
 import type { ModelApi, ModelTransport, WireRequest } from './types.js';
 

@@ -1,13 +1,10 @@
 /** Small readers for untyped JSON from providers, shared by every adapter. */
 import { ReinError } from '../errors.js';
 
-/** A JSON object. */
-export type Json = Record<string, unknown>;
+import { isRecord, type Json } from '../util/json.js';
 
-/** True for a JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// The adapters read both from here, beside the readers below; other rooms import them from util/.
+export { isRecord, type Json };
 
 /** A token count from a usage object: a finite number, else 0. */
 export function tokenCount(value: unknown): number {

@@ -4,7 +4,7 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { ErrorInfo, ReinError } from '../errors.js';
-import type { HttpResponse } from './http.js';
+import type { HttpResponse } from '../http/client.js';
 
 /** Plain text. */
 export interface TextContent {

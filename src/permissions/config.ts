@@ -6,8 +6,8 @@
 import { join, resolve } from 'node:path';
 import { readJsonFile } from '../config/json-file.js';
 import { ReinError } from '../errors.js';
-import { isRecord } from '../model/json.js';
-import { projectDirs } from '../skills/repo-root.js';
+import { isRecord } from '../util/json.js';
+import { projectDirs } from '../util/repo-root.js';
 import { parsePermissionMode, type PermissionDecision, type PermissionMode, type PermissionOptions } from './policy.js';
 import { parsePermissionRule } from './rule.js';
 

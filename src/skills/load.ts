@@ -7,7 +7,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { checkFrontMatter, splitFrontMatter } from './front-matter.js';
-import { projectDirs } from './repo-root.js';
+import { projectDirs } from '../util/repo-root.js';
 import type { LoadSkillsResult, Skill, SkillDiagnostic } from './types.js';
 
 /** The skill folders looked for in each project directory, in this order. */

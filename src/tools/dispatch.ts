@@ -32,7 +32,7 @@ import type {
   ToolReturn,
 } from './types.js';
 import { compileValidator, readyValidator, type ArgsValidator } from './validate.js';
-import { isRecord } from '../model/json.js';
+import { isRecord } from '../util/json.js';
 import { jsonValueDepth, MAX_ARGUMENT_DEPTH, TOO_DEEP_ARGUMENTS } from '../model/json-limits.js';
 
 /** Default per-call timeout of a tool, in ms. */

@@ -4,7 +4,7 @@
  * run, so importing rein never pays for observability it may not use.
  */
 import { ReinError } from '../errors.js';
-import { isRecord } from '../model/json.js';
+import { isRecord } from '../util/json.js';
 import type { Redactor } from '../security/redact.js';
 import type { AlertTargets } from './alerts.js';
 import { missingOtelApi, otelApiInstalled } from './otel-api.js';

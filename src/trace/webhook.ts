@@ -5,7 +5,7 @@
  */
 import { ReinError } from '../errors.js';
 import { displayUrl } from '../model/base-url.js';
-import { httpPost } from '../model/http.js';
+import { httpPost } from '../http/client.js';
 import type { Alert, AlertWebhook } from './types.js';
 
 /** Defaults of {@link AlertWebhook}. */

@@ -2,7 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, text, toolCall } from '../../src/model/scripted/index.js';
+import { startScriptedServer, text, toolCall } from '../../src/testing/index.js';
 import { cleanEnv, rein } from './spawn.js';
 import { makeProject, removeProject, type TempProject } from './project.js';
 

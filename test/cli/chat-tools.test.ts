@@ -14,7 +14,7 @@ import { startRein } from './spawn.js';
 import { command as chatCommand } from '../../src/cli/commands/chat.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { openSqliteStore } from '../../src/store/open.js';
-import { startScriptedServer, type ChatRequest, type ScriptFunction, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ChatRequest, type ScriptFunction, type ScriptedServer } from '../../src/testing/index.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const EVERYTHING_DIST = join(repo, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist');

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, type Script, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type Script, type ScriptedServer } from '../../src/testing/index.js';
 import { sseBody, startServer } from '../model/fixture-server.js';
 import { cleanEnv, isGone, rein, spawned, startRein } from './spawn.js';
 

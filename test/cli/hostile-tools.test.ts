@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeProject, removeProject, type TempProject } from './project.js';
 import { cleanEnv, rein, startRein } from './spawn.js';
-import { startScriptedServer, type ScriptFunction, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptFunction, type ScriptedServer } from '../../src/testing/index.js';
 
 const servers: ScriptedServer[] = [];
 let dirs: TempProject;

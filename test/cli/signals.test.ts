@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeProject, removeProject, type TempProject } from './project.js';
 import { cleanEnv, isGone, rein, spawned, startRein } from './spawn.js';
-import { startScriptedServer, type ScriptFunction, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptFunction, type ScriptedServer } from '../../src/testing/index.js';
 
 const servers: ScriptedServer[] = [];
 let dirs: TempProject;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, type Script, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type Script, type ScriptedServer } from '../../src/testing/index.js';
 import { cleanEnv, isGone, rein, spawned } from './spawn.js';
 import { Agent } from '../../src/loop/agent.js';
 import { openSqliteStore } from '../../src/store/open.js';

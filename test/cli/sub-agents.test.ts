@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer } from '../../src/testing/index.js';
 import { cleanEnv, rein } from './spawn.js';
 import { makeProject, removeProject, type TempProject } from './project.js';
 

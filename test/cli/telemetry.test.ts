@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
-import { startScriptedServer, text, toolCall, type Script, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, text, toolCall, type Script, type ScriptedServer } from '../../src/testing/index.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import { seedTools } from '../../src/tools/builtin/index.js';
 import { makeProject, removeProject, type TempProject } from './project.js';

@@ -15,7 +15,7 @@ import { command as runCommand } from '../../src/cli/commands/run.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { openWorkbench } from '../../src/cli/workbench.js';
 import { openSqliteStore } from '../../src/store/open.js';
-import { startScriptedServer, type ChatRequest, type ScriptedServer, type ScriptToolCall } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ChatRequest, type ScriptedServer, type ScriptToolCall } from '../../src/testing/index.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const EVERYTHING = join(repo, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createToolOutputTool, ToolOutputArchive, type ToolOutputLookup } from '../../src/context/tool-output.js';
 import type { RunEvent } from '../../src/events.js';
 import type { ImageContent, TextContent, ToolCall, ToolResultMessage } from '../../src/model/types.js';
-import { text as say, toolCall, type ScriptFunction } from '../../src/model/scripted/index.js';
+import { text as say, toolCall, type ScriptFunction } from '../../src/testing/index.js';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import { createDispatcher } from '../../src/tools/dispatch.js';

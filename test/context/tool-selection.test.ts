@@ -4,7 +4,7 @@ import { createToolOutputTool } from '../../src/context/tool-output.js';
 import type { RunEvent } from '../../src/events.js';
 import type { ToolCall, ToolSpec } from '../../src/model/types.js';
 import { streamModel } from '../../src/model/providers/index.js';
-import { toolCall, type ScriptFunction } from '../../src/model/scripted/index.js';
+import { toolCall, type ScriptFunction } from '../../src/testing/index.js';
 import { defineTool } from '../../src/tools/define.js';
 import { createDispatcher } from '../../src/tools/dispatch.js';
 import { ToolRegistry } from '../../src/tools/registry.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedServer, type ScriptTurn, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptTurn, type ScriptedServer } from '../../src/testing/index.js';
 import type { Message } from '../../src/model/types.js';
 import type { SqliteDriverName } from '../../src/store/sqlite-driver.js';
 import { drivers } from '../store/sqlite-drivers.js';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startScriptedServer, type ScriptRequest, type ScriptTurn, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptRequest, type ScriptTurn, type ScriptedServer } from '../../src/testing/index.js';
 import type { Message } from '../../src/model/types.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { SqliteDriverName } from '../../src/store/sqlite-driver.js';

@@ -2,7 +2,7 @@
 // makes one last request with no tools and ends with its answer (or the output schema's
 // output), the stop reason still the limit's; never after an abort or past the budget.
 import { describe, expect, it } from 'vitest';
-import type { ScriptRequest, ScriptTurn } from '../../src/model/scripted/index.js';
+import type { ScriptRequest, ScriptTurn } from '../../src/testing/index.js';
 import type { AgentOptions } from '../../src/loop/options.js';
 import { messagesFromEvents } from '../../src/loop/fold.js';
 import { addTool, collect, gateTool, setup } from './helpers.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/events.js';
 import { Agent } from '../../src/loop/agent.js';
 import { resumeStateFrom } from '../../src/loop/resume-state.js';
-import { canonicalJson } from '../../src/loop/stop-rules.js';
+import { canonicalJson } from '../../src/util/canonical-json.js';
 import type { AgentHooks } from '../../src/loop/options.js';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';

@@ -6,7 +6,7 @@ import { Agent } from '../../src/loop/agent.js';
 import { messagesFromEvents } from '../../src/loop/fold.js';
 import { firstDivergence, replayModel } from '../../src/loop/replay.js';
 import { resumeStateFrom } from '../../src/loop/resume-state.js';
-import { startScriptedServer, type ReceivedRequest, type ScriptMessage, type ScriptRequest, type ScriptTurn } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ReceivedRequest, type ScriptMessage, type ScriptRequest, type ScriptTurn } from '../../src/testing/index.js';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import { collect, setup } from './helpers.js';

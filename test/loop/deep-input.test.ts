@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
 import { MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH } from '../../src/model/json-limits.js';
-import { startScriptedServer, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer } from '../../src/testing/index.js';
 import type { ModelApi } from '../../src/model/types.js';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { expectLogFoldsTo } from './log-folds.js';

@@ -7,7 +7,7 @@ import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
-import type { ScriptTurn } from '../../src/model/scripted/index.js';
+import type { ScriptTurn } from '../../src/testing/index.js';
 import { addTool, setup } from './helpers.js';
 
 let warnings: Error[] = [];

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
 import { handoff } from '../../src/loop/handoff-tool.js';
-import { startScriptedServer, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer } from '../../src/testing/index.js';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import { collect, gateTool } from './helpers.js';

@@ -2,7 +2,7 @@
 import { afterEach } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
 import type { AgentOptions } from '../../src/loop/options.js';
-import { startScriptedServer, type Script, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type Script, type ScriptedServer } from '../../src/testing/index.js';
 import { defineTool } from '../../src/tools/define.js';
 import type { RunEvent } from '../../src/events.js';
 import type { RunHandle } from '../../src/loop/handle.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
 import { agentTool } from '../../src/loop/agent-tool.js';
 import { waitingInTree } from '../../src/loop/tree-approval.js';
-import { startScriptedServer, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer } from '../../src/testing/index.js';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 

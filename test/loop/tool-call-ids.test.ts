@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
 import type { AgentOptions } from '../../src/loop/options.js';
-import { startScriptedServer, text, toolCall, toolCalls, type Script, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, text, toolCall, toolCalls, type Script, type ScriptedServer } from '../../src/testing/index.js';
 import type { Message, ModelApi } from '../../src/model/types.js';
 import type { RunEvent } from '../../src/events.js';
 import { addTool, collect } from './helpers.js';

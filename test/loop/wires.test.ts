@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
 import type { AgentOptions } from '../../src/loop/options.js';
-import { startScriptedServer, text, toolCall, toolCalls, type Fault, type Script, type ScriptedServer, type ScriptMessage } from '../../src/model/scripted/index.js';
+import { startScriptedServer, text, toolCall, toolCalls, type Fault, type Script, type ScriptedServer, type ScriptMessage } from '../../src/testing/index.js';
 import type { ModelApi } from '../../src/model/types.js';
 import { defineTool } from '../../src/tools/define.js';
 import { addTool, collect, gateTool } from './helpers.js';

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolResultMessage } from '../../src/model/types.js';
-import type { ScriptRequest } from '../../src/model/scripted/index.js';
+import type { ScriptRequest } from '../../src/testing/index.js';
 import { collect, setup } from '../loop/helpers.js';
 import { FILESYSTEM, MEMORY, everything, fixture, host, tempDir, textOf } from './helpers.js';
 

@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfigFiles, loadMcpConfig } from '../../src/mcp/config.js';
-import { findRepoRoot } from '../../src/skills/repo-root.js';
+import { findRepoRoot } from '../../src/util/repo-root.js';
 import { tempDir } from './helpers.js';
 
 /** A repository (`base/repo`, with `.git`) and a working directory two levels inside it. */

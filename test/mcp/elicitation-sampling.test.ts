@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { McpElicitRequest, McpEvent, McpSamplingRequest, McpServerConfig } from '../../src/mcp/types.js';
 import { modelSampler } from '../../src/mcp/model-sampler.js';
-import { startScriptedServer, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer } from '../../src/testing/index.js';
 import type { Usage } from '../../src/model/types.js';
 import { afterEach } from 'vitest';
 import { everything, host, startHttpServer, textOf } from './helpers.js';

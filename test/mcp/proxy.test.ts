@@ -7,7 +7,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMcp, type McpHost, type McpHostOptions } from '../../src/mcp/host.js';
-import { closeIdleConnections } from '../../src/model/http-pool.js';
+import { closeIdleConnections } from '../../src/http/pool.js';
 import { EVERYTHING, freePort, startHttpServer, textOf } from './helpers.js';
 import { setEnv as setEnvFor } from '../env.js';
 

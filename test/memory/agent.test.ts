@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { memoryLayer } from '../../src/memory/layer.js';
 import { openMemory, type SqliteMemory } from '../../src/memory/sqlite-memory.js';
 import { createMemoryTools } from '../../src/memory/tools.js';
-import type { ScriptRequest } from '../../src/model/scripted/index.js';
+import type { ScriptRequest } from '../../src/testing/index.js';
 import { setup } from '../loop/helpers.js';
 
 const cleanup: Array<() => unknown> = [];

@@ -8,8 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
 import { replayModel } from '../../src/loop/replay.js';
 import { firstDifference, loadFixture, parseFixture, recordTo } from '../../src/model/fixture.js';
-import { startFixtureServer, type FixtureServer } from '../../src/model/scripted/fixture-server.js';
-import { startScriptedServer, text, toolCall, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startFixtureServer, type FixtureServer } from '../../src/testing/fixture-server.js';
+import { startScriptedServer, text, toolCall, type ScriptedServer } from '../../src/testing/index.js';
 import type { ModelApi, ModelRef } from '../../src/model/types.js';
 import { defineTool } from '../../src/tools/define.js';
 

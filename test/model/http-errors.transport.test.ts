@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { emptyResponseError, errorFromNetwork, errorFromResponse, errorFromStreamPayload, streamCutError, withoutUserinfo } from '../../src/model/http-errors.js';
 import type { ErrorContext } from '../../src/model/http-errors.js';
-import { HttpParseError } from '../../src/model/http-parser.js';
-import { UndecodableBodyError } from '../../src/model/http-inflate.js';
+import { HttpParseError } from '../../src/http/parser.js';
+import { UndecodableBodyError } from '../../src/http/inflate.js';
 
 const ctx: ErrorContext = { provider: 'openai', model: 'm', url: 'https://127.0.0.1:8443/v1/chat/completions' };
 

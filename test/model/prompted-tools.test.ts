@@ -7,8 +7,8 @@ import { Agent } from '../../src/loop/agent.js';
 import { forgetLearnedQuirks } from '../../src/model/learned-quirks.js';
 import { toolCallingOf } from '../../src/model/prompted-tools.js';
 import { resolveModel } from '../../src/model/resolve.js';
-import { fault, startScriptedServer, text, type ScriptedServer } from '../../src/model/scripted/index.js';
-import type { ScriptRequest, ScriptTurn } from '../../src/model/scripted/script.js';
+import { fault, startScriptedServer, text, type ScriptedServer } from '../../src/testing/index.js';
+import type { ScriptRequest, ScriptTurn } from '../../src/testing/script.js';
 import type { ModelApi } from '../../src/model/types.js';
 import { defineTool } from '../../src/tools/define.js';
 

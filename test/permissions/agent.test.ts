@@ -1,7 +1,7 @@
 // The policy as an agent's approvalPolicy, end to end over the scripted model server.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
-import { startScriptedServer, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer } from '../../src/testing/index.js';
 import { createPermissionPolicy } from '../../src/permissions/policy.js';
 import { defineTool } from '../../src/tools/define.js';
 

@@ -11,7 +11,7 @@ import { Agent } from '../../src/loop/agent.js';
 import type { RunHandle } from '../../src/loop/handle.js';
 import { startMcp, type McpHost } from '../../src/mcp/host.js';
 import { groupAlive } from '../../src/process/process-group.js';
-import { startScriptedServer, type ScriptedServer, type ScriptFunction, type ScriptToolCall } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer, type ScriptFunction, type ScriptToolCall } from '../../src/testing/index.js';
 import type { ToolResultMessage } from '../../src/model/types.js';
 import { createPermissionPolicy, type PermissionOptions } from '../../src/permissions/policy.js';
 import { MemoryRunStore } from '../../src/store/memory.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defineTool, toolResultText, type ToolResultMessage } from '../../src/index.js';
 import { agentFromProject, openProject } from '../../src/project/index.js';
-import { startScriptedServer, type ChatRequest, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ChatRequest, type ScriptedServer } from '../../src/testing/index.js';
 
 let base: string;
 let root: string;

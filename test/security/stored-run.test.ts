@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/events.js';
 import { Agent } from '../../src/loop/agent.js';
-import { startScriptedServer, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer } from '../../src/testing/index.js';
 import { createRedactor } from '../../src/security/redact.js';
 import { redactingLog, redactingStore } from '../../src/security/redacting-store.js';
 import { openSqliteStore } from '../../src/store/open.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/events.js';
 import { messagesFromEvents } from '../../src/loop/fold.js';
-import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/testing/index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { call, makeServedProject, readStream, storedOf } from './helpers.js';
 import { reapServers, startServe } from './serve-process.js';
@@ -24,7 +24,7 @@ const STEPS = 8;
 const TOKEN = 'crash-test-token-0123456789-0123456789';
 
 /** Each run alternates an unsafe shell command (appends a line) and an idempotent write, STEPS times, then answers. */
-function script(request: Parameters<Extract<import('../../src/model/scripted/index.js').Script, Function>>[0]): ScriptTurn {
+function script(request: Parameters<Extract<import('../../src/testing/index.js').Script, Function>>[0]): ScriptTurn {
   const task = request.messages.find((m) => m.role === 'user')?.content ?? '';
   const tag = /job-\d+/.exec(task)?.[0] ?? 'job-x';
   const done = request.messages.filter((m) => m.role === 'tool').length;

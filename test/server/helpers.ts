@@ -12,7 +12,7 @@ import { createParser } from 'eventsource-parser';
 import type { RunEvent } from '../../src/events.js';
 import { openServedAgents } from '../../src/cli/served-agents.js';
 import type { CliIO } from '../../src/cli/io.js';
-import { startScriptedServer, type Script, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type Script, type ScriptedServer } from '../../src/testing/index.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server/server.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { AgentCatalog } from '../../src/server/types.js';

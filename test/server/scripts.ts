@@ -1,5 +1,5 @@
 /** Scripted models for the server's tests: answers that depend on the conversation, so any number of runs can share one server. */
-import type { ScriptFunction, ScriptTurn } from '../../src/model/scripted/index.js';
+import type { ScriptFunction, ScriptTurn } from '../../src/testing/index.js';
 
 /**
  * Each run calls `tool` with `args(i)` `calls` times (one call per turn), then answers

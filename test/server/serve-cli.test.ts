@@ -3,7 +3,7 @@
 import { readFile, stat, writeFile, chmod, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, type ScriptedServer } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer } from '../../src/testing/index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { RunEvent } from '../../src/events.js';
 import { agentFile, call, makeServedProject, readStream, storedOf, until } from './helpers.js';

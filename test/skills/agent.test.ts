@@ -1,7 +1,7 @@
 // Each loading mode through a real Agent and the scripted model server.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ScriptRequest } from '../../src/model/scripted/index.js';
+import type { ScriptRequest } from '../../src/testing/index.js';
 import { defineTool } from '../../src/tools/define.js';
 import { loadSkills } from '../../src/skills/load.js';
 import { skillsCatalog } from '../../src/skills/render.js';

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
-import { fault, text, toolCall } from '../../src/model/scripted/index.js';
+import { fault, text, toolCall } from '../../src/testing/index.js';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import { settleAlerts } from '../../src/trace/alerts.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fault, text, toolCall, toolCalls } from '../../src/model/scripted/index.js';
+import { fault, text, toolCall, toolCalls } from '../../src/testing/index.js';
 import { createRedactor } from '../../src/security/redact.js';
 import { defineTool } from '../../src/tools/define.js';
 import { createJsonLogger, openFileLogger, parseLogLevel } from '../../src/trace/logger.js';

@@ -7,7 +7,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { startMcp, type McpHost } from '../../src/mcp/host.js';
-import { fault, text, toolCall } from '../../src/model/scripted/index.js';
+import { fault, text, toolCall } from '../../src/testing/index.js';
 import { setup } from '../loop/helpers.js';
 import { memoryOtel } from './otel.js';
 

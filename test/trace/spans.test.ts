@@ -6,7 +6,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { Agent } from '../../src/loop/agent.js';
 import { isSummaryRequest } from '../../src/context/summary.js';
-import { fault, text, toolCall, toolCalls, type ScriptRequest, type ScriptTurn } from '../../src/model/scripted/index.js';
+import { fault, text, toolCall, toolCalls, type ScriptRequest, type ScriptTurn } from '../../src/testing/index.js';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import { addTool, gateTool, setup } from '../loop/helpers.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/events.js';
 import { messagesFromEvents } from '../../src/loop/fold.js';
-import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/testing/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { openSubmitter } from '../../src/cli/commands/submit.js';
 import type { CliIO } from '../../src/cli/io.js';

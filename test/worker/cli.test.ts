@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/testing/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { dropDatabases, freshDatabase } from './pg.js';
 import { killHard, reapWorkers, rein, startWorker } from './processes.js';

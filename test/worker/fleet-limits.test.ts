@@ -3,7 +3,7 @@
 // holds back every worker's next request to that provider until then.
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/testing/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { openSubmitter } from '../../src/cli/commands/submit.js';
 import type { CliIO } from '../../src/cli/io.js';

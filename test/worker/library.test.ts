@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
 import { defineTool } from '../../src/tools/define.js';
-import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/testing/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { createWorker, type Worker } from '../../src/worker/worker.js';

@@ -3,7 +3,7 @@
 // queue; without, a worker inside it takes queued runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/events.js';
-import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/model/scripted/index.js';
+import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/testing/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { startServe } from '../server/serve-process.js';
 import { dropDatabases, freshDatabase } from './pg.js';

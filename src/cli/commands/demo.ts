@@ -4,8 +4,8 @@
  * the whole trace is shown.
  */
 import { Agent } from '../../loop/agent.js';
-import { startScriptedServer } from '../../model/scripted/index.js';
-import type { ChatMessage, ChatRequest, ScriptTurn } from '../../model/scripted/index.js';
+import { startScriptedServer } from '../../testing/index.js';
+import type { ChatMessage, ChatRequest, ScriptTurn } from '../../testing/index.js';
 import { seedTools } from '../../tools/builtin/index.js';
 import { EXIT, type Command } from '../io.js';
 import { runTask, exitCodeOf, reportSetupError } from './run.js';

@@ -1,13 +1,13 @@
 /**
  * `rein scripted-server`: rein's scripted model server, started from a script file, to try
  * the CLI (or a program) offline: it answers from the script through every wire rein
- * speaks. Reads the flags of `node dist/model/scripted/cli.js` (one implementation, in
- * model/scripted/script-file.ts) and runs until Ctrl-C or SIGTERM.
+ * speaks. Reads the flags of `node dist/testing/cli.js` (one implementation, in
+ * testing/script-file.ts) and runs until Ctrl-C or SIGTERM.
  */
 import { ReinError } from '../../errors.js';
-import { startFixtureServer, type FixtureServer } from '../../model/scripted/fixture-server.js';
-import { SCRIPTED_SERVER_FLAGS, startScriptedServerFromFlags, urlLine } from '../../model/scripted/script-file.js';
-import type { ScriptedServer } from '../../model/scripted/server.js';
+import { startFixtureServer, type FixtureServer } from '../../testing/fixture-server.js';
+import { SCRIPTED_SERVER_FLAGS, startScriptedServerFromFlags, urlLine } from '../../testing/script-file.js';
+import type { ScriptedServer } from '../../testing/server.js';
 import { defaultRedactor } from '../../security/redact.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { parseCommandLine } from '../flags.js';

@@ -8,13 +8,13 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import { jsonTextDepth, MAX_ANSWER_CHARS, MAX_WIRE_DEPTH } from '../json-limits.js';
-import { unwatchIdle, watchIdle, type IdleWatch } from '../idle-watchdog.js';
+import { unwatchIdle, watchIdle, type IdleWatch } from '../../http/idle-watchdog.js';
 import type { EventSourceParser, ParseError } from 'eventsource-parser';
 import { ReinError } from '../../errors.js';
 import { EventStream } from '../event-stream.js';
 import { endWithError } from '../failed-stream.js';
-import { httpPost } from '../http.js';
-import type { HttpResponse } from '../http.js';
+import { httpPost } from '../../http/client.js';
+import type { HttpResponse } from '../../http/client.js';
 import { errorFromNetwork, errorFromStreamPayload } from '../http-errors.js';
 import { displayUrl } from '../base-url.js';
 import type { ErrorContext } from '../http-errors.js';
