@@ -158,10 +158,20 @@ class RunWorker implements Worker {
     const every = this.options.heartbeatMs ?? 2000;
     this.heartbeat = setInterval(() => void this.beat(), every);
     this.heartbeat.unref();
-    await this.boss.work<RunJob>(RUN_QUEUE, { localConcurrency: this.concurrency, batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true, heartbeatRefreshSeconds: 2 }, async ([job]) => {
-      // includeMetadata: the job carries its times (for the pickup latency).
-      if (job) await this.take(job as JobWithMetadata<RunJob>);
-    });
+    // One pg-boss worker per slot, so each can be told to fetch again as soon as its job ends
+    // (by default it would wait out the rest of its polling interval, which caps throughput).
+    for (let slot = 0; slot < this.concurrency; slot++) {
+      let id = '';
+      id = await this.boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true, heartbeatRefreshSeconds: 2 }, async ([job]) => {
+        // includeMetadata: the job carries its times (for the pickup latency).
+        if (!job) return;
+        try {
+          await this.take(job as JobWithMetadata<RunJob>);
+        } finally {
+          if (!this.draining && id) this.boss.notifyWorker(id);
+        }
+      });
+    }
   }
 
   private async beat(): Promise<void> {
