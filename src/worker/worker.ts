@@ -15,7 +15,7 @@ import type { RunEvent, RunResult } from '../events.js';
 import type { Agent } from '../loop/agent.js';
 import type { RunHandle } from '../loop/handle.js';
 import { importOptional } from '../optional.js';
-import { openBoss, RUN_QUEUE, type QueueLocation, type RunJob } from '../store/postgres-queue.js';
+import { openBoss, queueSchema, RUN_QUEUE, type QueueLocation, type RunJob } from '../store/postgres-queue.js';
 import type { RunRecord, RunStore } from '../store/types.js';
 import { FleetLimits, type ModelLimits } from './fleet-limits.js';
 import { ensureFleetTables, fleetSchema, NOW_MS } from './fleet-tables.js';
@@ -126,6 +126,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
 class RunWorker implements Worker {
   private readonly live = new Map<string, Driven>();
   private readonly s: string;
+  private readonly schema: string;
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private draining = false;
@@ -143,6 +144,7 @@ class RunWorker implements Worker {
     private readonly concurrency: number,
   ) {
     this.s = `"${fleetSchema(where.schema)}"`;
+    this.schema = where.schema;
   }
 
   get running(): number {
@@ -178,8 +180,9 @@ class RunWorker implements Worker {
     try {
       await this.pool.query(`UPDATE ${this.s}.workers SET heartbeat_at = ${NOW_MS} WHERE id = $1`, [this.id]);
       await this.fleet.renew();
-      const queue = await this.boss.getQueue(RUN_QUEUE);
-      if (queue) this.queueDepth = queue.queuedCount;
+      // Counted, not pg-boss's cached stats (up to a monitor pass old): runs waiting to be taken.
+      const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM "${queueSchema(this.schema)}".job WHERE name = $1 AND state IN ('created', 'retry')`, [RUN_QUEUE]);
+      this.queueDepth = Number(rows[0]?.n ?? 0);
     } catch (error) {
       this.report({ type: 'error', message: `heartbeat: ${(error as Error).message}` });
     }
