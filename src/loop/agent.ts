@@ -280,7 +280,8 @@ export class Agent<S = unknown> {
    * again; a call cut off mid-way is resolved by its tool's `effect`. Takes the run's lease,
    * so the process that drove it before can no longer write to it. Refused (as a failed
    * result, like every error) when the run is done, or when the agent's tools, prompt or
-   * model changed since it started, unless `force`.
+   * model changed since it started, unless `force`. `gateModel` wraps each model request
+   * attempt of this run (a worker's fleet-wide limits, src/worker/fleet-limits.ts).
    */
   resume(runId: string, options: { signal?: AbortSignal; force?: boolean; parent?: RunParent; gateModel?: ModelGate } = {}): RunHandle<OutputOf<S>> {
     return this.launch(runId, options.signal, { runId, kind: 'continue' }, options.parent, options.gateModel, async () => this.prepareResume(runId, await this.loadResumable(runId, options.force === true, false)));

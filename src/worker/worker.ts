@@ -15,7 +15,7 @@ import type { RunEvent, RunResult } from '../events.js';
 import type { Agent } from '../loop/agent.js';
 import type { RunHandle } from '../loop/handle.js';
 import { importOptional } from '../optional.js';
-import { openBoss, RUN_QUEUE, type QueueLocation, type RunJob } from '../store/postgres-queue.js';
+import { openBoss, queueSchema, RUN_QUEUE, type QueueLocation, type RunJob } from '../store/postgres-queue.js';
 import type { RunRecord, RunStore } from '../store/types.js';
 import { FleetLimits, type ModelLimits } from './fleet-limits.js';
 import { ensureFleetTables, fleetSchema, NOW_MS } from './fleet-tables.js';
@@ -126,6 +126,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
 class RunWorker implements Worker {
   private readonly live = new Map<string, Driven>();
   private readonly s: string;
+  private readonly schema: string;
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private draining = false;
@@ -143,6 +144,7 @@ class RunWorker implements Worker {
     private readonly concurrency: number,
   ) {
     this.s = `"${fleetSchema(where.schema)}"`;
+    this.schema = where.schema;
   }
 
   get running(): number {
@@ -158,18 +160,29 @@ class RunWorker implements Worker {
     const every = this.options.heartbeatMs ?? 2000;
     this.heartbeat = setInterval(() => void this.beat(), every);
     this.heartbeat.unref();
-    await this.boss.work<RunJob>(RUN_QUEUE, { localConcurrency: this.concurrency, batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true, heartbeatRefreshSeconds: 2 }, async ([job]) => {
-      // includeMetadata: the job carries its times (for the pickup latency).
-      if (job) await this.take(job as JobWithMetadata<RunJob>);
-    });
+    // One pg-boss worker per slot, so each can be told to fetch again as soon as its job ends
+    // (by default it would wait out the rest of its polling interval, which caps throughput).
+    for (let slot = 0; slot < this.concurrency; slot++) {
+      let id = '';
+      id = await this.boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true, heartbeatRefreshSeconds: 2 }, async ([job]) => {
+        // includeMetadata: the job carries its times (for the pickup latency).
+        if (!job) return;
+        try {
+          await this.take(job as JobWithMetadata<RunJob>);
+        } finally {
+          if (!this.draining && id) this.boss.notifyWorker(id);
+        }
+      });
+    }
   }
 
   private async beat(): Promise<void> {
     try {
       await this.pool.query(`UPDATE ${this.s}.workers SET heartbeat_at = ${NOW_MS} WHERE id = $1`, [this.id]);
       await this.fleet.renew();
-      const queue = await this.boss.getQueue(RUN_QUEUE);
-      if (queue) this.queueDepth = queue.queuedCount;
+      // Counted, not pg-boss's cached stats (up to a monitor pass old): runs waiting to be taken.
+      const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM "${queueSchema(this.schema)}".job WHERE name = $1 AND state IN ('created', 'retry')`, [RUN_QUEUE]);
+      this.queueDepth = Number(rows[0]?.n ?? 0);
     } catch (error) {
       this.report({ type: 'error', message: `heartbeat: ${(error as Error).message}` });
     }

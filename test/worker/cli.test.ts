@@ -53,7 +53,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
 }
 const statusOf = (runId: string, status: string) => until(`run ${runId} ${status}`, async () => ((await store.getRun(runId))?.status === status ? true : undefined));
 
-describe('rein submit and rein worker', () => {
+// Worker processes start, drain and are declared dead in seconds each: generous on a busy machine.
+describe('rein submit and rein worker', { timeout: 120_000 }, () => {
   it('a SQLite store refuses submit, saying why and what to use', async () => {
     const out = await rein(['submit', '--store', join(project.dir, 'local.db'), '--base-url', server.url, 'hello'], { cwd: project.dir, env: project.env });
     expect(out.code).toBe(2);

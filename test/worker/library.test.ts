@@ -107,6 +107,33 @@ describe('createWorker and agent.submit', () => {
     }
   });
 
+  it('modelLimits by model: two workers in one process never have more than one request at once to the model', async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+    let inFlight = 0;
+    let most = 0;
+    const slow = await startScriptedServer({
+      script: async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((r) => setTimeout(r, 150));
+        inFlight--;
+        return { text: 'ok' };
+      },
+    });
+    try {
+      const agent = new Agent({ model: { provider: 'openai', id: 'scripted', api: 'openai-chat', baseUrl: slow.url, apiKey: 'k' } as never, store });
+      const limits = { maxConcurrent: 1, by: 'model' as const };
+      workers.push(await createWorker({ store, agents: { one: agent }, concurrency: 3, modelLimits: limits }), await createWorker({ store, agents: { one: agent }, concurrency: 3, modelLimits: limits }));
+      const ids = await Promise.all(Array.from({ length: 6 }, () => agent.submit('go', { agent: 'one' }).then((r) => r.runId)));
+      for (const id of ids) await finished(id);
+      expect(most).toBe(1);
+      await expect(createWorker({ store, agents: {}, modelLimits: { maxConcurrent: 0 } })).rejects.toThrow(/maxConcurrent model requests must be an integer from 1/);
+    } finally {
+      await Promise.all(workers.splice(0).map((w) => w.stop()));
+      await slow.close();
+    }
+  });
+
   it('a store without a queue refuses submit, saying why and what to use', async () => {
     const agent = agentOn(new MemoryRunStore());
     await expect(agent.submit('hi')).rejects.toThrow(/cannot queue runs.*Postgres/);
