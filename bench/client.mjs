@@ -62,14 +62,17 @@ async function openBenchStore() {
 
 /** The OpenTelemetry SDK as a program would register it: spans batched to memory, metrics read into memory. */
 async function registerSdk() {
-  const [{ trace, metrics }, { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter }, { MeterProvider, PeriodicExportingMetricReader, InMemoryMetricExporter, AggregationTemporality }] = await Promise.all([
-    import('@opentelemetry/api'),
-    import('@opentelemetry/sdk-trace-base'),
-    import('@opentelemetry/sdk-metrics'),
-  ]);
+  const [
+    { trace, metrics },
+    { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter },
+    { MeterProvider, PeriodicExportingMetricReader, InMemoryMetricExporter, AggregationTemporality },
+  ] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/sdk-trace-base'), import('@opentelemetry/sdk-metrics')]);
   const spans = new InMemorySpanExporter();
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(spans)] }));
-  const reader = new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 60_000 });
+  const reader = new PeriodicExportingMetricReader({
+    exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+    exportIntervalMillis: 60_000,
+  });
   metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
   // What a real exporter would have sent is dropped now and then, as a real export frees it.
   setInterval(() => spans.reset(), 2000).unref();

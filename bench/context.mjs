@@ -29,7 +29,11 @@ if (mode === 'cpu') {
   const add = defineTool({ name: 'add', description: 'Add two numbers.', parameters: addParameters, execute: ({ a, b }) => String(a + b) });
   // The agent made first runs measurably slower in this set-up, so each process makes them
   // in another order (the parent passes it).
-  const make = { on: () => new Agent({ model, tools: [add] }), off: () => new Agent({ model, tools: [add], context: false }), control: () => new Agent({ model, tools: [add], context: false }) };
+  const make = {
+    on: () => new Agent({ model, tools: [add] }),
+    off: () => new Agent({ model, tools: [add], context: false }),
+    control: () => new Agent({ model, tools: [add], context: false }),
+  };
   const names = process.argv[4].split(',');
   const agents = {};
   for (const name of names) agents[name] = make[name]();
@@ -78,27 +82,53 @@ if (mode === 'inside') {
 // --- 1. assembly per turn -----------------------------------------------------------------
 
 const model = { provider: 'scripted', id: 'bench', api: 'openai-chat', baseUrl: 'http://127.0.0.1:1/v1' };
-const tools = [{ name: 'read_file', description: 'Read a file of the workspace.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }];
+const tools = [
+  {
+    name: 'read_file',
+    description: 'Read a file of the workspace.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+];
 const noStream = () => {
   throw new Error('no summary expected in this part');
 };
 const usage = { input: 0, output: 10, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 10 };
 const resultText = 'export function add(a, b) {\n  return a + b;\n}\n'.repeat(8);
 const turn = (n) => [
-  { role: 'assistant', content: [{ type: 'tool_call', id: `c${n}`, name: 'read_file', arguments: { path: `src/f${n}.ts` }, rawArguments: `{"path":"src/f${n}.ts"}` }], stopReason: 'tool_use', usage, provider: 'scripted', model: 'bench' },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'tool_call', id: `c${n}`, name: 'read_file', arguments: { path: `src/f${n}.ts` }, rawArguments: `{"path":"src/f${n}.ts"}` },
+    ],
+    stopReason: 'tool_use',
+    usage,
+    provider: 'scripted',
+    model: 'bench',
+  },
   { role: 'tool', toolCallId: `c${n}`, toolName: 'read_file', content: [{ type: 'text', text: resultText }], isError: false },
 ];
 
 const CONFIGS = {
   default: {},
-  'all layers': { rules: 'Project rules: run the tests before you finish.', skills: 'Skills: pdf, xlsx.', task: 'always', memory: { retrieve: () => [{ text: 'The build uses pnpm.', source: 'notes.md' }] } },
+  'all layers': {
+    rules: 'Project rules: run the tests before you finish.',
+    skills: 'Skills: pdf, xlsx.',
+    task: 'always',
+    memory: { retrieve: () => [{ text: 'The build uses pnpm.', source: 'notes.md' }] },
+  },
 };
 
 /** Median µs per turn of prepare + assemble + observe with `base` turns of history. */
 async function assemblyPerTurn(base, options) {
   const samples = [];
   const serialize = [];
-  const engine = createContextEngine(options, { model, stream: noStream, wrapStream: (fn) => fn, system: 'You are a careful engineer.', modelInfo: { contextWindow: 100_000_000 } });
+  const engine = createContextEngine(options, {
+    model,
+    stream: noStream,
+    wrapStream: (fn) => fn,
+    system: 'You are a careful engineer.',
+    modelInfo: { contextWindow: 100_000_000 },
+  });
   const signal = new AbortController().signal;
   const onCompacted = () => {
     throw new Error('no compaction expected in this part');
@@ -112,7 +142,14 @@ async function assemblyPerTurn(base, options) {
     run.assemble(history, tools);
     for (let k = 1; k <= 20; k++) {
       history.push(...turn(base + k));
-      const response = { role: 'assistant', content: [], stopReason: 'stop', usage: { ...usage, input: 1_000 * (base + k) }, provider: 'scripted', model: 'bench' };
+      const response = {
+        role: 'assistant',
+        content: [],
+        stopReason: 'stop',
+        usage: { ...usage, input: 1_000 * (base + k) },
+        provider: 'scripted',
+        model: 'bench',
+      };
       const t0 = process.hrtime.bigint();
       await run.prepare(history, tools, { step: k + 1, signal, onCompacted });
       const request = run.assemble(history, tools);
@@ -137,7 +174,9 @@ for (const base of [10, 100, 1_000]) {
   const row = {};
   for (const [name, options] of Object.entries(CONFIGS)) row[name] = await assemblyPerTurn(base, options);
   assembly[base] = row;
-  console.log(`| ${base} | ${row.default.perTurn.toFixed(1)} | ${row['all layers'].perTurn.toFixed(1)} | ${row.default.serialize.toFixed(0)} |`);
+  console.log(
+    `| ${base} | ${row.default.perTurn.toFixed(1)} | ${row['all layers'].perTurn.toFixed(1)} | ${row.default.serialize.toFixed(0)} |`,
+  );
 }
 for (const name of Object.keys(CONFIGS)) {
   const ratio = assembly[1_000][name].perTurn / assembly[10][name].perTurn;
@@ -157,7 +196,14 @@ const server = await startScriptedServer({
   },
 });
 try {
-  const readFile = defineTool({ name: 'read_file', description: 'Read a file of the workspace.', parameters: tools[0].parameters, risk: 'read', effect: 'pure', execute: () => resultText });
+  const readFile = defineTool({
+    name: 'read_file',
+    description: 'Read a file of the workspace.',
+    parameters: tools[0].parameters,
+    risk: 'read',
+    effect: 'pure',
+    execute: () => resultText,
+  });
   const agent = new Agent({ model: server.model(), tools: [readFile], limits: { maxSteps: 310 }, modelInfo: { contextWindow: WINDOW } });
   const sent = [];
   let compactions = 0;
@@ -173,8 +219,12 @@ try {
   const growth = (sent[10] - sent[0]) / 10;
   const full = Math.round(sent[0] + growth * (sent.length - 1));
   console.log(`\n## Tokens sent per request, 300-turn run, window ${WINDOW.toLocaleString('en')}\n`);
-  console.log('| requests | compactions | max tokens / request | mean of the last 50 | max / window | last request without compaction (extrapolated) |\n|---|---|---|---|---|---|');
-  console.log(`| ${sent.length} | ${compactions} | ${max} | ${tail.toFixed(0)} | ${(max / WINDOW).toFixed(2)} | ${full.toLocaleString('en')} |`);
+  console.log(
+    '| requests | compactions | max tokens / request | mean of the last 50 | max / window | last request without compaction (extrapolated) |\n|---|---|---|---|---|---|',
+  );
+  console.log(
+    `| ${sent.length} | ${compactions} | ${max} | ${tail.toFixed(0)} | ${(max / WINDOW).toFixed(2)} | ${full.toLocaleString('en')} |`,
+  );
   if (result.reason !== 'final_answer' || max >= WINDOW) console.log(`\nBOUND VIOLATED: ${result.reason}, max ${max}`);
 } finally {
   await server.close();
@@ -187,7 +237,8 @@ const script = fileURLToPath(import.meta.url);
 const rounds = [];
 let inside;
 try {
-  for (const order of ['on,off,control', 'off,control,on', 'control,on,off']) rounds.push(JSON.parse(execFileSync(process.execPath, [script, 'cpu', serverUrl, order], { encoding: 'utf8' }).trim()));
+  for (const order of ['on,off,control', 'off,control,on', 'control,on,off'])
+    rounds.push(JSON.parse(execFileSync(process.execPath, [script, 'cpu', serverUrl, order], { encoding: 'utf8' }).trim()));
   inside = median([0, 1, 2].map(() => Number(execFileSync(process.execPath, [script, 'inside', serverUrl], { encoding: 'utf8' }).trim())));
 } finally {
   child.kill('SIGTERM');
@@ -195,5 +246,9 @@ try {
 const cpuOf = (name) => median(rounds.map((r) => r[name]));
 const ratio = (name) => median(rounds.map((r) => r[name] / r.off));
 console.log('\n## CPU per model request, whole agent runs of 8 tool turns (µs, median of 3 processes)\n');
-console.log('| engine on (default) | off (context: false) | on / off | off / off (noise floor) | inside the engine per request |\n|---|---|---|---|---|');
-console.log(`| ${cpuOf('on').toFixed(0)} | ${cpuOf('off').toFixed(0)} | ${ratio('on').toFixed(3)} | ${ratio('control').toFixed(3)} | ${inside.toFixed(2)} (${((100 * inside) / cpuOf('on')).toFixed(1)}%) |`);
+console.log(
+  '| engine on (default) | off (context: false) | on / off | off / off (noise floor) | inside the engine per request |\n|---|---|---|---|---|',
+);
+console.log(
+  `| ${cpuOf('on').toFixed(0)} | ${cpuOf('off').toFixed(0)} | ${ratio('on').toFixed(3)} | ${ratio('control').toFixed(3)} | ${inside.toFixed(2)} (${((100 * inside) / cpuOf('on')).toFixed(1)}%) |`,
+);

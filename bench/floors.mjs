@@ -5,7 +5,16 @@ import http from 'node:http';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 function tools() {
-  return [{ type: 'function', function: { name: 'add', description: 'Add two numbers.', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } } }];
+  return [
+    {
+      type: 'function',
+      function: {
+        name: 'add',
+        description: 'Add two numbers.',
+        parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      },
+    },
+  ];
 }
 
 /** Accumulates one streamed chat completion from SSE text, manual framing. */
@@ -44,7 +53,11 @@ async function loop(url, model, task, post) {
     await post(url, JSON.stringify({ model, messages, tools: tools(), stream: true, stream_options: { include_usage: true } }), acc);
     requests++;
     if (acc.calls.length === 0) return { requests, text: acc.content };
-    messages.push({ role: 'assistant', content: acc.content || null, tool_calls: acc.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) });
+    messages.push({
+      role: 'assistant',
+      content: acc.content || null,
+      tool_calls: acc.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    });
     for (const c of acc.calls) {
       const { a, b } = JSON.parse(c.arguments);
       messages.push({ role: 'tool', tool_call_id: c.id, content: String(a + b) });
@@ -65,12 +78,16 @@ async function postFetch(url, body, acc) {
 
 function postHttp(url, body, acc) {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (text) => acc.feed(text));
-      res.on('end', resolve);
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${url}/chat/completions`,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (text) => acc.feed(text));
+        res.on('end', resolve);
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

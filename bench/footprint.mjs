@@ -42,7 +42,9 @@ const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', st
 console.log(`rein ${pkg.version} footprint on Node ${process.version} (${process.platform}-${process.arch})`);
 const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work], root))[0];
 const tarball = join(work, packed.filename);
-console.log(`packed: ${packed.filename}, ${(packed.size / 1e6).toFixed(2)} MB packed, ${(packed.unpackedSize / 1e6).toFixed(2)} MB unpacked, ${packed.entryCount} files\n`);
+console.log(
+  `packed: ${packed.filename}, ${(packed.size / 1e6).toFixed(2)} MB packed, ${(packed.unpackedSize / 1e6).toFixed(2)} MB unpacked, ${packed.entryCount} files\n`,
+);
 
 /** Every installed package under `modules` (nested node_modules included): [count, bytes]. */
 function measure(modules) {
@@ -89,7 +91,12 @@ function importMs(cwd, specifier) {
   const cpu = [];
   for (let i = 0; i < RUNS; i++) {
     const out = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd, encoding: 'utf8' });
-    if (out.status !== 0) return String(out.stderr).split('\n').find((line) => line.includes('Error')) ?? 'failed';
+    if (out.status !== 0)
+      return (
+        String(out.stderr)
+          .split('\n')
+          .find((line) => line.includes('Error')) ?? 'failed'
+      );
     const [wall, used] = out.stdout.trim().split(' ').map(Number);
     times.push(wall);
     cpu.push(used);
@@ -111,7 +118,18 @@ for (const use of USES) {
   // second install of it copies the first one's build/ instead (the same version and Node,
   // so the same files a compile would leave), and its install scripts are skipped.
   const reuse = !ignoreScripts && use.extra.includes('better-sqlite3') ? built : undefined;
-  npm(['install', '--no-audit', '--no-fund', '--no-package-lock', ...(ignoreScripts || reuse ? ['--ignore-scripts'] : []), tarball, ...use.extra.map(pinned)], dir);
+  npm(
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--no-package-lock',
+      ...(ignoreScripts || reuse ? ['--ignore-scripts'] : []),
+      tarball,
+      ...use.extra.map(pinned),
+    ],
+    dir,
+  );
   const sqliteBuild = join(dir, 'node_modules/better-sqlite3/build');
   if (reuse) cpSync(reuse, sqliteBuild, { recursive: true });
   else if (use.extra.includes('better-sqlite3') && existsSync(sqliteBuild)) built = sqliteBuild;
@@ -119,22 +137,30 @@ for (const use of USES) {
   const { count, bytes } = measure(join(dir, 'node_modules'));
   const imports = Object.fromEntries(ENTRIES.map((entry) => [entry, importMs(dir, entry)]));
   rows.push({ use: use.name, packages: count, mb: bytes / 1e6, seconds, imports, dir, reused: reuse !== undefined });
-  console.log(`installed ${use.name}: ${count} packages, ${(bytes / 1e6).toFixed(1)} MB, in ${seconds.toFixed(0)} s${reuse ? ' (better-sqlite3 build copied, not compiled again)' : ''}`);
+  console.log(
+    `installed ${use.name}: ${count} packages, ${(bytes / 1e6).toFixed(1)} MB, in ${seconds.toFixed(0)} s${reuse ? ' (better-sqlite3 build copied, not compiled again)' : ''}`,
+  );
 }
 
 const pad = (text, width) => String(text).padEnd(width);
 // The minimum beside the median: on a busy machine it is the better guess of what an import costs.
-const fmt = (value) => (typeof value === 'object' ? `${value.median.toFixed(1)} (${value.min.toFixed(1)}) ms, CPU ${value.cpu.toFixed(1)}` : value);
+const fmt = (value) =>
+  typeof value === 'object' ? `${value.median.toFixed(1)} (${value.min.toFixed(1)}) ms, CPU ${value.cpu.toFixed(1)}` : value;
 console.log(`\n| use | packages | MB | install s |`);
 console.log('|---|---:|---:|---:|');
-for (const r of rows) console.log(`| ${r.use} | ${r.packages} | ${r.mb.toFixed(1)} | ${r.seconds.toFixed(0)}${r.reused ? ' (build copied)' : ''} |`);
-console.log(`\nimport time of each entry point: wall median (min) and CPU median of ${RUNS}, each in a fresh Node (packages are counted with rein itself; MB are node_modules' file sizes)\n`);
+for (const r of rows)
+  console.log(`| ${r.use} | ${r.packages} | ${r.mb.toFixed(1)} | ${r.seconds.toFixed(0)}${r.reused ? ' (build copied)' : ''} |`);
+console.log(
+  `\nimport time of each entry point: wall median (min) and CPU median of ${RUNS}, each in a fresh Node (packages are counted with rein itself; MB are node_modules' file sizes)\n`,
+);
 console.log(`| entry | ${rows.map((r) => r.use).join(' | ')} |`);
 console.log(`|---|${rows.map(() => '---:').join('|')}|`);
 for (const entry of ENTRIES) console.log(`| ${pad(`import('${entry}')`, 28)} | ${rows.map((r) => fmt(r.imports[entry])).join(' | ')} |`);
 
 const lib = rows[0];
 const core = lib.imports.rein;
-console.log(`\ntargets: library only ≤ 20 packages (${lib.packages}), ≤ 15 MB (${lib.mb.toFixed(1)}); import('rein') ≤ 50 ms (${fmt(core)})`);
+console.log(
+  `\ntargets: library only ≤ 20 packages (${lib.packages}), ≤ 15 MB (${lib.mb.toFixed(1)}); import('rein') ≤ 50 ms (${fmt(core)})`,
+);
 if (keep) console.log(`folders kept in ${work}`);
 else rmSync(work, { recursive: true, force: true });

@@ -44,7 +44,11 @@ function countsOf(file) {
 function measure(dir, url, impl, turns, sequential) {
   const out = join(dir, `${impl}-${turns}-${sequential}.out`);
   const args = ['--tool=cachegrind', '--cache-sim=no', '--branch-sim=no', '--smc-check=all-non-file', `--cachegrind-out-file=${out}`];
-  const run = spawnSync('valgrind', [...args, process.execPath, '--single-threaded', 'bench/client.mjs', impl, url, String(turns), String(sequential), '0', '3'], { cwd: root, encoding: 'utf8' });
+  const run = spawnSync(
+    'valgrind',
+    [...args, process.execPath, '--single-threaded', 'bench/client.mjs', impl, url, String(turns), String(sequential), '0', '3'],
+    { cwd: root, encoding: 'utf8' },
+  );
   if (run.status !== 0) throw new Error(`${impl} ${turns} turns under valgrind failed:\n${run.stderr.slice(-2000)}`);
   return countsOf(out);
 }
@@ -56,10 +60,31 @@ function measure(dir, url, impl, turns, sequential) {
 // the others and the growth cases.
 const only = process.env.BENCH_CASES;
 const CASES = {
-  telemetry: [['rein', 8], ['rein-off', 8], ['rein-otel', 8]],
-  fresh: [['http', 8], ['rein', 8], ['rein-fresh', 8]],
-  store: [['rein', 8], ['rein-store', 8], ['rein-pure', 8], ['rein-store-pure', 8]],
-  all: [['http', 8], ['http', 32], ['rein', 32], ['rein', 8], ['rein-fresh', 8], ['rein-off', 8], ['rein-otel', 8]],
+  telemetry: [
+    ['rein', 8],
+    ['rein-off', 8],
+    ['rein-otel', 8],
+  ],
+  fresh: [
+    ['http', 8],
+    ['rein', 8],
+    ['rein-fresh', 8],
+  ],
+  store: [
+    ['rein', 8],
+    ['rein-store', 8],
+    ['rein-pure', 8],
+    ['rein-store-pure', 8],
+  ],
+  all: [
+    ['http', 8],
+    ['http', 32],
+    ['rein', 32],
+    ['rein', 8],
+    ['rein-fresh', 8],
+    ['rein-off', 8],
+    ['rein-otel', 8],
+  ],
 };
 const cases = CASES[only ?? 'all'];
 if (!cases) {
@@ -86,7 +111,9 @@ try {
 }
 
 const k = (n) => `${(n / 1000).toFixed(0)}k`;
-const rows = Object.entries(window).map(([key, w]) => `| ${key.replace(/-(\d+)$/, ' | $1')} | ${k(w.total)} | ${k(w.compiler)} | ${k(w.gc)} | ${k(w.total - w.compiler)} |`);
+const rows = Object.entries(window).map(
+  ([key, w]) => `| ${key.replace(/-(\d+)$/, ' | $1')} | ${k(w.total)} | ${k(w.compiler)} | ${k(w.gc)} | ${k(w.total - w.compiler)} |`,
+);
 const growth = (withCompiler) => {
   const value = (key) => (withCompiler ? window[key].total : window[key].total - window[key].compiler);
   return value('rein-32') / value('http-32') / (value('rein-8') / value('http-8'));
@@ -95,11 +122,15 @@ const ratio = (a, b, withCompiler) => {
   const value = (key) => (withCompiler ? window[key].total : window[key].total - window[key].compiler);
   return value(a) / value(b);
 };
-const telemetry = !window['rein-off-8'] ? '' : `Telemetry at 8 turns: SDK registered / none registered ${ratio('rein-otel-8', 'rein-8', true).toFixed(3)}× in all, ${ratio('rein-otel-8', 'rein-8', false).toFixed(3)}× without
+const telemetry = !window['rein-off-8']
+  ? ''
+  : `Telemetry at 8 turns: SDK registered / none registered ${ratio('rein-otel-8', 'rein-8', true).toFixed(3)}× in all, ${ratio('rein-otel-8', 'rein-8', false).toFixed(3)}× without
 the compiler (target ≤ 1.15×); none registered / \`telemetry: false\` ${ratio('rein-8', 'rein-off-8', true).toFixed(3)}× in all, ${ratio('rein-8', 'rein-off-8', false).toFixed(3)}×
 without the compiler (target ≤ 1.02×).`;
-const growthLine = window['http-32'] ? `Growth of rein / node:http from 8 to 32 turns: ${growth(true).toFixed(2)} in all, ${growth(false).toFixed(2)} without the
-optimizing compiler.` : '';
+const growthLine = window['http-32']
+  ? `Growth of rein / node:http from 8 to 32 turns: ${growth(true).toFixed(2)} in all, ${growth(false).toFixed(2)} without the
+optimizing compiler.`
+  : '';
 const storeLine = window['rein-store-8']
   ? `The SQLite store at 8 turns, instructions per step: on / off ${ratio('rein-store-8', 'rein-8', true).toFixed(3)}× in all, ${ratio('rein-store-8', 'rein-8', false).toFixed(3)}× without the compiler
 (\`unsafe\` tool); ${ratio('rein-store-pure-8', 'rein-pure-8', true).toFixed(3)}× in all, ${ratio('rein-store-pure-8', 'rein-pure-8', false).toFixed(3)}× without the compiler (\`pure\` tool); target ≤ 1.3×.`

@@ -63,7 +63,13 @@ if (!url) {
       const calls = message.content.filter((c) => c.type === 'tool_call');
       if (calls.length === 0) return requests;
       for (const c of calls) {
-        messages.push({ role: 'tool', toolCallId: c.id, toolName: c.name, content: [{ type: 'text', text: String(c.arguments.a + c.arguments.b) }], isError: false });
+        messages.push({
+          role: 'tool',
+          toolCallId: c.id,
+          toolName: c.name,
+          content: [{ type: 'text', text: String(c.arguments.a + c.arguments.b) }],
+          isError: false,
+        });
       }
     }
   };

@@ -89,7 +89,9 @@ const rows = [];
 for (const turns of [8, 32]) {
   for (const impl of turns === 8 ? IMPLS_8 : ['fetch', 'http', 'rein']) {
     const r = results[`${impl}-${turns}`];
-    rows.push(`| ${impl} | ${turns} | ${f(r.cpuUsPerRequest)} | ${f(r.medianMsPerRun, 1)} | ${f(r.concurrentWallMs)} | ${f(r.peakRssMb, 1)} |`);
+    rows.push(
+      `| ${impl} | ${turns} | ${f(r.cpuUsPerRequest)} | ${f(r.medianMsPerRun, 1)} | ${f(r.concurrentWallMs)} | ${f(r.peakRssMb, 1)} |`,
+    );
   }
 }
 const ratio = (turns, floor) => results[`rein-${turns}`].cpuUsPerRequest / results[`${floor}-${turns}`].cpuUsPerRequest;

@@ -26,7 +26,11 @@ async function follow(runId, onEvent) {
 
 if (mode === 'runs') {
   for (let i = 0; i < Number(b); i++) {
-    const res = await fetch(`${url}/v1/runs`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ agent: a, input: 'Add the numbers.' }) });
+    const res = await fetch(`${url}/v1/runs`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: a, input: 'Add the numbers.' }),
+    });
     const { runId } = await res.json();
     if (c === 'follow') await follow(runId, () => undefined);
     else {

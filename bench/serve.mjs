@@ -37,10 +37,22 @@ const base = mkdtempSync(join(tmpdir(), 'rein-bench-serve-'));
 const project = join(base, 'project');
 mkdirSync(join(project, '.git'), { recursive: true });
 mkdirSync(join(project, '.rein/agents'), { recursive: true });
-for (const [name, id] of [['calc', `bench-${TURNS}`], ['long', 'bench-300-wait']]) {
-  writeFileSync(join(project, '.rein/agents', `${name}.md`), `---\nname: ${name}\ndescription: Adds.\nmodel: openai/${id}\ntools: [calculate]\nlimits: { maxSteps: 400 }\n---\nAdd.\n`);
+for (const [name, id] of [
+  ['calc', `bench-${TURNS}`],
+  ['long', 'bench-300-wait'],
+]) {
+  writeFileSync(
+    join(project, '.rein/agents', `${name}.md`),
+    `---\nname: ${name}\ndescription: Adds.\nmodel: openai/${id}\ntools: [calculate]\nlimits: { maxSteps: 400 }\n---\nAdd.\n`,
+  );
 }
-const io = { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough(), env: { HOME: base, PATH: process.env.PATH }, signal: new AbortController().signal };
+const io = {
+  stdout: new PassThrough(),
+  stderr: new PassThrough(),
+  stdin: new PassThrough(),
+  env: { HOME: base, PATH: process.env.PATH },
+  signal: new AbortController().signal,
+};
 const store = await openSqliteStore({ path: join(base, 'runs.db') });
 const agents = openServedAgents({ root: project, io, baseUrl: modelUrl });
 const server = await startServer({ store, agents, token: TOKEN });
@@ -84,7 +96,13 @@ const follow = median(results.follow);
 const poll = median(results.poll);
 
 // 100 SSE clients of one run of 300 tool turns.
-const { runId } = await (await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'long', input: 'Add a lot.' }) })).json();
+const { runId } = await (
+  await fetch(`${server.url}/v1/runs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ agent: 'long', input: 'Add a lot.' }),
+  })
+).json();
 const clients = child(['bench/serve-client.mjs', 'streams', server.url, TOKEN, runId, '100']);
 await clients.line();
 const fanout = JSON.parse(await clients.line());

@@ -9,7 +9,11 @@ export default function script(request) {
   let done = 0;
   for (const m of request.messages) if (m.role === 'tool') done++;
   if (done < turns) {
-    return { text: done === 0 ? 'Let me add these up.' : '', toolCalls: [{ name: 'add', arguments: { a: done, b: done + 1 } }], ...(delayMs ? { delayMs } : {}) };
+    return {
+      text: done === 0 ? 'Let me add these up.' : '',
+      toolCalls: [{ name: 'add', arguments: { a: done, b: done + 1 } }],
+      ...(delayMs ? { delayMs } : {}),
+    };
   }
   return { text: `All ${turns} additions are done; the last sum was ${2 * turns - 1}.`, ...(delayMs ? { delayMs } : {}) };
 }

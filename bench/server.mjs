@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 export function startServer() {
-  const child = spawn(process.execPath, ['dist/testing/cli.js', '--script-module', 'bench/server-script.mjs'], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['dist/testing/cli.js', '--script-module', 'bench/server-script.mjs'], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });
     lines.once('line', (line) => resolve({ child, url: JSON.parse(line).url }));

@@ -22,7 +22,16 @@ function event(runId, seq) {
   const step = Math.floor(seq / 10);
   if (seq === 0) {
     const limits = { maxSteps: 200, noProgressRepeats: 3, maxConsecutiveToolErrors: 5 };
-    return { type: 'run_started', traceId: '0'.repeat(32), input: { role: 'user', content: 'read the files' }, history: [], model: { provider: 'openai', id: 'gpt-4o-mini', api: 'openai-chat', baseUrl: 'https://api.openai.com/v1' }, tools: ['read_file'], limits, ...base };
+    return {
+      type: 'run_started',
+      traceId: '0'.repeat(32),
+      input: { role: 'user', content: 'read the files' },
+      history: [],
+      model: { provider: 'openai', id: 'gpt-4o-mini', api: 'openai-chat', baseUrl: 'https://api.openai.com/v1' },
+      tools: ['read_file'],
+      limits,
+      ...base,
+    };
   }
   switch (seq % 10) {
     case 0:
@@ -35,7 +44,10 @@ function event(runId, seq) {
         step,
         message: {
           role: 'assistant',
-          content: [{ type: 'text', text: text(200) }, { type: 'tool_call', id: `call_${seq}`, name: 'read_file', arguments: { path: `src/file-${seq}.ts` } }],
+          content: [
+            { type: 'text', text: text(200) },
+            { type: 'tool_call', id: `call_${seq}`, name: 'read_file', arguments: { path: `src/file-${seq}.ts` } },
+          ],
           api: 'openai-chat',
           provider: 'openai',
           model: 'gpt-4o-mini',
@@ -47,14 +59,28 @@ function event(runId, seq) {
     case 3:
       return { type: 'state_changed', from: 'planning', to: 'tool_calling', step, ...base };
     case 4:
-      return { type: 'tool_started', step, toolCallId: `call_${seq - 2}`, name: 'read_file', arguments: { path: `src/file-${seq}.ts` }, idempotencyKey: `${runId}:${seq - 2}:0`, ...base };
+      return {
+        type: 'tool_started',
+        step,
+        toolCallId: `call_${seq - 2}`,
+        name: 'read_file',
+        arguments: { path: `src/file-${seq}.ts` },
+        idempotencyKey: `${runId}:${seq - 2}:0`,
+        ...base,
+      };
     case 5:
       return {
         type: 'tool_finished',
         step,
         toolCallId: `call_${seq - 3}`,
         name: 'read_file',
-        result: { role: 'tool', toolCallId: `call_${seq - 3}`, toolName: 'read_file', content: [{ type: 'text', text: text(1500) }], isError: false },
+        result: {
+          role: 'tool',
+          toolCallId: `call_${seq - 3}`,
+          toolName: 'read_file',
+          content: [{ type: 'text', text: text(1500) }],
+          isError: false,
+        },
         durationMs: 4,
         ...base,
       };
@@ -67,7 +93,13 @@ function event(runId, seq) {
 
 const events = (runId, from, count) => Array.from({ length: count }, (_, i) => event(runId, from + i));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const newRun = (id, createdAt) => ({ id, model: 'openai/gpt-4o-mini', config: { tools: ['read_file'], maxSteps: 20 }, configHash: 'bench', createdAt });
+const newRun = (id, createdAt) => ({
+  id,
+  model: 'openai/gpt-4o-mini',
+  config: { tools: ['read_file'], maxSteps: 20 },
+  configHash: 'bench',
+  createdAt,
+});
 
 async function started(store, id) {
   await store.createRun(newRun(id));
@@ -183,8 +215,12 @@ const rows = Object.entries(results).map(
     `| ${name} | ${f(r.batched)} | ${f(r.single)} | ${f(r.singleFull)} | ${f(r.resumeMs, 1)} | ${f(r.listNewestMs, 2)} | ${f(r.listFailedMs, 2)} | ${f(r.listPageMs, 2)} |`,
 );
 const checks = [];
-if (results.SQLite) checks.push(`| SQLite append, 10 events per append | ${f(results.SQLite.batched)} µs / event | ≤ 200 µs | ${verdict(results.SQLite.batched <= 200)} |`);
-for (const [name, r] of Object.entries(results)) checks.push(`| ${name} resume of a 1,000-event run | ${f(r.resumeMs, 1)} ms | ≤ 50 ms | ${verdict(r.resumeMs <= 50)} |`);
+if (results.SQLite)
+  checks.push(
+    `| SQLite append, 10 events per append | ${f(results.SQLite.batched)} µs / event | ≤ 200 µs | ${verdict(results.SQLite.batched <= 200)} |`,
+  );
+for (const [name, r] of Object.entries(results))
+  checks.push(`| ${name} resume of a 1,000-event run | ${f(r.resumeMs, 1)} ms | ≤ 50 ms | ${verdict(r.resumeMs <= 50)} |`);
 console.log(`
 ## run store (${new Date().toISOString()}, node ${process.version})
 

@@ -37,7 +37,10 @@ const server = await startScriptedServer({
 });
 const dir = mkdtempSync(join(tmpdir(), 'rein-bench-workers-'));
 mkdirSync(join(dir, '.rein', 'agents'), { recursive: true });
-writeFileSync(join(dir, '.rein', 'agents', 'bench.md'), '---\nname: bench\ndescription: lists a folder\nmodel: openai/scripted\ntools: [list_dir]\n---\nList the folder.\n');
+writeFileSync(
+  join(dir, '.rein', 'agents', 'bench.md'),
+  '---\nname: bench\ndescription: lists a folder\nmodel: openai/scripted\ntools: [list_dir]\n---\nList the folder.\n',
+);
 const env = { PATH: process.env.PATH, HOME: dir, NO_COLOR: '1', OPENAI_API_KEY: 'bench' };
 const live = new Set();
 
@@ -59,7 +62,11 @@ async function freshDatabase(name) {
 }
 
 function startWorker(db) {
-  const child = spawn(process.execPath, [join(root, 'bin/rein.js'), 'worker', '--store', db, '--concurrency', String(CONCURRENCY)], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'bin/rein.js'), 'worker', '--store', db, '--concurrency', String(CONCURRENCY)], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   live.add(child);
   child.stderr.resume();
   const exited = new Promise((resolve) => child.on('close', () => (live.delete(child), resolve())));
@@ -86,7 +93,8 @@ async function submit(db, tasks) {
   const submitter = await openSubmitter({ agent: 'bench', store: db, 'base-url': server.url, root: dir }, quietIO());
   try {
     const ids = [];
-    for (let i = 0; i < tasks.length; i += 16) ids.push(...(await Promise.all(tasks.slice(i, i + 16).map((task) => submitter.submit(task)))));
+    for (let i = 0; i < tasks.length; i += 16)
+      ids.push(...(await Promise.all(tasks.slice(i, i + 16).map((task) => submitter.submit(task)))));
     return ids;
   } finally {
     await submitter.close();
@@ -115,13 +123,18 @@ try {
     const workers = await Promise.all(Array.from({ length: n }, () => startWorker(db)));
     try {
       const started = performance.now();
-      await submit(db, Array.from({ length: RUNS }, (_, i) => `run ${i}`));
+      await submit(
+        db,
+        Array.from({ length: RUNS }, (_, i) => `run ${i}`),
+      );
       const submitted = performance.now();
       await waitDone(store, RUNS);
       const seconds = (performance.now() - started) / 1000;
       results.throughput[n] = RUNS / seconds;
       results.submitRate = RUNS / ((submitted - started) / 1000);
-      process.stderr.write(`workers ${n}: ${RUNS} runs in ${seconds.toFixed(1)} s (submitted in ${((submitted - started) / 1000).toFixed(1)} s)\n`);
+      process.stderr.write(
+        `workers ${n}: ${RUNS} runs in ${seconds.toFixed(1)} s (submitted in ${((submitted - started) / 1000).toFixed(1)} s)\n`,
+      );
     } finally {
       await stopAll(workers);
       await store.close();
@@ -138,10 +151,15 @@ try {
   const samples = [];
   try {
     for (let k = 0; k < KILLS; k++) {
-      const ids = await submit(db, Array.from({ length: 2 * CONCURRENCY }, (_, i) => `slow ${k} ${i}`));
+      const ids = await submit(
+        db,
+        Array.from({ length: 2 * CONCURRENCY }, (_, i) => `slow ${k} ${i}`),
+      );
       // Both workers full, mid-run (their first model request or tool).
       await new Promise((r) => setTimeout(r, 700));
-      const { rows } = await fleet.query('SELECT worker_id, array_agg(run_id) AS runs FROM rein_fleet.holders GROUP BY worker_id ORDER BY count(*) DESC');
+      const { rows } = await fleet.query(
+        'SELECT worker_id, array_agg(run_id) AS runs FROM rein_fleet.holders GROUP BY worker_id ORDER BY count(*) DESC',
+      );
       const victim = workers.find((w) => w.id === rows[0]?.worker_id) ?? workers[0];
       const held = rows.find((r) => r.worker_id === victim.id)?.runs ?? [];
       const killedAt = Date.now();

@@ -39,7 +39,11 @@ const policy = createPermissionPolicy({ deny: ['close_account'] }); // reads run
 const server = await startScriptedServer({
   script: [
     toolCall('balance'),
-    toolCalls({ name: 'transfer', arguments: { to: 'Ann', euros: 40 } }, { name: 'transfer', arguments: { to: 'Bob', euros: 900 } }, { name: 'close_account', arguments: {} }),
+    toolCalls(
+      { name: 'transfer', arguments: { to: 'Ann', euros: 40 } },
+      { name: 'transfer', arguments: { to: 'Bob', euros: 900 } },
+      { name: 'close_account', arguments: {} },
+    ),
     text('Sent €40 to Ann. The €900 to Bob was declined, and closing the account is not allowed.'),
   ],
 });
@@ -62,7 +66,8 @@ try {
     if (event.type === 'permission_decided') console.log(`policy: ${event.name} → ${event.decision} (${event.rule})`);
     if (event.type === 'approval_requested') console.log(`asked: ${event.name} ${JSON.stringify(event.arguments)}`);
     if (event.type === 'approval_decided') console.log(`person: ${event.approved ? 'approved' : `declined: ${event.reason}`}`);
-    if (event.type === 'tool_finished') console.log(`${event.name}: ${event.result.isError ? 'refused: ' : ''}${toolResultText(event.result.content)}`);
+    if (event.type === 'tool_finished')
+      console.log(`${event.name}: ${event.result.isError ? 'refused: ' : ''}${toolResultText(event.result.content)}`);
   });
   const result = await run;
   console.log(`answer: ${result.text}`);

@@ -26,7 +26,12 @@ const server = await startScriptedServer({
 });
 try {
   const agentWith = (store: RunStore) =>
-    new Agent({ model: server.model(), tools: [deploy], store, approvalPolicy: (_call, tool) => (tool?.risk === 'execute' ? 'ask' : 'allow') });
+    new Agent({
+      model: server.model(),
+      tools: [deploy],
+      store,
+      approvalPolicy: (_call, tool) => (tool?.risk === 'execute' ? 'ask' : 'allow'),
+    });
 
   // First process: the run pauses at the deploy and the program ends.
   const first = await openStore(database);
@@ -50,7 +55,8 @@ try {
   console.log(`second: ${result.status} (${result.reason}): ${result.text}`);
   // The decision is in the log, with the hash of the arguments it was made for.
   for (const event of await second.loadEvents(run.runId)) {
-    if (event.type === 'approval_decided') console.log(`logged: approved=${event.approved} (${event.reason}), arguments hash ${event.argumentsHash ? 'kept' : 'missing'}`);
+    if (event.type === 'approval_decided')
+      console.log(`logged: approved=${event.approved} (${event.reason}), arguments hash ${event.argumentsHash ? 'kept' : 'missing'}`);
   }
   await second.close();
 } finally {

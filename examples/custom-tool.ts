@@ -36,7 +36,11 @@ const server = await startScriptedServer({
   ],
 });
 try {
-  const agent = new Agent({ model: server.model(), tools: [quote], log: (message, data) => console.log(`log: ${message} ${JSON.stringify(data)}`) });
+  const agent = new Agent({
+    model: server.model(),
+    tools: [quote],
+    log: (message, data) => console.log(`log: ${message} ${JSON.stringify(data)}`),
+  });
   const run = agent.run('How much are three apples?');
   run.subscribe((event) => {
     if (event.type === 'tool_started') console.log(`call: ${event.name} ${JSON.stringify(event.arguments)}`);

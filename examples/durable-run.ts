@@ -74,7 +74,9 @@ try {
   console.log(`second: ${result.status} (${result.reason}): ${result.text}`);
   console.log(`bookings made: ${bookings.length}`);
   const events = await second.loadEvents(run.runId);
-  console.log(`log: ${events.length} events, ${events.filter((e) => e.type === 'tool_finished').length} tool results, stored: ${(await second.getRun(run.runId))?.status}`);
+  console.log(
+    `log: ${events.length} events, ${events.filter((e) => e.type === 'tool_finished').length} tool results, stored: ${(await second.getRun(run.runId))?.status}`,
+  );
   await second.close();
 } finally {
   await server.close();

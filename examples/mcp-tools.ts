@@ -12,7 +12,11 @@ import { startScriptedServer, text, toolCall } from 'rein/testing';
 const folder = mkdtempSync(join(tmpdir(), 'rein-mcp-'));
 const mcp = await startMcp({
   servers: {
-    memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: join(folder, 'memory.jsonl') } },
+    memory: {
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-memory'],
+      env: { MEMORY_FILE_PATH: join(folder, 'memory.jsonl') },
+    },
   },
 });
 const server = await startScriptedServer({
@@ -33,7 +37,10 @@ try {
   run.subscribe((event) => {
     if (event.type === 'tool_finished') {
       // The server's structuredContent is kept for programs in `details` (the model reads the text).
-      const details = event.result.details as { tool: string; structuredContent?: { entities: Array<{ name: string; observations: string[] }> } };
+      const details = event.result.details as {
+        tool: string;
+        structuredContent?: { entities: Array<{ name: string; observations: string[] }> };
+      };
       const entities = details.structuredContent?.entities ?? [];
       console.log(`${details.tool}: ${entities.map((e) => `${e.name} (${e.observations.join('; ')})`).join(', ')}`);
     }

@@ -29,7 +29,9 @@ try {
     if (event.type === 'text_delta') process.stdout.write(event.delta);
   }
   const result = await run; // { status, reason, text, messages, totals: { steps, toolCalls, usage, durationMs } }
-  console.log(`\n${result.status} (${result.reason}): ${JSON.stringify(result.text)} after ${result.totals.steps} steps, ${result.totals.toolCalls} tool calls`);
+  console.log(
+    `\n${result.status} (${result.reason}): ${JSON.stringify(result.text)} after ${result.totals.steps} steps, ${result.totals.toolCalls} tool calls`,
+  );
   console.log('the model was sent:', server.requests[0]?.messages[0]);
 } finally {
   await server.close();

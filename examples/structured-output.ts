@@ -33,7 +33,10 @@ try {
   console.log(`${result.status}: ${result.reason} after ${result.totals.steps} steps`);
   // result.output is typed from the schema: { city: string; country: string; population: number; landmarks: string[] }
   const output = result.output;
-  if (output) console.log(`${output.city}, ${output.country}: ${output.population.toLocaleString('en')} people; see ${output.landmarks.join(' and ')}`);
+  if (output)
+    console.log(
+      `${output.city}, ${output.country}: ${output.population.toLocaleString('en')} people; see ${output.landmarks.join(' and ')}`,
+    );
 } finally {
   await server.close();
 }

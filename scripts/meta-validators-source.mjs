@@ -4,7 +4,15 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
 /** The options of src/tools/validate.ts's engines: ajv validates schemas with the options of the instance compiling them. */
-export const META_OPTIONS = { coerceTypes: true, useDefaults: true, allErrors: true, strict: false, logger: false, verbose: true, addUsedSchema: false };
+export const META_OPTIONS = {
+  coerceTypes: true,
+  useDefaults: true,
+  allErrors: true,
+  strict: false,
+  logger: false,
+  verbose: true,
+  addUsedSchema: false,
+};
 
 /** File name → TypeScript text of each dialect's meta-schema validator. */
 export function metaValidatorSources() {

@@ -32,7 +32,14 @@ try {
 // compiler's version), so a second run does not load the compiler again.
 const require = createRequire(import.meta.url);
 const compilerVersion = JSON.parse(readFileSync(require.resolve('typescript/package.json'), 'utf8')).version;
-const key = createHash('sha256').update(text).update('\0').update(readFileSync(fileURLToPath(import.meta.url))).update('\0').update(compilerVersion).digest('hex').slice(0, 16);
+const key = createHash('sha256')
+  .update(text)
+  .update('\0')
+  .update(readFileSync(fileURLToPath(import.meta.url)))
+  .update('\0')
+  .update(compilerVersion)
+  .digest('hex')
+  .slice(0, 16);
 const outDir = `${root}dist/examples`;
 const out = `${outDir}/${basename(source, '.ts')}.${key}.mjs`;
 if (!existsSync(out)) {
@@ -62,7 +69,8 @@ if (!existsSync(out)) {
   // Earlier versions of this example are of no more use.
   const name = basename(source, '.ts');
   for (const old of readdirSync(outDir)) {
-    if (old !== basename(out) && old.startsWith(`${name}.`) && /^\.[0-9a-f]{16}\.mjs$/.test(old.slice(name.length))) rmSync(`${outDir}/${old}`, { force: true });
+    if (old !== basename(out) && old.startsWith(`${name}.`) && /^\.[0-9a-f]{16}\.mjs$/.test(old.slice(name.length)))
+      rmSync(`${outDir}/${old}`, { force: true });
   }
 }
 

@@ -29,7 +29,8 @@ export function isMissingPackage(error: unknown, specifier: string): boolean {
  */
 export function missingPackage(purpose: string, packages: readonly string[], cause?: unknown): ReinError {
   const list = [...new Set(packages)];
-  const what = list.length === 1 ? `the package ${list[0]}, which is not installed` : `the packages ${list.join(' and ')}, not all installed`;
+  const what =
+    list.length === 1 ? `the package ${list[0]}, which is not installed` : `the packages ${list.join(' and ')}, not all installed`;
   return new ReinError('config', 'fatal', `${purpose} needs ${what}: npm install ${list.join(' ')}`, {
     ...(cause === undefined ? {} : { cause }),
     details: { missingPackages: list },
@@ -44,7 +45,11 @@ export function missingPackage(purpose: string, packages: readonly string[], cau
  * @example
  * const pg = await importOptional<typeof import('pg')>('pg', 'the Postgres store');
  */
-export async function importOptional<T>(specifier: string, purpose: string, packages: readonly string[] = [packageOf(specifier)]): Promise<T> {
+export async function importOptional<T>(
+  specifier: string,
+  purpose: string,
+  packages: readonly string[] = [packageOf(specifier)],
+): Promise<T> {
   try {
     return (await import(specifier)) as T;
   } catch (error) {

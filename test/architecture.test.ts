@@ -22,7 +22,9 @@ const files = sources(src).map((path) => ({ path: relative(src, path), text: rea
 function specifiers(text: string): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
   const found: string[] = [];
-  for (const match of code.matchAll(/\b(?:import|export)\b[^'";]*?\bfrom\s*'(\.{1,2}\/[^']+)'|\bimport\s*\(\s*'(\.{1,2}\/[^']+)'\s*\)|^\s*import\s*'(\.{1,2}\/[^']+)'/gm)) {
+  for (const match of code.matchAll(
+    /\b(?:import|export)\b[^'";]*?\bfrom\s*'(\.{1,2}\/[^']+)'|\bimport\s*\(\s*'(\.{1,2}\/[^']+)'\s*\)|^\s*import\s*'(\.{1,2}\/[^']+)'/gm,
+  )) {
     found.push((match[1] ?? match[2] ?? match[3])!);
   }
   return found;
@@ -30,7 +32,10 @@ function specifiers(text: string): string[] {
 
 /** The source files each file imports (paths relative to src/, `.ts`). */
 const imports = new Map(
-  files.map((file) => [file.path, specifiers(file.text).map((spec) => relative(src, join(src, file.path, '..', spec)).replace(/\.js$/, '.ts'))]),
+  files.map((file) => [
+    file.path,
+    specifiers(file.text).map((spec) => relative(src, join(src, file.path, '..', spec)).replace(/\.js$/, '.ts')),
+  ]),
 );
 
 /** The top folder of every relative import of a file, resolved against the file's folder. */
@@ -124,8 +129,21 @@ describe('architecture', () => {
   });
 
   it('finds a cycle, and a type-only one, where there is one', () => {
-    expect(importCycles(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]))).toEqual([['a.ts', 'b.ts', 'c.ts']]);
-    expect(specifiers("import type { X } from './x.js';\nexport type { Y } from '../y.js';\nconst z = await import('./z.js');\n// import { w } from './w.js';")).toEqual(['./x.js', '../y.js', './z.js']);
+    expect(
+      importCycles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['c.ts']],
+          ['c.ts', ['a.ts']],
+          ['d.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(
+      specifiers(
+        "import type { X } from './x.js';\nexport type { Y } from '../y.js';\nconst z = await import('./z.js');\n// import { w } from './w.js';",
+      ),
+    ).toEqual(['./x.js', '../y.js', './z.js']);
   });
 
   it('every source file belongs to a room of the order table', () => {
@@ -164,9 +182,13 @@ describe('architecture', () => {
   });
 
   it('only the CLI imports the server, and hono is imported only inside the server', () => {
-    const offenders = files.filter((f) => !f.path.startsWith('cli/') && !f.path.startsWith('server/') && importedLayers(f).includes('server'));
+    const offenders = files.filter(
+      (f) => !f.path.startsWith('cli/') && !f.path.startsWith('server/') && importedLayers(f).includes('server'),
+    );
     expect(offenders.map((f) => f.path)).toEqual([]);
-    const hono = files.filter((f) => !f.path.startsWith('server/') && /from '(hono|@hono\/[^']+)'|import\('(hono|@hono\/[^']+)'\)/.test(f.text));
+    const hono = files.filter(
+      (f) => !f.path.startsWith('server/') && /from '(hono|@hono\/[^']+)'|import\('(hono|@hono\/[^']+)'\)/.test(f.text),
+    );
     expect(hono.map((f) => f.path)).toEqual([]);
     // The CLI loads the server only when `rein serve` runs: by import(), never statically.
     const eager = files.filter((f) => f.path.startsWith('cli/') && /^import (?!type )[^;]*from '\.\.?\/(\.\.\/)*server\//m.test(f.text));
@@ -187,7 +209,9 @@ describe('architecture', () => {
   });
 
   it('only the CLI entry touches process.exit and process.argv', () => {
-    const offenders = files.filter((f) => f.path !== 'cli/main.ts' && !f.path.startsWith('testing/cli') && /process\.(exit|argv)/.test(f.text));
+    const offenders = files.filter(
+      (f) => f.path !== 'cli/main.ts' && !f.path.startsWith('testing/cli') && /process\.(exit|argv)/.test(f.text),
+    );
     expect(offenders.map((f) => f.path)).toEqual([]);
   });
 });

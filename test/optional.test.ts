@@ -98,37 +98,69 @@ describe('optional packages', () => {
     expect(out).toEqual({ status: 'done', text: 'five' });
   });
 
-  it(nodeHasSqlite ? 'without better-sqlite3 the SQLite store runs on node:sqlite' : 'without better-sqlite3 (and no node:sqlite in this Node) the SQLite store names the package', async () => {
-    const out = (await script(attempt(`import { openStore } from 'rein/store';`, `
+  it(
+    nodeHasSqlite
+      ? 'without better-sqlite3 the SQLite store runs on node:sqlite'
+      : 'without better-sqlite3 (and no node:sqlite in this Node) the SQLite store names the package',
+    async () => {
+      const out = (await script(
+        attempt(
+          `import { openStore } from 'rein/store';`,
+          `
       const store = await openStore('runs.db');
       await store.createRun({ id: 'r1', model: 'm', configHash: 'h' });
       const found = (await store.getRun('r1'))?.id;
       const driver = store.driver;
       await store.close();
       return { found, driver };
-    `))) as Record<string, unknown>;
-    if (nodeHasSqlite) expect(out).toEqual({ ok: { found: 'r1', driver: 'node:sqlite' } });
-    else {
-      expect(out.message).toContain('npm install better-sqlite3');
-      expect(out).toMatchObject({ code: 'config', missing: ['better-sqlite3'] });
-    }
-  });
+    `,
+        ),
+      )) as Record<string, unknown>;
+      if (nodeHasSqlite) expect(out).toEqual({ ok: { found: 'r1', driver: 'node:sqlite' } });
+      else {
+        expect(out.message).toContain('npm install better-sqlite3');
+        expect(out).toMatchObject({ code: 'config', missing: ['better-sqlite3'] });
+      }
+    },
+  );
 
-  it(nodeHasSqlite ? 'without better-sqlite3 the memory runs on node:sqlite' : 'without better-sqlite3 the memory names the package', async () => {
-    const out = (await script(attempt(`import { openMemory } from 'rein/memory';`, `
+  it(
+    nodeHasSqlite ? 'without better-sqlite3 the memory runs on node:sqlite' : 'without better-sqlite3 the memory names the package',
+    async () => {
+      const out = (await script(
+        attempt(
+          `import { openMemory } from 'rein/memory';`,
+          `
       const memory = await openMemory({ path: 'memory.db', project: 'p' });
       memory.remember('the deploy needs a VPN');
       const hits = memory.search('deploys', 1).map((hit) => hit.text);
       memory.close();
       return hits;
-    `))) as Record<string, unknown>;
-    if (nodeHasSqlite) expect(out).toEqual({ ok: ['the deploy needs a VPN'] });
-    else expect(out).toMatchObject({ code: 'config', missing: ['better-sqlite3'], message: expect.stringContaining('npm install better-sqlite3') });
-  });
+    `,
+        ),
+      )) as Record<string, unknown>;
+      if (nodeHasSqlite) expect(out).toEqual({ ok: ['the deploy needs a VPN'] });
+      else
+        expect(out).toMatchObject({
+          code: 'config',
+          missing: ['better-sqlite3'],
+          message: expect.stringContaining('npm install better-sqlite3'),
+        });
+    },
+  );
 
   it('asked for better-sqlite3 by name, a store without it names the package', async () => {
-    const out = await script(attempt(`import { openSqliteStore } from 'rein/store';`, `return (await openSqliteStore({ path: 'named.db', driver: 'better-sqlite3' })).driver;`));
-    expect(out).toMatchObject({ code: 'config', missing: ['better-sqlite3'], message: expect.stringContaining('npm install better-sqlite3') });
+    const out = await script(
+      attempt(
+        `import { openSqliteStore } from 'rein/store';`,
+        `return (await openSqliteStore({ path: 'named.db', driver: 'better-sqlite3' })).driver;`,
+      ),
+    );
+    expect(out).toMatchObject({
+      code: 'config',
+      missing: ['better-sqlite3'],
+      message: expect.stringContaining('npm install better-sqlite3'),
+    });
   });
 
   it('the Postgres store without pg names the package', async () => {
@@ -144,20 +176,31 @@ describe('optional packages', () => {
       const file = join(withPg.dir, 'submit.mjs');
       writeFileSync(
         file,
-        attempt(`import { Agent } from 'rein'; import { openPostgresStore } from 'rein/store';`, `
+        attempt(
+          `import { Agent } from 'rein'; import { openPostgresStore } from 'rein/store';`,
+          `
           const store = await openPostgresStore({ url: ${JSON.stringify(url)}, schema: ${JSON.stringify(schema)} });
           try {
             return await new Agent({ model: 'openai/scripted', modelConfig: { keyOptional: true }, store }).submit('hi');
           } finally {
             await store.close();
           }
-        `),
+        `,
+        ),
       );
       const base = { ...process.env };
       delete base.NODE_PATH;
       const { stdout } = await run(process.execPath, [file], { cwd: withPg.dir, env: base, timeout: 60_000 });
-      expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toMatchObject({ code: 'config', missing: ['pg-boss'], message: expect.stringContaining('npm install pg-boss') });
-      const worker = await run(process.execPath, [join(withPg.rein, 'bin/rein.js'), 'worker', '--store', url], { cwd: withPg.dir, env: base, timeout: 60_000 }).then(
+      expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toMatchObject({
+        code: 'config',
+        missing: ['pg-boss'],
+        message: expect.stringContaining('npm install pg-boss'),
+      });
+      const worker = await run(process.execPath, [join(withPg.rein, 'bin/rein.js'), 'worker', '--store', url], {
+        cwd: withPg.dir,
+        env: base,
+        timeout: 60_000,
+      }).then(
         () => ({ code: 0, stderr: '' }),
         (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
       );
@@ -175,12 +218,24 @@ describe('optional packages', () => {
   });
 
   it('an MCP server without the MCP SDK names the package, in the library and in rein mcp', async () => {
-    const out = await script(attempt(`import { startMcp } from 'rein/mcp';`, `
+    const out = await script(
+      attempt(
+        `import { startMcp } from 'rein/mcp';`,
+        `
       const host = await startMcp({ servers: { local: { command: process.execPath, args: ['-e', ''] } } });
       await host.close();
-    `));
-    expect(out).toMatchObject({ code: 'config', missing: ['@modelcontextprotocol/sdk'], message: expect.stringContaining('npm install @modelcontextprotocol/sdk') });
-    writeFileSync(join(install.dir, '.mcp.json'), JSON.stringify({ mcpServers: { local: { command: process.execPath, args: ['-e', ''] } } }));
+    `,
+      ),
+    );
+    expect(out).toMatchObject({
+      code: 'config',
+      missing: ['@modelcontextprotocol/sdk'],
+      message: expect.stringContaining('npm install @modelcontextprotocol/sdk'),
+    });
+    writeFileSync(
+      join(install.dir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { local: { command: process.execPath, args: ['-e', ''] } } }),
+    );
     const listed = await cli(['mcp', 'list']);
     expect(listed.code).not.toBe(0);
     expect(listed.stderr + listed.stdout).toContain('npm install @modelcontextprotocol/sdk');
@@ -206,7 +261,11 @@ describe('optional packages', () => {
   });
 
   it('OTLP export without the OpenTelemetry packages names them', async () => {
-    const out = await cli(['run', '--no-store', '--model', 'openai/gpt-4o', 'hi'], { OPENAI_API_KEY: 'x', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1' });
+    const out = await cli(['run', '--no-store', '--model', 'openai/gpt-4o', 'hi'], {
+      OPENAI_API_KEY: 'x',
+      OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
+    });
     expect(out.code).not.toBe(0);
     expect(out.stderr).toMatch(/npm install @opentelemetry\/api @opentelemetry\/resources @opentelemetry\/sdk-trace-base/);
   });

@@ -33,7 +33,10 @@ describe('the package', () => {
 
   it('resolves every export to a bundled file that exports what its source entry point does', () => {
     expect(entries.length).toBeGreaterThanOrEqual(8);
-    const specifiers = entries.map((e) => ({ name: e.subpath === '.' ? 'rein' : `rein/${e.subpath.slice(2)}`, perFile: `./${e.perFile.slice(2)}` }));
+    const specifiers = entries.map((e) => ({
+      name: e.subpath === '.' ? 'rein' : `rein/${e.subpath.slice(2)}`,
+      perFile: `./${e.perFile.slice(2)}`,
+    }));
     const seen = inNode<{ name: string; resolved: string; names: string[]; expected: string[] }[]>(`
       const out = [];
       for (const { name, perFile } of ${JSON.stringify(specifiers)}) {
@@ -52,7 +55,20 @@ describe('the package', () => {
   });
 
   it('has these entry points, each bundled from its source entry point', () => {
-    expect(entries.map((e) => e.subpath)).toEqual(['.', './testing', './store', './mcp', './skills', './memory', './permissions', './workspace', './advanced', './project', './trace', './worker']);
+    expect(entries.map((e) => e.subpath)).toEqual([
+      '.',
+      './testing',
+      './store',
+      './mcp',
+      './skills',
+      './memory',
+      './permissions',
+      './workspace',
+      './advanced',
+      './project',
+      './trace',
+      './worker',
+    ]);
     const bundled = readFileSync(join(root, 'scripts/bundle.mjs'), 'utf8');
     expect(bundled).toContain("advanced: 'src/advanced.ts'");
     expect(bundled).toContain("project: 'src/project/index.ts'");
@@ -89,16 +105,27 @@ describe('the package', () => {
     const index = readFileSync(join(bundle, 'index.js'), 'utf8');
     const imports = [...index.matchAll(/(?:from |^import )"(\.[^"]+)"/gm)].map((m) => m[1]);
     expect(imports.length).toBeGreaterThan(0);
-    expect(imports.every((spec) => /^\.\/chunks\/(core|rolldown-runtime)-[\w-]+\.js$/.test(spec!)), imports.join(', ')).toBe(true);
+    expect(
+      imports.every((spec) => /^\.\/chunks\/(core|rolldown-runtime)-[\w-]+\.js$/.test(spec!)),
+      imports.join(', '),
+    ).toBe(true);
   });
 
   it('packs what the exports and the binary need, and not the per-file modules beside the bundle', () => {
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' })) as Array<{ files: Array<{ path: string }> }>;
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
+    ) as Array<{ files: Array<{ path: string }> }>;
     const files = new Set(packed[0]!.files.map((f) => f.path));
-    const needed = [...entries.flatMap((e) => [e.file.slice(2), e.perFile.slice(2).replace(/\.js$/, '.d.ts')]), pkg.bin.rein!, 'package.json', 'README.md'];
+    const needed = [
+      ...entries.flatMap((e) => [e.file.slice(2), e.perFile.slice(2).replace(/\.js$/, '.d.ts')]),
+      pkg.bin.rein!,
+      'package.json',
+      'README.md',
+    ];
     expect(needed.filter((file) => !files.has(file))).toEqual([]);
     // Every chunk an entry point imports is packed too.
-    for (const name of readdirSync(join(bundle, 'chunks')).filter((n) => n.endsWith('.js'))) expect(files.has(`dist/bundle/chunks/${name}`), name).toBe(true);
+    for (const name of readdirSync(join(bundle, 'chunks')).filter((n) => n.endsWith('.js')))
+      expect(files.has(`dist/bundle/chunks/${name}`), name).toBe(true);
     expect([...files].filter((file) => file.endsWith('.js') && !file.startsWith('dist/bundle/') && file !== pkg.bin.rein)).toEqual([]);
   });
 

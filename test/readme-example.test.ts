@@ -18,7 +18,12 @@ const blocksOf = (lang: string): string[] => blocks.filter((b) => b.lang === lan
 
 /** A line of shown output as a pattern: `…` stands for what differs from run to run (ids, times, tokens). */
 function shownLine(line: string): RegExp {
-  return new RegExp(`^${line.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*?')}$`);
+  return new RegExp(
+    `^${line
+      .split('…')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*?')}$`,
+  );
 }
 
 describe('the README quickstart', () => {
@@ -63,7 +68,9 @@ describe('the README quickstart', () => {
   it('the scripted server answers rein run from the three-line script, as shown', async () => {
     const [script] = blocksOf('json');
     expect(script!.split('\n')).toHaveLength(3);
-    const commands = blocksOf('sh').find((body) => body.includes('scripted-server'))!.split('\n');
+    const commands = blocksOf('sh')
+      .find((body) => body.includes('scripted-server'))!
+      .split('\n');
     const serve = /^npx rein scripted-server --script turns\.json --port (\d+)$/.exec(commands[0]!);
     const run = /^npx rein run --base-url http:\/\/127\.0\.0\.1:(\d+)\/v1 "([^"]+)"$/.exec(commands[1]!);
     expect(serve, commands[0]).not.toBeNull();
@@ -92,7 +99,12 @@ describe('the README quickstart', () => {
       // The run is logged in the project's .rein/rein.db, so `rein runs` shows it.
       const runs = await rein(['runs', '--json'], { cwd: dirs.project, env });
       expect(runs.code).toBe(0);
-      expect(runs.stdout.trim().split('\n').map((line) => JSON.parse(line) as { status: string; reason: string })).toMatchObject([{ status: 'done', reason: 'final_answer' }]);
+      expect(
+        runs.stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { status: string; reason: string }),
+      ).toMatchObject([{ status: 'done', reason: 'final_answer' }]);
     } finally {
       // SIGTERM stops it (exit 0), and it has ended before the project folder goes.
       server.terminate();

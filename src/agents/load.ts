@@ -36,7 +36,13 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
   const root = resolve(options.root);
   const project = join(root, AGENTS_DIR);
   const user = join(options.home ?? homedir(), AGENTS_DIR);
-  const dirs = project === user ? [{ dir: project, project: true }] : [{ dir: project, project: true }, { dir: user, project: false }];
+  const dirs =
+    project === user
+      ? [{ dir: project, project: true }]
+      : [
+          { dir: project, project: true },
+          { dir: user, project: false },
+        ];
   const found = await Promise.all(dirs.map(({ dir, project }) => loadDir(dir, project)));
   const diagnostics = found.flatMap((f) => f.diagnostics);
   const items: AgentDefinition[] = [];
@@ -44,7 +50,11 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
   for (const agent of found.flatMap((f) => f.items)) {
     const winner = byName.get(agent.name);
     if (winner) {
-      diagnostics.push({ file: agent.file ?? '', message: `agent "${agent.name}" is already defined by ${winner.file}, which takes precedence; this one is ignored`, severity: 'warning' });
+      diagnostics.push({
+        file: agent.file ?? '',
+        message: `agent "${agent.name}" is already defined by ${winner.file}, which takes precedence; this one is ignored`,
+        severity: 'warning',
+      });
       continue;
     }
     byName.set(agent.name, agent);
@@ -59,17 +69,28 @@ async function loadDir(dir: string, project: boolean): Promise<LoadAgentsResult>
     names = (await readdir(dir)).filter((name) => name.endsWith('.md') && !name.startsWith('.')).sort();
   } catch (error) {
     // No folder is no agents; a folder that cannot be read is worth saying.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return { items: [], diagnostics: [] };
-    return { items: [], diagnostics: [{ file: dir, message: `cannot list the agents folder: ${(error as Error).message}`, severity: 'error' }] };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return { items: [], diagnostics: [] };
+    return {
+      items: [],
+      diagnostics: [{ file: dir, message: `cannot list the agents folder: ${(error as Error).message}`, severity: 'error' }],
+    };
   }
   const loaded = await Promise.all(names.map((name) => loadFile(join(dir, name), name.slice(0, -3), project)));
   return { items: loaded.flatMap((l) => (l.agent ? [l.agent] : [])), diagnostics: loaded.flatMap((l) => l.diagnostics) };
 }
 
-async function loadFile(file: string, stem: string, project: boolean): Promise<{ agent?: AgentDefinition; diagnostics: AgentDiagnostic[] }> {
+async function loadFile(
+  file: string,
+  stem: string,
+  project: boolean,
+): Promise<{ agent?: AgentDefinition; diagnostics: AgentDiagnostic[] }> {
   const info = await stat(file).catch(() => undefined);
   if (!info?.isFile()) return { diagnostics: [{ file, message: 'not a readable file (a dangling link, or a folder)', severity: 'error' }] };
-  if (info.size > MAX_AGENT_FILE_BYTES) return { diagnostics: [{ file, message: `the file is ${info.size} bytes; at most ${MAX_AGENT_FILE_BYTES} are read`, severity: 'error' }] };
+  if (info.size > MAX_AGENT_FILE_BYTES)
+    return {
+      diagnostics: [{ file, message: `the file is ${info.size} bytes; at most ${MAX_AGENT_FILE_BYTES} are read`, severity: 'error' }],
+    };
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -14,7 +14,18 @@ export const MAX_AGENT_NAME_LENGTH = 64;
 /** Lowercase alphanumerics separated by single hyphens (as skill names). */
 export const AGENT_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /** The fields an agent file may hold. */
-export const AGENT_FIELDS = ['name', 'description', 'model', 'baseUrl', 'tools', 'mode', 'limits', 'outputSchema', 'agents', 'inputSchema'] as const;
+export const AGENT_FIELDS = [
+  'name',
+  'description',
+  'model',
+  'baseUrl',
+  'tools',
+  'mode',
+  'limits',
+  'outputSchema',
+  'agents',
+  'inputSchema',
+] as const;
 /** The permission modes, as `--mode` takes them. */
 export const AGENT_MODES: readonly AgentMode[] = ['default', 'acceptEdits', 'plan', 'yolo'];
 
@@ -60,7 +71,11 @@ export async function parseAgentFile(text: string, file: string, stem: string, o
     return { diagnostics: [{ file, message: `invalid YAML in the front matter: ${first}`, severity: 'error' }] };
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    return { diagnostics: [{ file, message: 'the front matter must be a YAML mapping with at least name, description and model', severity: 'error' }] };
+    return {
+      diagnostics: [
+        { file, message: 'the front matter must be a YAML mapping with at least name, description and model', severity: 'error' },
+      ],
+    };
   }
   const fields = data as Record<string, unknown>;
   const diagnostics: AgentDiagnostic[] = [];
@@ -89,7 +104,13 @@ export async function parseAgentFile(text: string, file: string, stem: string, o
   const inputSchema = checkInputSchema(fields.inputSchema, error);
 
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
-  const agent: AgentDefinition = { name: name as string, description: description as string, model: model as string, system: split.body, file };
+  const agent: AgentDefinition = {
+    name: name as string,
+    description: description as string,
+    model: model as string,
+    system: split.body,
+    file,
+  };
   if (baseUrl !== undefined) agent.baseUrl = baseUrl;
   if (tools !== undefined) agent.tools = tools;
   if (mode !== undefined) agent.mode = mode;
@@ -105,8 +126,10 @@ type Report = (field: string, message: string) => void;
 function checkName(value: unknown, stem: string, error: Report): string | undefined {
   if (value === undefined) return void error('name', `missing: add "name: ${stem}" (the file name without .md)`);
   if (typeof value !== 'string') return void error('name', `must be a string; got ${describe(value)}`);
-  if (value.length > MAX_AGENT_NAME_LENGTH) return void error('name', `is ${value.length} characters; at most ${MAX_AGENT_NAME_LENGTH} are allowed`);
-  if (!AGENT_NAME.test(value)) return void error('name', `"${value}" must be lowercase letters, digits and single hyphens (e.g. "code-reviewer")`);
+  if (value.length > MAX_AGENT_NAME_LENGTH)
+    return void error('name', `is ${value.length} characters; at most ${MAX_AGENT_NAME_LENGTH} are allowed`);
+  if (!AGENT_NAME.test(value))
+    return void error('name', `"${value}" must be lowercase letters, digits and single hyphens (e.g. "code-reviewer")`);
   if (value !== stem) return void error('name', `"${value}" must equal the file name "${stem}.md" without .md: rename one of them`);
   return value;
 }
@@ -121,10 +144,12 @@ function checkDescription(value: unknown, error: Report): string | undefined {
 
 function checkModel(value: unknown, error: Report): string | undefined {
   if (value === undefined) return void error('model', 'missing: add "model: <provider>/<model>", e.g. "model: openai/gpt-4o-mini"');
-  if (typeof value !== 'string' || value.trim() === '') return void error('model', `must be "<provider>/<model>", e.g. "openai/gpt-4o-mini"; got ${describe(value)}`);
+  if (typeof value !== 'string' || value.trim() === '')
+    return void error('model', `must be "<provider>/<model>", e.g. "openai/gpt-4o-mini"; got ${describe(value)}`);
   const spec = value.trim();
   const slash = spec.indexOf('/');
-  if (slash <= 0 || slash === spec.length - 1) return void error('model', `"${spec}" must be "<provider>/<model>", e.g. "openai/${spec.replace(/\//g, '') || 'gpt-4o-mini'}"`);
+  if (slash <= 0 || slash === spec.length - 1)
+    return void error('model', `"${spec}" must be "<provider>/<model>", e.g. "openai/${spec.replace(/\//g, '') || 'gpt-4o-mini'}"`);
   const provider = spec.slice(0, slash);
   if (!KNOWN_PROVIDERS.includes(provider)) {
     const guess = closestName(provider, KNOWN_PROVIDERS);
@@ -145,7 +170,8 @@ function checkBaseUrl(value: unknown, error: Report): string | undefined {
     protocol = undefined;
   }
   // The value is not quoted back: a URL may carry a password.
-  if (protocol !== 'http:' && protocol !== 'https:') return void error('baseUrl', 'must be an http:// or https:// URL up to the API version, e.g. http://127.0.0.1:11434/v1');
+  if (protocol !== 'http:' && protocol !== 'https:')
+    return void error('baseUrl', 'must be an http:// or https:// URL up to the API version, e.g. http://127.0.0.1:11434/v1');
   return value as string;
 }
 
@@ -157,7 +183,10 @@ function checkTools(value: unknown, error: Report): string[] | undefined {
   const entries = parsed.value ?? [];
   const patterns = entries.filter((entry) => entry.includes('('));
   if (patterns.length > 0) {
-    return void error('tools', `lists tools by name or glob (read_file, github__*); argument patterns such as ${patterns[0]} belong in permission rules (.rein/settings.json)`);
+    return void error(
+      'tools',
+      `lists tools by name or glob (read_file, github__*); argument patterns such as ${patterns[0]} belong in permission rules (.rein/settings.json)`,
+    );
   }
   return entries;
 }
@@ -179,7 +208,8 @@ function checkMode(value: unknown, origin: AgentFileOrigin, error: Report): Agen
  */
 export function checkLimits(value: unknown, where: string, error: Report): Partial<RunLimits> | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) return void error(where, `must be a mapping such as { maxSteps: 20, timeoutMs: 600000 }; got ${describe(value)}`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    return void error(where, `must be a mapping such as { maxSteps: 20, timeoutMs: 600000 }; got ${describe(value)}`);
   const limits: Partial<RunLimits> = {};
   let ok = true;
   const known = Object.keys(LIMIT_FIELDS);
@@ -210,17 +240,26 @@ export function checkLimits(value: unknown, where: string, error: Report): Parti
 
 function checkOutputSchema(value: unknown, error: Report): Record<string, unknown> | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) return void error('outputSchema', `must be a JSON Schema written as a YAML mapping (e.g. { type: object, properties: { verdict: { type: string } } }); got ${describe(value)}`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    return void error(
+      'outputSchema',
+      `must be a JSON Schema written as a YAML mapping (e.g. { type: object, properties: { verdict: { type: string } } }); got ${describe(value)}`,
+    );
   return value as Record<string, unknown>;
 }
 
 /** `agents`: the sub-agents this agent may hand work to, by name (each another agent file). */
 function checkAgents(value: unknown, self: string | undefined, error: Report): string[] | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) return void error('agents', `must be a list of agent names, e.g. [reviewer, researcher]; got ${describe(value)}`);
+  if (!Array.isArray(value))
+    return void error('agents', `must be a list of agent names, e.g. [reviewer, researcher]; got ${describe(value)}`);
   const out: string[] = [];
   for (const entry of value) {
-    if (typeof entry !== 'string' || !AGENT_NAME.test(entry)) return void error('agents', `each entry must be the name of an agent file (lowercase letters, digits, hyphens), e.g. reviewer; got ${describe(entry)}`);
+    if (typeof entry !== 'string' || !AGENT_NAME.test(entry))
+      return void error(
+        'agents',
+        `each entry must be the name of an agent file (lowercase letters, digits, hyphens), e.g. reviewer; got ${describe(entry)}`,
+      );
     if (entry === self) return void error('agents', `"${entry}" is this agent itself: an agent cannot list itself as a sub-agent`);
     if (out.includes(entry)) return void error('agents', `"${entry}" is listed twice`);
     out.push(entry);
@@ -232,7 +271,10 @@ function checkAgents(value: unknown, self: string | undefined, error: Report): s
 function checkInputSchema(value: unknown, error: Report): Record<string, unknown> | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || Array.isArray(value) || (value as { type?: unknown }).type !== 'object') {
-    return void error('inputSchema', `must be a JSON Schema of an object written as a YAML mapping (e.g. { type: object, properties: { diff: { type: string } }, required: [diff] }); got ${describe(value)}`);
+    return void error(
+      'inputSchema',
+      `must be a JSON Schema of an object written as a YAML mapping (e.g. { type: object, properties: { diff: { type: string } }, required: [diff] }); got ${describe(value)}`,
+    );
   }
   return value as Record<string, unknown>;
 }

@@ -61,8 +61,10 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
     text: `  -a, --agent <name>             an agent of .rein/agents/<name>.md (rein agents lists them);
                                  the flags given here win over its file (default: default)`,
   },
-  { text: `  -m, --model <provider/model>  e.g. openai/gpt-4o-mini, ollama/llama3.1, vllm/<id>
-                                 (default: $REIN_MODEL, else openai/gpt-4o-mini)` },
+  {
+    text: `  -m, --model <provider/model>  e.g. openai/gpt-4o-mini, ollama/llama3.1, vllm/<id>
+                                 (default: $REIN_MODEL, else openai/gpt-4o-mini)`,
+  },
   {
     text: `      --base-url <url>           the server of the model's provider (for openai/… any
                                    OpenAI-compatible server), e.g. http://127.0.0.1:8000/v1`,
@@ -216,7 +218,8 @@ function timeoutMsOf(value: string | undefined): number | undefined {
   const seconds = numberFlag('timeout', value);
   if (seconds === undefined) return undefined;
   const ms = Math.round(seconds * 1000);
-  if (ms < 1) throw new ReinError('config', 'fatal', `--timeout expects a positive number of seconds, got "${value}" (at least 0.001: 1 ms)`);
+  if (ms < 1)
+    throw new ReinError('config', 'fatal', `--timeout expects a positive number of seconds, got "${value}" (at least 0.001: 1 ms)`);
   if (ms > MAX_TIMER_MS) {
     throw new ReinError(
       'config',
@@ -254,7 +257,9 @@ export async function storeFromFlags(values: AgentFlagValues, io: CliIO): Promis
     return await openStoreFor(values.store, io);
   } catch (error) {
     if (named !== undefined) {
-      throw new ReinError('config', 'fatal', `cannot open the run store ${maskStoreLocation(named)}: ${(error as Error).message}`, { cause: error });
+      throw new ReinError('config', 'fatal', `cannot open the run store ${maskStoreLocation(named)}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     io.stderr.write(`rein: runs are not being logged (${(error as Error).message}); --no-store silences this\n`);
     return undefined;
@@ -267,7 +272,12 @@ export async function storeFromFlags(values: AgentFlagValues, io: CliIO): Promis
  */
 export function sandboxFromFlags(values: AgentFlagValues): { level: SandboxLevel; network: boolean } {
   const level = values.sandbox === undefined ? 'workspace-write' : parseSandboxLevel(values.sandbox);
-  if (values['sandbox-network'] && level === 'off') throw new ReinError('config', 'fatal', '--sandbox-network needs a sandbox: leave out --sandbox off (unconfined commands reach the network anyway)');
+  if (values['sandbox-network'] && level === 'off')
+    throw new ReinError(
+      'config',
+      'fatal',
+      '--sandbox-network needs a sandbox: leave out --sandbox off (unconfined commands reach the network anyway)',
+    );
   return { level, network: values['sandbox-network'] === true };
 }
 
@@ -362,13 +372,19 @@ function modelFromFlags(values: AgentFlagValues, env: NodeJS.ProcessEnv): ModelR
   try {
     return resolveModel(
       spec,
-      { ...(baseUrl === undefined ? {} : { baseUrl }), ...(headers === undefined ? {} : { headers }), ...(toolCalling === undefined ? {} : { toolCalling }) },
+      {
+        ...(baseUrl === undefined ? {} : { baseUrl }),
+        ...(headers === undefined ? {} : { headers }),
+        ...(toolCalling === undefined ? {} : { toolCalling }),
+      },
       env,
     );
   } catch (error) {
     // Where the model came from, when the command line does not show it.
     if (fromEnv === undefined || !(error instanceof ReinError)) throw error;
-    throw new ReinError(error.code, error.kind, `${error.message} (the model is REIN_MODEL=${spec}; --model overrides it)`, { cause: error });
+    throw new ReinError(error.code, error.kind, `${error.message} (the model is REIN_MODEL=${spec}; --model overrides it)`, {
+      cause: error,
+    });
   }
 }
 
@@ -391,7 +407,11 @@ export function headersFromFlags(list: readonly string[]): Record<string, string
       throw new ReinError('config', 'fatal', `--header takes "name: value", e.g. --header 'api-key: …' (got ${shown})`);
     }
     if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) {
-      throw new ReinError('config', 'fatal', `--header ${name}: the value holds a line break or another control character, which no header may hold`);
+      throw new ReinError(
+        'config',
+        'fatal',
+        `--header ${name}: the value holds a line break or another control character, which no header may hold`,
+      );
     }
     headers[name] = value;
   }
@@ -411,7 +431,11 @@ function checkBaseUrlFlag(value: string): void {
   }
   if (protocol === 'http:' || protocol === 'https:') return;
   const got = protocol === undefined ? 'something that is not a URL' : `a URL of scheme ${protocol.slice(0, -1)}`;
-  throw new ReinError('config', 'fatal', `--base-url must be an http:// or https:// URL up to the API version, e.g. http://127.0.0.1:11434/v1 (got ${got})`);
+  throw new ReinError(
+    'config',
+    'fatal',
+    `--base-url must be an http:// or https:// URL up to the API version, e.g. http://127.0.0.1:11434/v1 (got ${got})`,
+  );
 }
 
 /**
@@ -433,7 +457,9 @@ function checkModelLimits(model: ModelRef, values: AgentFlagValues, options: Pic
   }
   const maxTokens = options.modelOptions?.maxTokens;
   if (maxTokens !== undefined && maxTokens >= info.contextWindow) {
-    const window = info.catalogId ? `the ${info.contextWindow}-token window of ${name}` : `the ${info.contextWindow}-token window rein assumes for ${name} (a model its catalog does not know)`;
+    const window = info.catalogId
+      ? `the ${info.contextWindow}-token window of ${name}`
+      : `the ${info.contextWindow}-token window rein assumes for ${name} (a model its catalog does not know)`;
     throw new ReinError(
       'config',
       'fatal',

@@ -35,7 +35,9 @@ const MAX_TRIES = 3;
  * asks in call order); an unreadable answer is asked again, and a question given up (the
  * input closed, Ctrl-C) denies.
  */
-export function approvalPrompt(options: ApprovalPromptOptions): (call: ToolCall, args: Record<string, unknown>, tool: Tool) => Promise<PromptDecision> {
+export function approvalPrompt(
+  options: ApprovalPromptOptions,
+): (call: ToolCall, args: Record<string, unknown>, tool: Tool) => Promise<PromptDecision> {
   const { io } = options;
   return async (call, args, tool) => {
     // The renderer reads the run's events a little behind the loop that calls this hook:

@@ -70,7 +70,9 @@ export function warnUnmatchedTools(agent: Agent, bench: Workbench, io: CliIO): v
   for (const entry of selection) {
     if (offered.some(nameMatcher([entry]))) continue;
     const guess = closestName(entry, known);
-    io.stderr.write(`rein: --tools ${entry} matches no tool${guess ? ` (did you mean ${guess}?)` : ''}; rein mcp tools lists the MCP servers' tools\n`);
+    io.stderr.write(
+      `rein: --tools ${entry} matches no tool${guess ? ` (did you mean ${guess}?)` : ''}; rein mcp tools lists the MCP servers' tools\n`,
+    );
   }
 }
 
@@ -92,7 +94,14 @@ export async function openCliAgent(
   let subAgents: { tools: Tool[]; close(): Promise<void> } | undefined;
   if (named?.agents?.length) {
     const people = extra.people ?? {};
-    subAgents = await openSubAgents(named.agents, values, io, { ...(extra.store ? { store: extra.store } : {}), people }, extra.path ?? [named.name], openCliAgent);
+    subAgents = await openSubAgents(
+      named.agents,
+      values,
+      io,
+      { ...(extra.store ? { store: extra.store } : {}), people },
+      extra.path ?? [named.name],
+      openCliAgent,
+    );
     options = { ...options, name: named.name, tools: [...(options.tools ?? []), ...subAgents.tools] };
     values = withSubAgentTools(values, named.agents);
   } else if (named && extra.path && extra.path.length > 1) {
@@ -109,10 +118,23 @@ export async function openCliAgent(
     throw error;
   }
   // The session's runs end before the telemetry that reports them.
-  const bench: Workbench = { ...opened, close: () => opened.close().finally(() => Promise.allSettled([telemetry.close(), subAgents?.close()])).then(() => undefined) };
+  const bench: Workbench = {
+    ...opened,
+    close: () =>
+      opened
+        .close()
+        .finally(() => Promise.allSettled([telemetry.close(), subAgents?.close()]))
+        .then(() => undefined),
+  };
   try {
     announce(bench, io);
-    const agent = new Agent({ ...options, ...bench.options, ...telemetry.options, ...(extra.store ? { store: extra.store } : {}), metadata: { ...extra.metadata, ...cliMetadata(values, bench.root) } });
+    const agent = new Agent({
+      ...options,
+      ...bench.options,
+      ...telemetry.options,
+      ...(extra.store ? { store: extra.store } : {}),
+      metadata: { ...extra.metadata, ...cliMetadata(values, bench.root) },
+    });
     warnUnmatchedTools(agent, bench, io);
     const outputWarning = outputLimitWarning(agent.model, options.modelOptions?.maxTokens);
     if (outputWarning) io.stderr.write(`rein: ${outputWarning}\n`);

@@ -21,7 +21,11 @@ export interface ParsedFlags<O extends FlagOptions> {
  * becomes a `config` error pointing at --help; anything else thrown is a bug and keeps
  * its own message.
  */
-export function parseFlags<O extends FlagOptions>(argv: string[], options: O, { positionals = true }: { positionals?: boolean } = {}): ParsedFlags<O> {
+export function parseFlags<O extends FlagOptions>(
+  argv: string[],
+  options: O,
+  { positionals = true }: { positionals?: boolean } = {},
+): ParsedFlags<O> {
   const args = joinDashValues(argv, options);
   try {
     const parsed = parseArgs({ args, options: { ...options, ...HELP }, allowPositionals: positionals, strict: true });
@@ -63,7 +67,12 @@ function joinDashValues(argv: readonly string[], options: FlagOptions): string[]
     // A lone '-' is a value (stdin, by convention), as parseArgs takes it.
     if (!next.startsWith('-') || next === '-') out.push(word, next);
     else if (NEGATIVE_NUMBER.test(next)) out.push(`--${name}=${next}`);
-    else throw new ReinError('config', 'fatal', `${word} needs a value, but the next word, ${next}, is an option (a value that starts with '-' is written --${name}=${next}). See --help.`);
+    else
+      throw new ReinError(
+        'config',
+        'fatal',
+        `${word} needs a value, but the next word, ${next}, is an option (a value that starts with '-' is written --${name}=${next}). See --help.`,
+      );
     i++;
   }
   return out;
@@ -83,7 +92,13 @@ function valueFlagOf(word: string, options: FlagOptions): string | undefined {
  * {@link parseFlags}, then -h/--help answered: `undefined` means the usage was printed and
  * the command is done.
  */
-export function parseCommandLine<O extends FlagOptions>(argv: string[], io: CliIO, usage: string, options: O, settings: { positionals?: boolean } = {}): ParsedFlags<O> | undefined {
+export function parseCommandLine<O extends FlagOptions>(
+  argv: string[],
+  io: CliIO,
+  usage: string,
+  options: O,
+  settings: { positionals?: boolean } = {},
+): ParsedFlags<O> | undefined {
   const parsed = parseFlags(argv, options, settings);
   // The values' type is only known per command; `help` is always among them.
   if (!(parsed.values as { help?: boolean }).help) return parsed;

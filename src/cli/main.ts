@@ -26,10 +26,16 @@ const COMMANDS: Record<string, { description: string; load: () => Promise<{ comm
   models: { description: 'list known models: context, output limit, reasoning, prices', load: () => import('./commands/models.js') },
   runs: { description: 'list recent runs in the store', load: () => import('./commands/runs.js') },
   show: { description: 'show a stored run (--json: its events)', load: () => import('./commands/show.js') },
-  replay: { description: 'render a stored run as it ran', load: () => import('./commands/show.js').then((m) => ({ command: m.replayCommand })) },
+  replay: {
+    description: 'render a stored run as it ran',
+    load: () => import('./commands/show.js').then((m) => ({ command: m.replayCommand })),
+  },
   resume: { description: 'continue a stored run from its log', load: () => import('./commands/resume.js') },
   approve: { description: 'approve or deny what a paused run waits for', load: () => import('./commands/approve.js') },
-  trace: { description: 'a stored run as a tree of spans (--json: the spans; --export: to OTLP)', load: () => import('./commands/trace.js') },
+  trace: {
+    description: 'a stored run as a tree of spans (--json: the spans; --export: to OTLP)',
+    load: () => import('./commands/trace.js'),
+  },
   mcp: { description: 'list MCP servers and their tools; call a tool without a model', load: () => import('./commands/mcp.js') },
   agents: { description: 'list the agents of .rein/agents/ (for --agent and rein serve)', load: () => import('./commands/agents.js') },
   serve: { description: 'agents over HTTP: runs, live event streams, approvals, a run viewer', load: () => import('./commands/serve.js') },
@@ -105,7 +111,9 @@ export async function main(argv: string[]): Promise<void> {
   }
   const entry = COMMANDS[name];
   if (!entry) {
-    process.stderr.write(`rein: unknown command "${visibleControls(name)}". Commands: ${Object.keys(COMMANDS).join(', ')}. See rein --help.\n`);
+    process.stderr.write(
+      `rein: unknown command "${visibleControls(name)}". Commands: ${Object.keys(COMMANDS).join(', ')}. See rein --help.\n`,
+    );
     process.exitCode = EXIT.usage;
     return;
   }

@@ -11,7 +11,10 @@ import type { CliIO } from './io.js';
 const MAX_TRIES = 3;
 
 /** The `elicit` hook of the CLI; `question` shows a prompt and resolves with the line typed. */
-export function terminalElicit(io: CliIO, question: (text: string) => Promise<string>): (request: McpElicitRequest) => Promise<McpElicitResult> {
+export function terminalElicit(
+  io: CliIO,
+  question: (text: string) => Promise<string>,
+): (request: McpElicitRequest) => Promise<McpElicitResult> {
   return async (request) => {
     io.stderr.write(`\nMCP server "${request.server}" asks: ${request.message}\n`);
     if (request.mode === 'url') {
@@ -24,7 +27,11 @@ export function terminalElicit(io: CliIO, question: (text: string) => Promise<st
       const content: Record<string, unknown> = {};
       for (const [name, field] of Object.entries(schema.properties)) {
         const required = schema.required?.includes(name) === true;
-        const allowed = Array.isArray(field.enum) ? ` (${(field.enum as unknown[]).join(' / ')})` : field.type ? ` (${String(field.type)})` : '';
+        const allowed = Array.isArray(field.enum)
+          ? ` (${(field.enum as unknown[]).join(' / ')})`
+          : field.type
+            ? ` (${String(field.type)})`
+            : '';
         const fallback = request.defaults?.[name];
         const hint = fallback !== undefined ? ` [${String(fallback)}]` : required ? '' : ' [skip]';
         const line = (await question(`  ${typeof field.title === 'string' ? field.title : name}${allowed}${hint}: `)).trim();

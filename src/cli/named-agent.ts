@@ -54,14 +54,19 @@ export async function resolveNamedAgent(name: string, flags: AgentFlagValues, en
   const root = resolve(flags.root ?? process.cwd());
   const { items, diagnostics } = await loadAgentFiles(root, env);
   const definition = items.find((a) => a.name === name);
-  for (const d of diagnostics) if (d.severity === 'warning' && d.file === definition?.file) io?.stderr.write(`rein: agent ${agentDiagnosticLine(d)}\n`);
+  for (const d of diagnostics)
+    if (d.severity === 'warning' && d.file === definition?.file) io?.stderr.write(`rein: agent ${agentDiagnosticLine(d)}\n`);
   if (!definition && name !== DEFAULT_AGENT) {
     const broken = diagnostics.filter((d) => d.severity === 'error' && d.file.endsWith(`/${name}.md`));
     if (broken.length > 0) {
       throw new ReinError('config', 'fatal', `agent "${name}" cannot be used: ${broken.map(agentDiagnosticLine).join('; ')}`);
     }
     const known = [DEFAULT_AGENT, ...items.map((a) => a.name)];
-    throw new ReinError('config', 'fatal', `there is no agent "${name}": agents are .rein/agents/<name>.md files (in ${root} or ~/.rein/agents); known here: ${known.join(', ')} (rein agents lists them)`);
+    throw new ReinError(
+      'config',
+      'fatal',
+      `there is no agent "${name}": agents are .rein/agents/<name>.md files (in ${root} or ~/.rein/agents); known here: ${known.join(', ')} (rein agents lists them)`,
+    );
   }
   return fromDefinition(name, definition, flags, env);
 }
@@ -71,7 +76,12 @@ export async function resolveNamedAgent(name: string, flags: AgentFlagValues, en
  * `default`) under the command line's `flags`. Also what a resume uses, from the
  * metadata a run recorded.
  */
-export function fromDefinition(name: string, definition: AgentDefinition | undefined, flags: AgentFlagValues, env: NodeJS.ProcessEnv): ResolvedAgent {
+export function fromDefinition(
+  name: string,
+  definition: AgentDefinition | undefined,
+  flags: AgentFlagValues,
+  env: NodeJS.ProcessEnv,
+): ResolvedAgent {
   const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) as AgentFlagValues;
   const fromFile: AgentFlagValues = {};
   if (definition) {

@@ -91,7 +91,8 @@ export class HumanRenderer {
         this.note(this.dim(`↻ resumed (${event.from}) · lease ${event.epoch}`));
         break;
       case 'model_request':
-        if (this.options.verbose) this.note(this.dim(`· step ${event.step}: asking the model (attempt ${event.attempt}, ${event.messages} messages)`));
+        if (this.options.verbose)
+          this.note(this.dim(`· step ${event.step}: asking the model (attempt ${event.attempt}, ${event.messages} messages)`));
         // A request asked again without a retry (after compaction) voids the text before it too.
         this.discardAttempt();
         this.attempt = event.attempt;
@@ -223,17 +224,22 @@ export class HumanRenderer {
         break;
       }
       case 'approval_requested':
-        if (event.argumentsHash !== undefined) line(this.yellow(`⏸ ${event.name} waits for approval (rein approve <root run> --call ${event.toolCallId})`));
+        if (event.argumentsHash !== undefined)
+          line(this.yellow(`⏸ ${event.name} waits for approval (rein approve <root run> --call ${event.toolCallId})`));
         break;
       case 'permission_decided':
-        if (event.decision === 'deny') line(this.yellow(`⊘ ${event.name} refused by the permission policy${event.rule ? ` (${event.rule})` : ''}`));
+        if (event.decision === 'deny')
+          line(this.yellow(`⊘ ${event.name} refused by the permission policy${event.rule ? ` (${event.rule})` : ''}`));
         break;
       case 'handoff':
         line(this.cyan('⇄'), ` handed to ${event.to}`);
         break;
       case 'run_finished': {
         const ok = event.status === 'done';
-        line(ok ? this.green('✓') : this.red('■'), ` sub-agent ${event.status} (${event.reason}) · ${event.result.totals.usage.total} tokens`);
+        line(
+          ok ? this.green('✓') : this.red('■'),
+          ` sub-agent ${event.status} (${event.reason}) · ${event.result.totals.usage.total} tokens`,
+        );
         break;
       }
       case 'model_request':
@@ -387,7 +393,8 @@ export function baseUrlVariable(provider: string | undefined): string {
 function rateLimitHint(context: ErrorContext): string {
   const { retries, retryAfterMs } = context;
   if (retries === undefined) return 'The provider is rate-limiting; wait, or lower the request rate.';
-  if (retries > 0) return `The provider kept rate-limiting after ${retries} ${retries === 1 ? 'retry' : 'retries'}; wait, or lower the request rate.`;
+  if (retries > 0)
+    return `The provider kept rate-limiting after ${retries} ${retries === 1 ? 'retry' : 'retries'}; wait, or lower the request rate.`;
   // Not retried: the server asked for a longer wait than rein's retries allow.
   if (retryAfterMs !== undefined && retryAfterMs > DEFAULT_RETRY_POLICY.maxDelayMs) {
     return `The request was not retried: try again after the wait the provider asked for (${formatMs(retryAfterMs)}).`;
@@ -411,7 +418,10 @@ export function describeError(error: ErrorInfo, context: ErrorContext = {}): str
         ? 'The request is larger than the provider accepts for this model or account; shorten the task or lower --max-output-tokens.'
         : 'The conversation is longer than the model accepts; shorten the task or use a model with a larger window.',
     // A fatal rate_limited is a used-up quota or credit (HTTP 402, insufficient_quota): waiting does not cure it.
-    rate_limited: error.kind === 'fatal' ? 'The credit or quota of the API key is used up; add credit or change the plan (retrying will not help).' : rateLimitHint(context),
+    rate_limited:
+      error.kind === 'fatal'
+        ? 'The credit or quota of the API key is used up; add credit or change the plan (retrying will not help).'
+        : rateLimitHint(context),
     timeout: 'The server stopped sending data; check that it is alive (retries were tried).',
     bad_request:
       error.status === 413

@@ -59,7 +59,9 @@ export function openServedAgents(options: ServedAgentsOptions): AgentCatalog {
   const definitions = async (): Promise<AgentDefinition[]> => {
     const { items, diagnostics } = await loadAgentFiles(root, io.env);
     // Said once per change, not on every request.
-    const lines = diagnostics.map((d) => `rein serve: ${d.severity === 'error' ? 'skipped ' : ''}agent ${terminalLine(agentDiagnosticLine(d))}`).join('\n');
+    const lines = diagnostics
+      .map((d) => `rein serve: ${d.severity === 'error' ? 'skipped ' : ''}agent ${terminalLine(agentDiagnosticLine(d))}`)
+      .join('\n');
     if (lines !== reported) {
       reported = lines;
       if (lines) io.stderr.write(`${lines}\n`);
@@ -73,7 +75,13 @@ export function openServedAgents(options: ServedAgentsOptions): AgentCatalog {
     ...(options.baseUrl !== undefined && definition?.baseUrl === undefined ? { 'base-url': options.baseUrl } : {}),
   });
 
-  const build = async (values: AgentFlagValues, agentOptions: ReturnType<typeof agentOptionsFromFlags>, store: RunStore, metadata: Record<string, unknown>, path?: string[]): Promise<Agent> => {
+  const build = async (
+    values: AgentFlagValues,
+    agentOptions: ReturnType<typeof agentOptionsFromFlags>,
+    store: RunStore,
+    metadata: Record<string, unknown>,
+    path?: string[],
+  ): Promise<Agent> => {
     // Sub-agents of the agent's file (`agents:`), each built the same way (their workbenches are the server's, closed with it).
     const named = (metadata as Partial<AgentRunMetadata>).agent;
     if (named?.agents?.length) {
@@ -91,9 +99,19 @@ export function openServedAgents(options: ServedAgentsOptions): AgentCatalog {
   return {
     async list(): Promise<ServedAgent[]> {
       const items = await definitions();
-      const served: ServedAgent[] = items.map((a) => ({ name: a.name, description: a.description, model: a.model, limits: { ...DEFAULT_LIMITS, ...a.limits } }));
+      const served: ServedAgent[] = items.map((a) => ({
+        name: a.name,
+        description: a.description,
+        model: a.model,
+        limits: { ...DEFAULT_LIMITS, ...a.limits },
+      }));
       if (!items.some((a) => a.name === DEFAULT_AGENT)) {
-        served.unshift({ name: DEFAULT_AGENT, description: 'what rein run builds in this folder', model: defaultModelSpec(io.env), limits: { ...DEFAULT_LIMITS } });
+        served.unshift({
+          name: DEFAULT_AGENT,
+          description: 'what rein run builds in this folder',
+          model: defaultModelSpec(io.env),
+          limits: { ...DEFAULT_LIMITS },
+        });
       }
       return served;
     },
@@ -103,7 +121,10 @@ export function openServedAgents(options: ServedAgentsOptions): AgentCatalog {
       const resolved = fromDefinition(name, definition, flagsFor(definition), io.env);
       const merged = { ...resolved.options.limits, ...limits };
       if (Object.keys(merged).length > 0) resolved.options.limits = merged;
-      const metadata = { agent: { ...resolved.metadata.agent, ...(Object.keys(merged).length > 0 ? { limits: merged } : {}) }, server: { task } };
+      const metadata = {
+        agent: { ...resolved.metadata.agent, ...(Object.keys(merged).length > 0 ? { limits: merged } : {}) },
+        server: { task },
+      };
       return build(resolved.values, resolved.options, store, metadata);
     },
 
@@ -111,8 +132,14 @@ export function openServedAgents(options: ServedAgentsOptions): AgentCatalog {
       const config = (record.config ?? {}) as StoredConfig;
       const flags = config.metadata?.cli?.flags;
       const named = config.metadata?.agent;
-      if (!flags || !named) throw new Error(`run ${record.id} was not started by name (rein serve, or rein run --agent): continue it where it was started`);
-      const values: AgentFlagValues = { ...flags, root, model: config.model ?? record.model, ...(typeof config.system === 'string' ? { system: config.system } : {}) };
+      if (!flags || !named)
+        throw new Error(`run ${record.id} was not started by name (rein serve, or rein run --agent): continue it where it was started`);
+      const values: AgentFlagValues = {
+        ...flags,
+        root,
+        model: config.model ?? record.model,
+        ...(typeof config.system === 'string' ? { system: config.system } : {}),
+      };
       const agentOptions = agentOptionsFromFlags(values, io.env);
       const limits = { ...named.limits, ...agentOptions.limits };
       if (Object.keys(limits).length > 0) agentOptions.limits = limits;

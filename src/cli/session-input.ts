@@ -10,12 +10,19 @@ import type { CliIO } from './io.js';
 import { terminalLine } from './terminal-text.js';
 
 /** The input for `text`; `prompts` allows `/server:prompt` (chat only). */
-export async function userInput(text: string, mcp: McpHost | undefined, io: CliIO, options: { prompts?: boolean; signal?: AbortSignal } = {}): Promise<string | UserMessage> {
+export async function userInput(
+  text: string,
+  mcp: McpHost | undefined,
+  io: CliIO,
+  options: { prompts?: boolean; signal?: AbortSignal } = {},
+): Promise<string | UserMessage> {
   if (!mcp) return text;
   if (options.prompts && text.startsWith('/')) {
     const prompt = await mcp.expandPromptCommand(text, options.signal);
     if (prompt) {
-      io.stderr.write(`↳ MCP prompt ${terminalLine(`${prompt.server}:${prompt.prompt}${prompt.description ? ` — ${prompt.description}` : ''}`)}\n`);
+      io.stderr.write(
+        `↳ MCP prompt ${terminalLine(`${prompt.server}:${prompt.prompt}${prompt.description ? ` — ${prompt.description}` : ''}`)}\n`,
+      );
       return { role: 'user', content: prompt.content };
     }
   }

@@ -45,7 +45,11 @@ export async function openSubAgents(
   try {
     for (const name of names) {
       if (path.includes(name)) {
-        throw new ReinError('config', 'fatal', `agent "${path.at(-1)}" lists sub-agent "${name}", which is already its ancestor (${[...path, name].join(' → ')}): an agent tree cannot loop; remove "${name}" from its agents`);
+        throw new ReinError(
+          'config',
+          'fatal',
+          `agent "${path.at(-1)}" lists sub-agent "${name}", which is already its ancestor (${[...path, name].join(' → ')}): an agent tree cannot loop; remove "${name}" from its agents`,
+        );
       }
       const shared: AgentFlagValues = {};
       for (const key of SHARED) if (parentFlags[key] !== undefined) (shared as Record<string, unknown>)[key] = parentFlags[key];
@@ -54,9 +58,19 @@ export async function openSubAgents(
       const child = await resolveNamedAgent(name, shared, io.env, io);
       const definition = child.definition;
       if (!definition) throw new ReinError('config', 'fatal', `sub-agent "${name}" has no agent file: add .rein/agents/${name}.md`);
-      const { agent, bench } = await build(child.values, child.options, io, { ...extra, metadata: { ...child.metadata }, path: [...path, name] });
+      const { agent, bench } = await build(child.values, child.options, io, {
+        ...extra,
+        metadata: { ...child.metadata },
+        path: [...path, name],
+      });
       benches.push(bench);
-      tools.push(agentTool(agent, { name, description: definition.description, ...(definition.inputSchema ? { input: definition.inputSchema } : {}) }));
+      tools.push(
+        agentTool(agent, {
+          name,
+          description: definition.description,
+          ...(definition.inputSchema ? { input: definition.inputSchema } : {}),
+        }),
+      );
     }
   } catch (error) {
     await close();

@@ -32,10 +32,18 @@ const given = (value: string | undefined): value is string => value !== undefine
 /** `REIN_TRACE_PROPAGATION`: where trace context may go. */
 function propagation(value: string | undefined): { model: boolean; mcp: boolean } | undefined {
   if (!given(value)) return undefined;
-  const words = value.split(',').map((w) => w.trim().toLowerCase()).filter(Boolean);
+  const words = value
+    .split(',')
+    .map((w) => w.trim().toLowerCase())
+    .filter(Boolean);
   const known = ['model', 'mcp', 'all', 'none'];
   const bad = words.find((w) => !known.includes(w));
-  if (bad !== undefined) throw new ReinError('config', 'fatal', `REIN_TRACE_PROPAGATION takes model, mcp, all or none (comma-separated), got ${JSON.stringify(bad)}`);
+  if (bad !== undefined)
+    throw new ReinError(
+      'config',
+      'fatal',
+      `REIN_TRACE_PROPAGATION takes model, mcp, all or none (comma-separated), got ${JSON.stringify(bad)}`,
+    );
   if (words.includes('none')) return undefined;
   return { model: words.includes('model') || words.includes('all'), mcp: words.includes('mcp') || words.includes('all') };
 }
@@ -86,7 +94,10 @@ export async function openCliTelemetry(values: TelemetryFlagValues, io: CliIO): 
     const { otlpWanted, startOtlpSdk } = await import('../trace/otlp.js');
     const telemetry: NonNullable<Exclude<AgentOptions['telemetry'], false>> = {};
     if (otlpWanted(env, 'traces') || otlpWanted(env, 'metrics')) {
-      const sdk = await startOtlpSdk(env, { version: await packageVersion(), report: (message) => io.stderr.write(`rein: ${terminalLine(redactUrlPasswords(message))}\n`) });
+      const sdk = await startOtlpSdk(env, {
+        version: await packageVersion(),
+        report: (message) => io.stderr.write(`rein: ${terminalLine(redactUrlPasswords(message))}\n`),
+      });
       if (sdk) {
         closers.push(() => sdk.shutdown());
         if (sdk.tracerProvider) telemetry.tracerProvider = sdk.tracerProvider;

@@ -26,7 +26,12 @@ export interface WorkbenchPeople {
  * Builds the workbench from the flags. `baseTools` are the seed tools (or none with
  * `--no-tools`); workspace tools and MCP join them unless `--no-tools`.
  */
-export async function openWorkbench(values: AgentFlagValues, io: CliIO, baseTools: Tool[], people: WorkbenchPeople = {}): Promise<Workbench> {
+export async function openWorkbench(
+  values: AgentFlagValues,
+  io: CliIO,
+  baseTools: Tool[],
+  people: WorkbenchPeople = {},
+): Promise<Workbench> {
   const cwd = resolve(values.root ?? process.cwd());
   const home = io.env.HOME ?? homedir();
   const noTools = values['no-tools'] === true;
@@ -40,7 +45,8 @@ export async function openWorkbench(values: AgentFlagValues, io: CliIO, baseTool
     ...(values.mode === undefined ? {} : { mode: values.mode }),
   });
   const allowedTools = values.tools === undefined ? undefined : splitList(values.tools);
-  if (allowedTools && allowedTools.length === 0) throw new ReinError('config', 'fatal', '--tools needs at least one tool name (or use --no-tools)');
+  if (allowedTools && allowedTools.length === 0)
+    throw new ReinError('config', 'fatal', '--tools needs at least one tool name (or use --no-tools)');
 
   const project = await openProject({
     root: cwd,

@@ -17,22 +17,36 @@ import { openServedAgents } from './served-agents.js';
 /** The hash a run records of the agent file it was submitted with (`default` without a file: of nothing). */
 export function definitionHash(definition: AgentDefinition | undefined): string {
   const { file: _file, ...fields } = definition ?? ({} as Partial<AgentDefinition>);
-  return createHash('sha256').update(canonicalJson(definition ? fields : null)).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(definition ? fields : null))
+    .digest('hex');
 }
 
 /** The agents of `root` for a worker: a resolver for createWorker, and what closes them. */
-export function openWorkerAgents(root: string, store: RunStore, io: CliIO): { resolve: (record: RunRecord, name: string) => Promise<Agent>; close(): Promise<void> } {
+export function openWorkerAgents(
+  root: string,
+  store: RunStore,
+  io: CliIO,
+): { resolve: (record: RunRecord, name: string) => Promise<Agent>; close(): Promise<void> } {
   const catalog = openServedAgents({ root, io });
   return {
     async resolve(record, name) {
       const { items } = await loadAgentFiles(root, io.env);
       const definition = items.find((a) => a.name === name);
       if (!definition && name !== DEFAULT_AGENT) {
-        throw new ReinError('conflict', 'fatal', `agent "${name}" is unknown to this worker: there is no .rein/agents/${name}.md under ${root} (rein agents lists them)`);
+        throw new ReinError(
+          'conflict',
+          'fatal',
+          `agent "${name}" is unknown to this worker: there is no .rein/agents/${name}.md under ${root} (rein agents lists them)`,
+        );
       }
       const recorded = (record.config as { metadata?: { agent?: { definitionHash?: unknown } } } | null)?.metadata?.agent?.definitionHash;
       if (typeof recorded === 'string' && recorded !== definitionHash(definition)) {
-        throw new ReinError('conflict', 'fatal', `agent "${name}" changed since the run was submitted: its file (${definition?.file ?? 'the built-in default'}) is not the one the run was submitted with`);
+        throw new ReinError(
+          'conflict',
+          'fatal',
+          `agent "${name}" changed since the run was submitted: its file (${definition?.file ?? 'the built-in default'}) is not the one the run was submitted with`,
+        );
       }
       try {
         return await catalog.forStoredRun(record, store);

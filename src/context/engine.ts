@@ -59,7 +59,8 @@ export function createContextEngine(options: ContextOptions, agent: ContextAgent
   // The system prompt is the same for every run of the agent: counted once per counter version.
   let system = { version: -1, raw: 0 };
   const systemRaw = (): number => {
-    if (system.version !== setup.counter.version) system = { version: setup.counter.version, raw: setup.system === undefined ? 0 : setup.counter.text(setup.system) };
+    if (system.version !== setup.counter.version)
+      system = { version: setup.counter.version, raw: setup.system === undefined ? 0 : setup.counter.text(setup.system) };
     return system.raw;
   };
   return { setup, startRun: (seed) => new RunContext(setup, seed, systemRaw()) };
@@ -137,7 +138,8 @@ export class RunContext {
       }
     }
     // Past the threshold, or past what fits when the answer's reserve leaves less than that.
-    if (shouldCompact(estimate, this.window, threshold) || estimate > this.limit()) await this.compact(history, tools, turn, 'threshold', estimate);
+    if (shouldCompact(estimate, this.window, threshold) || estimate > this.limit())
+      await this.compact(history, tools, turn, 'threshold', estimate);
   }
 
   /**
@@ -194,7 +196,13 @@ export class RunContext {
   }
 
   private resolveLayers(history: readonly Message[], turn: TurnContext): Promise<void> {
-    return this.layers.resolve({ step: turn.step, signal: turn.signal, history, showTask: this.showTask(history), task: () => this.task(history) });
+    return this.layers.resolve({
+      step: turn.step,
+      signal: turn.signal,
+      history,
+      showTask: this.showTask(history),
+      task: () => this.task(history),
+    });
   }
 
   /** The calibrated tokens of the request this turn would send for `history`. */
@@ -232,7 +240,9 @@ export class RunContext {
         'fatal',
         `${request}, and ${reserve} more are kept for the answer (modelOptions.maxTokens; --max-output-tokens in the CLI): ` +
           `together more than the ${this.window}-token window of ${name} ${parts}. ` +
-          (room > 0 ? `Lower the answer's reserve: this request leaves room for at most ${room}` : `Lower the answer's reserve, and ${shorten}`),
+          (room > 0
+            ? `Lower the answer's reserve: this request leaves room for at most ${room}`
+            : `Lower the answer's reserve, and ${shorten}`),
       );
     }
     throw new ReinError(
@@ -249,7 +259,13 @@ export class RunContext {
    * keeping the last turns verbatim (fewer than `keepTurns` only when they alone would
    * reach the threshold). `false` when there was nothing to remove.
    */
-  private async compact(history: Message[], tools: readonly ToolSpec[], turn: TurnContext, reason: 'threshold' | 'context_length', tokensBefore: number): Promise<boolean> {
+  private async compact(
+    history: Message[],
+    tools: readonly ToolSpec[],
+    turn: TurnContext,
+    reason: 'threshold' | 'context_length',
+    tokensBefore: number,
+  ): Promise<boolean> {
     const { setup } = this;
     const { counter } = setup;
     this.tracker.sync(history);
@@ -261,7 +277,11 @@ export class RunContext {
     const headSteps = new TaskTracker('');
     headSteps.sync(split.head);
     const first = split.head[0];
-    const previous = isSummaryMessage(first) ? userText(first as UserMessage).slice(SUMMARY_HEADER.length).trim() : undefined;
+    const previous = isSummaryMessage(first)
+      ? userText(first as UserMessage)
+          .slice(SUMMARY_HEADER.length)
+          .trim()
+      : undefined;
     const request = buildSummaryRequest({
       removed: split.head,
       goal: this.tracker.record.goal,
@@ -280,7 +300,13 @@ export class RunContext {
     if (turn.signal.aborted) return false;
     const text = outcome.ok
       ? outcome.text
-      : mechanicalSummary({ ...(previous ? { previous } : {}), steps: headSteps.record.completed, maxTokens: setup.summaryMaxTokens, counter, reason: outcome.error.code });
+      : mechanicalSummary({
+          ...(previous ? { previous } : {}),
+          steps: headSteps.record.completed,
+          maxTokens: setup.summaryMaxTokens,
+          counter,
+          reason: outcome.error.code,
+        });
     const summary = summaryMessage(text);
     history.splice(0, split.keepFrom, summary);
     this.tracker.scanned = Math.max(1, this.tracker.scanned - split.keepFrom + 1);

@@ -62,7 +62,9 @@ export class RequestMessages {
     const prefix = beforeLast ? source.length - 1 : source.length;
     const out = this.out;
     const unchanged =
-      this.source === source && this.copied <= prefix && (this.copied === 0 || (out[0] === source[0] && out[this.copied - 1] === source[this.copied - 1]));
+      this.source === source &&
+      this.copied <= prefix &&
+      (this.copied === 0 || (out[0] === source[0] && out[this.copied - 1] === source[this.copied - 1]));
     if (!unchanged) {
       // A new array (or one rewritten in place): hand out a new one, since the old one may
       // still be referenced by the request that used it.

@@ -135,12 +135,17 @@ export function resolveContextOptions(options: ContextOptions, agent: ContextAge
   const keepTurns = options.keepTurns ?? DEFAULT_KEEP_TURNS;
   if (!Number.isInteger(keepTurns) || keepTurns < 1) bad('keepTurns', keepTurns, 'a whole number of turns, at least 1');
   const summaryMaxTokens = options.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS;
-  if (!Number.isInteger(summaryMaxTokens) || summaryMaxTokens < 50) bad('summaryMaxTokens', summaryMaxTokens, 'a whole number of tokens, at least 50');
+  if (!Number.isInteger(summaryMaxTokens) || summaryMaxTokens < 50)
+    bad('summaryMaxTokens', summaryMaxTokens, 'a whole number of tokens, at least 50');
   const info = lookupModel(agent.model.provider, agent.model.id, agent.modelInfo);
   const window = options.contextWindow ?? info.contextWindow;
-  if (!Number.isInteger(window) || window < 256) bad('contextWindow', window, 'the model\'s context window in tokens, e.g. 128000');
+  if (!Number.isInteger(window) || window < 256) bad('contextWindow', window, "the model's context window in tokens, e.g. 128000");
   const summaryModel =
-    options.summaryModel === undefined ? agent.model : typeof options.summaryModel === 'string' ? resolveModel(options.summaryModel) : options.summaryModel;
+    options.summaryModel === undefined
+      ? agent.model
+      : typeof options.summaryModel === 'string'
+        ? resolveModel(options.summaryModel)
+        : options.summaryModel;
   const sameModel = summaryModel === agent.model;
   const summaryInfo = sameModel ? info : lookupModel(summaryModel.provider, summaryModel.id);
   const pricing = summaryInfo.pricing;

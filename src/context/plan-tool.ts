@@ -26,7 +26,13 @@ export const updatePlanTool: Tool = defineTool({
   parameters: {
     type: 'object',
     properties: {
-      steps: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: MAX_STEPS, description: 'The remaining steps, in order.' },
+      steps: {
+        type: 'array',
+        items: { type: 'string', minLength: 1 },
+        minItems: 1,
+        maxItems: MAX_STEPS,
+        description: 'The remaining steps, in order.',
+      },
     },
     required: ['steps'],
     additionalProperties: false,

@@ -102,7 +102,10 @@ export async function loadProjectRules(options: LoadProjectRulesOptions): Promis
     seenTexts.add(digest);
     if (text.length > maxChars) {
       const note = `[cut: only the first ${maxChars.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters of this file are included]`;
-      diagnostics.push({ file: candidate.path, reason: `longer than ${maxChars} characters: only its first ${maxChars} are included; shorten it or split it into nested AGENTS.md files` });
+      diagnostics.push({
+        file: candidate.path,
+        reason: `longer than ${maxChars} characters: only its first ${maxChars} are included; shorten it or split it into nested AGENTS.md files`,
+      });
       text = `${text.slice(0, maxChars)}\n${note}`;
     }
     files.push(candidate.path);
@@ -126,8 +129,13 @@ async function readRulesFile(path: string): Promise<Read> {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       // A link whose target is gone is worth saying; a file that is not there is not.
-      const isLink = await lstat(path).then((s) => s.isSymbolicLink(), () => false);
-      return isLink ? { kind: 'failed', reason: 'it is a symbolic link to a file that does not exist: fix or remove the link' } : { kind: 'missing' };
+      const isLink = await lstat(path).then(
+        (s) => s.isSymbolicLink(),
+        () => false,
+      );
+      return isLink
+        ? { kind: 'failed', reason: 'it is a symbolic link to a file that does not exist: fix or remove the link' }
+        : { kind: 'missing' };
     }
     if (code === 'EISDIR') return { kind: 'failed', reason: 'it is a directory, not a file: rules must be a markdown file' };
     if (code === 'ELOOP') return { kind: 'failed', reason: 'it is a symbolic link that leads back to itself: fix or remove the link' };

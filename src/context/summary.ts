@@ -4,7 +4,16 @@
  * summary model fails (a compaction never fails a run on its own).
  */
 import { errorFromMessage, ReinError, toReinError } from '../errors.js';
-import { toolResultText, type AssistantMessage, type Context, type Message, type ModelRef, type StreamFunction, type StreamOptions, type UserMessage } from '../model/types.js';
+import {
+  toolResultText,
+  type AssistantMessage,
+  type Context,
+  type Message,
+  type ModelRef,
+  type StreamFunction,
+  type StreamOptions,
+  type UserMessage,
+} from '../model/types.js';
 import { clip, userText } from './task.js';
 import type { TokenCounter } from './tokens.js';
 
@@ -19,7 +28,8 @@ The agent's context window is full, so its earlier turns are being replaced by y
 Write plain text, no preamble, no closing remarks.`;
 
 /** How a summary message begins: the model sees what it is, and rein recognizes its own. */
-export const SUMMARY_HEADER = '[Summary of earlier turns of this run, written when its context was compacted. The complete history is in the run log.]';
+export const SUMMARY_HEADER =
+  '[Summary of earlier turns of this run, written when its context was compacted. The complete history is in the run log.]';
 
 /**
  * Whether a request is one of rein's summary requests (for a replay model or a scripted
@@ -84,7 +94,9 @@ export function buildSummaryRequest(input: SummaryInput): Context {
     input.count,
   );
   left -= input.count(steps);
-  const prompt = [head, steps, '', '<transcript>', renderTranscript(input.removed, Math.max(left, 200), input.count), '</transcript>'].join('\n');
+  const prompt = [head, steps, '', '<transcript>', renderTranscript(input.removed, Math.max(left, 200), input.count), '</transcript>'].join(
+    '\n',
+  );
   return { system: SUMMARY_SYSTEM, messages: [{ role: 'user', content: prompt }] };
 }
 
@@ -146,13 +158,16 @@ function renderMessage(message: Message, perPart: number): string {
   const lines: string[] = [];
   for (const block of message.content) {
     if (block.type === 'text' && block.text.trim() !== '') lines.push(`[assistant]\n${clip(block.text, perPart)}`);
-    else if (block.type === 'tool_call') lines.push(`[call ${block.name} ${block.id}] ${clip(block.rawArguments, Math.max(200, perPart / 4))}`);
+    else if (block.type === 'tool_call')
+      lines.push(`[call ${block.name} ${block.id}] ${clip(block.rawArguments, Math.max(200, perPart / 4))}`);
   }
   return lines.join('\n');
 }
 
 /** What the summary model produced: its text (capped) and its response, or why it failed. */
-export type SummaryOutcome = { ok: true; text: string; response: AssistantMessage } | { ok: false; error: ReinError; response?: AssistantMessage };
+export type SummaryOutcome =
+  | { ok: true; text: string; response: AssistantMessage }
+  | { ok: false; error: ReinError; response?: AssistantMessage };
 
 /**
  * Asks `model` for the summary through `stream` and caps the answer at `maxTokens`. Never
@@ -180,8 +195,12 @@ export async function requestSummary(
   if (response.stopReason === 'error' || response.stopReason === 'aborted') {
     return { ok: false, error: errorFromMessage(response), response };
   }
-  const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('').trim();
-  if (text === '') return { ok: false, error: new ReinError('invalid_response', 'fatal', 'the summary model answered with no text'), response };
+  const text = response.content
+    .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+    .join('')
+    .trim();
+  if (text === '')
+    return { ok: false, error: new ReinError('invalid_response', 'fatal', 'the summary model answered with no text'), response };
   return { ok: true, text: capTokens(text, options.maxTokens, options.counter), response };
 }
 
@@ -210,7 +229,13 @@ export function capTokens(text: string, maxTokens: number, counter: TokenCounter
  * half the cap) and the mechanical record of the steps, the newest kept when they do not
  * all fit.
  */
-export function mechanicalSummary(input: { previous?: string; steps: readonly string[]; maxTokens: number; counter: TokenCounter; reason: string }): string {
+export function mechanicalSummary(input: {
+  previous?: string;
+  steps: readonly string[];
+  maxTokens: number;
+  counter: TokenCounter;
+  reason: string;
+}): string {
   const { counter, maxTokens } = input;
   const head = `(Written by rein from its record of the steps: the summary model failed, ${clip(input.reason, 120)}.)`;
   const parts = [head];
@@ -225,6 +250,9 @@ export function mechanicalSummary(input: { previous?: string; steps: readonly st
     used += cost;
   }
   const dropped = input.steps.length - kept.length;
-  if (kept.length > 0 || dropped > 0) parts.push([`Steps completed in the replaced turns${dropped > 0 ? ` (the first ${dropped} left out for space)` : ''}:`, ...kept].join('\n'));
+  if (kept.length > 0 || dropped > 0)
+    parts.push(
+      [`Steps completed in the replaced turns${dropped > 0 ? ` (the first ${dropped} left out for space)` : ''}:`, ...kept].join('\n'),
+    );
   return parts.join('\n\n');
 }

@@ -37,7 +37,13 @@ export class MessageSums {
     const history = this.history;
     if (messages === history.array) {
       // The usual request: the history itself, just summed for the turn's estimate.
-      if (history.version === this.counter.version && history.length === messages.length && history.last === messages[messages.length - 1] && history.first === messages[0]) return history.raw;
+      if (
+        history.version === this.counter.version &&
+        history.length === messages.length &&
+        history.last === messages[messages.length - 1] &&
+        history.first === messages[0]
+      )
+        return history.raw;
       return this.sum(messages, history, undefined);
     }
     let counts = (this.counts ??= new Map());
@@ -55,7 +61,13 @@ export class MessageSums {
     const counter = this.counter;
     let from = 0;
     let raw = 0;
-    if (sum.array === messages && sum.version === counter.version && sum.length <= messages.length && sum.first === messages[0] && sum.last === messages[sum.length - 1]) {
+    if (
+      sum.array === messages &&
+      sum.version === counter.version &&
+      sum.length <= messages.length &&
+      sum.first === messages[0] &&
+      sum.last === messages[sum.length - 1]
+    ) {
       from = sum.length;
       raw = sum.raw;
     }

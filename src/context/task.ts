@@ -10,7 +10,14 @@
  * {@link describeStep}, so a resumed run sees the same record.
  */
 import type { RunEvent } from '../events.js';
-import { toolResultText, type AssistantMessage, type Message, type ToolCall, type ToolResultMessage, type UserMessage } from '../model/types.js';
+import {
+  toolResultText,
+  type AssistantMessage,
+  type Message,
+  type ToolCall,
+  type ToolResultMessage,
+  type UserMessage,
+} from '../model/types.js';
 import { PLAN_TOOL_NAME } from './plan-tool.js';
 
 /** What the run is for and how far it got. */
@@ -53,7 +60,10 @@ export function describeStep(assistant: AssistantMessage, results: readonly Tool
 
 function briefArguments(call: ToolCall): string {
   const entries = Object.entries(call.arguments);
-  const text = entries.length === 0 && call.rawArguments.trim() !== '' && call.rawArguments.trim() !== '{}' ? call.rawArguments : entries.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
+  const text =
+    entries.length === 0 && call.rawArguments.trim() !== '' && call.rawArguments.trim() !== '{}'
+      ? call.rawArguments
+      : entries.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
   return clip(text.replace(/\s+/g, ' '), ARGS_CHARS);
 }
 
@@ -109,7 +119,9 @@ export class TaskTracker {
   scanned: number;
 
   constructor(goal: string, seed?: { record: TaskRecord; scanned: number }) {
-    this.record = seed ? { goal: seed.record.goal, completed: [...seed.record.completed], ...(seed.record.plan ? { plan: [...seed.record.plan] } : {}) } : { goal, completed: [] };
+    this.record = seed
+      ? { goal: seed.record.goal, completed: [...seed.record.completed], ...(seed.record.plan ? { plan: [...seed.record.plan] } : {}) }
+      : { goal, completed: [] };
     this.scanned = seed?.scanned ?? 0;
   }
 

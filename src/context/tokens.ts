@@ -124,7 +124,9 @@ function loadEncoding(encoding: Encoding): Promise<CountFn | undefined> {
     const options = { disallowedSpecial: new Set<string>() };
     const imported = encoding === 'o200k_base' ? import('gpt-tokenizer/encoding/o200k_base') : import('gpt-tokenizer/encoding/cl100k_base');
     pending = imported.then(
-      (module): CountFn => (text) => module.countTokens(text, options),
+      (module): CountFn =>
+        (text) =>
+          module.countTokens(text, options),
       () => undefined,
     );
     loaded.set(encoding, pending);

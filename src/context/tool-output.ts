@@ -37,7 +37,6 @@ const MAX_FOUND_LINES = 20;
 /** A matching line longer than this is shown around the match only. */
 const MAX_FOUND_LINE_CHARS = 200;
 
-
 /**
  * The `read_tool_output` tool: pages through the whole output of a call whose result was
  * cut. Offsets and limits count characters (UTF-16 code units, as the marker does), so a
@@ -64,7 +63,10 @@ export function createToolOutputTool(lookup: ToolOutputLookup, options: ToolOutp
         tool_call_id: { type: 'string', description: 'The id named in the truncation marker.' },
         offset: { type: 'integer', minimum: 0, default: 0, description: 'Character offset to start reading (or finding) at.' },
         limit: { type: 'integer', minimum: 1, description: `Characters to read (at most ${maxPage}, the default).` },
-        find: { type: 'string', description: 'List the lines from offset on that contain this text (case-insensitive) instead of reading.' },
+        find: {
+          type: 'string',
+          description: 'List the lines from offset on that contain this text (case-insensitive) instead of reading.',
+        },
       },
       required: ['tool_call_id'],
       additionalProperties: false,
@@ -80,7 +82,9 @@ export function createToolOutputTool(lookup: ToolOutputLookup, options: ToolOutp
       }
       const offset = Number(args.offset ?? 0);
       if (offset > text.length) {
-        return failed(`offset ${offset} is past the end: the output of ${JSON.stringify(id)} has ${formatCount(text.length)} characters. Use an offset from 0 to ${text.length}.`);
+        return failed(
+          `offset ${offset} is past the end: the output of ${JSON.stringify(id)} has ${formatCount(text.length)} characters. Use an offset from 0 to ${text.length}.`,
+        );
       }
       if (typeof args.find === 'string') return findLines(id, text, offset, args.find);
       const limit = Math.min(maxPage, Number(args.limit ?? maxPage));
@@ -136,9 +140,7 @@ function findLines(id: string, text: string, offset: number, needle: string) {
   }
   const where = `in the output of tool call ${JSON.stringify(id)} from offset ${offset}`;
   if (lines.length === 0) return `No line contains ${JSON.stringify(needle)} ${where} (${formatCount(text.length)} characters).`;
-  const tail = more
-    ? `\n[more matches follow: call ${READ_TOOL_OUTPUT} with find and an offset after the last one listed]`
-    : '';
+  const tail = more ? `\n[more matches follow: call ${READ_TOOL_OUTPUT} with find and an offset after the last one listed]` : '';
   return `Lines containing ${JSON.stringify(needle)} ${where}; read one with offset:\n${lines.join('\n')}${tail}`;
 }
 

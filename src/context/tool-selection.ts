@@ -286,7 +286,11 @@ function firstLine(description: string): string {
 const K1 = 1.2;
 const B = 0.75;
 const NAME_WEIGHT = 3;
-const STOP_WORDS = new Set('a an and are as at be by can do for from i in into is it me my of on or so that the this to use used uses using what when which with you your'.split(' '));
+const STOP_WORDS = new Set(
+  'a an and are as at be by can do for from i in into is it me my of on or so that the this to use used uses using what when which with you your'.split(
+    ' ',
+  ),
+);
 
 interface RankIndex {
   docs: Array<{ tf: Map<string, number>; length: number }>;
@@ -298,7 +302,12 @@ const rankIndexes = new WeakMap<readonly ToolSpec[], RankIndex>();
 /** The tools matching `query`, best first, ties in registration order; `search_tools` never. */
 function rankTools(specs: readonly ToolSpec[], query: string, limit: number): ToolSpec[] {
   const index = indexOf(specs);
-  const exact = new Set(query.toLowerCase().split(/[\s,]+/).filter(Boolean));
+  const exact = new Set(
+    query
+      .toLowerCase()
+      .split(/[\s,]+/)
+      .filter(Boolean),
+  );
   const scores = specs.map((spec): number => (exact.has(spec.name.toLowerCase()) ? 1_000 : 0));
   for (const term of new Set(wordsOf(query))) {
     // A query word also matches the start of longer words ("repo" → "repository"), at half weight.

@@ -66,7 +66,9 @@ export class TurnLayers {
       const text = await this.memoryText(turn);
       if (text !== undefined) layers.push({ id: 'memory', role: 'user', text });
     }
-    const final = setup.layers ? await setup.layers(layers, { step: turn.step, history: turn.history, task: turn.task(), signal: turn.signal }) : layers;
+    const final = setup.layers
+      ? await setup.layers(layers, { step: turn.step, history: turn.history, task: turn.task(), signal: turn.signal })
+      : layers;
     this.apply(final);
   }
 
@@ -75,7 +77,12 @@ export class TurnLayers {
     const { counter } = this.setup;
     if (this.joined.version === counter.version) return;
     const { system, block } = this.joined;
-    this.joined = { ...this.joined, version: counter.version, systemRaw: system === undefined ? 0 : counter.text(system), blockRaw: block === undefined ? 0 : counter.message(block) };
+    this.joined = {
+      ...this.joined,
+      version: counter.version,
+      systemRaw: system === undefined ? 0 : counter.text(system),
+      blockRaw: block === undefined ? 0 : counter.message(block),
+    };
   }
 
   /** After a compaction: the history was rewritten, so the search for the latest user input starts over. */
@@ -103,7 +110,11 @@ export class TurnLayers {
     if (sameSystem && sameUser) return;
     const system = sameSystem ? previous.system : joinSystem(layers);
     const blockText = sameUser ? undefined : joinUser(layers);
-    const block = sameUser ? previous.block : blockText === undefined ? undefined : ({ role: 'user', content: blockText } satisfies UserMessage);
+    const block = sameUser
+      ? previous.block
+      : blockText === undefined
+        ? undefined
+        : ({ role: 'user', content: blockText } satisfies UserMessage);
     this.joined = {
       version: counter.version,
       layers,
@@ -128,7 +139,9 @@ export class TurnLayers {
     const query = seen.text ?? turn.task().goal;
     if (this.memory?.query === query) return this.memory.text;
     const snippets = await memory.retrieve(query, memory.topK ?? 5, turn.signal);
-    const relevant = snippets.filter((s) => s.text.trim() !== '' && (memory.minScore === undefined || s.score === undefined || s.score >= memory.minScore));
+    const relevant = snippets.filter(
+      (s) => s.text.trim() !== '' && (memory.minScore === undefined || s.score === undefined || s.score >= memory.minScore),
+    );
     const text = relevant.length === 0 ? undefined : memoryBlock(query, relevant, memory.maxChars ?? 4000);
     this.memory = { query, text };
     return text;
@@ -140,7 +153,9 @@ export class TurnLayers {
  * goes into every request of the turn; the best snippet is always shown, cut if it must be).
  */
 function memoryBlock(query: string, snippets: readonly RetrievedText[], maxChars: number): string {
-  let text = ['## Relevant memory', `(Retrieved for "${clip(query.replace(/\s+/g, ' '), 80)}"; use what helps, ignore the rest.)`].join('\n');
+  let text = ['## Relevant memory', `(Retrieved for "${clip(query.replace(/\s+/g, ' '), 80)}"; use what helps, ignore the rest.)`].join(
+    '\n',
+  );
   let shown = 0;
   for (const snippet of snippets) {
     const line = `- ${snippet.text.trim()}${snippet.source ? ` (${snippet.source})` : ''}`;

@@ -109,7 +109,10 @@ export function httpRequest(
   /** No byte for this long (before or during the response) fails the request with `ETIMEDOUT`. */
   idleTimeoutMs?: number,
 ): Promise<HttpResponse> {
-  if (!TOKEN.test(method)) return Promise.reject(Object.assign(new TypeError(`Method must be a valid HTTP token ["${method}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' }));
+  if (!TOKEN.test(method))
+    return Promise.reject(
+      Object.assign(new TypeError(`Method must be a valid HTTP token ["${method}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' }),
+    );
   return exchange(method, url, headers, body, signal, idleTimeoutMs);
 }
 
@@ -125,7 +128,11 @@ function bodilessLength(method: string, headers: OutgoingHttpHeaders): number | 
   for (const name in headers) {
     if (name.toLowerCase() !== 'content-length' || headers[name] === undefined) continue;
     const value = String(headers[name]).trim();
-    if (value !== '0') throw Object.assign(new TypeError(`content-length ${value} was given for a ${method} request without a body: pass the body, or drop the header`), { code: 'ERR_HTTP_CONTENT_LENGTH_MISMATCH' });
+    if (value !== '0')
+      throw Object.assign(
+        new TypeError(`content-length ${value} was given for a ${method} request without a body: pass the body, or drop the header`),
+        { code: 'ERR_HTTP_CONTENT_LENGTH_MISMATCH' },
+      );
     return 0;
   }
   return CONTENT_METHODS.has(method.toUpperCase()) ? 0 : undefined;
@@ -210,7 +217,9 @@ function targetOf(url: URL): Target {
   if (!target) {
     const secure = url.protocol === 'https:';
     if (!secure && url.protocol !== 'http:') {
-      throw Object.assign(new TypeError(`Protocol "${url.protocol}" not supported. Expected "http:" or "https:"`), { code: 'ERR_INVALID_PROTOCOL' });
+      throw Object.assign(new TypeError(`Protocol "${url.protocol}" not supported. Expected "http:" or "https:"`), {
+        code: 'ERR_INVALID_PROTOCOL',
+      });
     }
     // URL keeps the brackets of IPv6 literals; the socket wants the bare address.
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -258,14 +267,18 @@ const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encodi
  * request. `contentLength` undefined: no `content-length` (a request without a body).
  */
 function requestHead(method: string, target: Target, headers: OutgoingHttpHeaders, contentLength: number | undefined): string {
-  let head = contentLength === undefined ? `${method} ${target.path} HTTP/1.1\r\n` : `${method} ${target.path} HTTP/1.1\r\ncontent-length: ${contentLength}\r\n`;
+  let head =
+    contentLength === undefined
+      ? `${method} ${target.path} HTTP/1.1\r\n`
+      : `${method} ${target.path} HTTP/1.1\r\ncontent-length: ${contentLength}\r\n`;
   let host = false;
   let encodings = false;
   let authorization = false;
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined) continue;
-    if (!TOKEN.test(name)) throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
+    if (!TOKEN.test(name))
+      throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
     const lower = name.toLowerCase();
     if (CONNECTION_HEADERS.has(lower)) continue;
     if (lower === 'host') host = true;
@@ -298,7 +311,9 @@ function requestBytes(head: string, body: string, bodyLength: number): Buffer {
 
 function headerLine(name: string, value: string): string {
   if (BAD_VALUE.test(value)) {
-    throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]: header values must be printable ASCII`), { code: 'ERR_INVALID_CHAR' });
+    throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]: header values must be printable ASCII`), {
+      code: 'ERR_INVALID_CHAR',
+    });
   }
   return `${name}: ${value}\r\n`;
 }
@@ -349,7 +364,9 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
     this.parser = new ResponseParser(headOnly ? new HeadOnly(this) : this);
     this.watch =
       idleTimeoutMs !== undefined && idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)
-        ? watchIdle(idleTimeoutMs, () => this.fail(Object.assign(new Error(`no data from the server for ${idleTimeoutMs} ms`), { code: 'ETIMEDOUT' })))
+        ? watchIdle(idleTimeoutMs, () =>
+            this.fail(Object.assign(new Error(`no data from the server for ${idleTimeoutMs} ms`), { code: 'ETIMEDOUT' })),
+          )
         : undefined;
     if (signal) {
       this.onAbort = () => this.fail(abortError(signal));
@@ -381,7 +398,11 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
     this.conn = undefined;
     if (this.parser.eof()) return; // a body delimited by the end of the connection: complete
     const partial = this.parser.partialHead;
-    const message = this.headSettled ? 'socket hang up: the response body was cut' : partial === undefined ? 'socket hang up' : `socket hang up in the middle of the response head, which began ${partial}`;
+    const message = this.headSettled
+      ? 'socket hang up: the response body was cut'
+      : partial === undefined
+        ? 'socket hang up'
+        : `socket hang up in the middle of the response head, which began ${partial}`;
     this.lost(Object.assign(new Error(message), { code: 'ECONNRESET' }));
   }
 
@@ -406,7 +427,11 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
       this.inflater = inflater;
       inflater.on('data', (data: Buffer) => this.deliver(data));
       // Damaged data (a proxy's doing, most likely) is a network error, retried like a cut.
-      inflater.on('error', (error: Error) => this.fail(Object.assign(new Error(`the response body could not be decompressed (${codings}): ${error.message}`), { code: 'EBADBODY' })));
+      inflater.on('error', (error: Error) =>
+        this.fail(
+          Object.assign(new Error(`the response body could not be decompressed (${codings}): ${error.message}`), { code: 'EBADBODY' }),
+        ),
+      );
     }
     this.status = head.status;
     this.statusText = head.statusText;
@@ -509,7 +534,13 @@ class Exchange implements HttpResponse, ConnectionUser, ResponseSink {
     // An unfinished body is no reason to keep the process alive (a CLI whose answer is complete).
     this.conn?.hold(false);
     if (this.watch) unwatchIdle(this.watch);
-    this.watch = watchIdle(DRAIN_GRACE_MS, () => this.fail(Object.assign(new Error(`the rest of the response body did not arrive within ${DRAIN_GRACE_MS} ms of its end marker`), { code: 'ETIMEDOUT' })));
+    this.watch = watchIdle(DRAIN_GRACE_MS, () =>
+      this.fail(
+        Object.assign(new Error(`the rest of the response body did not arrive within ${DRAIN_GRACE_MS} ms of its end marker`), {
+          code: 'ETIMEDOUT',
+        }),
+      ),
+    );
   }
 
   destroy(): void {

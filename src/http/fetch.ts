@@ -62,7 +62,10 @@ function methodOf(given: string | undefined): string {
 function bodyOf(body: RequestInit['body'], method: string): string | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body !== 'string') {
-    const kind = typeof body === 'object' ? (Object.getPrototypeOf(body) as { constructor?: { name?: string } } | null)?.constructor?.name ?? 'object' : typeof body;
+    const kind =
+      typeof body === 'object'
+        ? ((Object.getPrototypeOf(body) as { constructor?: { name?: string } } | null)?.constructor?.name ?? 'object')
+        : typeof body;
     throw new TypeError(`proxiedFetch sends string bodies only, and got ${kind}: serialize the body to a string (JSON.stringify) first`);
   }
   if (method === 'GET' || method === 'HEAD') throw new TypeError(`Request with ${method} method cannot have body.`);

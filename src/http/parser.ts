@@ -117,7 +117,10 @@ export class ResponseParser {
           // Needs more bytes: keep the unfinished part.
           this.carry = buf.subarray(at);
           // Unfinished text is kept only up to the head limit, whatever it is part of.
-          if (this.carry.length > this.maxHeadBytes) throw new HttpParseError(`${this.state === 'head' ? 'the response head' : 'a chunk-size or trailer line'} is longer than ${this.maxHeadBytes} bytes`);
+          if (this.carry.length > this.maxHeadBytes)
+            throw new HttpParseError(
+              `${this.state === 'head' ? 'the response head' : 'a chunk-size or trailer line'} is longer than ${this.maxHeadBytes} bytes`,
+            );
           break;
         }
         at = next;
@@ -168,7 +171,7 @@ export class ResponseParser {
       case 'chunk-end': {
         // The CRLF after a chunk's data; a bare LF is refused, as llhttp does (a proxy that
         // reads it otherwise would frame the rest differently).
-        if (buf[at] === LF) throw new HttpParseError('a chunk\'s data ends in a bare LF (it must end in CRLF)');
+        if (buf[at] === LF) throw new HttpParseError("a chunk's data ends in a bare LF (it must end in CRLF)");
         if (buf[at] !== CR) throw new HttpParseError('a chunk is longer than its size says');
         if (at + 1 >= buf.length) return -1;
         if (buf[at + 1] !== LF) throw new HttpParseError('a chunk is longer than its size says');
@@ -226,11 +229,17 @@ export class ResponseParser {
       if (eol < 0) eol = text.length;
       const line = text.slice(from, eol - 1);
       const first = line.charCodeAt(0);
-      if (first === 32 || first === 9) throw new HttpParseError(`a header line that begins with whitespace (obs-fold, refused by RFC 9112 §5.2 in a response): ${JSON.stringify(line.slice(0, 80))}`);
+      if (first === 32 || first === 9)
+        throw new HttpParseError(
+          `a header line that begins with whitespace (obs-fold, refused by RFC 9112 §5.2 in a response): ${JSON.stringify(line.slice(0, 80))}`,
+        );
       const colon = line.indexOf(':');
       if (colon <= 0) throw new HttpParseError(`a header line without a name and a colon: ${JSON.stringify(line.slice(0, 80))}`);
       const name = line.slice(0, colon).toLowerCase();
-      if (!TOKEN.test(name)) throw new HttpParseError(`an invalid header name (whitespace or another byte a name cannot hold): ${JSON.stringify(name.slice(0, 80))}`);
+      if (!TOKEN.test(name))
+        throw new HttpParseError(
+          `an invalid header name (whitespace or another byte a name cannot hold): ${JSON.stringify(name.slice(0, 80))}`,
+        );
       const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
       if (FIELD_VALUE_CONTROL.test(value)) throw new HttpParseError(`a control byte (CR, NUL, …) in the value of ${name}`);
       const before = headers[name];
@@ -277,8 +286,12 @@ export class ResponseParser {
     if (transfer !== undefined) {
       // Both framings at once is the classic desync (RFC 9112 §6.1): refused, never guessed.
       if (headers['content-length'] !== undefined) throw new HttpParseError('both Transfer-Encoding and Content-Length');
-      const codings = transfer.toLowerCase().split(',').map((c) => c.trim());
-      if (codings.some((c) => c === '')) throw new HttpParseError(`an empty transfer coding in Transfer-Encoding: ${JSON.stringify(transfer.slice(0, 40))}`);
+      const codings = transfer
+        .toLowerCase()
+        .split(',')
+        .map((c) => c.trim());
+      if (codings.some((c) => c === ''))
+        throw new HttpParseError(`an empty transfer coding in Transfer-Encoding: ${JSON.stringify(transfer.slice(0, 40))}`);
       if (codings.filter((c) => c === 'chunked').length > 1) throw new HttpParseError('chunked twice in Transfer-Encoding');
       if (codings[codings.length - 1] === 'chunked') this.state = 'chunk-size';
       else {
@@ -316,7 +329,10 @@ const HTTP_PREFIX = Buffer.from('HTTP/1.', 'latin1');
 function notHttp(buf: Buffer, at: number): HttpParseError {
   const received = quotedLine(buf, at);
   const guess = protocolGuess(buf, at);
-  return new HttpParseError(`not an HTTP/1.x status line: ${received}${guess ? ` (${guess})` : ''}`, `${received}${guess ? ` (${guess})` : ''}`);
+  return new HttpParseError(
+    `not an HTTP/1.x status line: ${received}${guess ? ` (${guess})` : ''}`,
+    `${received}${guess ? ` (${guess})` : ''}`,
+  );
 }
 
 /** The first line of `buf` from `at`, quoted and cut to 80 characters (control bytes escaped). */
@@ -334,7 +350,8 @@ function protocolGuess(buf: Buffer, at: number): string | undefined {
   // A TLS record (alert 0x15, handshake 0x16) of version 3.x: a TLS server on an http:// URL.
   if ((first === 0x15 || first === 0x16) && buf[at + 1] === 3) return 'a TLS record: the server expects https://';
   // An HTTP/2 frame header: 24-bit length, then type 4 (SETTINGS), the first frame an h2c server sends.
-  if (buf.length - at >= 9 && buf[at + 3] === 4 && first === 0) return 'an HTTP/2 SETTINGS frame: the server speaks only HTTP/2, and rein speaks HTTP/1.1';
+  if (buf.length - at >= 9 && buf[at + 3] === 4 && first === 0)
+    return 'an HTTP/2 SETTINGS frame: the server speaks only HTTP/2, and rein speaks HTTP/1.1';
   if (buf.toString('latin1', at, at + 4) === 'SSH-') return 'an SSH server';
   return undefined;
 }
@@ -382,7 +399,8 @@ function chunkSize(buf: Buffer, at: number, end: number): number {
   let size = 0;
   let digits = 0;
   let i = at;
-  const invalid = (what: string) => new HttpParseError(`${what} in the chunk-size line ${JSON.stringify(buf.toString('latin1', at, Math.min(end, at + 40)))}`);
+  const invalid = (what: string) =>
+    new HttpParseError(`${what} in the chunk-size line ${JSON.stringify(buf.toString('latin1', at, Math.min(end, at + 40)))}`);
   for (; i < end; i++) {
     const c = buf[i] as number;
     const v = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;

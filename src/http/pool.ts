@@ -182,7 +182,8 @@ function connect(origin: Origin): { socket: net.Socket; handle: net.Socket } {
   const { proxy } = origin;
   // Through a proxy, the TCP connection goes to the proxy: an http request is asked of it
   // directly (in absolute form), an https one through a CONNECT tunnel.
-  const tcp = (): net.Socket => (proxy ? net.connect({ host: proxy.host, port: proxy.port }) : net.connect({ host: origin.host, port: origin.port }));
+  const tcp = (): net.Socket =>
+    proxy ? net.connect({ host: proxy.host, port: proxy.port }) : net.connect({ host: origin.host, port: origin.port });
   let socket: net.Socket;
   let handle: net.Socket;
   if (origin.secure) {

@@ -67,7 +67,9 @@ function parseProxy(name: string, value: string): Proxy {
     throw proxyError(`${name} is not a URL: set it like http://proxy.example.com:3128 (or http://user:password@proxy.example.com:3128)`);
   }
   if (url.protocol !== 'http:') {
-    throw proxyError(`${name} is a ${url.protocol}// proxy; rein supports http:// proxies (https requests still go through them in a CONNECT tunnel)`);
+    throw proxyError(
+      `${name} is a ${url.protocol}// proxy; rein supports http:// proxies (https requests still go through them in a CONNECT tunnel)`,
+    );
   }
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const port = url.port === '' ? 80 : Number(url.port);
@@ -154,7 +156,9 @@ export class ConnectTunnel extends Duplex {
     private readonly target: string,
   ) {
     super();
-    socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${proxy.authorization ? `Proxy-Authorization: ${proxy.authorization}\r\n` : ''}\r\n`);
+    socket.write(
+      `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${proxy.authorization ? `Proxy-Authorization: ${proxy.authorization}\r\n` : ''}\r\n`,
+    );
     socket.on('data', (data: Buffer) => this.received(data));
     socket.on('end', () => (this.established ? this.push(null) : this.destroy(this.refused('closed the connection'))));
     socket.on('error', (error: Error) => this.destroy(error));

@@ -70,10 +70,18 @@ export class AgentExtras {
         ...(paging.archiveChars ? { maxChars: paging.archiveChars } : {}),
       });
       this.archive = archive;
-      this.tools.push(createToolOutputTool((id, { runId }) => archive.lookup(runId, id), paging.maxPageChars ? { maxPageChars: paging.maxPageChars } : {}));
+      this.tools.push(
+        createToolOutputTool(
+          (id, { runId }) => archive.lookup(runId, id),
+          paging.maxPageChars ? { maxPageChars: paging.maxPageChars } : {},
+        ),
+      );
     }
     if (config.toolSelection) {
-      this.selector = createToolSelector({ ...config.toolSelection, always: [...config.ownTools, ...this.tools.map((t) => t.name), ...(config.toolSelection.always ?? [])] });
+      this.selector = createToolSelector({
+        ...config.toolSelection,
+        always: [...config.ownTools, ...this.tools.map((t) => t.name), ...(config.toolSelection.always ?? [])],
+      });
       this.tools.push(createSearchToolsTool(this.selector));
     }
   }
@@ -84,7 +92,9 @@ export class AgentExtras {
     return {
       ...given,
       ...(catalog && given.skills === undefined ? { skills: catalog } : {}),
-      ...(memory && given.memory === undefined ? { memory: { retrieve: (query: string, k: number, signal: AbortSignal) => retrieveForContext(memory, query, k, signal) } } : {}),
+      ...(memory && given.memory === undefined
+        ? { memory: { retrieve: (query: string, k: number, signal: AbortSignal) => retrieveForContext(memory, query, k, signal) } }
+        : {}),
     };
   }
 

@@ -50,7 +50,12 @@ export interface AgentToolOptions {
 
 const TASK_INPUT = {
   type: 'object',
-  properties: { task: { type: 'string', description: 'The work to hand over, with everything the sub-agent needs to know: it sees nothing else of this conversation.' } },
+  properties: {
+    task: {
+      type: 'string',
+      description: 'The work to hand over, with everything the sub-agent needs to know: it sees nothing else of this conversation.',
+    },
+  },
   required: ['task'],
   additionalProperties: false,
 } as const;
@@ -79,7 +84,13 @@ export function agentTool(agent: SubAgent, options: AgentToolOptions): Tool {
   });
 }
 
-async function callSubAgent(agent: SubAgent, options: AgentToolOptions, maxDepth: number, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+async function callSubAgent(
+  agent: SubAgent,
+  options: AgentToolOptions,
+  maxDepth: number,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<ToolOutput> {
   const parent = nodeOf(ctx.runId);
   const depth = (parent?.depth ?? 0) + 1;
   if (depth > maxDepth) {
@@ -99,7 +110,9 @@ async function callSubAgent(agent: SubAgent, options: AgentToolOptions, maxDepth
   if ('finished' in started) result = started.finished;
   else {
     // The child's events reach the parent's listeners, marked with its depth; a grandchild's keep theirs.
-    const forward = parent ? started.handle.subscribe((event) => parent.deliver(event.depth === undefined ? { ...event, depth } : event)) : undefined;
+    const forward = parent
+      ? started.handle.subscribe((event) => parent.deliver(event.depth === undefined ? { ...event, depth } : event))
+      : undefined;
     try {
       result = await started.handle;
     } finally {
@@ -126,7 +139,11 @@ async function callSubAgent(agent: SubAgent, options: AgentToolOptions, maxDepth
   }
   const why = result.error ? `: ${result.error.message}` : result.detail ? `: ${result.detail}` : '';
   const last = result.text ? ` Its last answer: ${result.text}` : '';
-  return { content: `sub-agent "${options.name}" (run ${result.runId}) ${result.status} (${result.reason})${why}.${last}`, isError: true, details: summary(result) };
+  return {
+    content: `sub-agent "${options.name}" (run ${result.runId}) ${result.status} (${result.reason})${why}.${last}`,
+    isError: true,
+    details: summary(result),
+  };
 }
 
 /** The child's run id: its parent call's idempotency key (`<run>:<seq>:<index>`), stable across resumes. */

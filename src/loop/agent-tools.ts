@@ -104,7 +104,11 @@ export class AgentTools {
 export function nameMatcher(patterns: readonly string[]): (name: string) => boolean {
   for (const pattern of patterns) {
     if (!/^[a-zA-Z0-9_*?-]+$/.test(pattern)) {
-      throw new ReinError('config', 'fatal', `allowedTools: "${pattern}" is not a tool name or glob: use letters, digits, _ and -, with * or ? as wildcards (e.g. "github__*")`);
+      throw new ReinError(
+        'config',
+        'fatal',
+        `allowedTools: "${pattern}" is not a tool name or glob: use letters, digits, _ and -, with * or ? as wildcards (e.g. "github__*")`,
+      );
     }
   }
   return nameGlobMatcher(patterns);

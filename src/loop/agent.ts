@@ -102,7 +102,11 @@ export class Agent<S = unknown> {
         onAlert: options.hooks?.onAlert,
         redactor: redactor ?? defaultRedactor(),
         model: this.model,
-        request: { stream: request.stream !== false, ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }), ...(request.temperature === undefined ? {} : { temperature: request.temperature }) },
+        request: {
+          stream: request.stream !== false,
+          ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
+          ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+        },
       });
     }
     const tools: Tool[] = [...(options.tools ?? [])];
@@ -142,7 +146,10 @@ export class Agent<S = unknown> {
       system: options.system ?? null,
       // A source's tools may change between runs (an MCP server updates): the record names
       // the sources, and a resume checks the agent's own tools.
-      tools: own.list().filter((t) => this.registry.get(t.name) === t).map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, effect: t.effect ?? 'unsafe' })),
+      tools: own
+        .list()
+        .filter((t) => this.registry.get(t.name) === t)
+        .map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, effect: t.effect ?? 'unsafe' })),
       ...(options.toolSources?.length ? { toolSources: options.toolSources.map((s) => s.id) } : {}),
       ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
     };
@@ -205,23 +212,30 @@ export class Agent<S = unknown> {
     const runId = options.runId ?? newRunId();
     const user = toUser(input, 'run(input)');
     const history = startingHistory(options.history);
-    return this.launch(runId, options.signal, { runId, kind: 'new', ...(parent ? { parent } : {}) }, options.parent, undefined, async (extras, observedTraceId) => {
-      const traceId = observedTraceId ?? newTraceId();
-      extras?.restore(history);
-      const input = extras ? extras.input(user) : user;
-      let log: RunLog | undefined;
-      if (this.store) {
-        await this.store.createRun({
-          id: runId,
-          model: `${this.model.provider}/${this.model.id}`,
-          config: this.config,
-          configHash: this.hashConfig(),
-          ...(options.parent ? { parentRunId: options.parent.runId } : {}),
-        });
-        log = new RunLog(this.store, runId, await this.store.acquireLease(runId));
-      }
-      return { traceId, seq: 0, ...(log ? { log } : {}), start: { kind: 'new', input, history } };
-    });
+    return this.launch(
+      runId,
+      options.signal,
+      { runId, kind: 'new', ...(parent ? { parent } : {}) },
+      options.parent,
+      undefined,
+      async (extras, observedTraceId) => {
+        const traceId = observedTraceId ?? newTraceId();
+        extras?.restore(history);
+        const input = extras ? extras.input(user) : user;
+        let log: RunLog | undefined;
+        if (this.store) {
+          await this.store.createRun({
+            id: runId,
+            model: `${this.model.provider}/${this.model.id}`,
+            config: this.config,
+            configHash: this.hashConfig(),
+            ...(options.parent ? { parentRunId: options.parent.runId } : {}),
+          });
+          log = new RunLog(this.store, runId, await this.store.acquireLease(runId));
+        }
+        return { traceId, seq: 0, ...(log ? { log } : {}), start: { kind: 'new', input, history } };
+      },
+    );
   }
 
   /**
@@ -237,11 +251,19 @@ export class Agent<S = unknown> {
    * const agent = new Agent({ model: 'openai/gpt-4o-mini', store });
    * const { runId } = await agent.submit('Summarize the open issues', { agent: 'triage' });
    */
-  async submit(input: string | UserMessage, options: { runId?: string; agent?: string; history?: RunOptions['history'] } = {}): Promise<{ runId: string }> {
+  async submit(
+    input: string | UserMessage,
+    options: { runId?: string; agent?: string; history?: RunOptions['history'] } = {},
+  ): Promise<{ runId: string }> {
     const user = toUser(input, 'submit(input)');
     const history = startingHistory(options.history);
     const store = this.store;
-    if (!store) throw new ReinError('config', 'fatal', 'submitting a run needs a store every worker reaches: new Agent({ store: await openStore("postgres://…"), … })');
+    if (!store)
+      throw new ReinError(
+        'config',
+        'fatal',
+        'submitting a run needs a store every worker reaches: new Agent({ store: await openStore("postgres://…"), … })',
+      );
     if (!store.queue) {
       throw new ReinError(
         'config',
@@ -250,7 +272,12 @@ export class Agent<S = unknown> {
       );
     }
     const name = options.agent ?? 'default';
-    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(name)) throw new ReinError('config', 'fatal', `submit: the agent name ${JSON.stringify(name)} must be lowercase letters, digits and hyphens (as .rein/agents/<name>.md)`);
+    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(name))
+      throw new ReinError(
+        'config',
+        'fatal',
+        `submit: the agent name ${JSON.stringify(name)} must be lowercase letters, digits and hyphens (as .rein/agents/<name>.md)`,
+      );
     const runId = options.runId ?? newRunId();
     // The record names the agent a worker must drive it with (its hash is the record's configHash).
     const config = { ...(this.config as Record<string, unknown>) };
@@ -283,8 +310,13 @@ export class Agent<S = unknown> {
    * model changed since it started, unless `force`. `gateModel` wraps each model request
    * attempt of this run (a worker's fleet-wide limits, src/worker/fleet-limits.ts).
    */
-  resume(runId: string, options: { signal?: AbortSignal; force?: boolean; parent?: RunParent; gateModel?: ModelGate } = {}): RunHandle<OutputOf<S>> {
-    return this.launch(runId, options.signal, { runId, kind: 'continue' }, options.parent, options.gateModel, async () => this.prepareResume(runId, await this.loadResumable(runId, options.force === true, false)));
+  resume(
+    runId: string,
+    options: { signal?: AbortSignal; force?: boolean; parent?: RunParent; gateModel?: ModelGate } = {},
+  ): RunHandle<OutputOf<S>> {
+    return this.launch(runId, options.signal, { runId, kind: 'continue' }, options.parent, options.gateModel, async () =>
+      this.prepareResume(runId, await this.loadResumable(runId, options.force === true, false)),
+    );
   }
 
   /** Takes a stored run's lease and reads where it stopped (shared by resume and a tree's approve). */
@@ -303,12 +335,23 @@ export class Agent<S = unknown> {
       // The process died after the run's end was logged but before its record said so:
       // the run is over; finish the record from the log and run nothing.
       await store.updateRun(runId, epoch, { status: last.status, reason: last.reason, totals: last.result.totals });
-      return { traceId: state.traceId, seq: events.length, finished: { ...last.result, messages: messagesFromEvents(events) } as RunResult, start: { kind: 'resume', state, epoch } };
+      return {
+        traceId: state.traceId,
+        seq: events.length,
+        finished: { ...last.result, messages: messagesFromEvents(events) } as RunResult,
+        start: { kind: 'resume', state, epoch },
+      };
     }
     // No longer paused or failed while this process drives it: an approve or a reader of
     // the record now sees it running (an approve then refuses before taking it over).
     if (runRecordStatus(last) !== 'running') await store.updateRun(runId, epoch, { status: 'running' });
-    return { traceId: state.traceId, seq: events.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch }, events };
+    return {
+      traceId: state.traceId,
+      seq: events.length,
+      log: new RunLog(store, runId, epoch),
+      start: { kind: 'resume', state, epoch },
+      events,
+    };
   }
 
   /**
@@ -323,7 +366,15 @@ export class Agent<S = unknown> {
    */
   approve(
     runId: string,
-    decision: { approved?: boolean; reason?: string; toolCallId?: string; argumentsHash?: string; runId?: string; signal?: AbortSignal; force?: boolean } = {},
+    decision: {
+      approved?: boolean;
+      reason?: string;
+      toolCallId?: string;
+      argumentsHash?: string;
+      runId?: string;
+      signal?: AbortSignal;
+      force?: boolean;
+    } = {},
   ): RunHandle<OutputOf<S>> {
     return this.launch(runId, decision.signal, { runId, kind: 'continue' }, undefined, undefined, async () => {
       const store = await this.loadResumable(runId, decision.force === true, true);
@@ -361,9 +412,16 @@ export class Agent<S = unknown> {
       // Running from here on: a second approve is refused by the record before it takes the lease.
       await store.updateRun(runId, epoch, { status: 'running' });
       // The state folded above, with the decisions just logged (one fold of the log, not two).
-      for (const [toolCallId] of chosen) pending.approvalsDecided.set(toolCallId, { approved, ...(decision.reason === undefined ? {} : { reason: decision.reason }) });
+      for (const [toolCallId] of chosen)
+        pending.approvalsDecided.set(toolCallId, { approved, ...(decision.reason === undefined ? {} : { reason: decision.reason }) });
       const all = [...events, ...decided];
-      return { traceId: state.traceId, seq: all.length, log: new RunLog(store, runId, epoch), start: { kind: 'resume', state, epoch }, events: all };
+      return {
+        traceId: state.traceId,
+        seq: all.length,
+        log: new RunLog(store, runId, epoch),
+        start: { kind: 'resume', state, epoch },
+        events: all,
+      };
     });
   }
 
@@ -377,14 +435,26 @@ export class Agent<S = unknown> {
     const record = await store.getRun(runId);
     if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store`);
     if (approving && record.status !== 'paused') {
-      throw new ReinError('conflict', 'fatal', `run ${runId} is not waiting for approval (it is ${record.status}): there is nothing to decide`);
+      throw new ReinError(
+        'conflict',
+        'fatal',
+        `run ${runId} is not waiting for approval (it is ${record.status}): there is nothing to decide`,
+      );
     }
     if (record.status === 'done' || record.status === 'stopped') {
-      throw new ReinError('conflict', 'fatal', `run ${runId} is ${record.status} (${record.reason ?? 'no reason'}): only a run that crashed, failed, was aborted or is paused can be continued`);
+      throw new ReinError(
+        'conflict',
+        'fatal',
+        `run ${runId} is ${record.status} (${record.reason ?? 'no reason'}): only a run that crashed, failed, was aborted or is paused can be continued`,
+      );
     }
     if (record.configHash !== this.hashConfig() && !force) {
       const changed = configChanges(record.config, this.config);
-      throw new ReinError('conflict', 'fatal', `the agent changed since run ${runId} started (${changed}): continue it with force (rein resume --force) to go on anyway`);
+      throw new ReinError(
+        'conflict',
+        'fatal',
+        `the agent changed since run ${runId} started (${changed}): continue it with force (rein resume --force) to go on anyway`,
+      );
     }
     return store;
   }
@@ -477,7 +547,9 @@ export class Agent<S = unknown> {
       traceId: '',
       model: this.model,
       // A worker's fleet limits go around each attempt, inside the retries (a 429's wait is then shared).
-      stream: gateModel ? (model, context, streamOptions) => streamWithRetry(gateModel(this.provider), model, context, streamOptions, this.retry) : this.stream,
+      stream: gateModel
+        ? (model, context, streamOptions) => streamWithRetry(gateModel(this.provider), model, context, streamOptions, this.retry)
+        : this.stream,
       modelOptions: this.options.modelOptions ?? {},
       system: this.system,
       toolSpecs: extras ? () => extras.specs(this.registry.specs()) : this.ownSpecs,
@@ -627,7 +699,9 @@ export class Agent<S = unknown> {
       onProgress: (call, update) => {
         emit({ type: 'tool_progress', step: stepOfCall.get(call.id) ?? 0, toolCallId: call.id, name: call.name, ...update });
       },
-      ...(policy ? { onConfirm: (call: ToolCall, args: Record<string, unknown>, tool: Tool) => checks.get(call.id)?.(args, tool) ?? true } : {}),
+      ...(policy
+        ? { onConfirm: (call: ToolCall, args: Record<string, unknown>, tool: Tool) => checks.get(call.id)?.(args, tool) ?? true }
+        : {}),
       ...(onConfirm
         ? {
             onConfirm: async (call: ToolCall, args: Record<string, unknown>, tool: Tool) => {
@@ -732,10 +806,18 @@ export function choose(
 ): { pending: NonNullable<ReturnType<typeof resumeStateFrom>['pending']>; chosen: Array<[string, string]> } {
   const pending = state.pending;
   const waiting = pending ? [...pending.approvalsRequested].filter(([id]) => !pending.approvalsDecided.has(id)) : [];
-  const chosen = waiting.filter(([id, hash]) => (decision.toolCallId === undefined || id === decision.toolCallId) && (decision.argumentsHash === undefined || hash === decision.argumentsHash));
+  const chosen = waiting.filter(
+    ([id, hash]) =>
+      (decision.toolCallId === undefined || id === decision.toolCallId) &&
+      (decision.argumentsHash === undefined || hash === decision.argumentsHash),
+  );
   if (!pending || chosen.length === 0) {
     const list = waiting.map(([id, hash]) => `${id} (arguments ${hash})`).join(', ') || 'none';
-    throw new ReinError('conflict', 'fatal', `stale or mismatched decision for run ${runId}: it matches no call waiting for approval (waiting: ${list})`);
+    throw new ReinError(
+      'conflict',
+      'fatal',
+      `stale or mismatched decision for run ${runId}: it matches no call waiting for approval (waiting: ${list})`,
+    );
   }
   return { pending, chosen };
 }
@@ -753,7 +835,8 @@ export function configChanges(recorded: unknown, current: unknown): string {
   const out: string[] = [];
   if (before.model !== now.model) out.push(`the model: ${String(before.model)} then, ${String(now.model)} now`);
   if (canonicalJson(before.system ?? null) !== canonicalJson(now.system ?? null)) out.push('the system prompt');
-  const tools = (value: unknown) => new Map((Array.isArray(value) ? value : []).map((t: { name?: unknown }) => [String(t?.name), canonicalJson(t)]));
+  const tools = (value: unknown) =>
+    new Map((Array.isArray(value) ? value : []).map((t: { name?: unknown }) => [String(t?.name), canonicalJson(t)]));
   const a = tools(before.tools);
   const b = tools(now.tools);
   const added = [...b.keys()].filter((n) => !a.has(n));

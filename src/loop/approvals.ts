@@ -23,7 +23,13 @@ export function hashArguments(args: Record<string, unknown>): string {
 /** A refusal the model reads, for a call the policy or a person denied. */
 export function deniedOutcome(call: ToolCall, reason: string): DispatchOutcome {
   return {
-    result: { role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: `permission denied for tool "${call.name}": ${reason}` }], isError: true },
+    result: {
+      role: 'tool',
+      toolCallId: call.id,
+      toolName: call.name,
+      content: [{ type: 'text', text: `permission denied for tool "${call.name}": ${reason}` }],
+      isError: true,
+    },
     terminate: false,
     errorCode: 'tool_denied',
     arguments: call.arguments,
@@ -60,7 +66,11 @@ function verdictFrom(answer: unknown): Verdict {
     if (typeof answer.reason === 'string') verdict.reason = answer.reason;
     return verdict;
   }
-  return { decision: 'deny', rule: 'invalid policy answer', reason: `the approval policy returned ${shown(answer)}, which is not a decision (${POLICY_SHAPE}); the call is refused` };
+  return {
+    decision: 'deny',
+    rule: 'invalid policy answer',
+    reason: `the approval policy returned ${shown(answer)}, which is not a decision (${POLICY_SHAPE}); the call is refused`,
+  };
 }
 
 function policyFailed(error: unknown): Verdict {
@@ -116,7 +126,14 @@ export function declined(reason: string | undefined): string {
 
 /** Records that a call waits for a person's decision on `args` (the run pauses once the log has it). */
 export function requestApproval(deps: LoopDeps, step: number, call: ToolCall, args: Record<string, unknown>): void {
-  deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: args, argumentsHash: hashArguments(args) });
+  deps.emit({
+    type: 'approval_requested',
+    step,
+    toolCallId: call.id,
+    name: call.name,
+    arguments: args,
+    argumentsHash: hashArguments(args),
+  });
 }
 
 /**
@@ -125,7 +142,13 @@ export function requestApproval(deps: LoopDeps, step: number, call: ToolCall, ar
  * one that answers neither a boolean nor `{ allow }`, denies. An approval is durable before
  * the tool runs (a resume then knows that a call whose question was never answered never ran).
  */
-export async function askPerson(deps: LoopDeps, step: number, call: ToolCall, args: Record<string, unknown>, tool: Tool): Promise<{ allow: boolean; reason?: string }> {
+export async function askPerson(
+  deps: LoopDeps,
+  step: number,
+  call: ToolCall,
+  args: Record<string, unknown>,
+  tool: Tool,
+): Promise<{ allow: boolean; reason?: string }> {
   const onConfirm = deps.hooks.onConfirm as NonNullable<LoopDeps['hooks']['onConfirm']>;
   const hash = hashArguments(args);
   deps.emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: args, argumentsHash: hash });
@@ -160,6 +183,9 @@ export function approvedCheck(expected: string | undefined): Confirm | undefined
   return (args) => {
     const hash = hashArguments(args);
     if (hash === expected) return { allow: true };
-    return { allow: false, reason: `its arguments (hash ${hash}) are not the ones a person approved (hash ${expected}); call it again to be asked about these` };
+    return {
+      allow: false,
+      reason: `its arguments (hash ${hash}) are not the ones a person approved (hash ${expected}); call it again to be asked about these`,
+    };
   };
 }

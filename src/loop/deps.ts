@@ -17,7 +17,10 @@ import type { RunParent, TreeNode } from './run-tree.js';
  * The permission check of one gated call, run by the dispatcher after validation and
  * `beforeToolCall`, right before execution: it gets exactly the arguments that will run.
  */
-export type Confirm = (args: Record<string, unknown>, tool: Tool) => { allow: boolean; reason?: string } | Promise<{ allow: boolean; reason?: string }>;
+export type Confirm = (
+  args: Record<string, unknown>,
+  tool: Tool,
+) => { allow: boolean; reason?: string } | Promise<{ allow: boolean; reason?: string }>;
 
 /** A policy's decision on a call, with the rule that made it. */
 export interface Verdict {
@@ -87,7 +90,4 @@ export interface LoopDeps {
 }
 
 /** How a run begins: fresh, or continuing a stored run from its log. */
-export type LoopStart =
-  | { kind: 'new'; input: UserMessage; history: Message[] }
-  | { kind: 'resume'; state: ResumeState; epoch: number };
-
+export type LoopStart = { kind: 'new'; input: UserMessage; history: Message[] } | { kind: 'resume'; state: ResumeState; epoch: number };

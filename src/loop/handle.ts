@@ -102,7 +102,10 @@ export class RunHandle<O = unknown> implements AsyncIterable<RunEvent>, PromiseL
     } catch (error) {
       if (this.listenerFailed) return;
       this.listenerFailed = true;
-      process.emitWarning(`a listener of run ${this.runId} threw on its ${event.type} event (later errors of this run's listeners are not reported): ${error instanceof Error ? error.message : String(error)}`, 'ReinListenerWarning');
+      process.emitWarning(
+        `a listener of run ${this.runId} threw on its ${event.type} event (later errors of this run's listeners are not reported): ${error instanceof Error ? error.message : String(error)}`,
+        'ReinListenerWarning',
+      );
     }
   }
 

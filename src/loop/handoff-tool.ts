@@ -18,7 +18,22 @@ import type { ModelRef } from '../model/types.js';
 /** What a run takes from the agent a handoff gives it to: everything that makes it that agent. */
 export type HandoffPart = Pick<
   LoopDeps,
-  'model' | 'stream' | 'modelOptions' | 'system' | 'toolSpecs' | 'dispatch' | 'check' | 'toolOf' | 'approvalPolicy' | 'finalAnswerTool' | 'costOf' | 'toolExecution' | 'stopOnToolError' | 'hooks' | 'agentName' | 'context'
+  | 'model'
+  | 'stream'
+  | 'modelOptions'
+  | 'system'
+  | 'toolSpecs'
+  | 'dispatch'
+  | 'check'
+  | 'toolOf'
+  | 'approvalPolicy'
+  | 'finalAnswerTool'
+  | 'costOf'
+  | 'toolExecution'
+  | 'stopOnToolError'
+  | 'hooks'
+  | 'agentName'
+  | 'context'
 >;
 
 /** An agent a handoff can give a run to (an `Agent` is one). */
@@ -60,10 +75,17 @@ const callKey = (runId: string, toolCallId: string): string => `${runId}\u0000${
  */
 export function handoff(agent: HandoffTarget, options: HandoffOptions = {}): Tool {
   const name = agent.options.name;
-  if (name === undefined) throw new ReinError('config', 'fatal', 'handoff(agent): the agent needs a name (new Agent({ name: "billing", … })): the log records whom the run was handed to, and a resume finds it by that name');
+  if (name === undefined)
+    throw new ReinError(
+      'config',
+      'fatal',
+      'handoff(agent): the agent needs a name (new Agent({ name: "billing", … })): the log records whom the run was handed to, and a resume finds it by that name',
+    );
   const tool = defineTool({
     name: options.name ?? `transfer_to_${name.replace(/[^a-zA-Z0-9_-]/g, '_')}`,
-    description: options.description ?? `Hand the conversation over to the ${name} agent, which takes it from here. Use it when the request is ${name}'s to handle.`,
+    description:
+      options.description ??
+      `Hand the conversation over to the ${name} agent, which takes it from here. Use it when the request is ${name}'s to handle.`,
     parameters: { type: 'object', properties: {}, additionalProperties: false },
     // Running it again (a resume) only asks for the same handoff again.
     effect: 'idempotent',
@@ -86,7 +108,13 @@ export function handoffTargetOf(tool: Tool): HandoffTarget | undefined {
  * for one and the call succeeded (once: the request is taken either way). Emitted right after that `tool_finished`, in the same append: a resume
  * sees both or neither. The loop switches agents after the batch ({@link takeHandoff}).
  */
-export function handoffEventOf(runId: string, toolCallId: string, step: number, from: string | undefined, ok: boolean): Extract<RunEvent, { type: 'handoff' }> | undefined {
+export function handoffEventOf(
+  runId: string,
+  toolCallId: string,
+  step: number,
+  from: string | undefined,
+  ok: boolean,
+): Extract<RunEvent, { type: 'handoff' }> | undefined {
   // Asked for every tool call: nothing to look up (and no key to build) without a handoff.
   if (requested.size === 0) return undefined;
   const key = callKey(runId, toolCallId);
@@ -135,7 +163,11 @@ export function handedTo(first: HandoffTarget, events: readonly RunEvent[]): Han
   }
   const found = seen.get(last);
   if (!found) {
-    throw new ReinError('conflict', 'fatal', `the run was handed to agent "${last}", which none of this agent's handoffs lead to any more (known: ${[...seen.keys()].join(', ') || 'none'}): give it the same handoffs to continue`);
+    throw new ReinError(
+      'conflict',
+      'fatal',
+      `the run was handed to agent "${last}", which none of this agent's handoffs lead to any more (known: ${[...seen.keys()].join(', ') || 'none'}): give it the same handoffs to continue`,
+    );
   }
   return found;
 }

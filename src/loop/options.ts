@@ -3,7 +3,17 @@
  * in one place, so the loop never guesses.
  */
 import type { RunLimits, RunTotals, StopReasonCode } from '../events.js';
-import type { AssistantMessage, ChatCompat, Message, ModelRef, ToolCalling, StreamFunction, StreamOptions, ToolResultMessage, ToolCall } from '../model/types.js';
+import type {
+  AssistantMessage,
+  ChatCompat,
+  Message,
+  ModelRef,
+  ToolCalling,
+  StreamFunction,
+  StreamOptions,
+  ToolResultMessage,
+  ToolCall,
+} from '../model/types.js';
 import type { RetryPolicy } from '../model/retry.js';
 import type { ModelOverrides } from '../model/catalog.js';
 import type { RunStore } from '../store/types.js';
@@ -46,7 +56,11 @@ export interface AgentHooks {
    * Permission: `true` runs the call, `false` (or `{allow:false, reason}`) answers the model
    * with a denial. Each decision is recorded as `approval_requested` / `approval_decided`.
    */
-  onConfirm?: (call: ToolCall, args: Record<string, unknown>, tool: Tool) => boolean | { allow: boolean; reason?: string } | Promise<boolean | { allow: boolean; reason?: string }>;
+  onConfirm?: (
+    call: ToolCall,
+    args: Record<string, unknown>,
+    tool: Tool,
+  ) => boolean | { allow: boolean; reason?: string } | Promise<boolean | { allow: boolean; reason?: string }>;
   /**
    * Asked after each turn that would go on — a tool turn, or a text answer followed by a
    * queued steer or follow-up — before the budget. Ends the run with `true`, a non-empty
@@ -54,7 +68,9 @@ export interface AgentHooks {
    * `{ stop: false }`, `undefined` and `null` go on. Anything else fails the run (a `config`
    * error naming what it must return). `messages` does not yet hold the queued messages.
    */
-  shouldStopAfterTurn?: (info: TurnInfo) => boolean | string | { stop: boolean; reason?: string } | Promise<boolean | string | { stop: boolean; reason?: string }>;
+  shouldStopAfterTurn?: (
+    info: TurnInfo,
+  ) => boolean | string | { stop: boolean; reason?: string } | Promise<boolean | string | { stop: boolean; reason?: string }>;
   /**
    * Told of each alert the agent's runs raise (a fatal error, a tripped tool-error breaker,
    * a budget reached, a run paused for a person; see `alerts`), redacted. It runs beside
@@ -82,7 +98,13 @@ export interface AgentOptions<S = unknown> {
    * model gets its tools (`toolCalling`: `native`, or `prompt` for a model without tool
    * calling, whose tools are then described in the system prompt).
    */
-  modelConfig?: { baseUrl?: string; apiKey?: string; headers?: Record<string, string>; compat?: Partial<ChatCompat>; toolCalling?: ToolCalling };
+  modelConfig?: {
+    baseUrl?: string;
+    apiKey?: string;
+    headers?: Record<string, string>;
+    compat?: Partial<ChatCompat>;
+    toolCalling?: ToolCalling;
+  };
   /**
    * Overrides of what the model catalog says about this model: context window, output
    * limit, reasoning, and prices in USD per million tokens (an unknown model has no price,

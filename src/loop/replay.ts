@@ -41,7 +41,9 @@ export function replayModel(fixture: Fixture): StreamFunction & { readonly diver
 export function replayModel(source: readonly RunEvent[] | Fixture): StreamFunction {
   if (!Array.isArray(source)) return playback(source as Fixture);
   const events = source as readonly RunEvent[];
-  const answers = events.flatMap((e) => (e.type === 'assistant_message' && e.message.stopReason !== 'error' && e.message.stopReason !== 'aborted' ? [e.message] : []));
+  const answers = events.flatMap((e) =>
+    e.type === 'assistant_message' && e.message.stopReason !== 'error' && e.message.stopReason !== 'aborted' ? [e.message] : [],
+  );
   // A compaction's summary request is answered with the summary the run recorded, so it
   // does not use up one of the agent's answers.
   const summaries = events.flatMap((e) => (e.type === 'context_compacted' ? [e] : []));
@@ -53,17 +55,34 @@ export function replayModel(source: readonly RunEvent[] | Fixture): StreamFuncti
       const summary = summaries[nextSummary++];
       if (!summary || summary.summarizer === 'mechanical') {
         // The run wrote this summary itself: failing the request makes the replay do so too.
-        return failedStream(model, new ReinError('invalid_response', 'fatal', 'the recording has no model-written summary for this compaction'));
+        return failedStream(
+          model,
+          new ReinError('invalid_response', 'fatal', 'the recording has no model-written summary for this compaction'),
+        );
       }
       const text = String(summary.summary.content).slice(SUMMARY_HEADER.length).trim();
-      const message: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text }], stopReason: 'stop', usage: summary.usage ?? emptyUsage(), provider: model.provider, model: model.id };
+      const message: AssistantMessage = {
+        role: 'assistant',
+        content: [{ type: 'text', text }],
+        stopReason: 'stop',
+        usage: summary.usage ?? emptyUsage(),
+        provider: model.provider,
+        model: model.id,
+      };
       out.push({ type: 'done', message });
       out.end(message);
       return out;
     }
     const recorded = answers[next++];
     if (!recorded) {
-      return failedStream(model, new ReinError('invalid_response', 'fatal', `the replayed run asked the model ${next} times; the recording has ${answers.length} answers`));
+      return failedStream(
+        model,
+        new ReinError(
+          'invalid_response',
+          'fatal',
+          `the replayed run asked the model ${next} times; the recording has ${answers.length} answers`,
+        ),
+      );
     }
     const message = structuredClone(recorded);
     out.push({ type: 'start', provider: message.provider, model: message.model });
@@ -92,7 +111,9 @@ function playback(fixture: Fixture): StreamFunction & { readonly divergence: Fix
   const player = new FixturePlayer(fixture);
   const transport = playbackTransport(player);
   const stream: StreamFunction = (model, context, options) => streamModel(model, context, { ...options, transport });
-  return Object.defineProperty(stream, 'divergence', { get: () => player.divergence }) as StreamFunction & { readonly divergence: FixtureDivergence | undefined };
+  return Object.defineProperty(stream, 'divergence', { get: () => player.divergence }) as StreamFunction & {
+    readonly divergence: FixtureDivergence | undefined;
+  };
 }
 
 /** Where a replayed run first differs from its recording. */
@@ -122,7 +143,8 @@ export function firstDivergence(recorded: readonly RunEvent[], replayed: readonl
         actual: y ? y.text : '(the replay ends here)',
       };
     }
-    if (x.kind !== y.kind || x.text !== y.text) return { kind: x.kind, recordedSeq: x.seq, replayedSeq: y.seq, expected: x.text, actual: y.text };
+    if (x.kind !== y.kind || x.text !== y.text)
+      return { kind: x.kind, recordedSeq: x.seq, replayedSeq: y.seq, expected: x.text, actual: y.text };
   }
   return undefined;
 }

@@ -12,7 +12,17 @@ import type { DispatchOutcome } from '../tools/types.js';
 import type { PendingBatch } from './resume-state.js';
 import type { Confirm, LoopDeps } from './deps.js';
 import { PAUSED, checkCall, contextOf, failedCheck, emitFinished, idempotencyKey, prepare, startedEvent } from './tool-batch.js';
-import { NO_ONE_TO_ASK, approvedCheck, decide, declined, deniedOutcome, personCheck, policyRefusal, requestApproval, verdictOf } from './approvals.js';
+import {
+  NO_ONE_TO_ASK,
+  approvedCheck,
+  decide,
+  declined,
+  deniedOutcome,
+  personCheck,
+  policyRefusal,
+  requestApproval,
+  verdictOf,
+} from './approvals.js';
 import { crashPoint } from './crash-points.js';
 import { takeChildPaused } from './run-tree.js';
 
@@ -96,7 +106,8 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
     deps.emit(startedEvent(batch.step, call, key));
     await deps.log?.flush(effect === 'unsafe' ? 'full' : 'normal');
     crashPoint('before-tool-execute');
-    if (confirm === undefined && deps.approvalPolicy && failedCheck(call)) confirm = () => ({ allow: false, reason: 'its arguments could not be checked before the permission decision' });
+    if (confirm === undefined && deps.approvalPolicy && failedCheck(call))
+      confirm = () => ({ allow: false, reason: 'its arguments could not be checked before the permission decision' });
     const outcome = await deps.dispatch(call, contextOf(call, ctx), confirm);
     // Its sub-agent waits for a person: the batch waits with it (the calls after it run on the next resume).
     if (takeChildPaused(deps.runId, call.id)) {

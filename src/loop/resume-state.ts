@@ -49,7 +49,11 @@ export interface ResumeState {
 export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
   const first = events[0];
   if (first?.type !== 'run_started') {
-    throw new ReinError('conflict', 'fatal', `run log of ${first?.runId ?? 'an unknown run'} does not begin with run_started: it cannot be resumed`);
+    throw new ReinError(
+      'conflict',
+      'fatal',
+      `run log of ${first?.runId ?? 'an unknown run'} does not begin with run_started: it cannot be resumed`,
+    );
   }
   const totals: RunTotals = {
     steps: 0,
@@ -71,7 +75,15 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
         const complete = event.message.stopReason !== 'error' && event.message.stopReason !== 'aborted';
         batch =
           complete && calls.length > 0
-            ? { step: event.step, assistantSeq: event.seq, calls, started: new Set(), finished: new Map(), approvalsRequested: new Map(), approvalsDecided: new Map() }
+            ? {
+                step: event.step,
+                assistantSeq: event.seq,
+                calls,
+                started: new Set(),
+                finished: new Map(),
+                approvalsRequested: new Map(),
+                approvalsDecided: new Map(),
+              }
             : undefined;
         batchIndex = index;
         asks.clear();
@@ -83,7 +95,8 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
       case 'tool_finished':
         totals.toolCalls++;
         // What a sub-agent spent for the call counts as the run's own usage (issue 23).
-        if (event.usage) addUsage(totals, { role: 'assistant', content: [], stopReason: 'stop', usage: event.usage, provider: '', model: '' });
+        if (event.usage)
+          addUsage(totals, { role: 'assistant', content: [], stopReason: 'stop', usage: event.usage, provider: '', model: '' });
         batch?.finished.set(event.toolCallId, { result: event.result, terminate: event.terminate === true });
         break;
       case 'approval_requested':
@@ -93,7 +106,10 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
         if (event.decision === 'ask') asks.add(event.toolCallId);
         break;
       case 'approval_decided':
-        batch?.approvalsDecided.set(event.toolCallId, { approved: event.approved, ...(event.reason === undefined ? {} : { reason: event.reason }) });
+        batch?.approvalsDecided.set(event.toolCallId, {
+          approved: event.approved,
+          ...(event.reason === undefined ? {} : { reason: event.reason }),
+        });
         break;
       case 'run_finished':
         lastStatus = event.status;
@@ -103,7 +119,8 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
         break;
       case 'context_compacted':
         // The summary request's tokens count like a model turn's, without being a step.
-        if (event.usage) addUsage(totals, { role: 'assistant', content: [], stopReason: 'stop', usage: event.usage, provider: '', model: '' });
+        if (event.usage)
+          addUsage(totals, { role: 'assistant', content: [], stopReason: 'stop', usage: event.usage, provider: '', model: '' });
         break;
       default:
         break;
@@ -116,5 +133,13 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
   for (const id of asks) if (!batch?.approvalsDecided.has(id)) batch?.started.delete(id);
   const pending = batch && batch.calls.some((call) => !batch?.finished.has(call.id)) ? batch : undefined;
   const history = pending ? messagesFromEvents(events.slice(0, batchIndex + 1)) : messagesFromEvents(events);
-  return { traceId: first.traceId, input: first.input, history, totals, lastStatus, task: taskFromEvents(events), ...(pending ? { pending } : {}) };
+  return {
+    traceId: first.traceId,
+    input: first.input,
+    history,
+    totals,
+    lastStatus,
+    task: taskFromEvents(events),
+    ...(pending ? { pending } : {}),
+  };
 }

@@ -15,7 +15,18 @@
  */
 import { errorFromMessage, ReinError, toReinError } from '../errors.js';
 import type { LoopState, RunResult, RunTotals } from '../events.js';
-import { emptyUsage, type AssistantMessage, type AssistantStreamEvent, type Context, type Message, type StreamFunction, type StreamOptions, type ToolCall, type ToolSpec, type UserMessage } from '../model/types.js';
+import {
+  emptyUsage,
+  type AssistantMessage,
+  type AssistantStreamEvent,
+  type Context,
+  type Message,
+  type StreamFunction,
+  type StreamOptions,
+  type ToolCall,
+  type ToolSpec,
+  type UserMessage,
+} from '../model/types.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { ContextCompactedEvent, RunContext, TurnContext } from '../context/engine.js';
 import { UsageEstimator } from '../context/usage-estimate.js';
@@ -32,7 +43,14 @@ import { addUsage } from './totals.js';
 import { transformedContext } from './validate.js';
 import { addChildUsage } from './run-tree.js';
 import { takeHandoff } from './handoff-tool.js';
-import { ANSWER_AT_LIMIT, budgetPays, FINAL_ANSWER_MAX_TOKENS, FINAL_ANSWER_TIMEOUT_MS, finalAnswerInstruction, finalAnswerUsage } from './answer-at-limit.js';
+import {
+  ANSWER_AT_LIMIT,
+  budgetPays,
+  FINAL_ANSWER_MAX_TOKENS,
+  FINAL_ANSWER_TIMEOUT_MS,
+  finalAnswerInstruction,
+  finalAnswerUsage,
+} from './answer-at-limit.js';
 
 /**
  * With an output schema the run ends by the final-answer tool: a text answer gets this many
@@ -98,9 +116,7 @@ class LoopRun {
     this.signal = controls.abortController.signal;
     this.messages = start.kind === 'resume' ? [...start.state.history] : [...start.history, start.input];
     this.totals =
-      start.kind === 'resume'
-        ? structuredClone(start.state.totals)
-        : { steps: 0, toolCalls: 0, usage: emptyUsage(), durationMs: 0 };
+      start.kind === 'resume' ? structuredClone(start.state.totals) : { steps: 0, toolCalls: 0, usage: emptyUsage(), durationMs: 0 };
     this.repeats = new RepeatTracker(limits.noProgressRepeats);
     this.breaker = new ToolErrorBreaker(limits.maxConsecutiveToolErrors);
     // Once per run: the history it starts from (or resumes) may hold calls already.
@@ -138,7 +154,9 @@ class LoopRun {
       messages.push(message);
       deps.emit({ type: 'message_injected', step, kind: 'steer', message });
       // After a timeout the run's signal is spent: this request gets a deadline of its own.
-      const deadline = AbortSignal.timeout(deps.limits.timeoutMs === undefined ? FINAL_ANSWER_TIMEOUT_MS : Math.min(deps.limits.timeoutMs, FINAL_ANSWER_TIMEOUT_MS));
+      const deadline = AbortSignal.timeout(
+        deps.limits.timeoutMs === undefined ? FINAL_ANSWER_TIMEOUT_MS : Math.min(deps.limits.timeoutMs, FINAL_ANSWER_TIMEOUT_MS),
+      );
       const signal = this.timedOut ? deadline : AbortSignal.any([this.signal, deadline]);
       const request = this.request(messages, []);
       this.requestStep = step;
@@ -172,7 +190,11 @@ class LoopRun {
     const { limits, modelOptions, costOf } = this.deps;
     if (!limits.finalAnswerOnStop || (limits.maxTokens === undefined && limits.maxCostUsd === undefined)) return false;
     const schema = this.deps.finalAnswerTool === undefined ? undefined : this.deps.toolOf(this.deps.finalAnswerTool)?.parameters;
-    const one = finalAnswerUsage(this.messages, finalAnswerInstruction('budget', schema), Math.min(modelOptions.maxTokens ?? FINAL_ANSWER_MAX_TOKENS, FINAL_ANSWER_MAX_TOKENS));
+    const one = finalAnswerUsage(
+      this.messages,
+      finalAnswerInstruction('budget', schema),
+      Math.min(modelOptions.maxTokens ?? FINAL_ANSWER_MAX_TOKENS, FINAL_ANSWER_MAX_TOKENS),
+    );
     const two = { ...one, input: 2 * one.input, output: 2 * one.output, total: 2 * one.total };
     return !budgetPays(limits, this.totals, two, costOf?.(two)?.total);
   }
@@ -181,7 +203,13 @@ class LoopRun {
   private async takeOutput(answer: AssistantMessage, tool: string): Promise<void> {
     let text = '';
     for (const block of answer.content) if (block.type === 'text') text += block.text;
-    const checked = await this.deps.check({ type: 'tool_call', id: 'final_answer_at_limit', name: tool, arguments: {}, rawArguments: text });
+    const checked = await this.deps.check({
+      type: 'tool_call',
+      id: 'final_answer_at_limit',
+      name: tool,
+      arguments: {},
+      rawArguments: text,
+    });
     if (checked.ok) this.lastOutput = checked.arguments;
   }
 
@@ -205,11 +233,12 @@ class LoopRun {
       injectQueued(deps, this.messages, this.totals.steps, false);
       this.setState('planning');
     }
-    if (!this.stop) await new Promise<void>((resolve, reject) => {
-      this.stopped = resolve;
-      this.crashed = reject;
-      this.nextTurn();
-    });
+    if (!this.stop)
+      await new Promise<void>((resolve, reject) => {
+        this.stopped = resolve;
+        this.crashed = reject;
+        this.nextTurn();
+      });
   }
 
   // The turns run as a chain of small synchronous steps, one `then` per wait (the model's
@@ -288,7 +317,8 @@ class LoopRun {
     const { deps } = this;
     const { limits } = deps;
     const span = deps.traceSpan;
-    if (start.kind === 'resume') deps.emit({ type: 'run_resumed', epoch: start.epoch, from: start.state.lastStatus, ...(span ? { spanId: span.spanId } : {}) });
+    if (start.kind === 'resume')
+      deps.emit({ type: 'run_resumed', epoch: start.epoch, from: start.state.lastStatus, ...(span ? { spanId: span.spanId } : {}) });
     else {
       const model = deps.model;
       deps.emit({
@@ -333,7 +363,16 @@ class LoopRun {
       if (outcome.usage) addChildUsage(this.totals, outcome.usage);
     }
     this.switchIfHandedOff();
-    const checked = checkStopRules(deps, { calls: pending.calls, outcomes, assistant, step: pending.step, messages, totals: this.totals, repeats: this.repeats, breaker: this.breaker });
+    const checked = checkStopRules(deps, {
+      calls: pending.calls,
+      outcomes,
+      assistant,
+      step: pending.step,
+      messages,
+      totals: this.totals,
+      repeats: this.repeats,
+      breaker: this.breaker,
+    });
     // The same end of turn as without the crash: a budget used up by that turn stops here too.
     this.endTurn(checked instanceof Promise ? await checked : checked, pending.step, false);
   }
@@ -412,7 +451,12 @@ class LoopRun {
   }
 
   /** Writes a batch's results back and asks the stop rules (a promise only when a hook must be asked). */
-  private takeResults(calls: ToolCall[], outcomes: DispatchOutcome[], assistant: AssistantMessage, step: number): Stop | undefined | Promise<Stop | undefined> {
+  private takeResults(
+    calls: ToolCall[],
+    outcomes: DispatchOutcome[],
+    assistant: AssistantMessage,
+    step: number,
+  ): Stop | undefined | Promise<Stop | undefined> {
     const { deps, messages, totals } = this;
     this.setState('observing');
     for (const outcome of outcomes) {
@@ -493,11 +537,18 @@ class LoopRun {
     const request = this.request(this.messages, tools);
     const stream = this.send(request, step);
     const answer = stream.listen ? stream.listen(this.onStreamEvent) : this.iterate(stream);
-    return answer.then((message) => (this.mustRecover(message) ? this.recover(step, tools, request, message) : this.answered(request, message, step)));
+    return answer.then((message) =>
+      this.mustRecover(message) ? this.recover(step, tools, request, message) : this.answered(request, message, step),
+    );
   }
 
   /** The same, for a turn that waits on the engine or on `transformContext`, and for the request after a recovery. */
-  private async callModelSlowly(step: number, recovered: boolean, firstTools?: ToolSpec[], firstPreparing?: Promise<void>): Promise<AssistantMessage> {
+  private async callModelSlowly(
+    step: number,
+    recovered: boolean,
+    firstTools?: ToolSpec[],
+    firstPreparing?: Promise<void>,
+  ): Promise<AssistantMessage> {
     const { deps } = this;
     const engine = deps.context;
     const turn = this.turn;
@@ -554,7 +605,10 @@ class LoopRun {
       return await (this.deps.context as RunContext).recover(this.messages, tools, this.turn as TurnContext);
     } catch (error) {
       if (!(error instanceof ReinError) || error.code !== 'context_overflow' || !message.error) throw error;
-      message.error = { ...message.error, message: `${clause(message.error.message)}. Compacting the history did not help: ${error.message}` };
+      message.error = {
+        ...message.error,
+        message: `${clause(message.error.message)}. Compacting the history did not help: ${error.message}`,
+      };
       return false;
     }
   }
@@ -601,7 +655,13 @@ class LoopRun {
         if (this.deltasWanted()) emit({ type: 'tool_call_delta', step, index: event.index, delta: event.delta });
         break;
       case 'retry':
-        emit({ type: 'retry_scheduled', step, attempt: this.attemptsBefore + event.attempt, delayMs: event.delayMs, error: event.error.toJSON() });
+        emit({
+          type: 'retry_scheduled',
+          step,
+          attempt: this.attemptsBefore + event.attempt,
+          delayMs: event.delayMs,
+          error: event.error.toJSON(),
+        });
         break;
       case 'attempt':
         // The retried request goes out now, after its backoff.
@@ -626,7 +686,9 @@ class LoopRun {
     // A server that reports no usage would leave the token and cost budgets unenforced:
     // such an answer carries rein's estimate instead (marked `estimated`).
     if (unreported(message)) {
-      const estimate = deps.context ? deps.context.estimateUsage(request, message) : (this.usageEstimator ??= new UsageEstimator(deps.model)).estimate(request, message);
+      const estimate = deps.context
+        ? deps.context.estimateUsage(request, message)
+        : (this.usageEstimator ??= new UsageEstimator(deps.model)).estimate(request, message);
       if (estimate) message.usage = estimate;
     }
     // Usage events carry their cost, from the catalog, unless the adapter set it.

@@ -20,7 +20,13 @@ export function idempotencyKey(runId: string, assistantSeq: number, index: numbe
 }
 
 /** Emits the `tool_finished` of an outcome; `kind` marks one a resume did not run (see `resume-batch.ts`). */
-export function emitFinished(deps: LoopDeps, step: number, call: ToolCall, outcome: DispatchOutcome, kind?: 'unknown' | 'reconciled'): void {
+export function emitFinished(
+  deps: LoopDeps,
+  step: number,
+  call: ToolCall,
+  outcome: DispatchOutcome,
+  kind?: 'unknown' | 'reconciled',
+): void {
   const event: Extract<RunEventBody, { type: 'tool_finished' }> = {
     type: 'tool_finished',
     step,
@@ -78,7 +84,9 @@ function withChecked(call: ToolCall, answer: CheckedCall): ToolCall {
   if (CHECKED.has(call)) return call;
   const checked = answer.ok ? { ...call, arguments: answer.arguments } : call;
   // The model's text stays beside the arguments when they are not simply what it says.
-  const differs = answer.ok ? answer.repaired || JSON.stringify(answer.arguments) !== JSON.stringify(call.arguments) : JSON.stringify(call.arguments) !== call.rawArguments;
+  const differs = answer.ok
+    ? answer.repaired || JSON.stringify(answer.arguments) !== JSON.stringify(call.arguments)
+    : JSON.stringify(call.arguments) !== call.rawArguments;
   CHECKED.set(checked, { answer, differs });
   return checked;
 }
@@ -90,7 +98,14 @@ export function failedCheck(call: ToolCall): boolean {
 
 /** A call's `tool_started`: its checked arguments, and the model's text when that differs. */
 export function startedEvent(step: number, call: ToolCall, key: string): Extract<RunEventBody, { type: 'tool_started' }> {
-  const event: Extract<RunEventBody, { type: 'tool_started' }> = { type: 'tool_started', step, toolCallId: call.id, name: call.name, arguments: call.arguments, idempotencyKey: key };
+  const event: Extract<RunEventBody, { type: 'tool_started' }> = {
+    type: 'tool_started',
+    step,
+    toolCallId: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    idempotencyKey: key,
+  };
   const checked = CHECKED.get(call);
   if (checked?.differs && typeof call.rawArguments === 'string') event.rawArguments = call.rawArguments;
   if (checked?.answer.ok && checked.answer.repairs) {
@@ -134,13 +149,23 @@ export async function prepare(
  * denies is answered with a refusal; a call it wants a person to see, with no `onConfirm`
  * to ask, pauses the whole batch before anything runs (durably: `approval_requested`).
  */
-export function runTools(deps: LoopDeps, modelCalls: ToolCall[], step: number, assistantSeq: number): DispatchOutcome[] | Promise<DispatchOutcome[] | typeof PAUSED> {
+export function runTools(
+  deps: LoopDeps,
+  modelCalls: ToolCall[],
+  step: number,
+  assistantSeq: number,
+): DispatchOutcome[] | Promise<DispatchOutcome[] | typeof PAUSED> {
   const checked = checkCalls(deps, modelCalls);
   if (checked instanceof Promise) return checked.then((calls) => runChecked(deps, calls, step, assistantSeq));
   return runChecked(deps, checked, step, assistantSeq);
 }
 
-function runChecked(deps: LoopDeps, calls: ToolCall[], step: number, assistantSeq: number): DispatchOutcome[] | Promise<DispatchOutcome[] | typeof PAUSED> {
+function runChecked(
+  deps: LoopDeps,
+  calls: ToolCall[],
+  step: number,
+  assistantSeq: number,
+): DispatchOutcome[] | Promise<DispatchOutcome[] | typeof PAUSED> {
   if (deps.approvalPolicy) return runGated(deps, calls, step, assistantSeq);
   if (deps.log) return runToolsDurably(deps, calls, step, assistantSeq);
   const sequential = deps.toolExecution === 'sequential';
@@ -176,7 +201,10 @@ function startCall(
   startedKey?: string,
 ): DispatchOutcome | Promise<DispatchOutcome> {
   const key = startedKey ?? emitStarted(deps, call, index, step, assistantSeq);
-  const outcome = deps.dispatch(call, contextOf(call, { signal: deps.controls.abortController.signal, runId: deps.runId, idempotencyKey: key, step }));
+  const outcome = deps.dispatch(
+    call,
+    contextOf(call, { signal: deps.controls.abortController.signal, runId: deps.runId, idempotencyKey: key, step }),
+  );
   if (outcome instanceof Promise) {
     return outcome.then((o) => {
       emitFinished(deps, step, call, o);
@@ -336,7 +364,9 @@ async function runGated(deps: LoopDeps, calls: ToolCall[], step: number, assista
           if (!failedCheck(call)) continue;
           const key = idempotencyKey(deps.runId, assistantSeq, calls.indexOf(call));
           const failed = await prepare(deps, call, { signal, runId: deps.runId, idempotencyKey: key, step });
-          const outcome = failed.ok ? deniedOutcome(call, 'its arguments could not be checked before the permission decision') : failed.outcome;
+          const outcome = failed.ok
+            ? deniedOutcome(call, 'its arguments could not be checked before the permission decision')
+            : failed.outcome;
           emitFinished(deps, step, call, outcome);
         }
         await deps.log.flush();

@@ -41,7 +41,8 @@ export async function runsOfTree(store: RunStore, rootRunId: string): Promise<Ar
   const visit = (record: RunRecord, depth: number): void => {
     out.push({ record, depth });
     // Oldest first: the order the calls were made.
-    for (const child of (children.get(record.id) ?? []).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))) visit(child, depth + 1);
+    for (const child of (children.get(record.id) ?? []).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id)))
+      visit(child, depth + 1);
   };
   visit(root, 0);
   return out;
@@ -53,12 +54,21 @@ export function waitingCallsOf(events: readonly RunEvent[], runId: string, depth
   const pending = resumeStateFrom(events).pending;
   if (!pending) return [];
   const requests = new Map<string, Extract<RunEvent, { type: 'approval_requested' }>>();
-  for (const event of events) if (event.type === 'approval_requested' && event.argumentsHash !== undefined) requests.set(event.toolCallId, event);
+  for (const event of events)
+    if (event.type === 'approval_requested' && event.argumentsHash !== undefined) requests.set(event.toolCallId, event);
   const out: WaitingCall[] = [];
   for (const [toolCallId, argumentsHash] of pending.approvalsRequested) {
     if (pending.approvalsDecided.has(toolCallId) || pending.finished.has(toolCallId)) continue;
     const request = requests.get(toolCallId);
-    out.push({ runId, depth, ...(parentRunId === undefined ? {} : { parentRunId }), toolCallId, name: request?.name ?? '', arguments: request?.arguments ?? {}, argumentsHash });
+    out.push({
+      runId,
+      depth,
+      ...(parentRunId === undefined ? {} : { parentRunId }),
+      toolCallId,
+      name: request?.name ?? '',
+      arguments: request?.arguments ?? {},
+      argumentsHash,
+    });
   }
   return out;
 }
@@ -93,7 +103,11 @@ export async function decideInTree(
   );
   if (chosen.length === 0) {
     const list = waiting.map((w) => `${w.toolCallId} of run ${w.runId} (arguments ${w.argumentsHash})`).join(', ') || 'none';
-    throw new ReinError('conflict', 'fatal', `stale or mismatched decision for run ${rootRunId}: it matches no call waiting for approval in its tree of runs (waiting: ${list})`);
+    throw new ReinError(
+      'conflict',
+      'fatal',
+      `stale or mismatched decision for run ${rootRunId}: it matches no call waiting for approval in its tree of runs (waiting: ${list})`,
+    );
   }
   const approved = decision.approved !== false;
   const byRun = new Map<string, WaitingCall[]>();

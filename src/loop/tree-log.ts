@@ -15,7 +15,9 @@ import { runsOfTree } from './tree-approval.js';
 export async function eventsOfTree(store: RunStore, rootRunId: string): Promise<RunEvent[]> {
   const runs = await runsOfTree(store, rootRunId);
   if (runs.length <= 1) return store.loadEvents(rootRunId);
-  const logs = await Promise.all(runs.map(async ({ record, depth }) => (await store.loadEvents(record.id)).map((event) => (depth === 0 ? event : { ...event, depth }))));
+  const logs = await Promise.all(
+    runs.map(async ({ record, depth }) => (await store.loadEvents(record.id)).map((event) => (depth === 0 ? event : { ...event, depth }))),
+  );
   const merged: RunEvent[] = [];
   const heads = logs.map(() => 0);
   for (;;) {

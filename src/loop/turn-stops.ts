@@ -56,10 +56,12 @@ export const everyToolTerminates: StopRule = (_deps, { outcomes }) => {
 };
 
 /** `tool_errors` under `stopOnToolError`: the first failing result stops the run. */
-export const firstToolError: StopRule = (deps, { outcomes }) => (deps.stopOnToolError && outcomes.some((o) => o.result.isError) ? { reason: 'tool_errors' } : undefined);
+export const firstToolError: StopRule = (deps, { outcomes }) =>
+  deps.stopOnToolError && outcomes.some((o) => o.result.isError) ? { reason: 'tool_errors' } : undefined;
 
 /** `tool_errors`: the circuit breaker's count of failing results in a row reached its limit. */
-export const toolErrorStreak: StopRule = (_deps, { breaker, outcomes }) => (breaker.recordOutcomes(outcomes) ? { reason: 'tool_errors' } : undefined);
+export const toolErrorStreak: StopRule = (_deps, { breaker, outcomes }) =>
+  breaker.recordOutcomes(outcomes) ? { reason: 'tool_errors' } : undefined;
 
 /** `no_progress`: the same calls (tool and equal arguments), or a short cycle of them, again and again. */
 export const noProgress: StopRule = (_deps, { repeats, calls, outcomes }) => {
@@ -80,14 +82,26 @@ export function checkStopRules(deps: LoopDeps, t: TurnFacts): Stop | undefined |
     if (stop !== undefined) return stop;
   }
   if (!deps.hooks.shouldStopAfterTurn) return undefined;
-  return askHook(deps, { step: t.step, assistant: t.assistant, toolResults: t.outcomes.map((o) => o.result), messages: t.messages, totals: t.totals });
+  return askHook(deps, {
+    step: t.step,
+    assistant: t.assistant,
+    toolResults: t.outcomes.map((o) => o.result),
+    messages: t.messages,
+    totals: t.totals,
+  });
 }
 
 /**
  * After a text answer the run goes on only because a steering or follow-up message is
  * queued: no calls, so of the rules only the hook applies (`undefined` without one).
  */
-export function checkTextTurn(deps: LoopDeps, assistant: AssistantMessage, step: number, messages: Message[], totals: RunTotals): Promise<Stop | undefined> | undefined {
+export function checkTextTurn(
+  deps: LoopDeps,
+  assistant: AssistantMessage,
+  step: number,
+  messages: Message[],
+  totals: RunTotals,
+): Promise<Stop | undefined> | undefined {
   if (!deps.hooks.shouldStopAfterTurn) return undefined;
   return askHook(deps, { step, assistant, toolResults: [], messages, totals });
 }
@@ -95,7 +109,9 @@ export function checkTextTurn(deps: LoopDeps, assistant: AssistantMessage, step:
 function askHook(deps: LoopDeps, info: TurnInfo): Promise<Stop | undefined> {
   const hook = deps.hooks.shouldStopAfterTurn as NonNullable<LoopDeps['hooks']['shouldStopAfterTurn']>;
   // An abort ends the wait; the loop then stops as aborted at its next check.
-  return Promise.resolve(untilAborted(Promise.resolve(hook(info)), deps.controls.abortController.signal)).then((answer) => (answer === ABORTED ? undefined : hookStop(answer)));
+  return Promise.resolve(untilAborted(Promise.resolve(hook(info)), deps.controls.abortController.signal)).then((answer) =>
+    answer === ABORTED ? undefined : hookStop(answer),
+  );
 }
 
 /**

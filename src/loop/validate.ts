@@ -79,7 +79,12 @@ export function startingHistory(history: unknown): Message[] {
     if (message.role === 'tool') open?.answered.add(message.toolCallId);
     else {
       closeOpen(i);
-      if (message.role === 'assistant' && message.stopReason !== 'error' && message.stopReason !== 'aborted' && message.content.some((c) => c.type === 'tool_call')) {
+      if (
+        message.role === 'assistant' &&
+        message.stopReason !== 'error' &&
+        message.stopReason !== 'aborted' &&
+        message.content.some((c) => c.type === 'tool_call')
+      ) {
         open = { call: message, answered: new Set() };
       }
     }
@@ -103,7 +108,8 @@ export function transformedContext(value: unknown): Message[] {
   const what = 'hooks.transformContext';
   const takes = 'must return an array of messages (new message objects for any it changes)';
   if (!Array.isArray(value)) throw new ReinError('config', 'fatal', `${what} ${takes}, got ${describe(value)}`);
-  if (value.length === 0) throw new ReinError('config', 'fatal', `${what} ${takes}, got an empty array: a model request needs at least one message`);
+  if (value.length === 0)
+    throw new ReinError('config', 'fatal', `${what} ${takes}, got an empty array: a model request needs at least one message`);
   let out: Message[] | undefined;
   for (let i = 0; i < value.length; i++) {
     const message = checkMessage(value[i], `${what}(…)[${i}]`);
@@ -130,7 +136,10 @@ function checkMessage(value: unknown, what: string): Message {
       if (!isPartList(value.content)) refuse(what, value, "an assistant message ({ role: 'assistant', content: parts[], … })");
       const message = value as unknown as AssistantMessage;
       if (message.content.every((c) => c.type !== 'tool_call' || typeof c.rawArguments === 'string')) return message;
-      return { ...message, content: message.content.map((c) => (c.type === 'tool_call' && typeof c.rawArguments !== 'string' ? withRawArguments(c) : c)) };
+      return {
+        ...message,
+        content: message.content.map((c) => (c.type === 'tool_call' && typeof c.rawArguments !== 'string' ? withRawArguments(c) : c)),
+      };
     }
     default:
       return refuse(`${what}.role`, value.role, "'user', 'assistant' or 'tool'");
@@ -165,11 +174,37 @@ const HOOKS = ['transformContext', 'beforeToolCall', 'afterToolCall', 'onConfirm
 
 /** Every option of `new Agent()`: the type makes this list complete. */
 const AGENT_OPTIONS: Record<keyof AgentOptions, true> = {
-  name: true, model: true, modelConfig: true, modelInfo: true, system: true, tools: true, toolSources: true, skills: true, memory: true,
-  toolOutputPaging: true, toolSelection: true, allowedTools: true, outputSchema: true, limits: true, toolExecution: true,
-  stopOnToolError: true, toolTimeoutMs: true, maxToolOutputChars: true, retry: true, hooks: true, modelOptions: true,
-  streamFn: true, approvalPolicy: true, store: true, redact: true, metadata: true, log: true, context: true,
-  telemetry: true, logger: true, alerts: true,
+  name: true,
+  model: true,
+  modelConfig: true,
+  modelInfo: true,
+  system: true,
+  tools: true,
+  toolSources: true,
+  skills: true,
+  memory: true,
+  toolOutputPaging: true,
+  toolSelection: true,
+  allowedTools: true,
+  outputSchema: true,
+  limits: true,
+  toolExecution: true,
+  stopOnToolError: true,
+  toolTimeoutMs: true,
+  maxToolOutputChars: true,
+  retry: true,
+  hooks: true,
+  modelOptions: true,
+  streamFn: true,
+  approvalPolicy: true,
+  store: true,
+  redact: true,
+  metadata: true,
+  log: true,
+  context: true,
+  telemetry: true,
+  logger: true,
+  alerts: true,
 };
 
 /** `modelConfig`: strings where strings go (a number for a key would surface later as a raw TypeError). */
@@ -185,7 +220,8 @@ function checkModelConfig(config: AgentOptions['modelConfig']): void {
   }
   const compat = config.compat === undefined ? undefined : compatProblem(config.compat, 'modelConfig.compat');
   if (compat !== undefined) throw new ReinError('config', 'fatal', compat);
-  if (config.toolCalling !== undefined && config.toolCalling !== 'native' && config.toolCalling !== 'prompt') refuse('modelConfig.toolCalling', config.toolCalling, '"native" or "prompt"');
+  if (config.toolCalling !== undefined && config.toolCalling !== 'native' && config.toolCalling !== 'prompt')
+    refuse('modelConfig.toolCalling', config.toolCalling, '"native" or "prompt"');
 }
 
 /** The methods a run store must have (`RunStore`): `store: {}` is refused here, not when a run first appends. */
@@ -193,8 +229,11 @@ const STORE_METHODS = ['createRun', 'acquireLease', 'append', 'loadEvents', 'get
 
 function checkStore(store: AgentOptions['store']): void {
   if (store === undefined) return;
-  const missing = isRecord(store) ? STORE_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown>)[m] !== 'function') : STORE_METHODS;
-  if (missing.length > 0) refuse('store', store, `a run store (RunStore: openStore(), SqliteStore, PostgresStore, MemoryRunStore) with ${missing.join(', ')}`);
+  const missing = isRecord(store)
+    ? STORE_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown>)[m] !== 'function')
+    : STORE_METHODS;
+  if (missing.length > 0)
+    refuse('store', store, `a run store (RunStore: openStore(), SqliteStore, PostgresStore, MemoryRunStore) with ${missing.join(', ')}`);
 }
 
 /** Throws a `config` {@link ReinError} for the first option that cannot work. */
@@ -207,28 +246,38 @@ export function validateAgentOptions(options: AgentOptions): void {
   if (options.tools !== undefined) {
     if (!Array.isArray(options.tools)) refuse('tools', options.tools, 'an array of tools (defineTool(…))');
     options.tools.forEach((tool, i) => {
-      if (!isRecord(tool) || typeof tool.name !== 'string' || typeof tool.execute !== 'function') refuse(`tools[${i}]`, tool, 'a tool (defineTool(…)) with a name and execute');
+      if (!isRecord(tool) || typeof tool.name !== 'string' || typeof tool.execute !== 'function')
+        refuse(`tools[${i}]`, tool, 'a tool (defineTool(…)) with a name and execute');
     });
   }
-  if (options.toolSources !== undefined && !(Array.isArray(options.toolSources) && options.toolSources.every((s) => isRecord(s) && typeof s.tools === 'function'))) {
+  if (
+    options.toolSources !== undefined &&
+    !(Array.isArray(options.toolSources) && options.toolSources.every((s) => isRecord(s) && typeof s.tools === 'function'))
+  ) {
     refuse('toolSources', options.toolSources, 'an array of tool sources (each with id and tools())');
   }
-  if (options.allowedTools !== undefined && !(Array.isArray(options.allowedTools) && options.allowedTools.every((n) => typeof n === 'string'))) {
+  if (
+    options.allowedTools !== undefined &&
+    !(Array.isArray(options.allowedTools) && options.allowedTools.every((n) => typeof n === 'string'))
+  ) {
     refuse('allowedTools', options.allowedTools, 'an array of tool names or globs');
   }
   if (options.system !== undefined && typeof options.system !== 'string') refuse('system', options.system, 'a string');
-  if (options.name !== undefined && !(typeof options.name === 'string' && options.name.trim() !== '')) refuse('name', options.name, 'a non-empty string');
+  if (options.name !== undefined && !(typeof options.name === 'string' && options.name.trim() !== ''))
+    refuse('name', options.name, 'a non-empty string');
   checkLimits(options.limits);
   if (options.toolExecution !== undefined && options.toolExecution !== 'parallel' && options.toolExecution !== 'sequential') {
     refuse('toolExecution', options.toolExecution, "'parallel' or 'sequential'");
   }
-  if (options.stopOnToolError !== undefined && typeof options.stopOnToolError !== 'boolean') refuse('stopOnToolError', options.stopOnToolError, 'true or false');
+  if (options.stopOnToolError !== undefined && typeof options.stopOnToolError !== 'boolean')
+    refuse('stopOnToolError', options.stopOnToolError, 'true or false');
   const timeout = options.toolTimeoutMs;
   if (timeout !== undefined && !(typeof timeout === 'number' && timeout >= 0 && (timeout <= MAX_TIMER_MS || timeout === Infinity))) {
     refuse('toolTimeoutMs', timeout, `a number of milliseconds from 0 to ${MAX_TIMER_MS} (about 24.8 days; 0 or Infinity: no timeout)`);
   }
   const chars = options.maxToolOutputChars;
-  if (chars !== undefined && !(typeof chars === 'number' && chars >= 1)) refuse('maxToolOutputChars', chars, 'a positive number of characters');
+  if (chars !== undefined && !(typeof chars === 'number' && chars >= 1))
+    refuse('maxToolOutputChars', chars, 'a positive number of characters');
   checkHooks(options.hooks);
   checkFields('retry', options.retry, RETRY_RULES);
   checkFields('modelOptions', options.modelOptions, MODEL_OPTION_RULES);

@@ -10,7 +10,16 @@ import { elicitationHandler } from './elicitation.js';
 import { samplingHandler } from './sampling.js';
 import type { Sdk } from './sdk.js';
 import type { ServerLog } from './server-log.js';
-import type { McpElicitRequest, McpElicitResult, McpEvent, McpLogEntry, McpLogLevel, McpRoot, McpSamplingRequest, McpSamplingResult } from './types.js';
+import type {
+  McpElicitRequest,
+  McpElicitResult,
+  McpEvent,
+  McpLogEntry,
+  McpLogLevel,
+  McpRoot,
+  McpSamplingRequest,
+  McpSamplingResult,
+} from './types.js';
 
 /** What the host lends every connection: roots, hooks for people and models, the event sink. */
 export interface ClientFeatures {
@@ -61,7 +70,8 @@ export function registerClientHandlers(client: Client, sdk: Sdk, features: Clien
       features.emit({ type: 'mcp_elicitation_complete', server: server.name, elicitationId: notification.params.elicitationId });
     });
   }
-  if (features.sample) client.setRequestHandler(sdk.CreateMessageRequestSchema, samplingHandler(server.name, features.sample, features.emit, sdk));
+  if (features.sample)
+    client.setRequestHandler(sdk.CreateMessageRequestSchema, samplingHandler(server.name, features.sample, features.emit, sdk));
 }
 
 /** rein's log level for an MCP (syslog) level. */

@@ -29,8 +29,11 @@ export async function completeArgument(
 ): Promise<Completions> {
   if (connection.state === 'connected' && connection.serverCapabilities.completions === undefined) return { values: [] };
   const params = { ref, argument, ...(context && Object.keys(context).length > 0 ? { context: { arguments: context } } : {}) };
-  const result = await connection.request(`completion/complete ${argument.name}`, connection.timeoutMs, { mutating: false, ...(signal ? { signal } : {}) }, (client) =>
-    client.complete(params, { timeout: connection.timeoutMs, ...(signal ? { signal } : {}) }),
+  const result = await connection.request(
+    `completion/complete ${argument.name}`,
+    connection.timeoutMs,
+    { mutating: false, ...(signal ? { signal } : {}) },
+    (client) => client.complete(params, { timeout: connection.timeoutMs, ...(signal ? { signal } : {}) }),
   );
   const completions: Completions = { values: result.completion.values };
   if (result.completion.total !== undefined) completions.total = result.completion.total;
@@ -71,7 +74,13 @@ export async function completeCommandLine(line: string, connections: readonly Se
   const target = named ? prompt.arguments.find((a) => a.name === named[1]) : open[positional];
   if (!target) return [];
   const value = named ? (named[2] as string) : last;
-  const { values } = await completeArgument(connection, { type: 'ref/prompt', name: prompt.name }, { name: target.name, value }, given, signal);
+  const { values } = await completeArgument(
+    connection,
+    { type: 'ref/prompt', name: prompt.name },
+    { name: target.name, value },
+    given,
+    signal,
+  );
   const head = line.slice(0, line.length - last.length);
   return values.map((v) => `${head}${named ? `${target.name}=` : ''}${/\s/.test(v) ? `"${v}"` : v}`);
 }

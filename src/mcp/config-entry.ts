@@ -21,7 +21,19 @@ export interface EntryContext {
 /** Server names appear in tool names, `@server:uri` mentions and `/server:prompt` commands. */
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-const COMMON = ['type', 'timeoutMs', 'startupTimeoutMs', 'enabled', 'disabled', 'tools', 'toolPrefix', 'description', 'logLevel', 'subscribe', 'roots'];
+const COMMON = [
+  'type',
+  'timeoutMs',
+  'startupTimeoutMs',
+  'enabled',
+  'disabled',
+  'tools',
+  'toolPrefix',
+  'description',
+  'logLevel',
+  'subscribe',
+  'roots',
+];
 const STDIO_FIELDS = new Set([...COMMON, 'command', 'args', 'env', 'cwd']);
 const HTTP_FIELDS = new Set([...COMMON, 'url', 'headers', 'auth']);
 const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
@@ -80,17 +92,20 @@ export function checkServerEntry(name: string, raw: unknown, ctx: EntryContext, 
     }
   }
 
-  const expand = (field: string, value: string): string => expandVars(value, ctx.env, (variable) =>
-    report(field, `uses \${${variable}}, which is not set: export ${variable} or write \${${variable}:-default}`),
-  );
+  const expand = (field: string, value: string): string =>
+    expandVars(value, ctx.env, (variable) =>
+      report(field, `uses \${${variable}}, which is not set: export ${variable} or write \${${variable}:-default}`),
+    );
   const common = checkCommon(raw, report);
   if (raw.roots !== undefined) {
     if (raw.roots === false) common.roots = false;
-    else if (!Array.isArray(raw.roots) || !raw.roots.every((r) => typeof r === 'string' && r !== '')) report('roots', 'must be an array of folders, or false to announce no roots');
-    else common.roots = (raw.roots as string[]).map((r, i) => {
-      const expanded = expand(`roots[${i}]`, r);
-      return /^file:\/\//.test(expanded) || isAbsolute(expanded) ? expanded : resolve(ctx.baseDir, expanded);
-    });
+    else if (!Array.isArray(raw.roots) || !raw.roots.every((r) => typeof r === 'string' && r !== ''))
+      report('roots', 'must be an array of folders, or false to announce no roots');
+    else
+      common.roots = (raw.roots as string[]).map((r, i) => {
+        const expanded = expand(`roots[${i}]`, r);
+        return /^file:\/\//.test(expanded) || isAbsolute(expanded) ? expanded : resolve(ctx.baseDir, expanded);
+      });
   }
   let config: McpServerConfig;
   if (stdio) {
@@ -150,12 +165,18 @@ function checkAuth(raw: unknown, report: Report, expand: (field: string, value: 
     report('auth.grant', `must be "authorization_code" or "client_credentials"; got ${JSON.stringify(auth.grant)}`);
   }
   if (auth.grant === 'client_credentials' && auth.clientId === undefined) {
-    report('auth.clientId', 'is missing: the client_credentials grant needs the client id the authorization server issued (and clientSecret or privateKeyPem)');
+    report(
+      'auth.clientId',
+      'is missing: the client_credentials grant needs the client id the authorization server issued (and clientSecret or privateKeyPem)',
+    );
   } else if (auth.grant === 'client_credentials' && auth.clientSecret === undefined && auth.privateKeyPem === undefined) {
     report('auth', 'the client_credentials grant needs "clientSecret" or "privateKeyPem"');
   }
   if (auth.clientMetadataUrl !== undefined && !/^https:\/\/[^/]+\/./.test(auth.clientMetadataUrl)) {
-    report('auth.clientMetadataUrl', `must be an https:// URL with a path (the Client ID Metadata Document); got ${JSON.stringify(auth.clientMetadataUrl)}`);
+    report(
+      'auth.clientMetadataUrl',
+      `must be an https:// URL with a path (the Client ID Metadata Document); got ${JSON.stringify(auth.clientMetadataUrl)}`,
+    );
   }
   return auth;
 }
@@ -183,11 +204,13 @@ function checkCommon(raw: Record<string, unknown>, report: Report): Partial<McpS
     } else common.toolPrefix = raw.toolPrefix;
   }
   if (raw.logLevel !== undefined) {
-    if (typeof raw.logLevel !== 'string' || !LOG_LEVELS.has(raw.logLevel)) report('logLevel', `must be one of ${[...LOG_LEVELS].join(', ')}; got ${describe(raw.logLevel)}`);
+    if (typeof raw.logLevel !== 'string' || !LOG_LEVELS.has(raw.logLevel))
+      report('logLevel', `must be one of ${[...LOG_LEVELS].join(', ')}; got ${describe(raw.logLevel)}`);
     else common.logLevel = raw.logLevel as McpLogLevel;
   }
   if (raw.subscribe !== undefined) {
-    if (!Array.isArray(raw.subscribe) || !raw.subscribe.every((u) => typeof u === 'string' && u !== '')) report('subscribe', 'must be an array of resource URIs');
+    if (!Array.isArray(raw.subscribe) || !raw.subscribe.every((u) => typeof u === 'string' && u !== ''))
+      report('subscribe', 'must be an array of resource URIs');
     else common.subscribe = raw.subscribe as string[];
   }
   if (raw.description !== undefined && typeof raw.description !== 'string') {
@@ -202,7 +225,8 @@ function checkCommon(raw: Record<string, unknown>, report: Report): Partial<McpS
       const filter: { allow?: string[]; deny?: string[] } = {};
       for (const [k, v] of Object.entries(tools)) {
         if (k !== 'allow' && k !== 'deny') report(`tools.${k}`, 'is not a known field: use "allow" and "deny"');
-        else if (!Array.isArray(v) || !v.every((t) => typeof t === 'string')) report(`tools.${k}`, 'must be an array of tool names or glob patterns');
+        else if (!Array.isArray(v) || !v.every((t) => typeof t === 'string'))
+          report(`tools.${k}`, 'must be an array of tool names or glob patterns');
         else filter[k] = v as string[];
       }
       common.tools = filter;

@@ -88,7 +88,12 @@ export async function loadMcpConfig(options: LoadMcpConfigOptions = {}): Promise
     if (data === undefined) continue;
     // Relative paths mean the folder of the file that declares them, wherever rein runs.
     const baseDir = dirname(file);
-    addEntries(config, serversOf(data, file, config.diagnostics), { file, baseDir, env, ...(file === projectFile ? { defaultCwd: baseDir } : {}) });
+    addEntries(config, serversOf(data, file, config.diagnostics), {
+      file,
+      baseDir,
+      env,
+      ...(file === projectFile ? { defaultCwd: baseDir } : {}),
+    });
   }
   if (options.servers) addEntries(config, options.servers, { baseDir: cwd, env }, 'options');
   return config;
@@ -130,12 +135,7 @@ function serversOf(data: unknown, file: string, out: McpDiagnostic[]): Record<st
   return servers;
 }
 
-function addEntries(
-  config: McpConfig,
-  entries: Record<string, unknown>,
-  ctx: EntryContext,
-  source = ctx.file ?? 'options',
-): void {
+function addEntries(config: McpConfig, entries: Record<string, unknown>, ctx: EntryContext, source = ctx.file ?? 'options'): void {
   for (const [name, raw] of Object.entries(entries)) {
     // A later definition replaces an earlier one, even a broken one: falling back silently
     // to the user's entry would hide the project's mistake.

@@ -161,7 +161,8 @@ export class ServerConnection {
     for (;;) {
       if (this.state === 'connected') return;
       if (this.closed) throw this.unavailable('the MCP host was closed');
-      if (signal?.aborted || this.state === 'disabled' || this.state === 'failed') throw this.unavailable(downReason(this.state, this.attempts, this.lastError));
+      if (signal?.aborted || this.state === 'disabled' || this.state === 'failed')
+        throw this.unavailable(downReason(this.state, this.attempts, this.lastError));
       await new Promise<void>((resolve) => {
         const done = (): void => {
           this.waiters.delete(done);
@@ -180,7 +181,11 @@ export class ServerConnection {
    * call returns only once the list is refreshed (at most 5 s more), so the next turn of an
    * agent already sees it.
    */
-  async callTool(tool: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs?: number; onProgress?: (progress: Progress) => void } = {}): Promise<unknown> {
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    options: { signal?: AbortSignal; timeoutMs?: number; onProgress?: (progress: Progress) => void } = {},
+  ): Promise<unknown> {
     const timeout = options.timeoutMs ?? this.timeoutMs;
     const route = options.onProgress ? this.progress.open(options.onProgress) : undefined;
     const params = { name: tool, arguments: args, ...(route ? { _meta: { progressToken: route.token } } : {}) };
@@ -201,9 +206,21 @@ export class ServerConnection {
         if (!urls) throw error;
         const elicit = this.features.elicit;
         const list = urls.map((u) => u.url).join(', ');
-        if (!elicit) throw new ReinError('mcp_error', 'correctable', `MCP server "${this.name}" needs a person to open ${list} before "${tool}" can run; nobody can be asked here`, { cause: error });
+        if (!elicit)
+          throw new ReinError(
+            'mcp_error',
+            'correctable',
+            `MCP server "${this.name}" needs a person to open ${list} before "${tool}" can run; nobody can be asked here`,
+            { cause: error },
+          );
         const opened = await openRequiredUrls(this.name, urls, elicit, this.features.emit, options.signal ?? new AbortController().signal);
-        if (!opened) throw new ReinError('mcp_error', 'correctable', `"${tool}" of MCP server "${this.name}" needs ${list} opened, which was declined`, { cause: error });
+        if (!opened)
+          throw new ReinError(
+            'mcp_error',
+            'correctable',
+            `"${tool}" of MCP server "${this.name}" needs ${list} opened, which was declined`,
+            { cause: error },
+          );
         result = await send();
       }
       await settlesWithin(this.toolList.pending, 5000);
@@ -221,14 +238,24 @@ export class ServerConnection {
     return this.requestOnce(label, timeoutMs, options, run, true);
   }
 
-  private async requestOnce<T>(label: string, timeoutMs: number, options: RequestOptions, run: (client: Client) => Promise<T>, mayRetry: boolean): Promise<T> {
+  private async requestOnce<T>(
+    label: string,
+    timeoutMs: number,
+    options: RequestOptions,
+    run: (client: Client) => Promise<T>,
+    mayRetry: boolean,
+  ): Promise<T> {
     const opened = await this.ready();
     const generation = this.generation;
     const hadSession = opened.transport.sessionId !== undefined;
     try {
       return await run(opened.client);
     } catch (error) {
-      const context = { hadSession, stillOpen: opened.client.transport !== undefined, ...(options.signal ? { signal: options.signal } : {}) };
+      const context = {
+        hadSession,
+        stillOpen: opened.client.transport !== undefined,
+        ...(options.signal ? { signal: options.signal } : {}),
+      };
       // A step-up (or an expired session) started a login during the request: finish it, retry once.
       const oauth = this.auth.current;
       if (mayRetry && oauth && error instanceof oauth.sdk.UnauthorizedError && oauth.provider.awaitingCode) {
@@ -295,7 +322,8 @@ export class ServerConnection {
     const promise = this.open(generation, controller.signal, startup).then(
       () => true,
       (error: unknown) => {
-        if (generation === this.generation && !this.closed) this.attemptFailed(controller.signal.aborted ? controller.signal.reason : error);
+        if (generation === this.generation && !this.closed)
+          this.attemptFailed(controller.signal.aborted ? controller.signal.reason : error);
         return false;
       },
     );
@@ -328,7 +356,9 @@ export class ServerConnection {
       capabilities: clientCapabilities(this.features),
       prepare: (client) => {
         client.setNotificationHandler(this.options.sdk.ToolListChangedNotificationSchema, () => void this.refreshTools(generation));
-        client.setNotificationHandler(this.options.sdk.ProgressNotificationSchema, (notification) => this.progress.deliver(notification.params));
+        client.setNotificationHandler(this.options.sdk.ProgressNotificationSchema, (notification) =>
+          this.progress.deliver(notification.params),
+        );
         registerClientHandlers(client, this.options.sdk, this.features, {
           name: this.name,
           log: this.log,
@@ -361,14 +391,18 @@ export class ServerConnection {
     this.needsLogin = false;
     this.state = 'connected';
     this.attempts = 0;
-    this.log.note('info', `connected over ${opened.kind}${this.serverInfo ? ` to ${this.serverInfo.name} ${this.serverInfo.version}` : ''}, ${tools.length} tools`);
+    this.log.note(
+      'info',
+      `connected over ${opened.kind}${this.serverInfo ? ` to ${this.serverInfo.name} ${this.serverInfo.version}` : ''}, ${tools.length} tools`,
+    );
     if (this.toolList.set(tools)) this.options.onToolsChanged();
     this.changed();
     this.stopHeartbeat = startHeartbeat({
       everyMs: this.options.pingIntervalMs,
       timeoutMs: Math.min(10_000, this.options.pingIntervalMs, this.timeoutMs),
       ping: (timeout) => opened.client.ping({ timeout }),
-      isLost: (error) => classifyFailure(error, this.options.sdk, { hadSession: false, stillOpen: opened.client.transport !== undefined }) === 'lost',
+      isLost: (error) =>
+        classifyFailure(error, this.options.sdk, { hadSession: false, stillOpen: opened.client.transport !== undefined }) === 'lost',
       onLost: (reason) => this.lost(generation, reason),
     });
   }
@@ -381,19 +415,34 @@ export class ServerConnection {
   private async afterConnect(client: Client, timeout: number): Promise<void> {
     const level = this.options.config.logLevel ?? this.options.logLevel;
     if (level !== undefined) {
-      if (this.capabilities.logging === undefined) this.log.noteOnce('info', `logLevel "${level}" not sent: the server declares no logging capability`);
-      else await client.setLoggingLevel(level, { timeout }).catch((error: unknown) => this.log.note('warn', `logging/setLevel ${level} failed: ${messageOf(error)}`));
+      if (this.capabilities.logging === undefined)
+        this.log.noteOnce('info', `logLevel "${level}" not sent: the server declares no logging capability`);
+      else
+        await client
+          .setLoggingLevel(level, { timeout })
+          .catch((error: unknown) => this.log.note('warn', `logging/setLevel ${level} failed: ${messageOf(error)}`));
     }
-    for (const uri of this.subscriptions) await this.subscribeOn(client, uri, timeout).catch((error: unknown) => this.log.note('warn', messageOf(error)));
+    for (const uri of this.subscriptions)
+      await this.subscribeOn(client, uri, timeout).catch((error: unknown) => this.log.note('warn', messageOf(error)));
   }
 
   private async subscribeOn(client: Client, uri: string, timeout: number): Promise<void> {
     const resources = this.capabilities.resources as { subscribe?: boolean } | undefined;
-    if (resources?.subscribe !== true) throw new ReinError('mcp_error', 'correctable', `MCP server "${this.name}" does not offer resource subscriptions (resources.subscribe), so ${uri} is not watched`);
+    if (resources?.subscribe !== true)
+      throw new ReinError(
+        'mcp_error',
+        'correctable',
+        `MCP server "${this.name}" does not offer resource subscriptions (resources.subscribe), so ${uri} is not watched`,
+      );
     try {
       await client.subscribeResource({ uri }, { timeout });
     } catch (error) {
-      throw new ReinError('mcp_error', 'correctable', `MCP server "${this.name}" refused resources/subscribe for ${uri}: ${messageOf(error)}`, { cause: error });
+      throw new ReinError(
+        'mcp_error',
+        'correctable',
+        `MCP server "${this.name}" refused resources/subscribe for ${uri}: ${messageOf(error)}`,
+        { cause: error },
+      );
     }
   }
 
@@ -420,7 +469,9 @@ export class ServerConnection {
   /** Ends a subscription. */
   async unsubscribe(uri: string): Promise<void> {
     if (!this.subscriptions.delete(uri)) return;
-    await this.request(`resources/unsubscribe ${uri}`, this.timeoutMs, { mutating: false }, (client) => client.unsubscribeResource({ uri }, { timeout: this.timeoutMs }));
+    await this.request(`resources/unsubscribe ${uri}`, this.timeoutMs, { mutating: false }, (client) =>
+      client.unsubscribeResource({ uri }, { timeout: this.timeoutMs }),
+    );
   }
 
   /** The resources subscribed to. */
@@ -438,17 +489,28 @@ export class ServerConnection {
     // An entry with roots of its own (or none) is not concerned by the host's.
     if (this.options.config.roots !== undefined) return;
     const client = this.state === 'connected' ? this.current?.client : undefined;
-    if (client) await client.sendRootsListChanged().catch((error: unknown) => this.log.note('warn', `roots/list_changed not sent: ${messageOf(error)}`));
+    if (client)
+      await client
+        .sendRootsListChanged()
+        .catch((error: unknown) => this.log.note('warn', `roots/list_changed not sent: ${messageOf(error)}`));
   }
 
   /** Sets the server's log level now and for later sessions. */
   async setLogLevel(level: McpLogLevel): Promise<void> {
     this.options.config.logLevel = level;
-    await this.request('logging/setLevel', this.timeoutMs, { mutating: false }, (client) => client.setLoggingLevel(level, { timeout: this.timeoutMs }));
+    await this.request('logging/setLevel', this.timeoutMs, { mutating: false }, (client) =>
+      client.setLoggingLevel(level, { timeout: this.timeoutMs }),
+    );
   }
 
   private listTools(client: Client, signal: AbortSignal | undefined, timeout: number): Promise<ServerTool[]> {
-    return fetchServerTools(client, this.allowed, { ...(signal ? { signal } : {}), timeout }, (message) => this.log.noteOnce('warn', message), this.schemas);
+    return fetchServerTools(
+      client,
+      this.allowed,
+      { ...(signal ? { signal } : {}), timeout },
+      (message) => this.log.noteOnce('warn', message),
+      this.schemas,
+    );
   }
 
   /** `list_changed`: list again (coalesced), unless the connection moved on meanwhile. */
@@ -556,7 +618,11 @@ export class ServerConnection {
         }
         const reason = this.lastError ?? 'lost the connection';
         const outcome = mutating ? ' The call may or may not have taken effect.' : '';
-        return this.unavailable(`${reason} during ${label}.${outcome} ${whatNext(this.closed ? 'failed' : this.state, this.retryInMs(), true)}`, error, true);
+        return this.unavailable(
+          `${reason} during ${label}.${outcome} ${whatNext(this.closed ? 'failed' : this.state, this.retryInMs(), true)}`,
+          error,
+          true,
+        );
       }
       default:
         return requestError(kind, this.name, label, timeoutMs, error);

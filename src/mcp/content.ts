@@ -39,7 +39,10 @@ export function toToolOutput(result: unknown, server: string, tool: string): Exc
   if (omitted.length > 0) details.omitted = omitted;
   const isError = r.isError === true;
   if (parts.length === 0) {
-    parts.push({ type: 'text', text: isError ? `tool "${tool}" of MCP server "${server}" reported an error without a message` : '(no output)' });
+    parts.push({
+      type: 'text',
+      text: isError ? `tool "${tool}" of MCP server "${server}" reported an error without a message` : '(no output)',
+    });
   }
   return { content: parts, isError, details };
 }
@@ -71,7 +74,10 @@ export function contentToParts(blocks: readonly unknown[], server: string, omitt
         const mimeType = typeof block.mimeType === 'string' ? block.mimeType : 'audio';
         const bytes = base64Bytes(block.data);
         omitted.push({ type: 'audio', mimeType, bytes });
-        parts.push({ type: 'text', text: `[audio ${mimeType}, ${formatBytes(bytes)}: not shown, models here take no audio in tool results]` });
+        parts.push({
+          type: 'text',
+          text: `[audio ${mimeType}, ${formatBytes(bytes)}: not shown, models here take no audio in tool results]`,
+        });
         break;
       }
       case 'resource':
@@ -91,13 +97,21 @@ export function contentToParts(blocks: readonly unknown[], server: string, omitt
  * Maps one resource's contents (`resources/read`, an embedded resource): text with a
  * header naming the URI, image blobs as images, other blobs as a note.
  */
-export function resourceToParts(resource: Record<string, unknown>, server: string, omitted: NonNullable<McpCallDetails['omitted']> = []): Part[] {
+export function resourceToParts(
+  resource: Record<string, unknown>,
+  server: string,
+  omitted: NonNullable<McpCallDetails['omitted']> = [],
+): Part[] {
   const uri = typeof resource.uri === 'string' ? resource.uri : '(no uri)';
   const mimeType = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
   const label = `[resource ${uri}${mimeType ? ` (${mimeType})` : ''} from ${server}]`;
   if (typeof resource.text === 'string') return [{ type: 'text', text: `${label}\n${resource.text}` }];
   if (typeof resource.blob === 'string') {
-    if (mimeType?.startsWith('image/')) return [{ type: 'text', text: label }, { type: 'image', data: resource.blob, mimeType }];
+    if (mimeType?.startsWith('image/'))
+      return [
+        { type: 'text', text: label },
+        { type: 'image', data: resource.blob, mimeType },
+      ];
     const bytes = base64Bytes(resource.blob);
     omitted.push({ type: 'resource', ...(mimeType ? { mimeType } : {}), uri, bytes });
     return [{ type: 'text', text: `${label} binary, ${formatBytes(bytes)}: not shown` }];

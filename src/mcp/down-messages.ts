@@ -28,7 +28,9 @@ export function downReason(state: McpServerState, attempts: number, lastError: s
 export function whatNext(state: McpServerState, retryInMs: number | undefined, sentence: boolean): string {
   if (state !== 'reconnecting') return sentence ? 'Use another tool.' : 'use another tool.';
   const when = retryInMs !== undefined ? `next attempt in ${Math.max(1, Math.ceil(retryInMs / 1000))} s` : 'attempt running';
-  return sentence ? `rein is reconnecting (${when}); try again shortly or use another tool.` : `${when}; try again shortly or use another tool.`;
+  return sentence
+    ? `rein is reconnecting (${when}); try again shortly or use another tool.`
+    : `${when}; try again shortly or use another tool.`;
 }
 
 /** How a connection ended: `crashed: its process exited with code 3 (stderr: …)`. */
@@ -44,7 +46,12 @@ export function requestError(kind: FailureKind, server: string, label: string, t
   const who = `MCP server "${server}"`;
   switch (kind) {
     case 'timeout':
-      return new ReinError('timeout', 'correctable', `${who} did not answer ${label} within ${timeoutMs} ms; the request was cancelled on the server. Try again later or with less work per call.`, { cause });
+      return new ReinError(
+        'timeout',
+        'correctable',
+        `${who} did not answer ${label} within ${timeoutMs} ms; the request was cancelled on the server. Try again later or with less work per call.`,
+        { cause },
+      );
     case 'aborted':
       return new ReinError('aborted', 'fatal', `${label} on ${who} was cancelled`, { cause });
     default:

@@ -55,7 +55,10 @@ export function elicitationHandler(
     const checked = await checkForm(schema, answer.content ?? {});
     if (!checked.ok) {
       report('error');
-      throw new sdk.McpError(INVALID_PARAMS, `the answer to "${message}" does not match the requested schema: ${checked.errors.join('; ')}`);
+      throw new sdk.McpError(
+        INVALID_PARAMS,
+        `the answer to "${message}" does not match the requested schema: ${checked.errors.join('; ')}`,
+      );
     }
     report('accept');
     return { action: 'accept', content: checked.value as ElicitResult['content'] };
@@ -99,7 +102,11 @@ export function requiredUrls(error: unknown): RequiredUrl[] | undefined {
     if (code !== URL_ELICITATION_REQUIRED || !Array.isArray(data?.elicitations)) continue;
     return (data.elicitations as Array<Record<string, unknown>>)
       .filter((x) => typeof x.url === 'string')
-      .map((x) => ({ url: x.url as string, message: typeof x.message === 'string' ? x.message : '', ...(typeof x.elicitationId === 'string' ? { elicitationId: x.elicitationId } : {}) }));
+      .map((x) => ({
+        url: x.url as string,
+        message: typeof x.message === 'string' ? x.message : '',
+        ...(typeof x.elicitationId === 'string' ? { elicitationId: x.elicitationId } : {}),
+      }));
   }
   return undefined;
 }
@@ -117,7 +124,14 @@ export async function openRequiredUrls(
   signal: AbortSignal,
 ): Promise<boolean> {
   for (const required of urls) {
-    const request: McpElicitRequest = { server, mode: 'url', message: required.message, url: required.url, signal, ...(required.elicitationId ? { elicitationId: required.elicitationId } : {}) };
+    const request: McpElicitRequest = {
+      server,
+      mode: 'url',
+      message: required.message,
+      url: required.url,
+      signal,
+      ...(required.elicitationId ? { elicitationId: required.elicitationId } : {}),
+    };
     const answer = await elicit(request);
     emit({ type: 'mcp_elicitation', server, mode: 'url', message: required.message, action: answer.action, url: required.url });
     if (answer.action !== 'accept') return false;

@@ -19,7 +19,11 @@ const REQUEST_TIMEOUT = -32001;
  * id; `stillOpen` whether the client still has its transport (the SDK drops it when the
  * connection closes, which tells a real close apart from a server's own -32000 error).
  */
-export function classifyFailure(error: unknown, sdk: Sdk, context: { hadSession: boolean; stillOpen: boolean; signal?: AbortSignal }): FailureKind {
+export function classifyFailure(
+  error: unknown,
+  sdk: Sdk,
+  context: { hadSession: boolean; stillOpen: boolean; signal?: AbortSignal },
+): FailureKind {
   if (context.signal?.aborted) return 'aborted';
   if (error instanceof sdk.StreamableHTTPError) {
     const status = error.code ?? 0;
@@ -55,5 +59,5 @@ export function messageOf(error: unknown): string {
     const message = (error.message || error.name).replace(/^(MCP error -?\d+: )(?:MCP error -?\d+: )+/, '$1');
     return `${message}${cause}`;
   }
-  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+  return typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
 }

@@ -153,7 +153,13 @@ export async function startMcp(options: McpHostOptions = {}): Promise<McpHost> {
   const env = options.env ?? process.env;
   // Files named by the caller must exist; the default ones are read only when they do.
   const files = options.configFiles === false || (options.configFiles === undefined && options.servers) ? [] : options.configFiles;
-  const config = await loadMcpConfig({ cwd, env, home: options.home ?? homedir(), ...(files ? { files } : {}), ...(options.servers ? { servers: options.servers } : {}) });
+  const config = await loadMcpConfig({
+    cwd,
+    env,
+    home: options.home ?? homedir(),
+    ...(files ? { files } : {}),
+    ...(options.servers ? { servers: options.servers } : {}),
+  });
   const only = options.only ? new Set(options.only) : undefined;
   const names = Object.keys(config.servers).filter((name) => !only || only.has(name));
   const sdk = names.length > 0 ? await loadSdk() : undefined;
@@ -188,7 +194,8 @@ export async function startMcp(options: McpHostOptions = {}): Promise<McpHost> {
     );
   }
   for (const d of config.diagnostics) {
-    if (d.severity === 'error' && d.server !== undefined && !(d.server in config.servers) && (!only || only.has(d.server))) host.addBroken(d);
+    if (d.severity === 'error' && d.server !== undefined && !(d.server in config.servers) && (!only || only.has(d.server)))
+      host.addBroken(d);
   }
   const startup = host.start();
   if (options.wait !== false) await startup;
@@ -273,7 +280,13 @@ export class McpHost implements ToolSource {
    * @example
    * const { values } = await mcp.complete('everything', { type: 'ref/prompt', name: 'completable-prompt' }, { name: 'department', value: 'En' });
    */
-  complete(server: string, ref: CompletionRef, argument: { name: string; value: string }, context?: Record<string, string>, signal?: AbortSignal): Promise<Completions> {
+  complete(
+    server: string,
+    ref: CompletionRef,
+    argument: { name: string; value: string },
+    context?: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<Completions> {
     return completeArgument(this.connection(server), ref, argument, context, signal);
   }
 
@@ -342,7 +355,15 @@ export class McpHost implements ToolSource {
     if (server !== undefined) this.connection(server);
     return [...this.bridged.values()]
       .filter((b) => server === undefined || b.server === server)
-      .map((b) => ({ server: b.server, name: b.tool.name, mcpName: b.mcpName, description: b.tool.description, parameters: b.tool.parameters, risk: b.tool.risk, effect: b.tool.effect }));
+      .map((b) => ({
+        server: b.server,
+        name: b.tool.name,
+        mcpName: b.mcpName,
+        description: b.tool.description,
+        parameters: b.tool.parameters,
+        risk: b.tool.risk,
+        effect: b.tool.effect,
+      }));
   }
 
   /**
@@ -354,18 +375,31 @@ export class McpHost implements ToolSource {
     server: string,
     tool: string,
     args: Record<string, unknown> = {},
-    options: { signal?: AbortSignal; timeoutMs?: number; onProgress?: (p: { progress: number; total?: number; message?: string }) => void } = {},
+    options: {
+      signal?: AbortSignal;
+      timeoutMs?: number;
+      onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+    } = {},
   ): Promise<McpCallResult> {
     const connection = this.connection(server);
     const bridged = this.bridged.get(tool);
     const name = connection.tools.some((t) => t.name === tool) ? tool : bridged?.server === server ? bridged.mcpName : tool;
     if (connection.state === 'connected' && !connection.tools.some((t) => t.name === name)) {
       const known = connection.tools.map((t) => t.name).join(', ') || 'none';
-      throw new ReinError('not_found', 'correctable', `MCP server "${server}" has no tool "${tool}" (or it is filtered out by "tools"); its tools: ${known}`);
+      throw new ReinError(
+        'not_found',
+        'correctable',
+        `MCP server "${server}" has no tool "${tool}" (or it is filtered out by "tools"); its tools: ${known}`,
+      );
     }
     const raw = await connection.callTool(name, args, options);
     const output = toToolOutput(raw, server, name);
-    return { content: output.content as McpCallResult['content'], isError: output.isError === true, details: output.details as McpCallDetails, raw };
+    return {
+      content: output.content as McpCallResult['content'],
+      isError: output.isError === true,
+      details: output.details as McpCallDetails,
+      raw,
+    };
   }
 
   /** Resources and templates of every server that offers them (or of `server`). */
@@ -381,8 +415,13 @@ export class McpHost implements ToolSource {
 
   /** Prompts of every connected server that offers them (or of `server`), usable as `/server:prompt`. */
   listPrompts(server?: string): Promise<McpPromptInfo[]> {
-    const chosen = server === undefined ? [...this.connections.values()].filter((c) => c.hasPrompts && c.state === 'connected') : [this.connection(server)];
-    return listPrompts(chosen, (name, error) => this.options.log?.({ server: name, level: 'warn', kind: 'event', message: `listing prompts failed: ${messageOf(error)}` }));
+    const chosen =
+      server === undefined
+        ? [...this.connections.values()].filter((c) => c.hasPrompts && c.state === 'connected')
+        : [this.connection(server)];
+    return listPrompts(chosen, (name, error) =>
+      this.options.log?.({ server: name, level: 'warn', kind: 'event', message: `listing prompts failed: ${messageOf(error)}` }),
+    );
   }
 
   /**
@@ -441,7 +480,15 @@ export class McpHost implements ToolSource {
     const name = diagnostic.server as string;
     if (this.broken.has(name)) return;
     const where = diagnostic.file ? `${diagnostic.file}: ` : '';
-    const status: McpServerStatus = { name, transport: 'unknown', state: 'failed', toolCount: 0, attempts: 0, recentLog: [], lastError: `${where}${diagnostic.key} ${diagnostic.message}` };
+    const status: McpServerStatus = {
+      name,
+      transport: 'unknown',
+      state: 'failed',
+      toolCount: 0,
+      attempts: 0,
+      recentLog: [],
+      lastError: `${where}${diagnostic.key} ${diagnostic.message}`,
+    };
     if (diagnostic.file !== undefined) status.source = diagnostic.file;
     this.broken.set(name, status);
   }
@@ -474,7 +521,12 @@ export class McpHost implements ToolSource {
 
   /** @internal */
   statusChanged(name: string): void {
-    if (this.resourceServers().map((c) => c.name).join('\n') !== this.resourceKey) this.rebuild();
+    if (
+      this.resourceServers()
+        .map((c) => c.name)
+        .join('\n') !== this.resourceKey
+    )
+      this.rebuild();
     const connection = this.connections.get(name);
     if (!connection) return;
     const status = connection.status();
@@ -489,7 +541,12 @@ export class McpHost implements ToolSource {
     const connection = this.connections.get(server);
     if (connection) return connection;
     const broken = this.broken.get(server);
-    if (broken) throw new ReinError('mcp_unavailable', 'fatal', `MCP server "${server}" is not started: its configuration is broken (${broken.lastError ?? 'see diagnostics'})`);
+    if (broken)
+      throw new ReinError(
+        'mcp_unavailable',
+        'fatal',
+        `MCP server "${server}" is not started: its configuration is broken (${broken.lastError ?? 'see diagnostics'})`,
+      );
     const known = [...this.connections.keys()].join(', ') || 'none';
     throw new ReinError('not_found', 'correctable', `no MCP server named "${server}"; configured: ${known}`);
   }

@@ -51,7 +51,11 @@ export function findMentions(text: string, isServer: (name: string) => boolean):
  * first, then one block per resource. A mention that cannot be read stays in the text as
  * typed and is named in `problems`.
  */
-export async function expandMentions(text: string, servers: ReadonlyMap<string, ServerConnection>, signal?: AbortSignal): Promise<ExpandedMentions> {
+export async function expandMentions(
+  text: string,
+  servers: ReadonlyMap<string, ServerConnection>,
+  signal?: AbortSignal,
+): Promise<ExpandedMentions> {
   const mentions = findMentions(text, (name) => servers.has(name));
   const expanded: ExpandedMentions = { text, content: [{ type: 'text', text }], attached: [], problems: [] };
   const reads = await Promise.allSettled(

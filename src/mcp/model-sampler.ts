@@ -35,19 +35,31 @@ export interface ModelSamplerOptions {
 export function modelSampler(options: ModelSamplerOptions): (request: McpSamplingRequest) => Promise<McpSamplingResult & SamplingUsage> {
   return async (request) => {
     const decision = options.decision ?? 'ask';
-    if (decision === 'deny') throw new ReinError('permission_denied', 'fatal', `sampling requests of MCP server "${request.server}" are denied`);
+    if (decision === 'deny')
+      throw new ReinError('permission_denied', 'fatal', `sampling requests of MCP server "${request.server}" are denied`);
     if (decision === 'ask' && !(options.ask && (await options.ask(request)))) {
-      throw new ReinError('permission_denied', 'fatal', options.ask ? 'the person refused the sampling request' : 'nobody can be asked to allow the sampling request');
+      throw new ReinError(
+        'permission_denied',
+        'fatal',
+        options.ask ? 'the person refused the sampling request' : 'nobody can be asked to allow the sampling request',
+      );
     }
     const params = request.params;
     const maxTokens = Math.min(params.maxTokens, options.maxTokens ?? 4096);
     const message = await streamModel(
       options.model,
-      { ...(params.systemPrompt ? { system: params.systemPrompt } : {}), messages: params.messages.map((m) => toMessage(m, options.model)) },
+      {
+        ...(params.systemPrompt ? { system: params.systemPrompt } : {}),
+        messages: params.messages.map((m) => toMessage(m, options.model)),
+      },
       { signal: request.signal, maxTokens, ...(params.temperature !== undefined ? { temperature: params.temperature } : {}) },
     ).result();
     if (message.stopReason === 'error' || message.stopReason === 'aborted') {
-      throw new ReinError('mcp_error', 'correctable', `the model could not answer the sampling request: ${message.error?.message ?? message.stopReason}`);
+      throw new ReinError(
+        'mcp_error',
+        'correctable',
+        `the model could not answer the sampling request: ${message.error?.message ?? message.stopReason}`,
+      );
     }
     const usage = { ...message.usage };
     const cost = costOf(options.model, usage);

@@ -51,7 +51,8 @@ export async function allPages<T>(method: string, fetch: (cursor: string | undef
     items.push(...result.items);
     cursor = result.nextCursor;
     if (cursor === undefined || cursor === '') return items;
-    if (seen.has(cursor)) throw new PageError(`${method}: the server sent cursor ${JSON.stringify(cursor)} twice (page ${page + 1}); stopped`, items, page + 1);
+    if (seen.has(cursor))
+      throw new PageError(`${method}: the server sent cursor ${JSON.stringify(cursor)} twice (page ${page + 1}); stopped`, items, page + 1);
     seen.add(cursor);
   }
   throw new PageError(`${method}: more than ${MAX_PAGES} pages; stopped`, items, MAX_PAGES + 1);

@@ -97,7 +97,8 @@ export class ProcessTransport implements Transport {
           // A child that never spawned emits no 'close' on every Node version.
           this.exit = { code: null, signal: null };
           ended(this.exit);
-          const hint = error.code === 'ENOENT' ? `: not found (check "command" and PATH${cwd ? ` and "cwd" ${cwd}` : ''})` : `: ${error.message}`;
+          const hint =
+            error.code === 'ENOENT' ? `: not found (check "command" and PATH${cwd ? ` and "cwd" ${cwd}` : ''})` : `: ${error.message}`;
           reject(new Error(`cannot start ${JSON.stringify(command)}${hint}`, { cause: error }));
           return;
         }

@@ -29,6 +29,10 @@ export class ProgressRouter {
   /** Hands a `notifications/progress` to its call; unknown tokens are ignored. */
   deliver(params: { progressToken: string | number; progress: number; total?: number | undefined; message?: string | undefined }): void {
     const report = this.handlers.get(String(params.progressToken));
-    report?.({ progress: params.progress, ...(params.total !== undefined ? { total: params.total } : {}), ...(params.message !== undefined ? { message: params.message } : {}) });
+    report?.({
+      progress: params.progress,
+      ...(params.total !== undefined ? { total: params.total } : {}),
+      ...(params.message !== undefined ? { message: params.message } : {}),
+    });
   }
 }

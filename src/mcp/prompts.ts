@@ -40,7 +40,10 @@ export function parsePromptCommand(text: string): PromptCommand | undefined {
 }
 
 /** Lists the prompts of the given connections (every page); servers that fail are skipped, reported through `onError`. */
-export async function listPrompts(connections: readonly ServerConnection[], onError?: (server: string, error: unknown) => void): Promise<McpPromptInfo[]> {
+export async function listPrompts(
+  connections: readonly ServerConnection[],
+  onError?: (server: string, error: unknown) => void,
+): Promise<McpPromptInfo[]> {
   const lists = await Promise.all(
     connections.map((c) =>
       promptsOf(c).catch((error: unknown) => {
@@ -55,7 +58,9 @@ export async function listPrompts(connections: readonly ServerConnection[], onEr
 /** Every prompt of one server; throws what the request threw. */
 async function promptsOf(c: ServerConnection): Promise<McpPromptInfo[]> {
   const listed = await allPages('prompts/list', async (cursor) => {
-    const result = await c.request('prompts/list', c.timeoutMs, { mutating: false }, (client) => client.listPrompts(cursor === undefined ? undefined : { cursor }, { timeout: c.timeoutMs }));
+    const result = await c.request('prompts/list', c.timeoutMs, { mutating: false }, (client) =>
+      client.listPrompts(cursor === undefined ? undefined : { cursor }, { timeout: c.timeoutMs }),
+    );
     return { items: result.prompts, nextCursor: result.nextCursor };
   });
   const prompts: McpPromptInfo[] = [];
@@ -63,7 +68,11 @@ async function promptsOf(c: ServerConnection): Promise<McpPromptInfo[]> {
     const info: McpPromptInfo = {
       server: c.name,
       name: p.name,
-      arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: a.required === true, ...(a.description ? { description: a.description } : {}) })),
+      arguments: (p.arguments ?? []).map((a) => ({
+        name: a.name,
+        required: a.required === true,
+        ...(a.description ? { description: a.description } : {}),
+      })),
     };
     if (p.description) info.description = p.description;
     prompts.push(info);
@@ -82,11 +91,18 @@ export async function expandPrompt(connection: ServerConnection, command: Prompt
   const prompt = prompts.find((p) => p.name === command.prompt);
   if (!prompt) {
     const known = prompts.map((p) => `/${connection.name}:${p.name}`).join(', ') || 'none';
-    throw new ReinError('not_found', 'correctable', `MCP server "${connection.name}" has no prompt "${command.prompt}"; its prompts: ${known}`);
+    throw new ReinError(
+      'not_found',
+      'correctable',
+      `MCP server "${connection.name}" has no prompt "${command.prompt}"; its prompts: ${known}`,
+    );
   }
   const args = bindArguments(prompt, command.rest);
-  const result = await connection.request(`prompts/get "${prompt.name}"`, connection.timeoutMs, { mutating: false, ...(signal ? { signal } : {}) }, (client) =>
-    client.getPrompt({ name: prompt.name, arguments: args }, { timeout: connection.timeoutMs, ...(signal ? { signal } : {}) }),
+  const result = await connection.request(
+    `prompts/get "${prompt.name}"`,
+    connection.timeoutMs,
+    { mutating: false, ...(signal ? { signal } : {}) },
+    (client) => client.getPrompt({ name: prompt.name, arguments: args }, { timeout: connection.timeoutMs, ...(signal ? { signal } : {}) }),
   );
   const messages = result.messages.map((m) => ({ role: m.role, content: contentToParts([m.content], connection.name) }));
   const content: Array<TextContent | ImageContent> = [];
@@ -125,7 +141,8 @@ function bindArguments(prompt: McpPromptInfo, rest: string): Record<string, stri
       else positional.push(token);
     }
     const open = declared.filter((a) => !(a.name in args));
-    if (positional.length > open.length) fail(`too many values (${positional.length} for ${open.length} open arguments); quote values with spaces`);
+    if (positional.length > open.length)
+      fail(`too many values (${positional.length} for ${open.length} open arguments); quote values with spaces`);
     positional.forEach((value, i) => (args[(open[i] as { name: string }).name] = value));
   }
   const missing = declared.filter((a) => a.required && !(a.name in args)).map((a) => a.name);
@@ -137,7 +154,8 @@ function bindArguments(prompt: McpPromptInfo, rest: string): Record<string, stri
 export function splitArgs(text: string): string[] {
   const tokens: string[] = [];
   const pattern = /(?:[^\s"']+|"[^"]*"|'[^']*')+/g;
-  for (const match of text.matchAll(pattern)) tokens.push(match[0].replace(/"([^"]*)"|'([^']*)'/g, (_m, a: string | undefined, b: string | undefined) => a ?? b ?? ''));
+  for (const match of text.matchAll(pattern))
+    tokens.push(match[0].replace(/"([^"]*)"|'([^']*)'/g, (_m, a: string | undefined, b: string | undefined) => a ?? b ?? ''));
   return tokens;
 }
 

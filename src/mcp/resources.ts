@@ -44,7 +44,9 @@ export async function listResources(connections: readonly ServerConnection[], si
       };
       try {
         const resources = await allPages('resources/list', async (cursor) => {
-          const result = await c.request('resources/list', c.timeoutMs, options, (client) => client.listResources(cursor === undefined ? undefined : { cursor }, timeout(c)));
+          const result = await c.request('resources/list', c.timeoutMs, options, (client) =>
+            client.listResources(cursor === undefined ? undefined : { cursor }, timeout(c)),
+          );
           return { items: result.resources, nextCursor: result.nextCursor };
         });
         for (const r of resources) listing.resources.push(info(c.name, r, { uri: r.uri }));
@@ -65,7 +67,8 @@ export async function listResources(connections: readonly ServerConnection[], si
         // Templates are optional: a server without them may answer "method not found" to the
         // first page. Anything else (a later page failing, a timeout) is reported.
         if (!(error instanceof PageError) && rpcCode(error) === METHOD_NOT_FOUND) return;
-        for (const t of partialOf<{ uriTemplate: string; name: string }>(error)) listing.templates.push(info(c.name, t, { uriTemplate: t.uriTemplate }));
+        for (const t of partialOf<{ uriTemplate: string; name: string }>(error))
+          listing.templates.push(info(c.name, t, { uriTemplate: t.uriTemplate }));
         report(error instanceof PageError ? '' : 'resources/templates/list failed: ', error);
       }
     }),
@@ -85,8 +88,11 @@ function partialOf<T>(error: unknown): T[] {
 
 /** Reads one resource of a connection, as parts a model can read. */
 export async function readResource(connection: ServerConnection, uri: string, signal?: AbortSignal): Promise<ResourceContents> {
-  const raw = await connection.request(`resources/read "${uri}"`, connection.timeoutMs, { mutating: false, ...(signal ? { signal } : {}) }, (client) =>
-    client.readResource({ uri }, { timeout: connection.timeoutMs, ...(signal ? { signal } : {}) }),
+  const raw = await connection.request(
+    `resources/read "${uri}"`,
+    connection.timeoutMs,
+    { mutating: false, ...(signal ? { signal } : {}) },
+    (client) => client.readResource({ uri }, { timeout: connection.timeoutMs, ...(signal ? { signal } : {}) }),
   );
   const parts = raw.contents.flatMap((content) => resourceToParts(content as Record<string, unknown>, connection.name));
   return { parts: parts.length > 0 ? parts : [{ type: 'text', text: `[resource ${uri} from ${connection.name}] (empty)` }], raw };
@@ -100,7 +106,12 @@ export function resourceTools(servers: () => ServerConnection[]): Tool[] {
   const names = servers().map((c) => c.name);
   const pick = (name: unknown): ServerConnection => {
     const found = servers().find((c) => c.name === name);
-    if (!found) throw new Error(`no MCP server named ${JSON.stringify(name)} offers resources; use one of: ${servers().map((c) => c.name).join(', ')}`);
+    if (!found)
+      throw new Error(
+        `no MCP server named ${JSON.stringify(name)} offers resources; use one of: ${servers()
+          .map((c) => c.name)
+          .join(', ')}`,
+      );
     return found;
   };
   const list: Tool = {
@@ -118,7 +129,8 @@ export function resourceTools(servers: () => ServerConnection[]): Tool[] {
   };
   const read: Tool = {
     name: 'read_resource',
-    description: 'Read one resource of an MCP server by its URI (from list_resources, a resource link in a tool result, or a template filled in).',
+    description:
+      'Read one resource of an MCP server by its URI (from list_resources, a resource link in a tool result, or a template filled in).',
     parameters: {
       type: 'object',
       properties: {
@@ -141,11 +153,14 @@ export function resourceTools(servers: () => ServerConnection[]): Tool[] {
 function formatListing(listing: ResourceListing): string {
   const lines: string[] = [];
   for (const r of listing.resources) {
-    lines.push(`${r.server}: ${r.uri} — ${r.name}${r.mimeType ? ` (${r.mimeType})` : ''}${r.description ? `: ${oneLine(r.description)}` : ''}`);
+    lines.push(
+      `${r.server}: ${r.uri} — ${r.name}${r.mimeType ? ` (${r.mimeType})` : ''}${r.description ? `: ${oneLine(r.description)}` : ''}`,
+    );
   }
   if (listing.templates.length > 0) {
     lines.push('', 'Templates (fill in the {placeholders} to get a URI for read_resource):');
-    for (const t of listing.templates) lines.push(`${t.server}: ${t.uriTemplate} — ${t.name}${t.description ? `: ${oneLine(t.description)}` : ''}`);
+    for (const t of listing.templates)
+      lines.push(`${t.server}: ${t.uriTemplate} — ${t.name}${t.description ? `: ${oneLine(t.description)}` : ''}`);
   }
   for (const e of listing.errors) lines.push(`(could not list ${e})`);
   return lines.length > 0 ? lines.join('\n') : 'No resources are offered.';

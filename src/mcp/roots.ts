@@ -11,7 +11,8 @@ import type { McpRoot } from './types.js';
 export function rootsOf(roots: readonly string[], cwd: string): McpRoot[] {
   return roots.map((root) => {
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(root)) {
-      if (!root.startsWith('file://')) throw new ReinError('config', 'fatal', `MCP roots must be folders or file:// URIs; got ${JSON.stringify(root)}`);
+      if (!root.startsWith('file://'))
+        throw new ReinError('config', 'fatal', `MCP roots must be folders or file:// URIs; got ${JSON.stringify(root)}`);
       return { uri: root, name: basename(fileURLToPath(root)) || root };
     }
     const path = isAbsolute(root) ? root : resolve(cwd, root);

@@ -88,7 +88,10 @@ function rewriteDraft4Exclusives(node: unknown): void {
     return;
   }
   if (!isRecord(node)) return;
-  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (typeof node[flag] !== 'boolean') continue;
     if (node[flag] === true && typeof node[bound] === 'number') {
       node[flag] = node[bound];

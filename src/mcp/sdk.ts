@@ -40,29 +40,32 @@ export function loadSdk(): Promise<Sdk> {
     import('@modelcontextprotocol/sdk/client/sse.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('@modelcontextprotocol/sdk/shared/stdio.js'),
-  ]).then(([client, http, sse, types, stdio]) => ({
-    Client: client.Client,
-    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-    StreamableHTTPError: http.StreamableHTTPError,
-    SSEClientTransport: sse.SSEClientTransport,
-    SseError: sse.SseError,
-    McpError: types.McpError,
-    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
-    ProgressNotificationSchema: types.ProgressNotificationSchema,
-    LoggingMessageNotificationSchema: types.LoggingMessageNotificationSchema,
-    ResourceUpdatedNotificationSchema: types.ResourceUpdatedNotificationSchema,
-    ResourceListChangedNotificationSchema: types.ResourceListChangedNotificationSchema,
-    PromptListChangedNotificationSchema: types.PromptListChangedNotificationSchema,
-    ListRootsRequestSchema: types.ListRootsRequestSchema,
-    ElicitRequestSchema: types.ElicitRequestSchema,
-    CreateMessageRequestSchema: types.CreateMessageRequestSchema,
-    ElicitationCompleteNotificationSchema: types.ElicitationCompleteNotificationSchema,
-    framing: { ReadBuffer: stdio.ReadBuffer, serializeMessage: stdio.serializeMessage },
-  }), (error: unknown) => {
-    // Not cached: a package installed later in a long-lived process is found on the next try.
-    loading = undefined;
-    throw asMissing(error, [SDK_PACKAGE], 'MCP support');
-  });
+  ]).then(
+    ([client, http, sse, types, stdio]) => ({
+      Client: client.Client,
+      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+      StreamableHTTPError: http.StreamableHTTPError,
+      SSEClientTransport: sse.SSEClientTransport,
+      SseError: sse.SseError,
+      McpError: types.McpError,
+      ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+      ProgressNotificationSchema: types.ProgressNotificationSchema,
+      LoggingMessageNotificationSchema: types.LoggingMessageNotificationSchema,
+      ResourceUpdatedNotificationSchema: types.ResourceUpdatedNotificationSchema,
+      ResourceListChangedNotificationSchema: types.ResourceListChangedNotificationSchema,
+      PromptListChangedNotificationSchema: types.PromptListChangedNotificationSchema,
+      ListRootsRequestSchema: types.ListRootsRequestSchema,
+      ElicitRequestSchema: types.ElicitRequestSchema,
+      CreateMessageRequestSchema: types.CreateMessageRequestSchema,
+      ElicitationCompleteNotificationSchema: types.ElicitationCompleteNotificationSchema,
+      framing: { ReadBuffer: stdio.ReadBuffer, serializeMessage: stdio.serializeMessage },
+    }),
+    (error: unknown) => {
+      // Not cached: a package installed later in a long-lived process is found on the next try.
+      loading = undefined;
+      throw asMissing(error, [SDK_PACKAGE], 'MCP support');
+    },
+  );
   return loading;
 }
 

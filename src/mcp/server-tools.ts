@@ -35,7 +35,9 @@ export type PreparedSchemas = Map<string, PreparedSchema>;
  * `tools/call` schema rejects content types it does not know. rein checks what it uses
  * itself ({@link readTools}, the content mapper) and keeps the rest of the list.
  */
-export const ANY_RESULT = { safeParse: (data: unknown) => ({ success: true as const, data }) } as unknown as Parameters<Client['request']>[1];
+export const ANY_RESULT = { safeParse: (data: unknown) => ({ success: true as const, data }) } as unknown as Parameters<
+  Client['request']
+>[1];
 
 interface ListedTool {
   name: string;
@@ -74,7 +76,10 @@ export async function fetchServerTools(
   const kept: PreparedSchemas = new Map();
   const listed = await allPages('tools/list', async (cursor) => {
     const params = cursor === undefined ? {} : { cursor };
-    const result = (await client.request({ method: 'tools/list', params }, ANY_RESULT, request)) as { tools?: unknown; nextCursor?: unknown };
+    const result = (await client.request({ method: 'tools/list', params }, ANY_RESULT, request)) as {
+      tools?: unknown;
+      nextCursor?: unknown;
+    };
     return { items: readTools(result.tools, note), nextCursor: typeof result.nextCursor === 'string' ? result.nextCursor : undefined };
   });
   const seen = new Set<string>();

@@ -145,8 +145,21 @@ export type McpEvent =
   | { type: 'mcp_log'; server: string; level: McpLogLevel; logger?: string; data: unknown }
   | { type: 'mcp_list_changed'; server: string; list: 'tools' | 'prompts' | 'resources' }
   | { type: 'mcp_resource_updated'; server: string; uri: string }
-  | { type: 'mcp_auth'; server: string; status: 'needs_login' | 'authorized' | 'refreshed' | 'step_up' | 'failed'; scope?: string; message?: string }
-  | { type: 'mcp_elicitation'; server: string; mode: 'form' | 'url'; message: string; action: McpElicitResult['action'] | 'error'; url?: string }
+  | {
+      type: 'mcp_auth';
+      server: string;
+      status: 'needs_login' | 'authorized' | 'refreshed' | 'step_up' | 'failed';
+      scope?: string;
+      message?: string;
+    }
+  | {
+      type: 'mcp_elicitation';
+      server: string;
+      mode: 'form' | 'url';
+      message: string;
+      action: McpElicitResult['action'] | 'error';
+      url?: string;
+    }
   | { type: 'mcp_elicitation_complete'; server: string; elicitationId: string }
   | {
       type: 'mcp_sampling';

@@ -88,7 +88,10 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Sqlit
   const project = options.project ?? findRepoRoot(cwd) ?? cwd;
   let db: SqliteConnection;
   try {
-    db = openSqliteFile(path, 'memory', { busyTimeoutMs: options.busyTimeoutMs, ...(options.driver === undefined ? {} : { driver: options.driver }) });
+    db = openSqliteFile(path, 'memory', {
+      busyTimeoutMs: options.busyTimeoutMs,
+      ...(options.driver === undefined ? {} : { driver: options.driver }),
+    });
   } catch (error) {
     if (error instanceof ReinError) throw error;
     throw new ReinError('store', 'fatal', `cannot open the memory file ${path}: ${firstLine(error)}`, { cause: error });
@@ -120,7 +123,9 @@ export class SqliteMemory implements MemoryStore {
     migrate(db);
     const p = (sql: string): Stmt => db.prepare(sql);
     this.s = {
-      insert: p('INSERT INTO memories (project, text, tags, source, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (project, text) DO NOTHING RETURNING id'),
+      insert: p(
+        'INSERT INTO memories (project, text, tags, source, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (project, text) DO NOTHING RETURNING id',
+      ),
       byText: p('SELECT id, tags FROM memories WHERE project = ? AND text = ?'),
       setTags: p('UPDATE memories SET tags = ? WHERE id = ?'),
       remove: p('DELETE FROM memories WHERE id = ? AND project = ?'),
@@ -143,11 +148,17 @@ export class SqliteMemory implements MemoryStore {
     const clean = text.trim();
     if (clean === '') throw new ReinError('invalid_arguments', 'correctable', 'nothing to remember: the text is empty');
     if (clean.length > MAX_MEMORY_CHARS) {
-      throw new ReinError('invalid_arguments', 'correctable', `a memory holds at most ${MAX_MEMORY_CHARS} characters (got ${clean.length}): remember a shorter summary`);
+      throw new ReinError(
+        'invalid_arguments',
+        'correctable',
+        `a memory holds at most ${MAX_MEMORY_CHARS} characters (got ${clean.length}): remember a shorter summary`,
+      );
     }
     const tags = normalizeTags(options.tags ?? []);
     return this.db.immediate((): RememberResult => {
-      const inserted = this.s.insert.get(this.project, clean, tags.join(' '), options.source ?? null, Date.now()) as { id: number } | undefined;
+      const inserted = this.s.insert.get(this.project, clean, tags.join(' '), options.source ?? null, Date.now()) as
+        | { id: number }
+        | undefined;
       if (inserted) return { id: String(inserted.id), created: true };
       const existing = this.s.byText.get(this.project, clean) as { id: number; tags: string };
       const merged = normalizeTags([...splitTags(existing.tags), ...tags]);
@@ -198,7 +209,11 @@ export class SqliteMemory implements MemoryStore {
 function migrate(db: SqliteConnection): void {
   const version = db.pragma('user_version') as number;
   if (version > SCHEMA_VERSION) {
-    throw new ReinError('store', 'fatal', `the memory file was written by a newer rein (schema ${version}, this one knows ${SCHEMA_VERSION}): upgrade rein`);
+    throw new ReinError(
+      'store',
+      'fatal',
+      `the memory file was written by a newer rein (schema ${version}, this one knows ${SCHEMA_VERSION}): upgrade rein`,
+    );
   }
   if (version === SCHEMA_VERSION) return;
   db.immediate(() => {
@@ -208,7 +223,12 @@ function migrate(db: SqliteConnection): void {
 }
 
 function toSnippet(row: Row): MemorySnippet {
-  const snippet: MemorySnippet = { id: String(row.id), text: row.text, score: row.rank === undefined ? 0 : -row.rank, createdAt: row.created_at };
+  const snippet: MemorySnippet = {
+    id: String(row.id),
+    text: row.text,
+    score: row.rank === undefined ? 0 : -row.rank,
+    createdAt: row.created_at,
+  };
   if (row.source !== null) snippet.source = row.source;
   const tags = splitTags(row.tags);
   if (tags.length > 0) snippet.tags = tags;

@@ -68,7 +68,10 @@ export function createMemoryTools(memory: MemoryStore, options: MemoryToolsOptio
     execute: async ({ query, limit }, ctx): Promise<ToolOutput> => {
       const q = String(query);
       if (ftsQuery(q) === undefined) {
-        return { content: `"${q}" has no word to search for: give the words the note would contain, such as "deploy staging"`, isError: true };
+        return {
+          content: `"${q}" has no word to search for: give the words the note would contain, such as "deploy staging"`,
+          isError: true,
+        };
       }
       const hits = await memory.retrieve(q, typeof limit === 'number' ? limit : 5, { signal: ctx.signal });
       if (hits.length === 0) return { content: `No saved note matches "${q}".`, details: { hits } };

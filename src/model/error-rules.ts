@@ -68,7 +68,8 @@ const CONTEXT_LENGTH =
  * DeepSeek "Model Not Exist", and other servers' wordings. Each names the model as what is
  * missing, so "model x does not support tools" is not one.
  */
-const UNKNOWN_MODEL = /is not a valid model|\bmodel(?: \S+)? (?:does not|doesn't|not) exists?\b|\b(?:unknown|invalid) model\b(?! (?:output|response|request|parameters?))|\bno such model\b/i;
+const UNKNOWN_MODEL =
+  /is not a valid model|\bmodel(?: \S+)? (?:does not|doesn't|not) exists?\b|\b(?:unknown|invalid) model\b(?! (?:output|response|request|parameters?))|\bno such model\b/i;
 /** A 413 whose body counts the request in tokens (a token limit), not in bytes (a body size limit). */
 const TOKENS = /\btokens?\b|\bTPM\b/i;
 /** OpenRouter's 402 when the credit left cannot pay for the output budget asked for. */
@@ -84,10 +85,13 @@ const WRONG_PATH = /invalid url|no route|not a valid (?:url|path|endpoint)|unkno
  * A required parameter the request did not carry: pydantic's "max_tokens: Field required",
  * "missing required parameter: 'x'".
  */
-const MISSING_FIELD = /(?:^|[\s:'"`(])([A-Za-z_][\w.]*)["'`]?:\s*field required|missing required (?:parameter|field|argument)s?:?\s*["'`]?([A-Za-z_][\w.]*)/i;
+const MISSING_FIELD =
+  /(?:^|[\s:'"`(])([A-Za-z_][\w.]*)["'`]?:\s*field required|missing required (?:parameter|field|argument)s?:?\s*["'`]?([A-Za-z_][\w.]*)/i;
 
-const contextOverflow = (r: Refusal): boolean => r.code === 'context_length_exceeded' || r.type === 'exceed_context_size_error' || CONTEXT_LENGTH.test(r.message);
-const unknownModel = (r: Refusal): boolean => r.status === 404 || r.code === 'model_not_found' || (r.status === 400 && UNKNOWN_MODEL.test(r.message));
+const contextOverflow = (r: Refusal): boolean =>
+  r.code === 'context_length_exceeded' || r.type === 'exceed_context_size_error' || CONTEXT_LENGTH.test(r.message);
+const unknownModel = (r: Refusal): boolean =>
+  r.status === 404 || r.code === 'model_not_found' || (r.status === 400 && UNKNOWN_MODEL.test(r.message));
 
 /** The table, in the order it is read. */
 export function errorRules(h: RuleHelpers): readonly ErrorRule[] {
@@ -102,7 +106,8 @@ export function errorRules(h: RuleHelpers): readonly ErrorRule[] {
       when: (r) => r.status === 413 && (contextOverflow(r) || r.type === 'tokens' || TOKENS.test(r.message)),
       code: 'context_length',
       kind: 'fatal',
-      advice: (r) => `${r.at} refused the request as too large for ${r.ctx.model} or for the token limit of this account (${r.statusText})${r.said}. Shorten the conversation (compact the history, trim long tool results) or lower --max-output-tokens (modelOptions.maxTokens): the output budget a request asks for counts towards the tokens it requests`,
+      advice: (r) =>
+        `${r.at} refused the request as too large for ${r.ctx.model} or for the token limit of this account (${r.statusText})${r.said}. Shorten the conversation (compact the history, trim long tool results) or lower --max-output-tokens (modelOptions.maxTokens): the output budget a request asks for counts towards the tokens it requests`,
     },
     {
       // Counted in bytes: the body size limit of the server or of a reverse proxy before it.
@@ -110,7 +115,8 @@ export function errorRules(h: RuleHelpers): readonly ErrorRule[] {
       when: (r) => r.status === 413,
       code: 'bad_request',
       kind: 'fatal',
-      advice: (r) => `${r.at} refused the request as too large (${r.statusText})${r.said}. The server, or a reverse proxy in front of it, limits the size of a request body (nginx: client_max_body_size); shorten the conversation (long tool results, images) or raise that limit`,
+      advice: (r) =>
+        `${r.at} refused the request as too large (${r.statusText})${r.said}. The server, or a reverse proxy in front of it, limits the size of a request body (nginx: client_max_body_size); shorten the conversation (long tool results, images) or raise that limit`,
     },
     {
       // 500: llama.cpp's "Context size has been exceeded." (retrying would send the same request).
@@ -118,7 +124,8 @@ export function errorRules(h: RuleHelpers): readonly ErrorRule[] {
       when: (r) => (r.status === undefined || r.status === 400 || r.status === 422 || r.status === 500) && contextOverflow(r),
       code: 'context_length',
       kind: 'fatal',
-      advice: (r) => `The request does not fit the context window of ${r.ctx.model} (${r.statusText})${r.said}. Shorten the conversation (compact the history, trim long tool results) or lower max tokens`,
+      advice: (r) =>
+        `The request does not fit the context window of ${r.ctx.model} (${r.statusText})${r.said}. Shorten the conversation (compact the history, trim long tool results) or lower max tokens`,
     },
     {
       // 402 Payment Required: OpenRouter "Insufficient credits", DeepSeek "Insufficient Balance".
@@ -127,7 +134,8 @@ export function errorRules(h: RuleHelpers): readonly ErrorRule[] {
       when: (r) => r.code === 'insufficient_quota' || r.status === 402,
       code: 'rate_limited',
       kind: 'fatal',
-      advice: (r) => `${r.at} reports the credit or quota of this API key is used up (${r.statusText})${r.said}. Add credit or check the plan of the key${FEWER_TOKENS.test(r.message) ? ', or ask for fewer output tokens (--max-output-tokens)' : ''}; retrying will not help`,
+      advice: (r) =>
+        `${r.at} reports the credit or quota of this API key is used up (${r.statusText})${r.said}. Add credit or check the plan of the key${FEWER_TOKENS.test(r.message) ? ', or ask for fewer output tokens (--max-output-tokens)' : ''}; retrying will not help`,
     },
     {
       // Azure OpenAI: 400 with code content_filter (innererror ResponsibleAIPolicyViolation).
@@ -135,11 +143,13 @@ export function errorRules(h: RuleHelpers): readonly ErrorRule[] {
       when: (r) => r.code === 'content_filter' || CONTENT_POLICY.test(r.message),
       code: 'content_filter',
       kind: 'fatal',
-      advice: (r) => `The content filter of ${r.at} refused the prompt (${r.statusText})${r.said}. Rephrase the task (or leave out the file or tool output that set it off); sending the same request again will not help`,
+      advice: (r) =>
+        `The content filter of ${r.at} refused the prompt (${r.statusText})${r.said}. Rephrase the task (or leave out the file or tool output that set it off); sending the same request again will not help`,
     },
     {
       name: 'overloaded',
-      when: (r) => r.status === 529 || r.type === 'overloaded_error' || ((r.status === undefined || r.status >= 500) && OVERLOADED.test(r.message)),
+      when: (r) =>
+        r.status === 529 || r.type === 'overloaded_error' || ((r.status === undefined || r.status >= 500) && OVERLOADED.test(r.message)),
       code: 'overloaded',
       kind: 'transient',
       advice: (r) => `${r.at} is overloaded (${r.statusText})${r.said}. This is on the provider's side; retry later`,
@@ -151,7 +161,8 @@ export function errorRules(h: RuleHelpers): readonly ErrorRule[] {
       when: (r) => r.code === 'tool_use_failed',
       code: 'invalid_response',
       kind: 'transient',
-      advice: (r) => `The model ${r.ctx.model} produced a tool call ${r.ctx.provider} could not parse (${r.statusText})${r.said}. It is retried; if it keeps failing, simplify the tool schemas or lower the temperature`,
+      advice: (r) =>
+        `The model ${r.ctx.model} produced a tool call ${r.ctx.provider} could not parse (${r.statusText})${r.said}. It is retried; if it keeps failing, simplify the tool schemas or lower the temperature`,
     },
     {
       // Following it would send the request and its API key to an address nobody configured
@@ -171,7 +182,8 @@ export function errorRules(h: RuleHelpers): readonly ErrorRule[] {
       when: (r) => r.status === 407,
       code: 'auth',
       kind: 'fatal',
-      advice: (r) => `The proxy between rein and ${r.at} wants credentials (${r.statusText})${r.said}. Put them in the proxy URL: HTTP_PROXY=http://user:password@host:port`,
+      advice: (r) =>
+        `The proxy between rein and ${r.at} wants credentials (${r.statusText})${r.said}. Put them in the proxy URL: HTTP_PROXY=http://user:password@host:port`,
     },
     {
       name: 'credentials refused',
@@ -190,17 +202,21 @@ export function errorRules(h: RuleHelpers): readonly ErrorRule[] {
       // "model" in the message's own words, not in a path it echoes (a gateway's "Invalid URL
       // (POST /v1beta/models/x:streamGenerateContent)" is a wrong base URL, not a wrong model).
       name: 'unknown model',
-      when: (r) => unknownModel(r) && (r.code === 'model_not_found' || (/model/i.test(r.message.replace(URL_OR_PATH, ' ')) && !WRONG_PATH.test(r.message))),
+      when: (r) =>
+        unknownModel(r) &&
+        (r.code === 'model_not_found' || (/model/i.test(r.message.replace(URL_OR_PATH, ' ')) && !WRONG_PATH.test(r.message))),
       code: 'model_not_found',
       kind: 'fatal',
-      advice: (r) => `Model "${r.ctx.model}" is not available at ${r.at} (${r.statusText})${r.said}. Check the model id ("${r.ctx.provider}/${r.ctx.model}") and that your key has access to it`,
+      advice: (r) =>
+        `Model "${r.ctx.model}" is not available at ${r.at} (${r.statusText})${r.said}. Check the model id ("${r.ctx.provider}/${r.ctx.model}") and that your key has access to it`,
     },
     {
       name: 'wrong path',
       when: unknownModel,
       code: 'not_found',
       kind: 'fatal',
-      advice: (r) => `${r.ctx.url} was not found (${r.statusText})${r.said}. Check the base URL: the API's path (${h.apiPath(r.ctx.url)}) must exist under it`,
+      advice: (r) =>
+        `${r.ctx.url} was not found (${r.statusText})${r.said}. Check the base URL: the API's path (${h.apiPath(r.ctx.url)}) must exist under it`,
     },
     {
       name: 'rate limited',
@@ -219,7 +235,8 @@ export function errorRules(h: RuleHelpers): readonly ErrorRule[] {
     {
       // A validation list (FastAPI) refuses the request's shape: no retry makes it valid.
       name: 'server failed',
-      when: (r) => r.status === 409 || (r.status === undefined && r.info.validation !== true) || (r.status !== undefined && r.status >= 500),
+      when: (r) =>
+        r.status === 409 || (r.status === undefined && r.info.validation !== true) || (r.status !== undefined && r.status >= 500),
       code: 'server_error',
       kind: 'transient',
       advice: (r) => `${r.at} failed to answer (${r.statusText})${r.said}. This is on the provider's side; retry later`,
@@ -233,7 +250,10 @@ export function errorRules(h: RuleHelpers): readonly ErrorRule[] {
       advice: (r) => {
         const missing = MISSING_FIELD.exec(r.message);
         const field = missing?.[1] ?? missing?.[2] ?? r.info.param;
-        const how = field !== undefined && /max_(?:completion_|output_)?tokens/.test(field) ? ': set the output limit (--max-output-tokens; modelOptions.maxTokens)' : '';
+        const how =
+          field !== undefined && /max_(?:completion_|output_)?tokens/.test(field)
+            ? ': set the output limit (--max-output-tokens; modelOptions.maxTokens)'
+            : '';
         return `${r.at} rejected the request for ${r.ctx.model} (${r.statusText})${r.said}. The server requires ${field === undefined ? 'a parameter' : `"${field}"`}, which the request did not carry${how}`;
       },
     },
@@ -242,7 +262,8 @@ export function errorRules(h: RuleHelpers): readonly ErrorRule[] {
       when: () => true,
       code: 'bad_request',
       kind: 'fatal',
-      advice: (r) => `${r.at} rejected the request for ${r.ctx.model} (${r.statusText})${r.said}. Fix the request${r.info.param ? ` (parameter "${r.info.param}")` : ''}: remove the option or message kind this model or server does not support`,
+      advice: (r) =>
+        `${r.at} rejected the request for ${r.ctx.model} (${r.statusText})${r.said}. Fix the request${r.info.param ? ` (parameter "${r.info.param}")` : ''}: remove the option or message kind this model or server does not support`,
     },
   ];
 }

@@ -4,10 +4,22 @@
  */
 import type { ReinError } from '../errors.js';
 import { EventStream } from './event-stream.js';
-import { emptyUsage, type AssistantMessage, type AssistantStream, type AssistantStreamEvent, type ModelApi, type ModelRef } from './types.js';
+import {
+  emptyUsage,
+  type AssistantMessage,
+  type AssistantStream,
+  type AssistantStreamEvent,
+  type ModelApi,
+  type ModelRef,
+} from './types.js';
 
 /** Pushes the `error` event of `error` and ends `out` with an empty message carrying it. */
-export function endWithError(out: EventStream<AssistantStreamEvent, AssistantMessage>, model: Pick<ModelRef, 'provider' | 'id'>, error: ReinError, api?: ModelApi): void {
+export function endWithError(
+  out: EventStream<AssistantStreamEvent, AssistantMessage>,
+  model: Pick<ModelRef, 'provider' | 'id'>,
+  error: ReinError,
+  api?: ModelApi,
+): void {
   const message: AssistantMessage = {
     role: 'assistant',
     content: [],

@@ -53,7 +53,18 @@ export interface FixtureRedactor {
 }
 
 /** Headers whose values are credentials. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie', 'set-cookie', 'openai-organization', 'openai-project', 'anthropic-organization-id']);
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+  'cookie',
+  'set-cookie',
+  'openai-organization',
+  'openai-project',
+  'anthropic-organization-id',
+]);
 /** Headers that describe the bytes of one transfer, not the response: a playback sends the decoded body. */
 const TRANSFER_HEADERS = new Set(['content-encoding', 'transfer-encoding', 'content-length', 'connection', 'keep-alive']);
 
@@ -82,9 +93,13 @@ function recordedBody(text: string, redact: FixtureRedactor | undefined): unknow
  * finished exchange to `onExchange`, redacted: the API key and other credential headers,
  * secret URL parameters, and whatever `redact` finds in the bodies.
  */
-export function recordingTransport(onExchange: (exchange: FixtureExchange) => void, options: { redact?: FixtureRedactor; send?: ModelTransport } = {}): ModelTransport {
+export function recordingTransport(
+  onExchange: (exchange: FixtureExchange) => void,
+  options: { redact?: FixtureRedactor; send?: ModelTransport } = {},
+): ModelTransport {
   const { redact } = options;
-  const send: ModelTransport = options.send ?? ((request, signal, idleMs) => httpPost(request.url, request.headers, request.body, signal, idleMs));
+  const send: ModelTransport =
+    options.send ?? ((request, signal, idleMs) => httpPost(request.url, request.headers, request.body, signal, idleMs));
   return async (request, signal, idleMs) => {
     const res = await send(request, signal, idleMs);
     const chunks: string[] = [];
@@ -95,8 +110,17 @@ export function recordingTransport(onExchange: (exchange: FixtureExchange) => vo
       const body = chunks.join('');
       onExchange({
         api: request.api,
-        request: { method: 'POST', url: displayUrl(request.url), headers: headerRecord(request.headers, new Set(['content-length'])), body: recordedBody(request.body, redact) },
-        response: { status: res.status, headers: headerRecord(res.headers, TRANSFER_HEADERS), body: redact === undefined ? body : redact.redactText(body) },
+        request: {
+          method: 'POST',
+          url: displayUrl(request.url),
+          headers: headerRecord(request.headers, new Set(['content-length'])),
+          body: recordedBody(request.body, redact),
+        },
+        response: {
+          status: res.status,
+          headers: headerRecord(res.headers, TRANSFER_HEADERS),
+          body: redact === undefined ? body : redact.redactText(body),
+        },
       });
     };
     return {
@@ -167,8 +191,18 @@ export function parseFixture(text: string, source = 'the fixture'): Fixture {
   } catch {
     header = undefined;
   }
-  if (!isRecord(header) || header.rein !== 'fixture') throw new ReinError('config', 'fatal', `${source} is not a rein fixture: its first line must be ${JSON.stringify(FIXTURE_HEADER)} (record one with rein run --record <file>)`);
-  if (header.version !== FIXTURE_HEADER.version) throw new ReinError('config', 'fatal', `${source} is a fixture of version ${JSON.stringify(header.version)}; this rein reads version ${FIXTURE_HEADER.version}`);
+  if (!isRecord(header) || header.rein !== 'fixture')
+    throw new ReinError(
+      'config',
+      'fatal',
+      `${source} is not a rein fixture: its first line must be ${JSON.stringify(FIXTURE_HEADER)} (record one with rein run --record <file>)`,
+    );
+  if (header.version !== FIXTURE_HEADER.version)
+    throw new ReinError(
+      'config',
+      'fatal',
+      `${source} is a fixture of version ${JSON.stringify(header.version)}; this rein reads version ${FIXTURE_HEADER.version}`,
+    );
   const exchanges: FixtureExchange[] = [];
   for (let i = 1; i < lines.length; i++) {
     const line = (lines[i] as string).trim();
@@ -189,9 +223,11 @@ export function parseFixture(text: string, source = 'the fixture'): Fixture {
 function exchangeProblem(value: unknown): string | undefined {
   if (!isRecord(value)) return 'an exchange must be an object {api, request, response}';
   if (!APIS.includes(value.api as ModelApi)) return `"api" must be one of ${APIS.join(', ')}`;
-  if (!isRecord(value.request) || typeof value.request.url !== 'string' || !('body' in value.request)) return '"request" must be {method, url, headers, body}';
+  if (!isRecord(value.request) || typeof value.request.url !== 'string' || !('body' in value.request))
+    return '"request" must be {method, url, headers, body}';
   const response = value.response;
-  if (!isRecord(response) || typeof response.status !== 'number' || typeof response.body !== 'string') return '"response" must be {status, headers, body} with a number status and a string body';
+  if (!isRecord(response) || typeof response.status !== 'number' || typeof response.body !== 'string')
+    return '"response" must be {status, headers, body} with a number status and a string body';
   if (response.headers !== undefined && !isRecord(response.headers)) return '"response.headers" must be an object';
   return undefined;
 }
@@ -203,7 +239,12 @@ export function loadFixture(path: string): Fixture {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ReinError('config', 'fatal', `${path}: ${code === 'ENOENT' ? 'no such fixture file' : `the fixture file cannot be read: ${(error as Error).message}`}`, { cause: error });
+    throw new ReinError(
+      'config',
+      'fatal',
+      `${path}: ${code === 'ENOENT' ? 'no such fixture file' : `the fixture file cannot be read: ${(error as Error).message}`}`,
+      { cause: error },
+    );
   }
   return parseFixture(text, path);
 }
@@ -268,7 +309,9 @@ export class FixturePlayer {
     const actualEndpoint = endpointOf(path);
     if (expectedEndpoint !== actualEndpoint) return divergenceAt(n, 'endpoint', expectedEndpoint, actualEndpoint);
     const difference = firstDifference(recorded.request.body, recordedBody(body, this.options.redact), '');
-    return difference === undefined ? undefined : divergenceAt(n, difference.path === '' ? 'body' : difference.path, difference.expected, difference.actual);
+    return difference === undefined
+      ? undefined
+      : divergenceAt(n, difference.path === '' ? 'body' : difference.path, difference.expected, difference.actual);
   }
 }
 
@@ -287,7 +330,11 @@ function divergenceAt(n: number, at: string, expected: string, actual: string): 
 /** The answer to a request that differs: an HTTP 400 every wire's error reader understands. */
 function refusal(divergence: FixtureDivergence): FixtureAnswer {
   const message = `rein fixture: ${divergence.message}`;
-  return { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { message, type: 'invalid_request_error', status: 'INVALID_ARGUMENT' } }) };
+  return {
+    status: 400,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ error: { message, type: 'invalid_request_error', status: 'INVALID_ARGUMENT' } }),
+  };
 }
 
 function pathOf(url: string): string {
@@ -312,7 +359,11 @@ function endpointOf(path: string): string {
 }
 
 /** The first place two JSON values differ, depth first, object keys in the recording's order then the new ones. */
-export function firstDifference(expected: unknown, actual: unknown, path: string): { path: string; expected: string; actual: string } | undefined {
+export function firstDifference(
+  expected: unknown,
+  actual: unknown,
+  path: string,
+): { path: string; expected: string; actual: string } | undefined {
   if (Object.is(expected, actual)) return undefined;
   if (Array.isArray(expected) && Array.isArray(actual)) {
     const length = Math.max(expected.length, actual.length);
@@ -332,7 +383,8 @@ export function firstDifference(expected: unknown, actual: unknown, path: string
       if (inner !== undefined) return inner;
     }
     for (const key of Object.keys(actual)) {
-      if (!Object.hasOwn(expected, key)) return { path: path === '' ? key : `${path}.${key}`, expected: '(nothing)', actual: shown(actual[key]) };
+      if (!Object.hasOwn(expected, key))
+        return { path: path === '' ? key : `${path}.${key}`, expected: '(nothing)', actual: shown(actual[key]) };
     }
     return undefined;
   }

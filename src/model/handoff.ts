@@ -71,7 +71,8 @@ const cleanPrefixes = new WeakMap<readonly Message[], CleanPrefix>();
 /** Anything to change? One scan, over the messages not already found clean. */
 function isClean(messages: readonly Message[], target: ModelRef): boolean {
   const known = cleanPrefixes.get(messages);
-  const from = known && known.target === target && known.length <= messages.length && messages[known.length - 1] === known.last ? known.length : 0;
+  const from =
+    known && known.target === target && known.length <= messages.length && messages[known.length - 1] === known.last ? known.length : 0;
   if (!scanClean(messages, from, target)) return false;
   cleanPrefixes.set(messages, { target, length: messages.length, last: messages[messages.length - 1] });
   return true;
@@ -122,7 +123,9 @@ export function syntheticResult(toolCallId: string, toolName: string): ToolResul
     role: 'tool',
     toolCallId,
     toolName,
-    content: [{ type: 'text', text: `tool "${toolName}" has no result: the call was interrupted before it finished (it may or may not have run)` }],
+    content: [
+      { type: 'text', text: `tool "${toolName}" has no result: the call was interrupted before it finished (it may or may not have run)` },
+    ],
     isError: true,
   };
 }
@@ -132,7 +135,11 @@ export function syntheticResult(toolCallId: string, toolName: string): ToolResul
  * API with strict id rules accepts ids another provider generated. Returns the input
  * array when every id is valid.
  */
-export function normalizeToolCallIds(messages: Message[], valid: (id: string) => boolean, make: (id: string, index: number) => string): Message[] {
+export function normalizeToolCallIds(
+  messages: Message[],
+  valid: (id: string) => boolean,
+  make: (id: string, index: number) => string,
+): Message[] {
   const renamed = new Map<string, string>();
   for (const message of messages) {
     if (message.role !== 'assistant') continue;

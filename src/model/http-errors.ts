@@ -53,7 +53,13 @@ export function errorFromResponse(status: number, headers: HeaderBag, body: stri
  */
 export function errorFromStreamPayload(payload: unknown, ctx: ErrorContext): ReinError {
   const info = readProviderError(payload) ?? readProviderError({ error: payload }) ?? { message: quote(JSON.stringify(payload) ?? '') };
-  return classify(info, info.status, {}, withShownUrl(ctx), info.status === undefined ? 'in the stream' : `in the stream, status ${info.status}`);
+  return classify(
+    info,
+    info.status,
+    {},
+    withShownUrl(ctx),
+    info.status === undefined ? 'in the stream' : `in the stream, status ${info.status}`,
+  );
 }
 
 /** Classifies a failure to reach the server or to read its answer (no HTTP status). */
@@ -82,7 +88,10 @@ export function errorFromNetwork(error: unknown, ctx: ErrorContext): ReinError {
   if (code === 'ECONNREFUSED') hint = 'connection refused: is the server running and listening there? Start it or fix the base URL';
   else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') hint = `host not found [${code}]: check the base URL and your network / DNS`;
   else hint = `${err.message}${code ? ` [${code}]` : ''}`;
-  return new ReinError('network', 'transient', `Network error talking to ${where}: ${hint}`, { cause: err, details: code ? { code } : undefined });
+  return new ReinError('network', 'transient', `Network error talking to ${where}: ${hint}`, {
+    cause: err,
+    details: code ? { code } : undefined,
+  });
 }
 
 /**
@@ -97,16 +106,36 @@ function tlsError(err: Error, code: string, where: string): ReinError | undefine
   const details = { code };
   if (/wrong version number|packet length too long|record layer failure/i.test(err.message)) {
     // What came back to the handshake was not a TLS record: a plain-HTTP server answering it.
-    return new ReinError('config', 'fatal', `The server at ${where} does not speak TLS (it answered the TLS handshake with something else, most likely plain HTTP): use http:// instead of https:// in the base URL`, { cause: err, details });
+    return new ReinError(
+      'config',
+      'fatal',
+      `The server at ${where} does not speak TLS (it answered the TLS handshake with something else, most likely plain HTTP): use http:// instead of https:// in the base URL`,
+      { cause: err, details },
+    );
   }
   if (/no application protocol/i.test(err.message)) {
     // rein offers only http/1.1 by ALPN; a server that speaks only HTTP/2 refuses that.
-    return new ReinError('config', 'fatal', `The server at ${where} speaks only HTTP/2 (it refused the TLS connection for HTTP/1.1), which rein does not speak: use an HTTP/1.1 endpoint of the server, or a proxy in front of it that accepts HTTP/1.1`, { cause: err, details });
+    return new ReinError(
+      'config',
+      'fatal',
+      `The server at ${where} speaks only HTTP/2 (it refused the TLS connection for HTTP/1.1), which rein does not speak: use an HTTP/1.1 endpoint of the server, or a proxy in front of it that accepts HTTP/1.1`,
+      { cause: err, details },
+    );
   }
   if (openssl) {
-    return new ReinError('network', 'fatal', `The TLS handshake with ${where} failed: ${opensslReason(err.message)} [${code}]. The server and rein (Node's OpenSSL) could not agree on a TLS connection; check the server's TLS settings`, { cause: err, details });
+    return new ReinError(
+      'network',
+      'fatal',
+      `The TLS handshake with ${where} failed: ${opensslReason(err.message)} [${code}]. The server and rein (Node's OpenSSL) could not agree on a TLS connection; check the server's TLS settings`,
+      { cause: err, details },
+    );
   }
-  return new ReinError('network', 'fatal', `TLS error connecting to ${where}: ${err.message} [${code}]. Check the server's certificate, or trust its CA with NODE_EXTRA_CA_CERTS`, { cause: err, details });
+  return new ReinError(
+    'network',
+    'fatal',
+    `TLS error connecting to ${where}: ${err.message} [${code}]. Check the server's certificate, or trust its CA with NODE_EXTRA_CA_CERTS`,
+    { cause: err, details },
+  );
 }
 
 /** OpenSSL's reason out of its error text (`…:SSL routines:func:reason:file:line:`), or the text cut short. */
@@ -124,10 +153,20 @@ function unreadableResponse(err: Error, where: string): ReinError {
   const { received, detail } = err as Error & { received?: unknown; detail?: unknown };
   const details = { code: 'HPE_INVALID_RESPONSE' };
   if (typeof received === 'string') {
-    return new ReinError('invalid_response', 'fatal', `${where} answered with something that is not HTTP: ${received}. Check the base URL: its host and port must be those of the API server (and its scheme http:// or https:// as the server speaks)`, { cause: err, details });
+    return new ReinError(
+      'invalid_response',
+      'fatal',
+      `${where} answered with something that is not HTTP: ${received}. Check the base URL: its host and port must be those of the API server (and its scheme http:// or https:// as the server speaks)`,
+      { cause: err, details },
+    );
   }
   const what = typeof detail === 'string' ? detail : err.message;
-  return new ReinError('invalid_response', 'fatal', `${where} sent a response rein cannot read as HTTP/1.1 (${what}). It would be the same on every attempt, so it is not retried; check the server, or the proxy in front of it`, { cause: err, details });
+  return new ReinError(
+    'invalid_response',
+    'fatal',
+    `${where} sent a response rein cannot read as HTTP/1.1 (${what}). It would be the same on every attempt, so it is not retried; check the server, or the proxy in front of it`,
+    { cause: err, details },
+  );
 }
 
 /** A body in a coding rein cannot decode (see http-inflate.ts): a setting of the server or of a proxy. */
@@ -217,9 +256,26 @@ const RULES: readonly ErrorRule[] = errorRules({ apiKeyEnvName, redirectTarget, 
  * status came from: `HTTP 400` for a response, `in the stream` (with the status an error
  * frame carried, if any) for an error inside a 200 stream.
  */
-function classify(info: ProviderError, status: number | undefined, headers: HeaderBag, ctx: ErrorContext, statusText = status === undefined ? 'in the stream' : `HTTP ${status}`): ReinError {
+function classify(
+  info: ProviderError,
+  status: number | undefined,
+  headers: HeaderBag,
+  ctx: ErrorContext,
+  statusText = status === undefined ? 'in the stream' : `HTTP ${status}`,
+): ReinError {
   const { message, code = '', type = '' } = info;
-  const refusal: Refusal = { info, message, code, type, status, headers, ctx, statusText, said: `: ${clause(message)}`, at: `${ctx.provider} (${ctx.url})` };
+  const refusal: Refusal = {
+    info,
+    message,
+    code,
+    type,
+    status,
+    headers,
+    ctx,
+    statusText,
+    said: `: ${clause(message)}`,
+    at: `${ctx.provider} (${ctx.url})`,
+  };
   const rule = RULES.find((one) => one.when(refusal)) as ErrorRule;
   const details: Record<string, unknown> = {};
   if (info.code !== undefined) details.code = info.code;

@@ -214,12 +214,19 @@ export class PromptedCallReader {
   private addCall(call: PromptedCall): void {
     this.closeText();
     this.gap = '';
-    const toolCall: ToolCall = { type: 'tool_call', id: this.newId(), name: call.name, arguments: argumentsOf(call.rawArguments), rawArguments: call.rawArguments };
+    const toolCall: ToolCall = {
+      type: 'tool_call',
+      id: this.newId(),
+      name: call.name,
+      arguments: argumentsOf(call.rawArguments),
+      rawArguments: call.rawArguments,
+    };
     const index = this.content.length;
     this.content.push(toolCall);
     this.calls++;
     this.out.push({ type: 'tool_call_start', index, id: toolCall.id, name: toolCall.name });
-    if (call.rawArguments !== '') this.out.push({ type: 'tool_call_delta', index, delta: call.rawArguments, partialArguments: toolCall.arguments });
+    if (call.rawArguments !== '')
+      this.out.push({ type: 'tool_call_delta', index, delta: call.rawArguments, partialArguments: toolCall.arguments });
     this.out.push({ type: 'tool_call_end', index, toolCall });
   }
 

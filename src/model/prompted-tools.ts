@@ -16,7 +16,20 @@ import { lookupModel } from './catalog.js';
 import { EventStream } from './event-stream.js';
 import { learnedQuirks } from './learned-quirks.js';
 import { PromptedCallReader } from './prompted-calls.js';
-import type { AssistantMessage, AssistantStream, AssistantStreamEvent, Context, Message, ModelRef, StreamFunction, StreamOptions, TextContent, ToolCalling, ToolSpec, UserMessage } from './types.js';
+import type {
+  AssistantMessage,
+  AssistantStream,
+  AssistantStreamEvent,
+  Context,
+  Message,
+  ModelRef,
+  StreamFunction,
+  StreamOptions,
+  TextContent,
+  ToolCalling,
+  ToolSpec,
+  UserMessage,
+} from './types.js';
 
 const catalogSays = new WeakMap<ModelRef, ToolCalling>();
 
@@ -46,7 +59,11 @@ export function streamPrompted(inner: StreamFunction, model: ModelRef, context: 
 }
 
 /** A reader of prompted calls that ends `out`, for the tools of `context`. */
-export function readerFor(out: EventStream<AssistantStreamEvent, AssistantMessage>, context: Context, options?: StreamOptions): PromptedCallReader {
+export function readerFor(
+  out: EventStream<AssistantStreamEvent, AssistantMessage>,
+  context: Context,
+  options?: StreamOptions,
+): PromptedCallReader {
   return new PromptedCallReader(out, new Set((context.tools ?? []).map((tool) => tool.name)), options?.toolCallIds);
 }
 
@@ -94,7 +111,14 @@ export function toolsPrompt(tools: readonly ToolSpec[]): string {
     'Write one block per call; to make several calls at once, write several blocks. After your calls, stop: the results come back in the next message, each as <tool_response name="<tool name>">…</tool_response>. A result marked error="true" says what went wrong: correct the call and try again. When you need no tool, answer in plain text, without a block.',
   ];
   for (const tool of tools) {
-    lines.push('', `## ${tool.name}`, '', tool.description === '' ? '(no description)' : tool.description, '', `Parameters (JSON Schema): ${JSON.stringify(tool.parameters)}`);
+    lines.push(
+      '',
+      `## ${tool.name}`,
+      '',
+      tool.description === '' ? '(no description)' : tool.description,
+      '',
+      `Parameters (JSON Schema): ${JSON.stringify(tool.parameters)}`,
+    );
   }
   return lines.join('\n');
 }
@@ -125,7 +149,8 @@ function promptedMessage(message: Message): Message {
     for (const part of message.content) content.push(part);
     content.push({ type: 'text', text: '\n</tool_response>' });
     // All text: one string, which every server takes.
-    if (content.every((part) => part.type === 'text')) return { role: 'user', content: (content as TextContent[]).map((part) => part.text).join('') };
+    if (content.every((part) => part.type === 'text'))
+      return { role: 'user', content: (content as TextContent[]).map((part) => part.text).join('') };
     return { role: 'user', content };
   }
   if (!message.content.some((block) => block.type === 'tool_call')) return message;
@@ -137,7 +162,10 @@ function promptedMessage(message: Message): Message {
       text = undefined;
       continue;
     }
-    const piece = block.type === 'text' ? block.text : `${text === undefined || text.text.endsWith('\n') ? '' : '\n'}<tool_call>\n${JSON.stringify({ name: block.name, arguments: argumentsValue(block.rawArguments, block.arguments) })}\n</tool_call>\n`;
+    const piece =
+      block.type === 'text'
+        ? block.text
+        : `${text === undefined || text.text.endsWith('\n') ? '' : '\n'}<tool_call>\n${JSON.stringify({ name: block.name, arguments: argumentsValue(block.rawArguments, block.arguments) })}\n</tool_call>\n`;
     if (text === undefined) {
       text = { type: 'text', text: piece };
       content.push(text);

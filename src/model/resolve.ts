@@ -50,7 +50,13 @@ interface KnownProvider {
 }
 
 const KNOWN: Record<string, KnownProvider> = {
-  openai: { api: 'openai-chat', baseUrl: 'https://api.openai.com/v1', baseUrlEnv: 'OPENAI_BASE_URL', apiKeyEnv: 'OPENAI_API_KEY', keyRequired: true },
+  openai: {
+    api: 'openai-chat',
+    baseUrl: 'https://api.openai.com/v1',
+    baseUrlEnv: 'OPENAI_BASE_URL',
+    apiKeyEnv: 'OPENAI_API_KEY',
+    keyRequired: true,
+  },
   // The same OpenAI account and server, spoken to through the Responses API.
   'openai-responses': {
     api: 'openai-responses',
@@ -60,7 +66,13 @@ const KNOWN: Record<string, KnownProvider> = {
     keyRequired: true,
   },
   // Anthropic's SDK takes a base without `/v1`; so do we (the adapter appends `/v1/messages`).
-  anthropic: { api: 'anthropic-messages', baseUrl: 'https://api.anthropic.com', baseUrlEnv: 'ANTHROPIC_BASE_URL', apiKeyEnv: 'ANTHROPIC_API_KEY', keyRequired: true },
+  anthropic: {
+    api: 'anthropic-messages',
+    baseUrl: 'https://api.anthropic.com',
+    baseUrlEnv: 'ANTHROPIC_BASE_URL',
+    apiKeyEnv: 'ANTHROPIC_API_KEY',
+    keyRequired: true,
+  },
   // A base without `/v1beta`, as in Google's SDK (the adapter appends `/v1beta/models/…`).
   gemini: {
     api: 'gemini',
@@ -71,7 +83,13 @@ const KNOWN: Record<string, KnownProvider> = {
   },
   ollama: { api: 'openai-chat', baseUrl: 'http://127.0.0.1:11434/v1', baseUrlEnv: 'OLLAMA_BASE_URL', keyRequired: false },
   // vLLM runs without a key unless started with --api-key; read one when it is there.
-  vllm: { api: 'openai-chat', baseUrl: 'http://127.0.0.1:8000/v1', baseUrlEnv: 'VLLM_BASE_URL', apiKeyEnv: 'VLLM_API_KEY', keyRequired: false },
+  vllm: {
+    api: 'openai-chat',
+    baseUrl: 'http://127.0.0.1:8000/v1',
+    baseUrlEnv: 'VLLM_BASE_URL',
+    apiKeyEnv: 'VLLM_API_KEY',
+    keyRequired: false,
+  },
   lmstudio: { api: 'openai-chat', baseUrl: 'http://127.0.0.1:1234/v1', baseUrlEnv: 'LMSTUDIO_BASE_URL', keyRequired: false },
   openrouter: {
     api: 'openai-chat',
@@ -108,11 +126,7 @@ export function baseUrlEnvName(provider: string): string | undefined {
  * @example
  * resolveModel('ollama/llama3.1'); // { provider: 'ollama', id: 'llama3.1', baseUrl: 'http://127.0.0.1:11434/v1', … }
  */
-export function resolveModel(
-  spec: string,
-  config: ResolveConfig = {},
-  env: Record<string, string | undefined> = process.env,
-): ModelRef {
+export function resolveModel(spec: string, config: ResolveConfig = {}, env: Record<string, string | undefined> = process.env): ModelRef {
   const trimmed = spec.trim();
   const slash = trimmed.indexOf('/');
   const provider = slash === -1 ? 'openai' : trimmed.slice(0, slash);
@@ -137,7 +151,10 @@ export function resolveModel(
     );
   }
   const envBaseUrl = nonEmpty(env[known.baseUrlEnv]);
-  const baseUrl = checkBaseUrl(config.baseUrl ?? envBaseUrl ?? known.baseUrl, config.baseUrl ? 'config.baseUrl' : envBaseUrl ? known.baseUrlEnv : provider);
+  const baseUrl = checkBaseUrl(
+    config.baseUrl ?? envBaseUrl ?? known.baseUrl,
+    config.baseUrl ? 'config.baseUrl' : envBaseUrl ? known.baseUrlEnv : provider,
+  );
   const apiKey = nonEmpty(config.apiKey) ?? (known.apiKeyEnv ? nonEmpty(env[known.apiKeyEnv]) : undefined);
   if (apiKey === undefined && known.keyRequired && baseUrl === known.baseUrl && !config.keyOptional) {
     throw new ReinError(
@@ -171,7 +188,10 @@ function fromCustom(
 
 /** The declared quirks and tool calling of `model`: the provider's, then the call's own, checked. */
 function withQuirks(model: ModelRef, custom: ProviderConfig | undefined, config: ResolveConfig, where = 'providers'): ModelRef {
-  const compat = custom?.compat === undefined && config.compat === undefined ? undefined : { ...check(custom?.compat, `${where}.compat`), ...check(config.compat, 'compat') };
+  const compat =
+    custom?.compat === undefined && config.compat === undefined
+      ? undefined
+      : { ...check(custom?.compat, `${where}.compat`), ...check(config.compat, 'compat') };
   if (compat !== undefined) model.compat = compat;
   const toolCalling = config.toolCalling ?? custom?.toolCalling;
   if (toolCalling !== undefined) {

@@ -36,7 +36,12 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 1
  * overloaded; the random half still spreads out clients that failed together.
  * A server-requested delay (`retryAfterMs`) wins when it is longer.
  */
-export function backoffDelay(attempt: number, retryAfterMs: number | undefined, policy: RetryPolicy, random: () => number = Math.random): number | undefined {
+export function backoffDelay(
+  attempt: number,
+  retryAfterMs: number | undefined,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number | undefined {
   if (retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs) return undefined;
   const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   const backoff = policy.jitter ? exponential / 2 + random() * (exponential / 2) : exponential;
@@ -121,12 +126,12 @@ class Attempts {
       return;
     }
     listening.then(
-        () => {
-          if (failure) this.failed(attempt, failure);
-          else if (!out.isEnded) this.failed(attempt, this.thrown(this.unfinished()));
-        },
-        (thrown: unknown) => this.failed(attempt, this.thrown(thrown)),
-      );
+      () => {
+        if (failure) this.failed(attempt, failure);
+        else if (!out.isEnded) this.failed(attempt, this.thrown(this.unfinished()));
+      },
+      (thrown: unknown) => this.failed(attempt, this.thrown(thrown)),
+    );
   }
 
   /** Forwards a stream without `listen`; resolves with its error event (not forwarded) if it failed. */
@@ -206,7 +211,12 @@ function waitTooLong(failure: Failure, policy: RetryPolicy): Failure {
   const { error } = failure;
   const wait = seconds(error.retryAfterMs ?? 0);
   const text = `${clause(error.message)}. Not retried: the server asked to wait ${wait}, longer than the ${seconds(policy.maxDelayMs)} rein waits at most (raise the retry option maxDelayMs, e.g. new Agent({ retry: { maxDelayMs } }), to wait that long)`;
-  const capped = new ReinError(error.code, error.kind, text, { cause: error, status: error.status, retryAfterMs: error.retryAfterMs, details: error.details });
+  const capped = new ReinError(error.code, error.kind, text, {
+    cause: error,
+    status: error.status,
+    retryAfterMs: error.retryAfterMs,
+    details: error.details,
+  });
   return { type: 'error', error: capped, message: { ...failure.message, error: capped.toJSON() } };
 }
 

@@ -11,7 +11,42 @@ export function normalizeCommand(text: string): string {
 }
 
 /** Commands that run the command given after their options. */
-const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'nohup', 'time', 'nice', 'ionice', 'timeout', 'stdbuf', 'xargs', 'watch', 'chroot', 'setsid', 'unbuffer', 'busybox', 'coproc', 'flock', 'strace', 'ltrace', 'sg', 'su', 'runuser', 'systemd-run', 'unshare', 'nsenter', 'firejail', 'proot', 'taskset', 'chrt', 'caffeinate', 'torsocks']);
+const WRAPPERS = new Set([
+  'sudo',
+  'doas',
+  'env',
+  'command',
+  'builtin',
+  'exec',
+  'nohup',
+  'time',
+  'nice',
+  'ionice',
+  'timeout',
+  'stdbuf',
+  'xargs',
+  'watch',
+  'chroot',
+  'setsid',
+  'unbuffer',
+  'busybox',
+  'coproc',
+  'flock',
+  'strace',
+  'ltrace',
+  'sg',
+  'su',
+  'runuser',
+  'systemd-run',
+  'unshare',
+  'nsenter',
+  'firejail',
+  'proot',
+  'taskset',
+  'chrt',
+  'caffeinate',
+  'torsocks',
+]);
 /** Shells whose `-c` argument is a command line. */
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'csh', 'tcsh', 'rbash', 'yash', 'busybox']);
 /** Words that start a part without being its command. */
@@ -20,15 +55,48 @@ const LEADING_WORDS = new Set(['then', 'do', 'else', 'elif', 'if', 'while', 'unt
  * Builtins whose words are code, not a command rein can read: what they run is decided
  * when the shell gets there (`eval "$x"`, `source file`, `alias l=rm`, `trap 'rm x' EXIT`).
  */
-const CODE_BUILTINS = new Set(['eval', 'exec', 'source', '.', 'coproc', 'alias', 'function', 'trap', 'enable', 'fc', 'bind', 'complete', 'compgen']);
+const CODE_BUILTINS = new Set([
+  'eval',
+  'exec',
+  'source',
+  '.',
+  'coproc',
+  'alias',
+  'function',
+  'trap',
+  'enable',
+  'fc',
+  'bind',
+  'complete',
+  'compgen',
+]);
 /** Builtins that run code or rename commands only with some options (see {@link definesCode}). */
 const OPTION_BUILTINS = new Set(['declare', 'typeset', 'export', 'readonly', 'local', 'shopt', 'hash', 'mapfile', 'readarray']);
 /** Interpreters and the flags that give them code inline (`python -c`, `node -e`); none of them reading from a file is opaque too (they read code from stdin). */
 const INTERPRETERS: Record<string, RegExp> = {
-  python: /^-[a-zA-Z]*c/, python2: /^-[a-zA-Z]*c/, python3: /^-[a-zA-Z]*c/, pypy: /^-[a-zA-Z]*c/, pypy3: /^-[a-zA-Z]*c/,
-  node: /^(-[a-zA-Z]*[ep]|--eval|--print)/, nodejs: /^(-[a-zA-Z]*[ep]|--eval|--print)/, bun: /^(-e|--eval|-p|--print)$/, deno: /^(eval|-e)$/,
-  perl: /^-[a-zA-Z]*[eE]/, ruby: /^-[a-zA-Z]*e/, php: /^-[a-zA-Z]*r/, lua: /^-e/, luajit: /^-e/, Rscript: /^-e/, R: /^-e/,
-  osascript: /^-e/, tclsh: /^-/, wish: /^-/, jshell: /^-/, irb: /^-/, ghci: /^-e/, julia: /^-[a-zA-Z]*e/,
+  python: /^-[a-zA-Z]*c/,
+  python2: /^-[a-zA-Z]*c/,
+  python3: /^-[a-zA-Z]*c/,
+  pypy: /^-[a-zA-Z]*c/,
+  pypy3: /^-[a-zA-Z]*c/,
+  node: /^(-[a-zA-Z]*[ep]|--eval|--print)/,
+  nodejs: /^(-[a-zA-Z]*[ep]|--eval|--print)/,
+  bun: /^(-e|--eval|-p|--print)$/,
+  deno: /^(eval|-e)$/,
+  perl: /^-[a-zA-Z]*[eE]/,
+  ruby: /^-[a-zA-Z]*e/,
+  php: /^-[a-zA-Z]*r/,
+  lua: /^-e/,
+  luajit: /^-e/,
+  Rscript: /^-e/,
+  R: /^-e/,
+  osascript: /^-e/,
+  tclsh: /^-/,
+  wish: /^-/,
+  jshell: /^-/,
+  irb: /^-/,
+  ghci: /^-e/,
+  julia: /^-[a-zA-Z]*e/,
 };
 /** Programs whose first argument is a program in their own language: awk's can call `system()`. */
 const CODE_ARGUMENT = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk', 'jq-unsafe']);
@@ -124,7 +192,11 @@ function opaqueCommand(raw: string | undefined, plain: string[], k: number, star
     if (!args.some((a) => !a.startsWith('-')) || args.includes('-')) return `\`${name}\` reading code from its input`;
   }
   if (CODE_ARGUMENT.has(name)) return `\`${name}\` runs a program given inline`;
-  if (name === 'git' && args.some((a, i) => (a === '-c' || a.startsWith('--config-env') || a.startsWith('-c')) && i < firstSubcommand(args))) return '`git -c` can set a command for git to run';
+  if (
+    name === 'git' &&
+    args.some((a, i) => (a === '-c' || a.startsWith('--config-env') || a.startsWith('-c')) && i < firstSubcommand(args))
+  )
+    return '`git -c` can set a command for git to run';
   return undefined;
 }
 
@@ -142,7 +214,8 @@ function firstSubcommand(args: string[]): number {
 function definesCode(name: string, args: string[]): string | undefined {
   if (name === 'shopt') return args.includes('expand_aliases') ? '`shopt -s expand_aliases`' : undefined;
   if (name === 'hash') return args.some((a) => /^-[a-zA-Z]*p/.test(a)) ? '`hash -p` renames a command' : undefined;
-  if (name === 'mapfile' || name === 'readarray') return args.some((a) => /^-[a-zA-Z]*C/.test(a)) ? `\`${name} -C\` runs a callback` : undefined;
+  if (name === 'mapfile' || name === 'readarray')
+    return args.some((a) => /^-[a-zA-Z]*C/.test(a)) ? `\`${name} -C\` runs a callback` : undefined;
   return args.some((a) => /^-[a-zA-Z]*f/.test(a)) ? `\`${name} -f\` defines functions` : undefined;
 }
 
@@ -230,7 +303,21 @@ export function unquote(word: string): string {
   return out;
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
+};
 
 /** One escape of an ANSI-C string after its backslash, as bash reads it: the text and how many characters it used. */
 function ansiEscape(word: string, at: number): [string, number] {
@@ -248,6 +335,6 @@ function ansiEscape(word: string, at: number): [string, number] {
     const digits = /^[0-7]{1,3}/.exec(word.slice(at))?.[0] as string;
     return [String.fromCharCode(parseInt(digits, 8) & 0xff), digits.length];
   }
-  if (c === 'c' && at + 1 < word.length) return [String.fromCharCode((word.charCodeAt(at + 1) & 0x1f)), 2];
+  if (c === 'c' && at + 1 < word.length) return [String.fromCharCode(word.charCodeAt(at + 1) & 0x1f), 2];
   return ['\\' + c, 1];
 }

@@ -110,7 +110,9 @@ export function mergePermissionOptions(...layers: PermissionOptions[]): Permissi
  */
 export async function loadPermissionsConfig(where: { cwd: string; home: string }): Promise<LoadedPermissions> {
   const user = join(resolve(where.home), '.rein', 'settings.json');
-  const project = projectDirs(where.cwd).map((dir) => join(dir, '.rein', 'settings.json')).filter((f) => f !== user);
+  const project = projectDirs(where.cwd)
+    .map((dir) => join(dir, '.rein', 'settings.json'))
+    .filter((f) => f !== user);
   const diagnostics: PermissionDiagnostic[] = [];
   const layers: PermissionOptions[] = [];
   const files: string[] = [];
@@ -198,7 +200,8 @@ function readDefaults(value: unknown, options: PermissionOptions, report: (key: 
   const defaults: NonNullable<PermissionOptions['defaults']> = {};
   for (const [risk, decision] of Object.entries(value)) {
     if (!RISKS.has(risk)) report(`defaults.${risk}`, 'unknown risk: use read, write, execute or unknown');
-    else if (decision !== 'allow' && decision !== 'ask' && decision !== 'deny') report(`defaults.${risk}`, `must be "allow", "ask" or "deny", got ${JSON.stringify(decision)}`);
+    else if (decision !== 'allow' && decision !== 'ask' && decision !== 'deny')
+      report(`defaults.${risk}`, `must be "allow", "ask" or "deny", got ${JSON.stringify(decision)}`);
     else defaults[risk as keyof typeof defaults] = decision as PermissionDecision;
   }
   if (Object.keys(defaults).length > 0) options.defaults = defaults;

@@ -9,7 +9,14 @@
  * const agent = new Agent({ model, tools, store, approvalPolicy: (call, tool) => policy.decide(call, tool) });
  */
 export { createPermissionPolicy, parsePermissionMode, PERMISSION_MODES } from './policy.js';
-export type { PermissionDecision, PermissionMode, PermissionOptions, PermissionPolicy, PermissionSnapshot, PermissionVerdict } from './policy.js';
+export type {
+  PermissionDecision,
+  PermissionMode,
+  PermissionOptions,
+  PermissionPolicy,
+  PermissionSnapshot,
+  PermissionVerdict,
+} from './policy.js';
 export { parsePermissionRule, PermissionRule } from './rule.js';
 export { loadPermissionsConfig, mergePermissionOptions, permissionsFromFlags } from './config.js';
 export type { LoadedPermissions, PermissionDiagnostic } from './config.js';

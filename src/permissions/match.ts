@@ -20,8 +20,19 @@ export interface PolicyEntry {
 /** What argument patterns of one call are matched against. */
 export type CallSubject =
   | { kind: 'none'; text: undefined }
-  | { kind: 'path'; text: string; path: string; outside: boolean; /** The path with leading `/` and `../` dropped: what deny and ask rules also try. */ inner: string }
-  | { kind: 'command'; text: string; analysis: CommandAnalysis; /** Whole line, parts and hidden forms: what deny and ask rules try. */ candidates: string[] };
+  | {
+      kind: 'path';
+      text: string;
+      path: string;
+      outside: boolean /** The path with leading `/` and `../` dropped: what deny and ask rules also try. */;
+      inner: string;
+    }
+  | {
+      kind: 'command';
+      text: string;
+      analysis: CommandAnalysis /** Whole line, parts and hidden forms: what deny and ask rules try. */;
+      candidates: string[];
+    };
 
 /** The text a tool names as a call's subject; undefined when it has none or cannot read it. */
 export function subjectText(tool: Tool, args: Record<string, unknown>): string | undefined {
@@ -87,7 +98,12 @@ export function coverage(entries: readonly PolicyEntry[], subject: CallSubject):
  * without pattern does; otherwise every part an ask rule met (all parts, when the ask rule
  * has no pattern) must be allowed by a session rule, and the whole call by allow rules.
  */
-export function sessionOverride(session: readonly PolicyEntry[], all: readonly PolicyEntry[], asks: readonly PolicyEntry[], subject: CallSubject): PolicyEntry[] | undefined {
+export function sessionOverride(
+  session: readonly PolicyEntry[],
+  all: readonly PolicyEntry[],
+  asks: readonly PolicyEntry[],
+  subject: CallSubject,
+): PolicyEntry[] | undefined {
   if (session.length === 0) return undefined;
   const whole = session.find((e) => e.rule.argument === undefined);
   if (whole) return [whole];

@@ -102,9 +102,15 @@ export function createPermissionPolicy(options: PermissionOptions = {}): Permiss
   const mode = parsePermissionMode(options.mode ?? 'default');
   const defaults = { ...BASE_DEFAULTS };
   for (const [risk, decision] of Object.entries(options.defaults ?? {})) {
-    if (!(risk in BASE_DEFAULTS)) throw new ReinError('config', 'fatal', `unknown risk ${JSON.stringify(risk)} in permission defaults: use read, write, execute or unknown`);
+    if (!(risk in BASE_DEFAULTS))
+      throw new ReinError(
+        'config',
+        'fatal',
+        `unknown risk ${JSON.stringify(risk)} in permission defaults: use read, write, execute or unknown`,
+      );
     if (decision === undefined) continue;
-    if (!DECISIONS.includes(decision)) throw new ReinError('config', 'fatal', `permission default for ${risk} is ${JSON.stringify(decision)}: use allow, ask or deny`);
+    if (!DECISIONS.includes(decision))
+      throw new ReinError('config', 'fatal', `permission default for ${risk} is ${JSON.stringify(decision)}: use allow, ask or deny`);
     defaults[risk as ToolRisk | 'unknown'] = decision;
   }
   const entry = (effect: PermissionDecision, text: string, session: boolean): PolicyEntry => {
@@ -121,7 +127,11 @@ export function createPermissionPolicy(options: PermissionOptions = {}): Permiss
     if (!found) {
       const mine = (list: PolicyEntry[]) => list.filter((e) => e.rule.matchesTool(name));
       const b = { deny: mine(deny), ask: mine(ask), allow: mine(allow) };
-      found = { ...b, sessionAllow: b.allow.filter((e) => e.session), argumentRestricted: [...b.deny, ...b.ask].some((e) => e.rule.argument !== undefined) };
+      found = {
+        ...b,
+        sessionAllow: b.allow.filter((e) => e.session),
+        argumentRestricted: [...b.deny, ...b.ask].some((e) => e.rule.argument !== undefined),
+      };
       buckets.set(name, found);
     }
     return found;
@@ -131,7 +141,11 @@ export function createPermissionPolicy(options: PermissionOptions = {}): Permiss
     const risk = tool.risk ?? 'unknown';
     const suffix = note ? ` (${note})` : '';
     if (mode === 'acceptEdits' && risk === 'write') {
-      return { decision: 'allow', rule: 'mode acceptEdits: risk write allows', reason: `acceptEdits mode allows tools that change files${suffix}` };
+      return {
+        decision: 'allow',
+        rule: 'mode acceptEdits: risk write allows',
+        reason: `acceptEdits mode allows tools that change files${suffix}`,
+      };
     }
     const decision = defaults[risk];
     const rule = risk === 'unknown' ? `default: unknown risk ${VERB[decision]}` : `default: risk ${risk} ${VERB[decision]}`;
@@ -141,7 +155,11 @@ export function createPermissionPolicy(options: PermissionOptions = {}): Permiss
 
   const decide = (call: { name: string; arguments: Record<string, unknown> }, tool: Tool | undefined): PermissionVerdict => {
     if (tool === undefined) {
-      return { decision: 'deny', rule: 'unknown tool', reason: `there is no tool named ${quote(call.name)}; call one of the tools you were given` };
+      return {
+        decision: 'deny',
+        rule: 'unknown tool',
+        reason: `there is no tool named ${quote(call.name)}; call one of the tools you were given`,
+      };
     }
     const b = bucket(call.name);
     const risk = tool.risk ?? 'unknown';
@@ -150,9 +168,18 @@ export function createPermissionPolicy(options: PermissionOptions = {}): Permiss
     const about = subject.text === undefined ? '' : ` for ${quote(subject.text)}`;
 
     const denied = b.deny.find((e) => restricts(e, subject));
-    if (denied) return { decision: 'deny', rule: denied.label, reason: `the rule "${denied.label}" refuses this call${about}; do it another way or ask the user` };
+    if (denied)
+      return {
+        decision: 'deny',
+        rule: denied.label,
+        reason: `the rule "${denied.label}" refuses this call${about}; do it another way or ask the user`,
+      };
     if (mode === 'plan' && risk !== 'read') {
-      return { decision: 'deny', rule: 'mode plan: no side effects', reason: 'plan mode runs only read-only tools; describe the change you would make instead of making it' };
+      return {
+        decision: 'deny',
+        rule: 'mode plan: no side effects',
+        reason: 'plan mode runs only read-only tools; describe the change you would make instead of making it',
+      };
     }
     // A tool without `permissionSubject` never meets a rule with a pattern (documented); a
     // call whose subject could not be read (no path in the arguments, commands nested past
@@ -161,7 +188,11 @@ export function createPermissionPolicy(options: PermissionOptions = {}): Permiss
       // rein's and git's own files: a write there could change what the next run may do.
       const guarded = protectedOf(tool, call.arguments);
       if (guarded !== undefined) {
-        return { decision: 'ask', rule: 'protected path', reason: `${guarded}: changing it needs a person's approval in every mode but yolo` };
+        return {
+          decision: 'ask',
+          rule: 'protected path',
+          reason: `${guarded}: changing it needs a person's approval in every mode but yolo`,
+        };
       }
     }
     const opaque = subject.kind === 'command' ? subject.analysis.opaque : undefined;
@@ -180,9 +211,14 @@ export function createPermissionPolicy(options: PermissionOptions = {}): Permiss
     const unreadable = subject.kind === 'none' ? tool.permissionSubject !== undefined : opaque !== undefined;
     if (unreadable && b.argumentRestricted) {
       const rule = [...b.deny, ...b.ask].find((e) => e.rule.argument !== undefined) as PolicyEntry;
-      return { decision: 'ask', rule: `unchecked: ${rule.label}`, reason: `the call's arguments could not be checked against the rule "${rule.label}", so a person must approve it` };
+      return {
+        decision: 'ask',
+        rule: `unchecked: ${rule.label}`,
+        reason: `the call's arguments could not be checked against the rule "${rule.label}", so a person must approve it`,
+      };
     }
-    if (mode === 'yolo') return { decision: 'allow', rule: 'mode yolo: allow all', reason: 'yolo mode allows every call that no deny rule refuses' };
+    if (mode === 'yolo')
+      return { decision: 'allow', rule: 'mode yolo: allow all', reason: 'yolo mode allows every call that no deny rule refuses' };
 
     const asked = b.ask.filter((e) => restricts(e, subject));
     if (asked.length > 0) {
@@ -204,7 +240,15 @@ export function createPermissionPolicy(options: PermissionOptions = {}): Permiss
 
   const snapshot = (): PermissionSnapshot => {
     const texts = (list: PolicyEntry[], inSession: boolean) => list.filter((e) => e.session === inSession).map((e) => e.rule.text);
-    return { mode, allow: texts(allow, false), ask: texts(ask, false), deny: texts(deny, false), sessionAllow: texts(allow, true), sessionDeny: texts(deny, true), defaults: { ...defaults } };
+    return {
+      mode,
+      allow: texts(allow, false),
+      ask: texts(ask, false),
+      deny: texts(deny, false),
+      sessionAllow: texts(allow, true),
+      sessionDeny: texts(deny, true),
+      defaults: { ...defaults },
+    };
   };
 
   return {
@@ -238,19 +282,20 @@ function allowed(used: PolicyEntry[], about: string): PermissionVerdict {
  * Throws a `config` {@link ReinError} listing the modes.
  */
 export function parsePermissionMode(text: string): PermissionMode {
-  const key = String(text).replace(/[-_\s]/g, '').toLowerCase();
+  const key = String(text)
+    .replace(/[-_\s]/g, '')
+    .toLowerCase();
   const mode = PERMISSION_MODES.find((m) => m.toLowerCase() === key);
-  if (!mode) throw new ReinError('config', 'fatal', `unknown permission mode ${JSON.stringify(text)}: use one of ${PERMISSION_MODES.join(', ')}`);
+  if (!mode)
+    throw new ReinError('config', 'fatal', `unknown permission mode ${JSON.stringify(text)}: use one of ${PERMISSION_MODES.join(', ')}`);
   return mode;
 }
 
 function describePolicy(s: PermissionSnapshot): string {
   const list = (label: string, rules: string[]) => (rules.length ? `${label}: ${rules.join(', ')}` : '');
-  const rules = [
-    list('deny', [...s.deny, ...s.sessionDeny]),
-    list('ask', s.ask),
-    list('allow', [...s.allow, ...s.sessionAllow]),
-  ].filter(Boolean);
+  const rules = [list('deny', [...s.deny, ...s.sessionDeny]), list('ask', s.ask), list('allow', [...s.allow, ...s.sessionAllow])].filter(
+    Boolean,
+  );
   if (s.mode === 'yolo') {
     const denies = [...s.deny, ...s.sessionDeny];
     return `YOLO MODE: EVERY TOOL CALL RUNS WITHOUT ASKING. ${denies.length ? `Only the deny rules still refuse: ${denies.join(', ')}.` : 'No deny rule is set: nothing is refused.'}`;

@@ -10,7 +10,8 @@ import { normalizeCommand } from './command-part.js';
 
 type Matcher = (subject: string) => boolean;
 
-const EXAMPLES = 'write a tool name or glob such as "read_file" or "github__*", optionally with an argument pattern: "bash(git status*)", "write_file(src/**)"';
+const EXAMPLES =
+  'write a tool name or glob such as "read_file" or "github__*", optionally with an argument pattern: "bash(git status*)", "write_file(src/**)"';
 /** Tool names are letters, digits, `_` and `-`; a name glob adds `* ? [ ] { } ,`. */
 const NAME_GLOB = /^[A-Za-z0-9_\-*?[\]{},]+$/;
 const GLOB_CHARS = /[*?[\]{}]/;
@@ -40,7 +41,10 @@ export class PermissionRule {
   matchesTool(name: string): boolean {
     this.nameMatcher ??= GLOB_CHARS.test(this.tool)
       ? loadPicomatch()(this.tool, { nocase: true, dot: true })
-      : ((lower) => (n: string) => n.toLowerCase() === lower)(this.tool.toLowerCase());
+      : (
+          (lower) => (n: string) =>
+            n.toLowerCase() === lower
+        )(this.tool.toLowerCase());
     return this.nameMatcher(name);
   }
 

@@ -14,5 +14,11 @@ export function settlesWithin(promise: Promise<unknown> | undefined, ms: number)
     timer = setTimeout(() => resolve(false), ms);
     timer.unref();
   });
-  return Promise.race([promise.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    timeout,
+  ]).finally(() => clearTimeout(timer));
 }

@@ -24,7 +24,10 @@ export interface ProjectAgent {
  * for (const notice of project.notices) console.warn(notice);
  * try { console.log((await agent.run('Which tests cover the parser?')).text); } finally { await close(); }
  */
-export async function agentFromProject(options: AgentOptions, project: Omit<ProjectOptions, 'tools'> & { tools?: false } = {}): Promise<ProjectAgent> {
+export async function agentFromProject(
+  options: AgentOptions,
+  project: Omit<ProjectOptions, 'tools'> & { tools?: false } = {},
+): Promise<ProjectAgent> {
   const opened = await openProject({ ...project, tools: project.tools === false ? false : (options.tools ?? []) });
   try {
     const agent = new Agent(withProject(options, opened));

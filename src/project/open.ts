@@ -80,7 +80,8 @@ export async function openProject(options: ProjectOptions = {}): Promise<Project
   const noTools = options.tools === false;
   const level = options.sandbox?.level ?? 'workspace-write';
   const network = options.sandbox?.network === true;
-  if (network && level === 'off') throw new ReinError('config', 'fatal', 'sandbox.network needs a sandbox: with sandbox.level "off" commands reach the network anyway');
+  if (network && level === 'off')
+    throw new ReinError('config', 'fatal', 'sandbox.network needs a sandbox: with sandbox.level "off" commands reach the network anyway');
   const [{ createPermissionPolicy }, { loadPermissionsConfig, mergePermissionOptions }] = await Promise.all([
     import('../permissions/policy.js'),
     import('../permissions/config.js'),
@@ -95,12 +96,18 @@ export async function openProject(options: ProjectOptions = {}): Promise<Project
 
   const tools: Tool[] = options.tools === false ? [] : [...(options.tools ?? [])];
   if (!noTools && options.workspaceTools !== false) {
-    const [{ createWorkspaceTools }, { sandboxUnavailable }] = await Promise.all([import('../workspace/index.js'), import('../workspace/sandbox.js')]);
+    const [{ createWorkspaceTools }, { sandboxUnavailable }] = await Promise.all([
+      import('../workspace/index.js'),
+      import('../workspace/sandbox.js'),
+    ]);
     tools.push(...createWorkspaceTools({ root: cwd, bash: { sandbox: { level, network, home } } }));
     if (level !== 'off') {
       // Said once, here; each command is then refused with the same reason.
       const why = await sandboxUnavailable();
-      if (why !== undefined) notices.push(`shell commands run in a sandbox, and ${why}: the bash tool refuses every command (install bubblewrap, or pass --sandbox off to run them unconfined)`);
+      if (why !== undefined)
+        notices.push(
+          `shell commands run in a sandbox, and ${why}: the bash tool refuses every command (install bubblewrap, or pass --sandbox off to run them unconfined)`,
+        );
     }
   }
 

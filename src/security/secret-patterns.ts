@@ -61,7 +61,8 @@ const KEY = `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${SECRET_WORDS}`;
 /** Keys ending in a secret word that name no secret: paging cursors, token counts. */
 const NOT_SECRET_KEY = /(page|next|continuation|cursor|sync|max|min|num|count|limit|total|usage)[_-]?(token|key)$/i;
 /** Values that stand for a secret without being one. */
-const PLACEHOLDER = /^(?:[$%<{[*]|process\.env|os\.environ|env\.|your[_-]|(?:null|none|nil|true|false|undefined|string|required|optional|changeme|example|redacted|secret|password|token|xxx+|\.\.\.)$)|^(.)\1*$/i;
+const PLACEHOLDER =
+  /^(?:[$%<{[*]|process\.env|os\.environ|env\.|your[_-]|(?:null|none|nil|true|false|undefined|string|required|optional|changeme|example|redacted|secret|password|token|xxx+|\.\.\.)$)|^(.)\1*$/i;
 
 function assignedKind(prefix: string): string {
   const key = prefix.toLowerCase();
@@ -83,20 +84,35 @@ function assignedValue(value: string, prefix: string): boolean {
 export const ASSIGNMENT_PATTERNS: readonly SecretPattern[] = [
   { kind: 'bearer_token', prefix: '\\bbearer\\s+', secret: '[A-Za-z0-9._~+/-]{16,}=*', accept: (s) => /\d/.test(s) },
   { kind: 'basic_auth', prefix: '\\bauthorization["\']?\\s*[:=]\\s*["\']?basic\\s+', secret: '[A-Za-z0-9+/]{6,}={0,2}' },
-  { kind: 'password', prefix: '\\bcurl\\b[^\\n|;&]*?\\s(?:-u|--user)\\s+["\']?[^\\s:\'"]+:', secret: '[^\\s\'"]+', accept: (s) => !PLACEHOLDER.test(s) },
+  {
+    kind: 'password',
+    prefix: '\\bcurl\\b[^\\n|;&]*?\\s(?:-u|--user)\\s+["\']?[^\\s:\'"]+:',
+    secret: '[^\\s\'"]+',
+    accept: (s) => !PLACEHOLDER.test(s),
+  },
   {
     kind: 'aws_secret_key',
     prefix: '["\']?(?:aws_?)?secret_?access_?key["\']?\\s*[:=]\\s*["\']?',
     secret: '[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])',
   },
   // scheme://user:password@host
-  { kind: 'url_password', prefix: '\\b[a-z][a-z0-9+.-]*://[^\\s/:@\'"]*:', secret: '[^\\s/@\'"]+(?=@)', accept: (s) => !PLACEHOLDER.test(s) },
+  {
+    kind: 'url_password',
+    prefix: '\\b[a-z][a-z0-9+.-]*://[^\\s/:@\'"]*:',
+    secret: '[^\\s/@\'"]+(?=@)',
+    accept: (s) => !PLACEHOLDER.test(s),
+  },
   // KEY=value: env lines, URL queries, --flag=value. No spaces, no quotes.
   { kind: assignedKind, prefix: `(?:--)?${KEY}=`, secret: '[^\\s"\'&;,<>)}\\]`]+', accept: assignedValue },
   // "key": "value", key = 'value', key: "value": JSON, code, YAML, TOML.
   { kind: assignedKind, prefix: `["']?${KEY}["']?[ \\t]*[:=][ \\t]*["']`, secret: '[^"\'\\n]{1,400}(?=["\'])', accept: assignedValue },
   // key: value and key = value on a line of their own (YAML, INI), the value one word.
-  { kind: assignedKind, prefix: `^[ \\t-]*${KEY}[ \\t]*[:=][ \\t]*`, secret: '[^\\s"\'#]{1,400}(?=[ \\t]*(?:#.*)?$)', accept: assignedValue },
+  {
+    kind: assignedKind,
+    prefix: `^[ \\t-]*${KEY}[ \\t]*[:=][ \\t]*`,
+    secret: '[^\\s"\'#]{1,400}(?=[ \\t]*(?:#.*)?$)',
+    accept: assignedValue,
+  },
   // X-Api-Key: value, in a header or a sentence: needs a digit to tell a key from a word.
   { kind: assignedKind, prefix: `${KEY}:[ \\t]*`, secret: '[A-Za-z0-9._~+/=-]{8,}', accept: (s, p) => /\d/.test(s) && assignedValue(s, p) },
 ];

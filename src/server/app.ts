@@ -32,9 +32,9 @@ export interface AppDeps {
   stopping: () => boolean;
 }
 
-const VIEWER_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const VIEWER_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
 
 /** Builds the app. */
 export function createApp(deps: AppDeps): Hono {
@@ -50,7 +50,16 @@ export function createApp(deps: AppDeps): Hono {
     const api = apiErrorOf(error);
     return c.json(api.toBody(), api.status);
   });
-  app.notFound((c) => c.json(new ApiError(404, 'not_found', `no route ${c.req.method} ${new URL(c.req.url).pathname}: GET /v1/openapi.json lists the routes`).toBody(), 404));
+  app.notFound((c) =>
+    c.json(
+      new ApiError(
+        404,
+        'not_found',
+        `no route ${c.req.method} ${new URL(c.req.url).pathname}: GET /v1/openapi.json lists the routes`,
+      ).toBody(),
+      404,
+    ),
+  );
 
   app.use('*', async (c, next) => {
     await next();
@@ -66,12 +75,13 @@ export function createApp(deps: AppDeps): Hono {
   // The viewer's sign-in: the token in the body (a form or JSON), a session cookie back.
   app.post('/v1/session', async (c) => {
     const form = (c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded');
-    if (c.req.header('origin') !== undefined && !isSameOrigin(c.req.raw.headers)) throw new ApiError(403, 'forbidden', 'sign-in from another origin is refused');
+    if (c.req.header('origin') !== undefined && !isSameOrigin(c.req.raw.headers))
+      throw new ApiError(403, 'forbidden', 'sign-in from another origin is refused');
     let token: unknown;
     if (form) token = new URLSearchParams(await bodyText(c, 16 * 1024)).get('token');
     else token = ((await jsonBody(c, S.SessionSchema, 16 * 1024)) as { token: string }).token;
     if (typeof token !== 'string' || !guard.isToken(token)) {
-      if (form) return html(c, loginPage('That is not the server\'s token.'), 401, LOGIN_CSP);
+      if (form) return html(c, loginPage("That is not the server's token."), 401, LOGIN_CSP);
       throw new ApiError(401, 'unauthorized', 'the token is wrong');
     }
     c.header('Set-Cookie', sessionCookie(guard.newSession(), isHttps(new URL(c.req.url), c.req.raw.headers)));
@@ -93,7 +103,11 @@ export function createApp(deps: AppDeps): Hono {
     }
     // A cookie is sent by the browser on its own: what changes something must come from our page.
     if (credential.kind === 'session' && UNSAFE.has(c.req.method) && !isSameOrigin(c.req.raw.headers)) {
-      throw new ApiError(403, 'forbidden', 'a request made with the session cookie must come from the viewer\'s own origin (use the bearer token from other programs)');
+      throw new ApiError(
+        403,
+        'forbidden',
+        "a request made with the session cookie must come from the viewer's own origin (use the bearer token from other programs)",
+      );
     }
     await next();
   });
@@ -116,7 +130,14 @@ export function createApp(deps: AppDeps): Hono {
     const query = queryObject(new URL(c.req.url), S.ListRunsQuerySchema);
     const problem = check(S.ListRunsQuerySchema, query, 'query');
     if (problem) throw new ApiError(400, 'invalid_request', problem.message, problem.field);
-    return c.json(await listRuns(store, tasks, (id) => runs.isLive(id), query as { status?: RunRecord['status']; agent?: string; limit?: number; cursor?: string }));
+    return c.json(
+      await listRuns(
+        store,
+        tasks,
+        (id) => runs.isLive(id),
+        query as { status?: RunRecord['status']; agent?: string; limit?: number; cursor?: string },
+      ),
+    );
   });
 
   app.get('/v1/runs/:id', async (c) => {
@@ -134,7 +155,12 @@ export function createApp(deps: AppDeps): Hono {
     if (problem) throw new ApiError(400, 'invalid_request', problem.message, problem.field);
     const header = c.req.header('last-event-id');
     if (header !== undefined && !/^-?\d{1,15}$/.test(header.trim())) {
-      throw new ApiError(400, 'invalid_request', `Last-Event-ID must be the seq of a stored event (a whole number), got ${JSON.stringify(header.slice(0, 40))}`, 'Last-Event-ID');
+      throw new ApiError(
+        400,
+        'invalid_request',
+        `Last-Event-ID must be the seq of a stored event (a whole number), got ${JSON.stringify(header.slice(0, 40))}`,
+        'Last-Event-ID',
+      );
     }
     // The header is what an EventSource sends when it reconnects: it wins over the URL it was opened with.
     const after = header !== undefined ? Math.max(-1, Number(header.trim())) : ((query.after as number | undefined) ?? -1);
@@ -226,7 +252,11 @@ async function bodyText(c: Context, max: number): Promise<string> {
 async function jsonBody(c: Context, schema: S.Schema, max: number): Promise<unknown> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/(.+\+)?json\s*(;|$)/i.test(type)) {
-    throw new ApiError(415, 'unsupported_media_type', `the body must be JSON: send Content-Type: application/json${type ? ` (got ${type.slice(0, 60)})` : ''}`);
+    throw new ApiError(
+      415,
+      'unsupported_media_type',
+      `the body must be JSON: send Content-Type: application/json${type ? ` (got ${type.slice(0, 60)})` : ''}`,
+    );
   }
   const text = await bodyText(c, max);
   let value: unknown;

@@ -38,8 +38,15 @@ export class TokenGuard {
       return this.isToken(match[1] as string) ? { kind: 'bearer' } : { kind: 'none', reason: 'the bearer token is wrong' };
     }
     const session = cookieValue(headers.get('cookie'), SESSION_COOKIE);
-    if (session !== undefined) return this.isSession(session, now) ? { kind: 'session' } : { kind: 'none', reason: 'the session has expired or was made with another token: sign in again' };
-    return { kind: 'none', reason: 'this route needs the server token: send "Authorization: Bearer <token>" (the token is in REIN_SERVER_TOKEN or .rein/server-token)' };
+    if (session !== undefined)
+      return this.isSession(session, now)
+        ? { kind: 'session' }
+        : { kind: 'none', reason: 'the session has expired or was made with another token: sign in again' };
+    return {
+      kind: 'none',
+      reason:
+        'this route needs the server token: send "Authorization: Bearer <token>" (the token is in REIN_SERVER_TOKEN or .rein/server-token)',
+    };
   }
 
   /** A new session's cookie value, valid for {@link SESSION_SECONDS}. */
@@ -79,7 +86,13 @@ export function cookieValue(header: string | null, name: string): string | undef
 
 /** The Set-Cookie header of a session (`value`), or of its end (`undefined`). */
 export function sessionCookie(value: string | undefined, secure: boolean): string {
-  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : []), `Max-Age=${value === undefined ? 0 : SESSION_SECONDS}`];
+  const attributes = [
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Strict',
+    ...(secure ? ['Secure'] : []),
+    `Max-Age=${value === undefined ? 0 : SESSION_SECONDS}`,
+  ];
   return `${SESSION_COOKIE}=${value ?? ''}; ${attributes.join('; ')}`;
 }
 
@@ -98,7 +111,9 @@ export function isSameOrigin(headers: Headers): boolean {
   } catch {
     return false;
   }
-  const hosts = [headers.get('host'), ...(headers.get('x-forwarded-host') ?? '').split(',')].map((h) => h?.trim().toLowerCase()).filter(Boolean);
+  const hosts = [headers.get('host'), ...(headers.get('x-forwarded-host') ?? '').split(',')]
+    .map((h) => h?.trim().toLowerCase())
+    .filter(Boolean);
   return hosts.includes(host.toLowerCase());
 }
 

@@ -40,9 +40,12 @@ export class StreamRegistry {
   add(stream: RunEventStream): void {
     this.open.add(stream);
     if (!this.timer) {
-      this.timer = setInterval(() => {
-        for (const s of this.open) s.keepAlive();
-      }, Math.max(10, Math.floor(this.settings.keepAliveMs / 2)));
+      this.timer = setInterval(
+        () => {
+          for (const s of this.open) s.keepAlive();
+        },
+        Math.max(10, Math.floor(this.settings.keepAliveMs / 2)),
+      );
       this.timer.unref();
     }
   }
@@ -160,31 +163,29 @@ export class RunEventStream implements FeedListener {
   private catchUp(): void {
     if (this.reading || this.state !== 'open') return;
     this.held ??= [];
-    this.reading = this.store
-      .loadEvents(this.runId, this.next)
-      .then(
-        (events) => {
-          if (this.state !== 'open') return;
-          const fresh = events.filter((e) => e.seq >= this.next);
-          if (fresh.length > 0) {
-            this.replay = this.replayAt < this.replay.length ? [...this.replay.slice(this.replayAt), ...fresh] : fresh;
-            this.replayAt = 0;
-            this.next = (fresh.at(-1) as RunEvent).seq + 1;
-            this.atEnd = fresh.at(-1)?.type === 'run_finished';
-          }
-          const held = this.held ?? [];
-          this.held = undefined;
-          this.reading = undefined;
-          this.stored(held);
-          this.afterRead();
-        },
-        () => {
-          // The run's log cannot be read (the store closed as the server stops): end here.
-          this.reading = undefined;
-          this.held = undefined;
-          this.finish();
-        },
-      );
+    this.reading = this.store.loadEvents(this.runId, this.next).then(
+      (events) => {
+        if (this.state !== 'open') return;
+        const fresh = events.filter((e) => e.seq >= this.next);
+        if (fresh.length > 0) {
+          this.replay = this.replayAt < this.replay.length ? [...this.replay.slice(this.replayAt), ...fresh] : fresh;
+          this.replayAt = 0;
+          this.next = (fresh.at(-1) as RunEvent).seq + 1;
+          this.atEnd = fresh.at(-1)?.type === 'run_finished';
+        }
+        const held = this.held ?? [];
+        this.held = undefined;
+        this.reading = undefined;
+        this.stored(held);
+        this.afterRead();
+      },
+      () => {
+        // The run's log cannot be read (the store closed as the server stops): end here.
+        this.reading = undefined;
+        this.held = undefined;
+        this.finish();
+      },
+    );
   }
 
   private afterRead(): void {

@@ -61,13 +61,23 @@ export class RunService {
     const agents = await this.agents.list();
     const served = agents.find((a) => a.name === name);
     if (!served) {
-      throw new ApiError(400, 'invalid_request', `agent: there is no agent "${name}"; the agents are ${agents.map((a) => a.name).join(', ')} (.rein/agents/<name>.md files; GET /v1/agents lists them)`, 'agent');
+      throw new ApiError(
+        400,
+        'invalid_request',
+        `agent: there is no agent "${name}"; the agents are ${agents.map((a) => a.name).join(', ')} (.rein/agents/<name>.md files; GET /v1/agents lists them)`,
+        'agent',
+      );
     }
     const limits = request.limits ?? {};
     for (const [key, value] of Object.entries(limits) as Array<[NumericLimit, number]>) {
       const ceiling = served.limits[key];
       if (ceiling !== undefined && value > ceiling) {
-        throw new ApiError(400, 'invalid_request', `limits.${key} ${value} is more than agent "${name}" allows (${ceiling}): a request may only lower its agent's limits (set them in its file)`, `limits.${key}`);
+        throw new ApiError(
+          400,
+          'invalid_request',
+          `limits.${key} ${value} is more than agent "${name}" allows (${ceiling}): a request may only lower its agent's limits (set them in its file)`,
+          `limits.${key}`,
+        );
       }
     }
     let agent: Agent;
@@ -135,7 +145,10 @@ export class RunService {
     // Its waiting calls are refused (they never run), and it goes on with its signal already
     // aborted: it ends at once, as aborted, with a valid history.
     const agent = await this.agentFor(record);
-    const first = this.track(runId, agent.approve(runId, { approved: false, reason: 'the run was aborted', signal: AbortSignal.abort('aborted through the API') }));
+    const first = this.track(
+      runId,
+      agent.approve(runId, { approved: false, reason: 'the run was aborted', signal: AbortSignal.abort('aborted through the API') }),
+    );
     const event = await first;
     if (event.type === 'run_finished' && event.result.error && event.result.traceId === '') throw errorOfStart(event);
     const result = await (this.live.get(runId)?.handle ?? Promise.resolve({ status: 'aborted' }));
@@ -143,12 +156,19 @@ export class RunService {
   }
 
   /** Decides one waiting call of a paused run and continues the run here (as `rein approve` does). */
-  async approve(runId: string, decision: { toolCallId: string; approved: boolean; reason?: string; argumentsHash?: string }): Promise<{ runId: string; status: string }> {
+  async approve(
+    runId: string,
+    decision: { toolCallId: string; approved: boolean; reason?: string; argumentsHash?: string },
+  ): Promise<{ runId: string; status: string }> {
     this.checkAccepting();
     if (this.live.has(runId)) throw new ApiError(409, 'conflict', `run ${runId} is running: it waits for no decision`);
     const record = await this.record(runId);
     if (record.status !== 'paused') {
-      throw new ApiError(409, 'conflict', `run ${runId} is not waiting for approval (it is ${record.status}${record.reason ? `: ${record.reason}` : ''})`);
+      throw new ApiError(
+        409,
+        'conflict',
+        `run ${runId} is not waiting for approval (it is ${record.status}${record.reason ? `: ${record.reason}` : ''})`,
+      );
     }
     if (this.queueMode?.isQueued(record)) {
       try {
@@ -196,7 +216,8 @@ export class RunService {
         try {
           const agent = await this.agentFor(record);
           const event = await this.track(record.id, agent.resume(record.id));
-          if (event.type === 'run_finished' && event.result.error && event.result.traceId === '') throw new Error(event.result.error.message);
+          if (event.type === 'run_finished' && event.result.error && event.result.traceId === '')
+            throw new Error(event.result.error.message);
           continued.push(record.id);
         } catch (error) {
           const why = error instanceof Error ? error.message : String(error);
@@ -240,11 +261,21 @@ export class RunService {
       unsubscribeFirst();
       resolveFirst(event);
     });
-    const endDrive = this.feeds.drive(runId, (onDelta) => handle.subscribe((event) => DELTA_EVENT_TYPES.has(event.type) && event.depth === undefined && onDelta(event)));
+    const endDrive = this.feeds.drive(runId, (onDelta) =>
+      handle.subscribe((event) => DELTA_EVENT_TYPES.has(event.type) && event.depth === undefined && onDelta(event)),
+    );
     const settled = Promise.resolve(handle).then(
       (result) => {
         // A run that could not start emits its run_finished only if someone listened: the result says it too.
-        resolveFirst({ type: 'run_finished', runId, seq: 0, at: Date.now(), status: result.status, reason: result.reason, result } as RunEvent);
+        resolveFirst({
+          type: 'run_finished',
+          runId,
+          seq: 0,
+          at: Date.now(),
+          status: result.status,
+          reason: result.reason,
+          result,
+        } as RunEvent);
       },
       () => undefined,
     );
@@ -284,9 +315,17 @@ export class RunService {
   private async notDriven(runId: string, what: string, known?: RunRecord): Promise<ApiError> {
     const record = known ?? (await this.record(runId));
     if (record.status === 'running') {
-      return new ApiError(409, 'conflict', `run ${runId} is not driven by this server (another process drives it, or it awaits recovery): it ${what} only where it runs`);
+      return new ApiError(
+        409,
+        'conflict',
+        `run ${runId} is not driven by this server (another process drives it, or it awaits recovery): it ${what} only where it runs`,
+      );
     }
-    return new ApiError(409, 'conflict', `run ${runId} is ${record.status}${record.reason ? ` (${record.reason})` : ''}: it ${what} only while it runs`);
+    return new ApiError(
+      409,
+      'conflict',
+      `run ${runId} is ${record.status}${record.reason ? ` (${record.reason})` : ''}: it ${what} only while it runs`,
+    );
   }
 }
 

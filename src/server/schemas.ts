@@ -26,11 +26,17 @@ export const LimitsSchema: Schema = {
 
 export const CreateRunSchema: Schema = {
   type: 'object',
-  description: 'A run of an agent defined on disk (.rein/agents/<name>.md). A request cannot add tools, commands, MCP servers, a model or a base URL.',
+  description:
+    'A run of an agent defined on disk (.rein/agents/<name>.md). A request cannot add tools, commands, MCP servers, a model or a base URL.',
   additionalProperties: false,
   required: ['input'],
   properties: {
-    agent: { type: 'string', minLength: 1, maxLength: 64, description: 'The agent to run (default: "default", what `rein run` builds in the server\'s folder).' },
+    agent: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: 'The agent to run (default: "default", what `rein run` builds in the server\'s folder).',
+    },
     input: { type: 'string', minLength: 1, maxLength: 1_000_000, description: 'The task.' },
     limits: LimitsSchema,
   },
@@ -41,7 +47,10 @@ export const MessageSchema: Schema = {
   additionalProperties: false,
   required: ['kind', 'text'],
   properties: {
-    kind: { enum: ['steer', 'follow_up'], description: '`steer`: read before the next model call; `follow_up`: run once the agent would otherwise stop.' },
+    kind: {
+      enum: ['steer', 'follow_up'],
+      description: '`steer`: read before the next model call; `follow_up`: run once the agent would otherwise stop.',
+    },
     text: { type: 'string', minLength: 1, maxLength: 1_000_000 },
   },
 };
@@ -53,15 +62,21 @@ export const ApprovalSchema: Schema = {
   properties: {
     toolCallId: { type: 'string', minLength: 1, description: 'The waiting call (from pendingApprovals or the approval_requested event).' },
     approved: { type: 'boolean' },
-    reason: { type: 'string', maxLength: 10_000, description: 'Why: a denial\'s reason reaches the model.' },
-    argumentsHash: { type: 'string', minLength: 1, description: 'Optional: the hash of the arguments shown in approval_requested; the decision is refused if the waiting call\'s differ.' },
+    reason: { type: 'string', maxLength: 10_000, description: "Why: a denial's reason reaches the model." },
+    argumentsHash: {
+      type: 'string',
+      minLength: 1,
+      description: "Optional: the hash of the arguments shown in approval_requested; the decision is refused if the waiting call's differ.",
+    },
   },
 };
 
 export const ResumeSchema: Schema = {
   type: 'object',
   additionalProperties: false,
-  properties: { force: { type: 'boolean', description: "Continue even if the agent's tools, prompt or model changed since the run started." } },
+  properties: {
+    force: { type: 'boolean', description: "Continue even if the agent's tools, prompt or model changed since the run started." },
+  },
 };
 
 /** `POST /v1/runs/:id/abort` takes no fields (an empty body, or `{}`). */
@@ -106,7 +121,10 @@ export const ErrorSchema: Schema = {
       type: 'object',
       required: ['code', 'message'],
       properties: {
-        code: { type: 'string', description: 'What went wrong, for programs: invalid_request, unauthorized, not_found, conflict, payload_too_large, …' },
+        code: {
+          type: 'string',
+          description: 'What went wrong, for programs: invalid_request, unauthorized, not_found, conflict, payload_too_large, …',
+        },
         message: { type: 'string', description: 'What went wrong and what to do, for people.' },
         field: { type: 'string', description: 'The request field at fault (400), e.g. limits.maxSteps.' },
       },
@@ -114,7 +132,11 @@ export const ErrorSchema: Schema = {
   },
 };
 
-const usage = { type: 'object', properties: { input: { type: 'number' }, output: { type: 'number' }, total: { type: 'number' } }, required: ['input', 'output', 'total'] };
+const usage = {
+  type: 'object',
+  properties: { input: { type: 'number' }, output: { type: 'number' }, total: { type: 'number' } },
+  required: ['input', 'output', 'total'],
+};
 
 export const TotalsSchema: Schema = {
   type: 'object',
@@ -192,7 +214,11 @@ export const AgentListSchema: Schema = {
   properties: {
     agents: {
       type: 'array',
-      items: { type: 'object', required: ['name', 'description', 'model'], properties: { name: { type: 'string' }, description: { type: 'string' }, model: { type: 'string' }, limits: { type: 'object' } } },
+      items: {
+        type: 'object',
+        required: ['name', 'description', 'model'],
+        properties: { name: { type: 'string' }, description: { type: 'string' }, model: { type: 'string' }, limits: { type: 'object' } },
+      },
     },
   },
 };

@@ -59,7 +59,16 @@ export interface RunningServer {
 /** Starts the server (listening once this resolves); {@link RunningServer.recover} continues what it left running. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const warn = options.warn ?? (() => undefined);
-  await prepareValidators([S.CreateRunSchema, S.MessageSchema, S.ApprovalSchema, S.ResumeSchema, S.AbortSchema, S.SessionSchema, S.ListRunsQuerySchema, S.EventsQuerySchema]);
+  await prepareValidators([
+    S.CreateRunSchema,
+    S.MessageSchema,
+    S.ApprovalSchema,
+    S.ResumeSchema,
+    S.AbortSchema,
+    S.SessionSchema,
+    S.ListRunsQuerySchema,
+    S.EventsQuerySchema,
+  ]);
   const assets = await loadViewerAssets();
   const feeds = new RunFeeds();
   const writer = gatedStore(options.store, feeds);

@@ -46,10 +46,19 @@ export async function loadServerToken(options: { cwd: string; env: NodeJS.Proces
   });
   if (info) {
     if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) {
-      throw new ReinError('config', 'fatal', `the token file ${file} can be read by other users (mode ${(info.mode & 0o777).toString(8)}): chmod 600 ${file}, or set REIN_SERVER_TOKEN`);
+      throw new ReinError(
+        'config',
+        'fatal',
+        `the token file ${file} can be read by other users (mode ${(info.mode & 0o777).toString(8)}): chmod 600 ${file}, or set REIN_SERVER_TOKEN`,
+      );
     }
     const token = (await readFile(file, 'utf8')).trim();
-    if (token === '') throw new ReinError('config', 'fatal', `the token file ${file} is empty: delete it (a new token is made on the next start on loopback) or set REIN_SERVER_TOKEN`);
+    if (token === '')
+      throw new ReinError(
+        'config',
+        'fatal',
+        `the token file ${file} is empty: delete it (a new token is made on the next start on loopback) or set REIN_SERVER_TOKEN`,
+      );
     checkToken(token, file, loopback, options.host);
     return { token, source: 'file', file };
   }

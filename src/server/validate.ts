@@ -12,7 +12,24 @@ export interface RequestProblem {
 }
 
 /** Fields a request might use to add what only an agent's file may define. */
-const SMUGGLED = new Set(['tools', 'allowedTools', 'model', 'baseUrl', 'base_url', 'baseURL', 'mcpServers', 'mcp', 'commands', 'command', 'system', 'headers', 'modelConfig', 'toolSources', 'mode', 'outputSchema']);
+const SMUGGLED = new Set([
+  'tools',
+  'allowedTools',
+  'model',
+  'baseUrl',
+  'base_url',
+  'baseURL',
+  'mcpServers',
+  'mcp',
+  'commands',
+  'command',
+  'system',
+  'headers',
+  'modelConfig',
+  'toolSources',
+  'mode',
+  'outputSchema',
+]);
 
 type Ajv2020 = { compile(schema: object): ValidateFunction };
 let ajv: Promise<Ajv2020> | undefined;
@@ -20,7 +37,9 @@ const compiled = new WeakMap<Schema, ValidateFunction>();
 
 /** Compiles the schemas once, at start: validation is then synchronous. */
 export async function prepareValidators(schemas: readonly Schema[]): Promise<void> {
-  ajv ??= import('ajv/dist/2020.js').then((m) => new m.default.default({ allErrors: true, strict: false, logger: false, verbose: true }) as Ajv2020);
+  ajv ??= import('ajv/dist/2020.js').then(
+    (m) => new m.default.default({ allErrors: true, strict: false, logger: false, verbose: true }) as Ajv2020,
+  );
   const engine = await ajv;
   for (const schema of schemas) if (!compiled.has(schema)) compiled.set(schema, engine.compile(schema));
 }
@@ -50,16 +69,25 @@ function describeError(error: ErrorObject, where: 'body' | 'query', schema: Sche
         };
       }
       const allowed = Object.keys(propertiesAt(schema, path) ?? {});
-      return { field: field(name), message: `unknown ${where === 'query' ? 'query parameter' : 'field'} ${field(name)}${allowed.length ? `: it takes ${allowed.join(', ')}` : ''}` };
+      return {
+        field: field(name),
+        message: `unknown ${where === 'query' ? 'query parameter' : 'field'} ${field(name)}${allowed.length ? `: it takes ${allowed.join(', ')}` : ''}`,
+      };
     }
     case 'required': {
       const name = String((error.params as { missingProperty: string }).missingProperty);
       return { field: field(name), message: `${field(name)} is required` };
     }
     case 'type':
-      return { field: at || where, message: `${at || `the ${where}`} must be ${article(String((error.params as { type: string }).type))}, got ${describe(error.data)}` };
+      return {
+        field: at || where,
+        message: `${at || `the ${where}`} must be ${article(String((error.params as { type: string }).type))}, got ${describe(error.data)}`,
+      };
     case 'enum':
-      return { field: at, message: `${at} must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}, got ${describe(error.data)}` };
+      return {
+        field: at,
+        message: `${at} must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}, got ${describe(error.data)}`,
+      };
     default:
       return { field: at || where, message: `${at || `the ${where}`} ${error.message ?? 'is invalid'}, got ${describe(error.data)}` };
   }

@@ -36,7 +36,8 @@ async function viewerDir(): Promise<URL> {
     } catch {
       // not here: look further up
     }
-    if (new URL('..', dir).href === dir.href) throw new ReinError('config', 'fatal', 'cannot find the rein package the server belongs to (its package.json)');
+    if (new URL('..', dir).href === dir.href)
+      throw new ReinError('config', 'fatal', 'cannot find the rein package the server belongs to (its package.json)');
   }
 }
 
@@ -49,7 +50,11 @@ export async function loadViewerAssets(dir?: URL): Promise<ViewerAssets> {
     try {
       body = await readFile(new URL(file, base));
     } catch (error) {
-      throw new ReinError('config', 'fatal', `the run viewer's ${file} is missing in ${fileURLToPath(base)} (${(error as Error).message}): run npm run build`);
+      throw new ReinError(
+        'config',
+        'fatal',
+        `the run viewer's ${file} is missing in ${fileURLToPath(base)} (${(error as Error).message}): run npm run build`,
+      );
     }
     assets.set(path, { body: new Uint8Array(body), type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
   }

@@ -87,7 +87,13 @@ export function summaryOf(record: RunRecord, task: string | null, live: boolean,
 /** The whole picture of one run, from its record and its log. */
 export function detailOf(record: RunRecord, events: readonly RunEvent[], live: boolean, recoveryError?: string) {
   const state = events[0]?.type === 'run_started' ? resumeStateFrom(events) : undefined;
-  const totals = state?.totals ?? record.totals ?? { steps: 0, toolCalls: 0, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 }, durationMs: 0 };
+  const totals = state?.totals ??
+    record.totals ?? {
+      steps: 0,
+      toolCalls: 0,
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 },
+      durationMs: 0,
+    };
   // The log's totals leave out time: the records of each process's part are summed by the runs' ends.
   let durationMs = 0;
   let result: Extract<RunEvent, { type: 'run_finished' }>['result'] | null = null;
@@ -123,7 +129,14 @@ function pendingOf(events: readonly RunEvent[], state: ReturnType<typeof resumeS
     if (pending.approvalsDecided.has(toolCallId)) continue;
     const call = pending.calls.find((c) => c.id === toolCallId);
     const rule = rules.get(toolCallId);
-    out.push({ toolCallId, name: call?.name ?? '', arguments: args.get(toolCallId) ?? call?.arguments ?? {}, argumentsHash, ...(rule ? { rule } : {}), step: pending.step });
+    out.push({
+      toolCallId,
+      name: call?.name ?? '',
+      arguments: args.get(toolCallId) ?? call?.arguments ?? {},
+      argumentsHash,
+      ...(rule ? { rule } : {}),
+      step: pending.step,
+    });
   }
   return out;
 }
@@ -142,7 +155,11 @@ export async function listRuns(
   // Pages of the store until enough match (the agent is filtered here: it is in the record's metadata).
   for (let round = 0; round < 50 && picked.length <= limit; round++) {
     const batch = Math.max(limit + 1, 100);
-    const rows = await store.listRuns({ limit: batch, ...(query.status ? { status: query.status } : {}), ...(after ? { before: after.t + 1 } : {}) });
+    const rows = await store.listRuns({
+      limit: batch,
+      ...(query.status ? { status: query.status } : {}),
+      ...(after ? { before: after.t + 1 } : {}),
+    });
     const fresh = after ? rows.filter((r) => r.createdAt < after!.t || (r.createdAt === after!.t && r.id < after!.id)) : rows;
     for (const record of fresh) if (query.agent === undefined || servedMetadata(record).agent === query.agent) picked.push(record);
     const last = rows.at(-1);
@@ -173,5 +190,10 @@ function decodeCursor(text: string): { t: number; id: string } {
   } catch {
     // not one of ours
   }
-  throw new ApiError(400, 'invalid_request', 'cursor is not a cursor this server gave: pass the nextCursor of the previous page as it was', 'cursor');
+  throw new ApiError(
+    400,
+    'invalid_request',
+    'cursor is not a cursor this server gave: pass the nextCursor of the previous page as it was',
+    'cursor',
+  );
 }

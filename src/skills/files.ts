@@ -22,11 +22,19 @@ const SKIPPED_DIRS = new Set(['node_modules', '.git']);
 export function resolveSkillPath(dir: string, path: string): SkillPath {
   const trimmed = path.trim();
   if (isAbsolute(trimmed) || /^[a-zA-Z]:/.test(trimmed) || trimmed.startsWith('\\') || trimmed.startsWith('~')) {
-    return { ok: false, code: 'path_refused', reason: `"${path}" is not relative: give a path inside the skill folder, such as "references/guide.md"` };
+    return {
+      ok: false,
+      code: 'path_refused',
+      reason: `"${path}" is not relative: give a path inside the skill folder, such as "references/guide.md"`,
+    };
   }
   const segments = trimmed.split(/[\\/]+/).filter((s) => s !== '' && s !== '.');
   if (segments.includes('..')) {
-    return { ok: false, code: 'path_refused', reason: `"${path}" leaves the skill folder ("..") : only files inside the skill folder can be read` };
+    return {
+      ok: false,
+      code: 'path_refused',
+      reason: `"${path}" leaves the skill folder ("..") : only files inside the skill folder can be read`,
+    };
   }
   let root: string;
   let real: string;
@@ -89,7 +97,10 @@ export function listSkillFiles(dir: string, sub = '', limit = 100): { files: str
       }
     }
   };
-  const start = sub.split(/[\\/]+/).filter((s) => s !== '' && s !== '.').join('/');
+  const start = sub
+    .split(/[\\/]+/)
+    .filter((s) => s !== '' && s !== '.')
+    .join('/');
   walk(start, 0);
   return { files, truncated: total - files.length };
 }

@@ -58,7 +58,10 @@ export async function loadSkills(options: LoadSkillsOptions): Promise<LoadSkills
   for (const skill of found.flatMap((root) => root.skills)) {
     const winner = byName.get(skill.name);
     if (winner) {
-      diagnostics.push({ file: skill.file, reason: `skill "${skill.name}" is already defined by ${winner.file}, which takes precedence; this one is ignored` });
+      diagnostics.push({
+        file: skill.file,
+        reason: `skill "${skill.name}" is already defined by ${winner.file}, which takes precedence; this one is ignored`,
+      });
       continue;
     }
     byName.set(skill.name, skill);

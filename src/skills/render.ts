@@ -38,7 +38,11 @@ export function skillsCatalog(skills: readonly Skill[]): string {
  * are disclosed when asked for). `listing` is the folder's, when the caller has it already.
  */
 export function renderSkill(skill: Skill, listing: { files: string[]; truncated: number } = listSkillFiles(skill.dir)): string {
-  const parts = [`<skill name="${skill.name}">`, skill.body === '' ? '(this skill has no instructions beyond its description)' : skill.body, '</skill>'];
+  const parts = [
+    `<skill name="${skill.name}">`,
+    skill.body === '' ? '(this skill has no instructions beyond its description)' : skill.body,
+    '</skill>',
+  ];
   if (listing.files.length > 0) {
     parts.push(
       `Files of the skill "${skill.name}" (read one with ${READ_SKILL_FILE_TOOL} { "skill": "${skill.name}", "path": "<file>" }; paths in the instructions are relative to the skill folder):`,

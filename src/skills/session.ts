@@ -230,4 +230,3 @@ export class SkillSession {
     return this.skills.map((s) => s.name).join(', ');
   }
 }
-

@@ -112,7 +112,10 @@ export function createSkillTools(skills: readonly Skill[], session: SessionFor, 
       const target = resolveSkillPath(found.dir, String(path));
       if (!target.ok) {
         const listing = listSkillFiles(found.dir);
-        const hint = listing.files.length > 0 ? `\nFiles of "${found.name}":\n${formatFileList(listing)}` : `\nThe skill "${found.name}" has no other files.`;
+        const hint =
+          listing.files.length > 0
+            ? `\nFiles of "${found.name}":\n${formatFileList(listing)}`
+            : `\nThe skill "${found.name}" has no other files.`;
         return error(`${target.reason}${hint}`);
       }
       if (target.kind === 'directory') {
@@ -127,7 +130,9 @@ export function createSkillTools(skills: readonly Skill[], session: SessionFor, 
       if (first > window.total) return error(`${target.relative} has ${window.total} lines; startLine ${first} is past the end`);
       const notes: string[] = [];
       if (window.from > 1 || window.to < window.total) {
-        notes.push(`[lines ${window.from}–${window.to} of ${window.total}${window.to < window.total ? `; call again with startLine: ${window.to + 1} to read on` : ''}]`);
+        notes.push(
+          `[lines ${window.from}–${window.to} of ${window.total}${window.to < window.total ? `; call again with startLine: ${window.to + 1} to read on` : ''}]`,
+        );
       }
       if (target.size > maxBytes) notes.push(`[only the first ${maxBytes} bytes of ${target.size} can be read]`);
       return notes.length === 0 ? window.text : `${window.text}\n${notes.join('\n')}`;

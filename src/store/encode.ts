@@ -39,16 +39,23 @@ export function encodeBatch(runId: string, events: readonly RunEvent[], threshol
     if (DELTA_EVENT_TYPES.has(event.type)) throw invalid(runId, `${event.type} events are streamed, never stored (seq ${event.seq})`);
     if (event.runId !== runId) throw invalid(runId, `event seq ${event.seq} belongs to run ${String(event.runId)}`);
     if (event.seq !== first + i) {
-      throw new ReinError('conflict', 'fatal', `run ${runId}: the batch's seqs must be consecutive; expected ${first + i}, got ${event.seq}`, {
-        details: { runId, expected: first + i, got: event.seq },
-      });
+      throw new ReinError(
+        'conflict',
+        'fatal',
+        `run ${runId}: the batch's seqs must be consecutive; expected ${first + i}, got ${event.seq}`,
+        {
+          details: { runId, expected: first + i, got: event.seq },
+        },
+      );
     }
     if (typeof event.at !== 'number' || !Number.isFinite(event.at)) throw invalid(runId, `event seq ${event.seq} has no time (at)`);
     let json: string;
     try {
       json = JSON.stringify(event);
     } catch (error) {
-      throw new ReinError('store', 'fatal', `run ${runId}: event seq ${event.seq} is not JSON: ${(error as Error).message}`, { cause: error });
+      throw new ReinError('store', 'fatal', `run ${runId}: event seq ${event.seq} is not JSON: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     const large = json.length > threshold;
     rows.push({ seq: event.seq, type: event.type, at: event.at, data: large ? null : json, payload: large ? json : null });
@@ -68,7 +75,12 @@ export function decodeEvents(texts: readonly string[], runId: string, fromSeq = 
       events[i] = JSON.parse(texts[i]!) as RunEvent;
     } catch (error) {
       const seq = Math.max(0, fromSeq) + i;
-      throw new ReinError('store', 'fatal', `run ${runId}: the stored event at seq ${seq} is not JSON (${(error as Error).message}); the run log is damaged from there on`, { cause: error });
+      throw new ReinError(
+        'store',
+        'fatal',
+        `run ${runId}: the stored event at seq ${seq} is not JSON (${(error as Error).message}); the run log is damaged from there on`,
+        { cause: error },
+      );
     }
   }
   return events;
@@ -77,7 +89,8 @@ export function decodeEvents(texts: readonly string[], runId: string, fromSeq = 
 /** Checks a blob threshold option. */
 export function blobThreshold(value: number | undefined): number {
   if (value === undefined) return DEFAULT_BLOB_THRESHOLD;
-  if (!Number.isSafeInteger(value) || value < 0) throw new ReinError('config', 'fatal', `blobThreshold must be a non-negative integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new ReinError('config', 'fatal', `blobThreshold must be a non-negative integer, got ${value}`);
   return value;
 }
 

@@ -90,14 +90,20 @@ export class MemoryRunStore implements RunStore {
     this.check();
     checkLimit(filter.limit);
     const rows = [...this.runs.values()].filter(
-      (row) => (filter.status === undefined || row.status === filter.status) && (filter.before === undefined || Number(row.created_at) < filter.before),
+      (row) =>
+        (filter.status === undefined || row.status === filter.status) &&
+        (filter.before === undefined || Number(row.created_at) < filter.before),
     );
     // The SQL stores' order: newest first, ties broken by id, descending.
     rows.sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     return rows.slice(0, filter.limit ?? rows.length).map(toRecord);
   }
 
-  async updateRun(runId: string, epoch: number, patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals }): Promise<void> {
+  async updateRun(
+    runId: string,
+    epoch: number,
+    patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals },
+  ): Promise<void> {
     this.check();
     const row = this.runs.get(runId);
     if (!row || Number(row.lease_epoch) !== epoch) throw explainRefusal(runId, epoch, row);

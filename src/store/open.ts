@@ -32,7 +32,10 @@ export interface OpenStoreOptions {
  * The store location someone chose: `location` if given, else `REIN_DATABASE_URL`;
  * `undefined` when neither is set (the default file).
  */
-export function namedStoreLocation(location: string | undefined, env: Record<string, string | undefined> = process.env): string | undefined {
+export function namedStoreLocation(
+  location: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
   return location || env.REIN_DATABASE_URL || undefined;
 }
 
@@ -47,7 +50,11 @@ export function maskStoreLocation(location: string): string {
  * `.rein/rein.db`. `postgres://` and `postgresql://` URLs mean Postgres; `file:` URLs and
  * paths mean a SQLite file (`:memory:` a private in-memory one); other URL schemes are refused.
  */
-export function resolveStoreLocation(location?: string, env: Record<string, string | undefined> = process.env, cwd: string = process.cwd()): StoreLocation {
+export function resolveStoreLocation(
+  location?: string,
+  env: Record<string, string | undefined> = process.env,
+  cwd: string = process.cwd(),
+): StoreLocation {
   const chosen = namedStoreLocation(location, env) ?? '.rein/rein.db';
   if (/^postgres(ql)?:\/\//i.test(chosen)) return { kind: 'postgres', url: chosen };
   if (/^file:/i.test(chosen)) return { kind: 'sqlite', path: fileURLToPath(chosen) };
@@ -74,7 +81,11 @@ export async function openStore(location?: string, options: OpenStoreOptions = {
   if (where.kind === 'postgres') {
     return openPostgresStore({ url: where.url, ...threshold, ...(options.schema === undefined ? {} : { schema: options.schema }) });
   }
-  return openSqliteStore({ path: where.path, ...threshold, ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
+  return openSqliteStore({
+    path: where.path,
+    ...threshold,
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+  });
 }
 
 /** Opens a {@link SqliteStore} with all its options, loading its driver on first use. */

@@ -112,7 +112,11 @@ export class PostgresRunQueue implements RunQueue {
   async close(): Promise<void> {
     const boss = this.boss;
     this.boss = undefined;
-    if (boss) await boss.then((b) => b.stop({ graceful: false, close: true }), () => undefined);
+    if (boss)
+      await boss.then(
+        (b) => b.stop({ graceful: false, close: true }),
+        () => undefined,
+      );
   }
 
   private async inTransaction<T>(runId: string, work: (client: PoolClient, boss: PgBoss) => Promise<T>): Promise<T> {

@@ -58,21 +58,30 @@ export class PostgresStore implements RunStore {
 
   /** Hands runs to `rein worker` processes (pg-boss is loaded on the first use). */
   get queue(): RunQueue {
-    this.runQueue ??= new PostgresRunQueue(this.pool, { url: this.url, schema: this.schema }, {
-      insertRun: (client, run) => this.insertRun(run, client),
-      append: (client, runId, epoch, events) => this.appendWith(client, runId, epoch, events),
-      markRunning: async (client, runId, epoch) => {
-        const { rowCount } = await client.query({ name: this.name('update'), text: this.sql.update, values: [runId, epoch, 'running', null, null, Date.now()] });
-        if (rowCount !== 1) throw explainRefusal(runId, epoch, await this.state(runId));
+    this.runQueue ??= new PostgresRunQueue(
+      this.pool,
+      { url: this.url, schema: this.schema },
+      {
+        insertRun: (client, run) => this.insertRun(run, client),
+        append: (client, runId, epoch, events) => this.appendWith(client, runId, epoch, events),
+        markRunning: async (client, runId, epoch) => {
+          const { rowCount } = await client.query({
+            name: this.name('update'),
+            text: this.sql.update,
+            values: [runId, epoch, 'running', null, null, Date.now()],
+          });
+          if (rowCount !== 1) throw explainRefusal(runId, epoch, await this.state(runId));
+        },
       },
-    });
+    );
     return this.runQueue;
   }
 
   /** Connects, creates or migrates the schema, and returns the store. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const schema = options.schema ?? 'rein';
-    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new ReinError('config', 'fatal', `the Postgres schema name ${JSON.stringify(schema)} must be lowercase letters, digits and _`);
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+      throw new ReinError('config', 'fatal', `the Postgres schema name ${JSON.stringify(schema)} must be lowercase letters, digits and _`);
     const threshold = blobThreshold(options.blobThreshold);
     const pool = new Pool({ ...options.pool, connectionString: options.url });
     // An idle client whose connection drops emits 'error' on the pool; unhandled, that would
@@ -93,7 +102,20 @@ export class PostgresStore implements RunStore {
 
   private async insertRun(run: NewRun, on: Executor): Promise<RunRecord> {
     const r = newRunRow(run, Date.now());
-    const values = [r.id, r.status, r.reason, r.model, r.config, r.config_hash, r.parent_run_id, r.created_at, r.updated_at, r.totals, r.lease_epoch, r.event_count];
+    const values = [
+      r.id,
+      r.status,
+      r.reason,
+      r.model,
+      r.config,
+      r.config_hash,
+      r.parent_run_id,
+      r.created_at,
+      r.updated_at,
+      r.totals,
+      r.lease_epoch,
+      r.event_count,
+    ];
     try {
       if (this.closed) throw new ReinError('store', 'fatal', 'the store is closed');
       await on.query({ name: this.name('insertRun'), text: this.sql.insertRun, values });
@@ -154,7 +176,12 @@ export class PostgresStore implements RunStore {
     const what = `cannot load run ${runId}`;
     let texts: string[];
     try {
-      const result = await this.pool.query<[string]>({ name: this.name('load'), text: this.sql.load, values: [runId, fromSeq], rowMode: 'array' });
+      const result = await this.pool.query<[string]>({
+        name: this.name('load'),
+        text: this.sql.load,
+        values: [runId, fromSeq],
+        rowMode: 'array',
+      });
       texts = result.rows.map((row) => row[0]);
     } catch (error) {
       throw pgError(error, what);
@@ -179,7 +206,11 @@ export class PostgresStore implements RunStore {
     return rows.map((row) => toRecord(row as RunRow));
   }
 
-  async updateRun(runId: string, epoch: number, patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals }): Promise<void> {
+  async updateRun(
+    runId: string,
+    epoch: number,
+    patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals },
+  ): Promise<void> {
     const totals = patch.totals === undefined ? null : JSON.stringify(patch.totals);
     const values = [runId, epoch, patch.status, patch.reason ?? null, totals, Date.now()];
     const { rowCount } = await this.run('update', this.sql.update, values, `cannot update run ${runId}`);
@@ -196,7 +227,10 @@ export class PostgresStore implements RunStore {
 
   /** Characters of JSON the events row of `(runId, seq)` holds: 0 when the event is in the payloads table. For tests and diagnostics. */
   async inlineSize(runId: string, seq: number): Promise<number | undefined> {
-    const { rows } = await this.pool.query(`SELECT coalesce(length(data), 0) AS n FROM "${this.schema}".events WHERE run_id = $1 AND seq = $2`, [runId, seq]);
+    const { rows } = await this.pool.query(
+      `SELECT coalesce(length(data), 0) AS n FROM "${this.schema}".events WHERE run_id = $1 AND seq = $2`,
+      [runId, seq],
+    );
     return rows[0] ? Number(rows[0].n) : undefined;
   }
 
@@ -211,7 +245,12 @@ export class PostgresStore implements RunStore {
     return this.pool.query({ name: this.name(key), text, values });
   }
 
-  private async run(key: string, text: string, values: unknown[], what: string): Promise<{ rows: QueryResultRow[]; rowCount: number | null }> {
+  private async run(
+    key: string,
+    text: string,
+    values: unknown[],
+    what: string,
+  ): Promise<{ rows: QueryResultRow[]; rowCount: number | null }> {
     try {
       return await this.query(key, text, values);
     } catch (error) {

@@ -76,10 +76,15 @@ export function duplicateRun(runId: string, cause?: unknown): ReinError {
 
 /** `conflict` when the unique (run_id, seq) key refused a row: another writer stored that seq. */
 export function seqTaken(runId: string, firstSeq: number, cause?: unknown): ReinError {
-  return new ReinError('conflict', 'fatal', `run ${runId}: seq ${firstSeq} or a later one of the batch is already stored; nothing was written`, {
-    cause,
-    details: { runId, got: firstSeq },
-  });
+  return new ReinError(
+    'conflict',
+    'fatal',
+    `run ${runId}: seq ${firstSeq} or a later one of the batch is already stored; nothing was written`,
+    {
+      cause,
+      details: { runId, got: firstSeq },
+    },
+  );
 }
 
 /**

@@ -53,7 +53,11 @@ export function openSqliteFile(path: string, purpose: string, options: SqliteFil
   const sqlite = loadNodeSqlite();
   if (sqlite) return openNodeSqlite(sqlite, path, timeout);
   if (wanted === 'node:sqlite') {
-    throw new ReinError('config', 'fatal', `${purpose} was asked to use node:sqlite, which Node ${process.version} does not have (it needs Node 22.13 or newer): use better-sqlite3 (npm install better-sqlite3) or a newer Node`);
+    throw new ReinError(
+      'config',
+      'fatal',
+      `${purpose} was asked to use node:sqlite, which Node ${process.version} does not have (it needs Node 22.13 or newer): use better-sqlite3 (npm install better-sqlite3) or a newer Node`,
+    );
   }
   throw betterError(purpose);
 }
@@ -97,12 +101,19 @@ function betterError(purpose: string): ReinError {
   }
   const cause = better && 'broken' in better ? better.broken : undefined;
   const first = String((cause as Error)?.message ?? cause).split('\n')[0];
-  return new ReinError('config', 'fatal', `${purpose}: better-sqlite3 cannot load its native module (${first}): run \`npm rebuild better-sqlite3\`, or ${newer}`, { cause });
+  return new ReinError(
+    'config',
+    'fatal',
+    `${purpose}: better-sqlite3 cannot load its native module (${first}): run \`npm rebuild better-sqlite3\`, or ${newer}`,
+    { cause },
+  );
 }
 
 /** A native module that was never built (its install script skipped) or was built for another Node. */
 function isNativeLoadFailure(error: unknown): boolean {
-  return /bindings file|NODE_MODULE_VERSION|ERR_DLOPEN/.test(String((error as Error)?.message) + String((error as { code?: unknown })?.code));
+  return /bindings file|NODE_MODULE_VERSION|ERR_DLOPEN/.test(
+    String((error as Error)?.message) + String((error as { code?: unknown })?.code),
+  );
 }
 
 function isInMemory(path: string): boolean {

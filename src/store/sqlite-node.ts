@@ -48,7 +48,6 @@ export function loadNodeSqlite(): NodeSqlite | undefined {
   }
 }
 
-
 /** Opens `path` with `node:sqlite`; its errors are thrown as they come. */
 export function openNodeSqlite(sqlite: NodeSqlite, path: string, busyTimeoutMs: number): SqliteConnection {
   const db = new sqlite.DatabaseSync(path);

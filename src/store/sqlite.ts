@@ -56,7 +56,10 @@ export class SqliteStore implements RunStore {
   private readonly db: SqliteConnection;
   private readonly threshold: number;
   private readonly probe: ((level: number) => void) | undefined;
-  private readonly s: Record<'insertRun' | 'getRun' | 'runState' | 'lease' | 'claim' | 'insertEvent' | 'insertPayload' | 'load' | 'update', Stmt>;
+  private readonly s: Record<
+    'insertRun' | 'getRun' | 'runState' | 'lease' | 'claim' | 'insertEvent' | 'insertPayload' | 'load' | 'update',
+    Stmt
+  >;
   private readonly lists = new Map<string, Stmt>();
   private readonly groupTx: (group: Array<QueuedAppend<EncodedEvent[]>>, failures: unknown[]) => void;
   private readonly group = new GroupCommit<EncodedEvent[]>((group) => this.commitGroup(group));
@@ -69,7 +72,10 @@ export class SqliteStore implements RunStore {
     this.threshold = blobThreshold(options.blobThreshold);
     this.probe = options.probeSynchronous;
     try {
-      this.db = openSqliteFile(path, 'the SQLite store', { busyTimeoutMs: options.busyTimeoutMs, ...(options.driver === undefined ? {} : { driver: options.driver }) });
+      this.db = openSqliteFile(path, 'the SQLite store', {
+        busyTimeoutMs: options.busyTimeoutMs,
+        ...(options.driver === undefined ? {} : { driver: options.driver }),
+      });
     } catch (error) {
       throw storeError(error, `cannot open the SQLite store ${path}`);
     }
@@ -82,7 +88,8 @@ export class SqliteStore implements RunStore {
     }
     const p = (sql: string): Stmt => this.db.prepare(sql);
     this.s = {
-      insertRun: p(`INSERT INTO runs (id, status, reason, model, config, config_hash, parent_run_id, created_at, updated_at, totals, lease_epoch, event_count)
+      insertRun:
+        p(`INSERT INTO runs (id, status, reason, model, config, config_hash, parent_run_id, created_at, updated_at, totals, lease_epoch, event_count)
         VALUES (@id, @status, @reason, @model, @config, @config_hash, @parent_run_id, @created_at, @updated_at, @totals, @lease_epoch, @event_count)`),
       getRun: p('SELECT * FROM runs WHERE id = ?'),
       runState: p('SELECT lease_epoch, event_count FROM runs WHERE id = ?'),
@@ -106,18 +113,18 @@ export class SqliteStore implements RunStore {
     const savepoint = { begin: p('SAVEPOINT rein_append'), release: p('RELEASE rein_append'), undo: p('ROLLBACK TO rein_append') };
     this.groupTx = (group, failures) =>
       this.db.immediate(() => {
-      for (let i = 0; i < group.length; i++) {
-        const { runId, epoch, rows } = group[i]!;
-        // One savepoint per append: a refused one (lease lost, seq taken) leaves the others in.
-        savepoint.begin.run();
-        try {
-          appendRows(runId, epoch, rows, rows[0]!.seq);
-        } catch (error) {
-          savepoint.undo.run();
-          failures[i] = error;
+        for (let i = 0; i < group.length; i++) {
+          const { runId, epoch, rows } = group[i]!;
+          // One savepoint per append: a refused one (lease lost, seq taken) leaves the others in.
+          savepoint.begin.run();
+          try {
+            appendRows(runId, epoch, rows, rows[0]!.seq);
+          } catch (error) {
+            savepoint.undo.run();
+            failures[i] = error;
+          }
+          savepoint.release.run();
         }
-        savepoint.release.run();
-      }
       });
   }
 
@@ -187,7 +194,9 @@ export class SqliteStore implements RunStore {
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
     this.group.drain();
     checkLimit(filter.limit);
-    const where = [filter.status === undefined ? '' : 'status = @status', filter.before === undefined ? '' : 'created_at < @before'].filter(Boolean);
+    const where = [filter.status === undefined ? '' : 'status = @status', filter.before === undefined ? '' : 'created_at < @before'].filter(
+      Boolean,
+    );
     const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT @limit`;
     const rows = this.guard(() => {
       let stmt = this.lists.get(sql);
@@ -201,7 +210,11 @@ export class SqliteStore implements RunStore {
     return rows.map(toRecord);
   }
 
-  async updateRun(runId: string, epoch: number, patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals }): Promise<void> {
+  async updateRun(
+    runId: string,
+    epoch: number,
+    patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals },
+  ): Promise<void> {
     this.group.drain();
     const totals = patch.totals === undefined ? null : JSON.stringify(patch.totals);
     this.guard(() => {
@@ -248,7 +261,8 @@ function migrate(db: SqliteConnection, path: string): void {
     const found = Number((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").value() as string | undefined) ?? 0);
     checkVersion(found, `the SQLite store ${path}`);
     for (const steps of migrations('sqlite').slice(found)) for (const sql of steps) db.exec(sql);
-    if (found !== SCHEMA_VERSION) db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+    if (found !== SCHEMA_VERSION)
+      db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
   });
 }
 
@@ -261,8 +275,12 @@ function storeError(error: unknown, what: string): ReinError {
   if (error instanceof ReinError) return error;
   const code = sqliteErrorCode(error);
   // A unique (run_id, seq) violation means another writer stored that seq first.
-  if (code?.startsWith('SQLITE_CONSTRAINT')) return new ReinError('conflict', 'fatal', `${what}: ${(error as Error).message}; nothing was written`, { cause: error });
+  if (code?.startsWith('SQLITE_CONSTRAINT'))
+    return new ReinError('conflict', 'fatal', `${what}: ${(error as Error).message}; nothing was written`, { cause: error });
   const transient = code !== undefined && /^SQLITE_(BUSY|LOCKED)/.test(code);
   const message = error instanceof Error ? error.message : String(error);
-  return new ReinError('store', transient ? 'transient' : 'fatal', `${what}: ${message}`, { cause: error, ...(code ? { details: { sqliteCode: code } } : {}) });
+  return new ReinError('store', transient ? 'transient' : 'fatal', `${what}: ${message}`, {
+    cause: error,
+    ...(code ? { details: { sqliteCode: code } } : {}),
+  });
 }

@@ -86,7 +86,11 @@ export interface RunStore {
    * Updates status, reason and totals (with the current lease; `lease_lost` otherwise).
    * The reason goes with the status (omitted: cleared); omitted totals keep the stored ones.
    */
-  updateRun(runId: string, epoch: number, patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals }): Promise<void>;
+  updateRun(
+    runId: string,
+    epoch: number,
+    patch: { status: RunRecord['status']; reason?: StopReasonCode; totals?: RunTotals },
+  ): Promise<void>;
   /**
    * Present on stores every worker of a fleet reaches (Postgres): hands runs to `rein
    * worker` processes. Absent on the others (SQLite, memory), which cannot queue runs.

@@ -13,7 +13,8 @@ import { ReinError } from '../errors.js';
 import { SCRIPTED_SERVER_FLAGS, startScriptedServerFromFlags, urlLine } from './script-file.js';
 import type { ScriptedServer } from './server.js';
 
-const USAGE = 'usage: cli.js --script-module path.js | --script turns.json [--port N] [--host H] [--model ID] [--chunk-size N] [--token-delay-ms N]\n';
+const USAGE =
+  'usage: cli.js --script-module path.js | --script turns.json [--port N] [--host H] [--model ID] [--chunk-size N] [--token-delay-ms N]\n';
 
 let server: ScriptedServer;
 try {

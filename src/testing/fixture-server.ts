@@ -58,7 +58,12 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
     if (req.method !== 'POST') {
-      send(res, 405, { 'content-type': 'application/json' }, JSON.stringify({ error: { message: 'a fixture answers model requests (POST) only' } }));
+      send(
+        res,
+        405,
+        { 'content-type': 'application/json' },
+        JSON.stringify({ error: { message: 'a fixture answers model requests (POST) only' } }),
+      );
       return;
     }
     void readBody(req).then(

@@ -75,7 +75,14 @@ export function sendError(res: ServerResponse, answer: HttpAnswer): void {
 }
 
 /** Sends `frames` with `delay` between them (one write when there is none), then `ending`. */
-export async function sendStream(res: ServerResponse, frames: string[], ending: string, fault: Fault | undefined, delay: number, headers: Record<string, string>): Promise<void> {
+export async function sendStream(
+  res: ServerResponse,
+  frames: string[],
+  ending: string,
+  fault: Fault | undefined,
+  delay: number,
+  headers: Record<string, string>,
+): Promise<void> {
   if (fault?.type === 'cut') {
     cut(res, frames.slice(0, Math.max(0, fault.afterChunks)).join(''), headers);
     return;
@@ -94,4 +101,3 @@ export async function sendStream(res: ServerResponse, frames: string[], ending: 
   }
   if (await pause(delay, res)) res.end(ending);
 }
-

@@ -46,9 +46,11 @@ function fail(message: string, cause?: unknown): never {
 export function checkTurns(turns: unknown[], source: string): ScriptTurn[] {
   for (const [i, turn] of turns.entries()) {
     const where = `${source}: turn ${i + 1}`;
-    if (!isRecord(turn)) fail(`${where} is not an object (a turn is e.g. {"text": "Hello."} or {"toolCalls": [{"name": "…", "arguments": {…}}]})`);
+    if (!isRecord(turn))
+      fail(`${where} is not an object (a turn is e.g. {"text": "Hello."} or {"toolCalls": [{"name": "…", "arguments": {…}}]})`);
     for (const key of Object.keys(turn)) {
-      if (!(TURN_FIELDS as readonly string[]).includes(key)) fail(`${where} has an unknown field "${key}" (a turn takes ${TURN_FIELDS.join(', ')})`);
+      if (!(TURN_FIELDS as readonly string[]).includes(key))
+        fail(`${where} has an unknown field "${key}" (a turn takes ${TURN_FIELDS.join(', ')})`);
     }
     for (const key of ['text', 'thinking'] as const) {
       if (turn[key] !== undefined && typeof turn[key] !== 'string') fail(`${where}: "${key}" must be a string`);
@@ -60,7 +62,8 @@ export function checkTurns(turns: unknown[], source: string): ScriptTurn[] {
       const name = isRecord(call) ? call.name : undefined;
       if (typeof name !== 'string' || name === '') fail(`${where}, tool call ${j + 1}: needs a "name" (a string)`);
       const args = (call as Record<string, unknown>).arguments;
-      if (!isRecord(args) && typeof args !== 'string') fail(`${where}, tool call ${j + 1} (${name}): "arguments" must be an object (or a string of JSON sent as it is)`);
+      if (!isRecord(args) && typeof args !== 'string')
+        fail(`${where}, tool call ${j + 1} (${name}): "arguments" must be an object (or a string of JSON sent as it is)`);
     }
   }
   return turns as ScriptTurn[];
@@ -107,7 +110,9 @@ function whole(flag: string, value: string | undefined, min: number, max = Numbe
   if (value === undefined) return undefined;
   const n = Number(value);
   if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
-    fail(`--${flag} expects a whole number${max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`}, got "${value}"`);
+    fail(
+      `--${flag} expects a whole number${max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`}, got "${value}"`,
+    );
   }
   return n;
 }
@@ -120,7 +125,10 @@ export async function scriptedServerOptions(values: ScriptedServerFlagValues): P
   const modulePath = values['script-module'];
   const jsonPath = values.script;
   if (modulePath !== undefined && jsonPath !== undefined) fail('give --script-module or --script, not both');
-  if (modulePath === undefined && jsonPath === undefined) fail('no script given: --script-module <file.mjs> (its default export: a list of turns or a function) or --script <file.json> (a list of turns)');
+  if (modulePath === undefined && jsonPath === undefined)
+    fail(
+      'no script given: --script-module <file.mjs> (its default export: a list of turns or a function) or --script <file.json> (a list of turns)',
+    );
   const port = whole('port', values.port, 0, 65535);
   const chunkSize = whole('chunk-size', values['chunk-size'], 1);
   const tokenDelayMs = whole('token-delay-ms', values['token-delay-ms'], 0);

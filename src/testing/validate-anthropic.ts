@@ -26,8 +26,7 @@ export function thinkingSignature(thinking: string): string {
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
-const NON_EMPTY =
-  'all messages must have non-empty content except for the optional final assistant message';
+const NON_EMPTY = 'all messages must have non-empty content except for the optional final assistant message';
 
 type Problem = string;
 
@@ -95,7 +94,8 @@ function checkMessages(messages: unknown): Problem | undefined {
     const role = message.role;
     if (role !== 'user' && role !== 'assistant') return `${at}.role: Input should be 'user' or 'assistant'`;
     if (i === 0 && role !== 'user') return 'messages: first message must use the "user" role';
-    if (role === previous) return `messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row`;
+    if (role === previous)
+      return `messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row`;
     previous = role;
     const content = message.content;
     const last = i === messages.length - 1;
@@ -160,7 +160,8 @@ function checkSettings(body: Record<string, unknown>): Problem | undefined {
   if (typeof max !== 'number' || !Number.isInteger(max)) return 'max_tokens: Input should be a valid integer';
   if (max < 1) return 'max_tokens: Input should be greater than or equal to 1';
   const system = body.system;
-  if (system !== undefined && typeof system !== 'string' && !Array.isArray(system)) return 'system: Input should be a valid string or a valid list';
+  if (system !== undefined && typeof system !== 'string' && !Array.isArray(system))
+    return 'system: Input should be a valid string or a valid list';
   const thinking = body.thinking;
   if (isObject(thinking) && thinking.type === 'enabled') {
     const budget = thinking.budget_tokens;
@@ -169,7 +170,8 @@ function checkSettings(body: Record<string, unknown>): Problem | undefined {
     if (max <= budget) {
       return '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size';
     }
-    if (body.temperature !== undefined && body.temperature !== 1) return '`temperature` may only be set to 1 when thinking is enabled or in interleaved thinking mode.';
+    if (body.temperature !== undefined && body.temperature !== 1)
+      return '`temperature` may only be set to 1 when thinking is enabled or in interleaved thinking mode.';
   }
   return undefined;
 }
@@ -186,7 +188,8 @@ export function validateAnthropicRequest(body: unknown, headers?: IncomingHttpHe
   const invalid = (message: string): AnthropicErrorBody => anthropicError('invalid_request_error', message);
   if (headers !== undefined && headers['anthropic-version'] === undefined) return invalid('anthropic-version: header is required');
   if (!isObject(body)) return invalid('Input should be a valid dictionary');
-  if (typeof body.model !== 'string') return invalid(body.model === undefined ? 'model: Field required' : 'model: Input should be a valid string');
+  if (typeof body.model !== 'string')
+    return invalid(body.model === undefined ? 'model: Field required' : 'model: Input should be a valid string');
   const failure = checkSettings(body) ?? checkMessages(body.messages) ?? checkTools(body.tools);
   return failure === undefined ? undefined : invalid(failure);
 }

@@ -57,7 +57,11 @@ function unanswered(open: OpenCalls): Problem | undefined {
 function checkToolCalls(calls: unknown, at: string): Problem | string[] {
   if (!Array.isArray(calls)) return wrongType(at, 'an array', calls);
   if (calls.length === 0) {
-    return problem(`Invalid '${at}': empty array. Expected an array with minimum length 1, but got an empty array instead.`, at, 'empty_array');
+    return problem(
+      `Invalid '${at}': empty array. Expected an array with minimum length 1, but got an empty array instead.`,
+      at,
+      'empty_array',
+    );
   }
   const ids: string[] = [];
   for (let j = 0; j < calls.length; j++) {
@@ -68,10 +72,13 @@ function checkToolCalls(calls: unknown, at: string): Problem | string[] {
     if (call.type === undefined) return missing(`${here}.type`);
     const fn = call.function;
     if (!isObject(fn)) return fn === undefined ? missing(`${here}.function`) : wrongType(`${here}.function`, 'an object', fn);
-    if (typeof fn.name !== 'string') return fn.name === undefined ? missing(`${here}.function.name`) : wrongType(`${here}.function.name`, 'a string', fn.name);
+    if (typeof fn.name !== 'string')
+      return fn.name === undefined ? missing(`${here}.function.name`) : wrongType(`${here}.function.name`, 'a string', fn.name);
     // Sending the parsed object instead of the JSON text is a classic adapter bug.
     if (typeof fn.arguments !== 'string') {
-      return fn.arguments === undefined ? missing(`${here}.function.arguments`) : wrongType(`${here}.function.arguments`, 'a string', fn.arguments);
+      return fn.arguments === undefined
+        ? missing(`${here}.function.arguments`)
+        : wrongType(`${here}.function.arguments`, 'a string', fn.arguments);
     }
     ids.push(call.id);
   }
@@ -82,7 +89,11 @@ function checkMessages(messages: unknown): Problem | undefined {
   if (messages === undefined) return missing('messages');
   if (!Array.isArray(messages)) return wrongType('messages', 'an array', messages);
   if (messages.length === 0) {
-    return problem("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
+    return problem(
+      "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      'messages',
+      'empty_array',
+    );
   }
   let open: OpenCalls | undefined;
   for (let i = 0; i < messages.length; i++) {
@@ -108,7 +119,10 @@ function checkMessages(messages: unknown): Problem | undefined {
         );
       }
       if (!open.ids.includes(id)) {
-        return problem(`Invalid parameter: 'tool_call_id' of '${id}' not found in 'tool_calls' of previous message.`, `messages.[${i}].tool_call_id`);
+        return problem(
+          `Invalid parameter: 'tool_call_id' of '${id}' not found in 'tool_calls' of previous message.`,
+          `messages.[${i}].tool_call_id`,
+        );
       }
       if (message.content === undefined) return missing(`${at}.content`);
       open.answered.add(id);
@@ -165,7 +179,11 @@ function checkTools(tools: unknown): Problem | undefined {
     const parameters = fn.parameters;
     if (parameters !== undefined && (!isObject(parameters) || parameters.type !== 'object')) {
       const got = isObject(parameters) ? `type: "${String(parameters.type)}"` : describe(parameters);
-      return problem(`Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got '${got}'.`, `${at}.function.parameters`, 'invalid_function_parameters');
+      return problem(
+        `Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got '${got}'.`,
+        `${at}.function.parameters`,
+        'invalid_function_parameters',
+      );
     }
   }
   return undefined;
@@ -187,7 +205,9 @@ export function validateChatRequest(body: unknown): InvalidRequestBody | undefin
   const failure = checkMessages(body.messages) ?? checkTools(body.tools);
   if (failure) return { error: failure };
   if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true) {
-    return { error: problem("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options', 'invalid_value') };
+    return {
+      error: problem("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options', 'invalid_value'),
+    };
   }
   return undefined;
 }

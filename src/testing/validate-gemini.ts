@@ -20,10 +20,17 @@ export function geminiError(code: number, status: string, message: string, detai
 
 // Proto JSON takes camelCase and snake_case names alike; anything else is rejected.
 const TOP_LEVEL = new Set(
-  ['contents', 'tools', 'toolConfig', 'safetySettings', 'systemInstruction', 'generationConfig', 'cachedContent', 'model', 'labels'].flatMap((n) => [
-    n,
-    n.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
-  ]),
+  [
+    'contents',
+    'tools',
+    'toolConfig',
+    'safetySettings',
+    'systemInstruction',
+    'generationConfig',
+    'cachedContent',
+    'model',
+    'labels',
+  ].flatMap((n) => [n, n.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]),
 );
 const DATA_FIELDS: Array<[string, string]> = [
   ['text', 'text'],
@@ -38,7 +45,8 @@ const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const ALTERNATE = 'Please ensure that multiturn requests alternate between user and model.';
 const RESPONSE_AFTER_CALL = 'Please ensure that function response turn comes immediately after a function call turn.';
-const RESPONSE_COUNT = 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.';
+const RESPONSE_COUNT =
+  'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.';
 
 type Problem = string;
 
@@ -52,7 +60,8 @@ function dataOf(part: Record<string, unknown>): string[] {
 }
 
 function checkPart(part: unknown, at: string, role: string): Problem | undefined {
-  if (!isObject(part)) return `Invalid value at '${at}' (type.googleapis.com/google.ai.generativelanguage.v1beta.Part), ${JSON.stringify(part)}`;
+  if (!isObject(part))
+    return `Invalid value at '${at}' (type.googleapis.com/google.ai.generativelanguage.v1beta.Part), ${JSON.stringify(part)}`;
   const data = dataOf(part);
   if (data.length === 0) return `* GenerateContentRequest.${at}.data: required oneof field 'data' must have one initialized field`;
   if (data.length > 1) return `Invalid value at '${at}': oneof field 'data' is already set. Cannot set '${data[1]}'`;
@@ -62,14 +71,16 @@ function checkPart(part: unknown, at: string, role: string): Problem | undefined
   }
   const call = field(part, 'functionCall', 'function_call');
   if (call !== undefined) {
-    if (role !== 'model') return 'Please ensure that function call turn comes immediately after a user turn or after a function response turn.';
+    if (role !== 'model')
+      return 'Please ensure that function call turn comes immediately after a user turn or after a function response turn.';
     if (!isObject(call) || typeof call.name !== 'string') return `* GenerateContentRequest.${at}.function_call.name: Name cannot be empty.`;
     if (call.args !== undefined && !isObject(call.args)) return notStruct(`${at}.function_call.args`, call.args);
   }
   const result = field(part, 'functionResponse', 'function_response');
   if (result !== undefined) {
     if (role !== 'user') return RESPONSE_AFTER_CALL;
-    if (!isObject(result) || typeof result.name !== 'string') return `* GenerateContentRequest.${at}.function_response.name: Name cannot be empty.`;
+    if (!isObject(result) || typeof result.name !== 'string')
+      return `* GenerateContentRequest.${at}.function_response.name: Name cannot be empty.`;
     if (!isObject(result.response)) return notStruct(`${at}.function_response.response`, result.response);
   }
   return undefined;
@@ -104,13 +115,16 @@ function checkAnswers(calls: Array<{ name: string; id?: unknown }>, content: unk
 }
 
 function checkContents(contents: unknown): Problem | undefined {
-  if (contents === undefined || (Array.isArray(contents) && contents.length === 0)) return '* GenerateContentRequest.contents: contents is not specified';
-  if (!Array.isArray(contents)) return `Invalid value at 'contents' (type.googleapis.com/google.ai.generativelanguage.v1beta.Content), ${JSON.stringify(contents)}`;
+  if (contents === undefined || (Array.isArray(contents) && contents.length === 0))
+    return '* GenerateContentRequest.contents: contents is not specified';
+  if (!Array.isArray(contents))
+    return `Invalid value at 'contents' (type.googleapis.com/google.ai.generativelanguage.v1beta.Content), ${JSON.stringify(contents)}`;
   let previous: string | undefined;
   for (let i = 0; i < contents.length; i++) {
     const content: unknown = contents[i];
     const at = `contents[${i}]`;
-    if (!isObject(content)) return `Invalid value at '${at}' (type.googleapis.com/google.ai.generativelanguage.v1beta.Content), ${JSON.stringify(content)}`;
+    if (!isObject(content))
+      return `Invalid value at '${at}' (type.googleapis.com/google.ai.generativelanguage.v1beta.Content), ${JSON.stringify(content)}`;
     const role = content.role ?? 'user';
     if (role !== 'user' && role !== 'model') return 'Please use a valid role: user, model.';
     if ((i === 0 && role !== 'user') || role === previous) return ALTERNATE;
@@ -136,10 +150,12 @@ function checkContents(contents: unknown): Problem | undefined {
 
 function checkTools(tools: unknown): Problem | undefined {
   if (tools === undefined) return undefined;
-  if (!Array.isArray(tools)) return `Invalid value at 'tools' (type.googleapis.com/google.ai.generativelanguage.v1beta.Tool), ${JSON.stringify(tools)}`;
+  if (!Array.isArray(tools))
+    return `Invalid value at 'tools' (type.googleapis.com/google.ai.generativelanguage.v1beta.Tool), ${JSON.stringify(tools)}`;
   for (let i = 0; i < tools.length; i++) {
     const tool: unknown = tools[i];
-    if (!isObject(tool)) return `Invalid value at 'tools[${i}]' (type.googleapis.com/google.ai.generativelanguage.v1beta.Tool), ${JSON.stringify(tool)}`;
+    if (!isObject(tool))
+      return `Invalid value at 'tools[${i}]' (type.googleapis.com/google.ai.generativelanguage.v1beta.Tool), ${JSON.stringify(tool)}`;
     const declarations = field(tool, 'functionDeclarations', 'function_declarations');
     if (declarations === undefined) continue;
     if (!Array.isArray(declarations)) return `Invalid value at 'tools[${i}].function_declarations', ${JSON.stringify(declarations)}`;
@@ -165,7 +181,8 @@ function checkTools(tools: unknown): Problem | undefined {
 export function validateGeminiRequest(body: unknown): GeminiErrorBody | undefined {
   const invalid = (message: string): GeminiErrorBody => geminiError(400, 'INVALID_ARGUMENT', message);
   if (!isObject(body)) return invalid(`Invalid JSON payload received. Expected an object, got ${JSON.stringify(body)}.`);
-  for (const key of Object.keys(body)) if (!TOP_LEVEL.has(key)) return invalid(`Invalid JSON payload received. Unknown name "${key}": Cannot find field.`);
+  for (const key of Object.keys(body))
+    if (!TOP_LEVEL.has(key)) return invalid(`Invalid JSON payload received. Unknown name "${key}": Cannot find field.`);
   const failure = checkContents(body.contents) ?? checkTools(body.tools);
   return failure === undefined ? undefined : invalid(failure);
 }

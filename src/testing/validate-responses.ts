@@ -35,7 +35,8 @@ const ID_PREFIX: Record<string, string> = { message: 'msg', function_call: 'fc',
 
 function checkContent(content: unknown, role: string, at: string): Problem | undefined {
   if (typeof content === 'string') return undefined;
-  if (!Array.isArray(content)) return content === undefined ? missing(`${at}.content`) : wrongType(`${at}.content`, 'a string or an array', content);
+  if (!Array.isArray(content))
+    return content === undefined ? missing(`${at}.content`) : wrongType(`${at}.content`, 'a string or an array', content);
   const allowed = role === 'assistant' ? OUTPUT_PARTS : INPUT_PARTS;
   for (let j = 0; j < content.length; j++) {
     const part: unknown = content[j];
@@ -60,19 +61,24 @@ function checkItem(item: Record<string, unknown>, at: string): Problem | undefin
       return checkContent(item.content, String(item.role), at);
     }
     case 'function_call':
-      if (typeof item.call_id !== 'string') return item.call_id === undefined ? missing(`${at}.call_id`) : wrongType(`${at}.call_id`, 'a string', item.call_id);
-      if (typeof item.name !== 'string') return item.name === undefined ? missing(`${at}.name`) : wrongType(`${at}.name`, 'a string', item.name);
+      if (typeof item.call_id !== 'string')
+        return item.call_id === undefined ? missing(`${at}.call_id`) : wrongType(`${at}.call_id`, 'a string', item.call_id);
+      if (typeof item.name !== 'string')
+        return item.name === undefined ? missing(`${at}.name`) : wrongType(`${at}.name`, 'a string', item.name);
       // The parsed object instead of the JSON text: the Chat Completions bug, here too.
-      if (typeof item.arguments !== 'string') return item.arguments === undefined ? missing(`${at}.arguments`) : wrongType(`${at}.arguments`, 'a string', item.arguments);
+      if (typeof item.arguments !== 'string')
+        return item.arguments === undefined ? missing(`${at}.arguments`) : wrongType(`${at}.arguments`, 'a string', item.arguments);
       return undefined;
     case 'function_call_output':
-      if (typeof item.call_id !== 'string') return item.call_id === undefined ? missing(`${at}.call_id`) : wrongType(`${at}.call_id`, 'a string', item.call_id);
+      if (typeof item.call_id !== 'string')
+        return item.call_id === undefined ? missing(`${at}.call_id`) : wrongType(`${at}.call_id`, 'a string', item.call_id);
       if (typeof item.output !== 'string' && !Array.isArray(item.output)) {
         return item.output === undefined ? missing(`${at}.output`) : wrongType(`${at}.output`, 'a string or an array', item.output);
       }
       return undefined;
     case 'reasoning':
-      if (!Array.isArray(item.summary)) return item.summary === undefined ? missing(`${at}.summary`) : wrongType(`${at}.summary`, 'an array', item.summary);
+      if (!Array.isArray(item.summary))
+        return item.summary === undefined ? missing(`${at}.summary`) : wrongType(`${at}.summary`, 'an array', item.summary);
       return undefined;
     default:
       return invalidValue(type, ['message', 'function_call', 'function_call_output', 'reasoning'], `${at}.type`);
@@ -112,13 +118,22 @@ function checkTools(tools: unknown): Problem | undefined {
     if (tool.type === undefined) return missing(`${at}.type`);
     if (tool.type !== 'function') continue;
     // A Chat Completions tool (`{type, function: {name}}`) has no top-level name.
-    if (typeof tool.name !== 'string') return tool.name === undefined ? missing(`${at}.name`) : wrongType(`${at}.name`, 'a string', tool.name);
+    if (typeof tool.name !== 'string')
+      return tool.name === undefined ? missing(`${at}.name`) : wrongType(`${at}.name`, 'a string', tool.name);
     if (!TOOL_NAME.test(tool.name)) {
-      return problem(`Invalid '${at}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `${at}.name`, 'invalid_value');
+      return problem(
+        `Invalid '${at}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+        `${at}.name`,
+        'invalid_value',
+      );
     }
     const parameters = tool.parameters;
     if (parameters !== undefined && parameters !== null && (!isObject(parameters) || parameters.type !== 'object')) {
-      return problem(`Invalid schema for function '${tool.name}': schema must be a JSON Schema of 'type: "object"'.`, `${at}.parameters`, 'invalid_function_parameters');
+      return problem(
+        `Invalid schema for function '${tool.name}': schema must be a JSON Schema of 'type: "object"'.`,
+        `${at}.parameters`,
+        'invalid_function_parameters',
+      );
     }
   }
   return undefined;
@@ -143,7 +158,13 @@ export function validateResponsesRequest(body: unknown): InvalidRequestBody | un
   }
   const max = body.max_output_tokens;
   if (typeof max === 'number' && max < 16) {
-    return { error: problem(`Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${max} instead.`, 'max_output_tokens', 'integer_below_min_value') };
+    return {
+      error: problem(
+        `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${max} instead.`,
+        'max_output_tokens',
+        'integer_below_min_value',
+      ),
+    };
   }
   if (body.instructions !== undefined && body.instructions !== null && typeof body.instructions !== 'string') {
     return { error: wrongType('instructions', 'a string', body.instructions) };

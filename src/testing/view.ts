@@ -35,7 +35,15 @@ function addThinking(message: Assistant, thinking: string): void {
   if (thinking !== '') message.thinking = (message.thinking ?? '') + thinking;
 }
 
-function finish(api: ModelApi, model: string, system: string[], messages: ScriptMessage[], toolNames: string[], stream: boolean, body: Body): ScriptRequest {
+function finish(
+  api: ModelApi,
+  model: string,
+  system: string[],
+  messages: ScriptMessage[],
+  toolNames: string[],
+  stream: boolean,
+  body: Body,
+): ScriptRequest {
   const request: ScriptRequest = { api, model, messages, toolNames, stream, body };
   const prompt = system.filter((s) => s !== '').join('\n\n');
   if (prompt !== '') request.system = prompt;
@@ -98,10 +106,17 @@ export function anthropicView(body: Body): ScriptRequest {
     for (const block of blocks) {
       if (block.type !== 'tool_result') continue;
       const id = String(block.tool_use_id);
-      messages.push({ role: 'tool', toolCallId: id, name: names.get(id) ?? '', content: textOf(block.content), isError: block.is_error === true });
+      messages.push({
+        role: 'tool',
+        toolCallId: id,
+        name: names.get(id) ?? '',
+        content: textOf(block.content),
+        isError: block.is_error === true,
+      });
       results++;
     }
-    if (results === 0 || blocks.some((b) => b.type === 'text')) messages.push({ role: 'user', content: textOf(blocks.filter((b) => b.type === 'text')) });
+    if (results === 0 || blocks.some((b) => b.type === 'text'))
+      messages.push({ role: 'user', content: textOf(blocks.filter((b) => b.type === 'text')) });
   }
   const tools = arrayOf(body.tools).flatMap((tool) => (typeof tool.name === 'string' ? [tool.name] : []));
   return finish('anthropic-messages', String(body.model), [textOf(body.system)], messages, tools, body.stream === true, body);
@@ -184,11 +199,19 @@ export function geminiView(body: Body, route: Route): ScriptRequest {
       const name = String(result.name);
       const response = result.response;
       const isError = isObject(response) && Object.keys(response).length === 1 && 'error' in response;
-      messages.push({ role: 'tool', toolCallId: typeof result.id === 'string' ? result.id : name, name, content: responseText(response), isError });
+      messages.push({
+        role: 'tool',
+        toolCallId: typeof result.id === 'string' ? result.id : name,
+        name,
+        content: responseText(response),
+        isError,
+      });
       results++;
     }
     if (results === 0 || parts.some((p) => typeof p.text === 'string')) messages.push({ role: 'user', content: textOf(parts) });
   }
-  const tools = arrayOf(body.tools).flatMap((tool) => arrayOf(field(tool, 'functionDeclarations', 'function_declarations')).map((d) => String(d.name)));
+  const tools = arrayOf(body.tools).flatMap((tool) =>
+    arrayOf(field(tool, 'functionDeclarations', 'function_declarations')).map((d) => String(d.name)),
+  );
   return finish('gemini', route.model ?? '', system, messages, tools, route.stream === true, body);
 }

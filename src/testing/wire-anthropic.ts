@@ -83,11 +83,18 @@ function frames(answer: Answer, chunkSize: number, streamError?: { message: stri
     index++;
   };
   if (turn.thinking) {
-    const deltas: Array<Record<string, unknown>> = pieces(turn.thinking, chunkSize).map((thinking) => ({ type: 'thinking_delta', thinking }));
+    const deltas: Array<Record<string, unknown>> = pieces(turn.thinking, chunkSize).map((thinking) => ({
+      type: 'thinking_delta',
+      thinking,
+    }));
     deltas.push({ type: 'signature_delta', signature: thinkingSignature(turn.thinking) });
     block({ type: 'thinking', thinking: '', signature: '' }, deltas);
   }
-  if (turn.text) block({ type: 'text', text: '' }, pieces(turn.text, chunkSize).map((text) => ({ type: 'text_delta', text })));
+  if (turn.text)
+    block(
+      { type: 'text', text: '' },
+      pieces(turn.text, chunkSize).map((text) => ({ type: 'text_delta', text })),
+    );
   for (const call of calls) {
     // Anthropic opens every tool_use with an empty partial_json, then the JSON in pieces.
     const deltas = ['', ...pieces(call.arguments, chunkSize)].map((partial_json) => ({ type: 'input_json_delta', partial_json }));
@@ -97,7 +104,10 @@ function frames(answer: Answer, chunkSize: number, streamError?: { message: stri
     out.push(namedFrame('error', JSON.stringify(anthropicError(streamError.code ?? 'api_error', streamError.message))));
     return out;
   }
-  send('message_delta', { delta: { stop_reason: stopReason(answer), stop_sequence: null }, usage: usage(answer, answer.tokens.completion) });
+  send('message_delta', {
+    delta: { stop_reason: stopReason(answer), stop_sequence: null },
+    usage: usage(answer, answer.tokens.completion),
+  });
   send('message_stop', {});
   return out;
 }
@@ -123,7 +133,8 @@ function messageBody(answer: Answer): string {
 /** The Anthropic Messages wire, as the server drives it. */
 export const anthropicWire: WireFormat = {
   api: 'anthropic-messages',
-  unparsable: () => anthropicError('invalid_request_error', 'There was an error parsing the body of your request. Please check that it is valid JSON.'),
+  unparsable: () =>
+    anthropicError('invalid_request_error', 'There was an error parsing the body of your request. Please check that it is valid JSON.'),
   scriptError: (message) => anthropicError('api_error', message),
   validate: (body, headers) => validateAnthropicRequest(body, headers),
   model: (body) => body.model as string,

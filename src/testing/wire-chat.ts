@@ -30,7 +30,11 @@ export function statusErrorBody(status: number, model: string): ErrorBody {
         'invalid_api_key',
       );
     case 404:
-      return errorBody(`The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
+      return errorBody(
+        `The model \`${model}\` does not exist or you do not have access to it.`,
+        'invalid_request_error',
+        'model_not_found',
+      );
     case 429:
       return errorBody(
         'Rate limit reached for requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 1s.',
@@ -127,7 +131,8 @@ export function completionBody(answer: Answer): string {
 /** The Chat Completions wire, as the server drives it. */
 export const chatWire: WireFormat = {
   api: 'openai-chat',
-  unparsable: () => errorBody('We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.', 'invalid_request_error'),
+  unparsable: () =>
+    errorBody('We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.', 'invalid_request_error'),
   scriptError: (message) => errorBody(message, 'server_error', 'script_error'),
   validate: (body) => validateChatRequest(body),
   model: (body) => body.model as string,

@@ -79,7 +79,10 @@ function chunkParts(answer: Answer, chunkSize: number): Json[][] {
   return chunks;
 }
 
-function statusBody(fault: { status: number; retryAfter?: number; retryAfterMs?: number }, model: string): { status: number; body: unknown } {
+function statusBody(
+  fault: { status: number; retryAfter?: number; retryAfterMs?: number },
+  model: string,
+): { status: number; body: unknown } {
   const delay = fault.retryAfterMs !== undefined ? fault.retryAfterMs / 1000 : fault.retryAfter;
   const retry = delay === undefined ? [] : [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${delay}s` }];
   switch (fault.status) {
@@ -88,28 +91,63 @@ function statusBody(fault: { status: number; retryAfter?: number; retryAfterMs?:
       return {
         status: 400,
         body: geminiError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
-          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
-          { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: 'API key not valid. Please pass a valid API key.' },
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'API_KEY_INVALID',
+            domain: 'googleapis.com',
+            metadata: { service: 'generativelanguage.googleapis.com' },
+          },
+          {
+            '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
+            locale: 'en-US',
+            message: 'API key not valid. Please pass a valid API key.',
+          },
         ]),
       };
     case 404:
       return {
         status: 404,
-        body: geminiError(404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`),
+        body: geminiError(
+          404,
+          'NOT_FOUND',
+          `models/${model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`,
+        ),
       };
     case 429: {
       const hint = delay === undefined ? '' : `\nPlease retry in ${delay}s.`;
-      const quota = { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }] };
+      const quota = {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [
+          {
+            quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+            quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier',
+          },
+        ],
+      };
       const message = `You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.${hint}`;
       return { status: 429, body: geminiError(429, 'RESOURCE_EXHAUSTED', message, [quota, ...retry]) };
     }
     case 500:
-      return { status: 500, body: geminiError(500, 'INTERNAL', 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting', retry.length ? retry : undefined) };
+      return {
+        status: 500,
+        body: geminiError(
+          500,
+          'INTERNAL',
+          'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+          retry.length ? retry : undefined,
+        ),
+      };
     case 503:
-      return { status: 503, body: geminiError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.', retry.length ? retry : undefined) };
+      return {
+        status: 503,
+        body: geminiError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.', retry.length ? retry : undefined),
+      };
     default: {
       const name = STATUS_NAMES[fault.status] ?? (fault.status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
-      return { status: fault.status, body: geminiError(fault.status, name, `scripted fault: HTTP ${fault.status}`, retry.length ? retry : undefined) };
+      return {
+        status: fault.status,
+        body: geminiError(fault.status, name, `scripted fault: HTTP ${fault.status}`, retry.length ? retry : undefined),
+      };
     }
   }
 }

@@ -62,10 +62,23 @@ function outputItems(answer: Answer, body: Json): Json[] {
     items.push(item);
   }
   if (turn.text) {
-    items.push({ id: `msg_scripted_${serial}`, type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], text: turn.text }], role: 'assistant' });
+    items.push({
+      id: `msg_scripted_${serial}`,
+      type: 'message',
+      status: 'completed',
+      content: [{ type: 'output_text', annotations: [], text: turn.text }],
+      role: 'assistant',
+    });
   }
   calls.forEach((call, k) => {
-    items.push({ id: `fc_scripted_${serial}_${k}`, type: 'function_call', status: 'completed', arguments: call.arguments, call_id: call.id, name: call.name });
+    items.push({
+      id: `fc_scripted_${serial}_${k}`,
+      type: 'function_call',
+      status: 'completed',
+      arguments: call.arguments,
+      call_id: call.id,
+      name: call.name,
+    });
   });
   return items;
 }

@@ -21,12 +21,14 @@ import type { Tool, ToolContext, ToolEffect, ToolOutput, ToolReturn, ToolRisk } 
 export type InferArgs<P> = P extends { readonly [ARGS]: infer T } // jsonSchema<T>(…): the type the user gave
   ? T
   : P extends { static: infer S } // TypeBox: TSchema['static'] is Static<T>
-  ? S
-  : P extends { _zod: { output: infer O } } // zod 4: every schema carries its types in `_zod`
-    ? O
-    : P extends { '~standard': { types?: infer T } } // Valibot, ArkType: Standard Schema's types
-      ? T extends { output: infer O } ? O : Record<string, unknown>
-      : Record<string, unknown>;
+    ? S
+    : P extends { _zod: { output: infer O } } // zod 4: every schema carries its types in `_zod`
+      ? O
+      : P extends { '~standard': { types?: infer T } } // Valibot, ArkType: Standard Schema's types
+        ? T extends { output: infer O }
+          ? O
+          : Record<string, unknown>
+        : Record<string, unknown>;
 
 /** Carries the argument type {@link jsonSchema} gives a plain JSON Schema: a type-only brand, never set at run time. */
 declare const ARGS: unique symbol;
@@ -143,7 +145,17 @@ function toolExecute<P extends object>(definition: ToolDefinition<P>): Tool['exe
 
 const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
 /** Keywords whose value is one schema, an array of schemas, or a map of names to schemas. */
-const ONE_SCHEMA = ['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems'];
+const ONE_SCHEMA = [
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+];
 const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 
@@ -177,7 +189,8 @@ function checkSchemaShape(schema: unknown, path: string, label: string): void {
   for (const key of SCHEMA_LISTS) {
     if (!(key in s)) continue;
     const list = s[key];
-    if (!Array.isArray(list) || list.length === 0) fail(`${path}.${key}`, `must be a non-empty array of schemas; got ${describeValue(list)}`);
+    if (!Array.isArray(list) || list.length === 0)
+      fail(`${path}.${key}`, `must be a non-empty array of schemas; got ${describeValue(list)}`);
     (list as unknown[]).forEach((item, i) => checkSchemaShape(item, `${path}.${key}[${i}]`, label));
   }
   for (const key of SCHEMA_MAPS) {
@@ -292,7 +305,9 @@ function convertWithLibrary(schema: object, label: string): unknown {
   } catch (error) {
     const message = (error as Error).message;
     // zod refuses what JSON has no type for; a model can only send the string form.
-    const hint = /\bDate\b/.test(message) ? '. A model sends dates as text: use z.iso.datetime() or z.iso.date() (a string), and convert it in execute' : '';
+    const hint = /\bDate\b/.test(message)
+      ? '. A model sends dates as text: use z.iso.datetime() or z.iso.date() (a string), and convert it in execute'
+      : '';
     throw new ReinError('config', 'fatal', `${label}: parameters cannot be converted to JSON Schema: ${message}${hint}`, { cause: error });
   }
   throw new ReinError(

@@ -64,11 +64,7 @@ export interface Dispatcher {
 
 type Outcome = Omit<DispatchOutcome, 'durationMs'>;
 type Checked = { ok: true; value: Record<string, unknown> } | { ok: false; code: ErrorCode; text: string };
-type Settled =
-  | { kind: 'ok'; output: ToolReturn }
-  | { kind: 'threw'; error: unknown }
-  | { kind: 'timeout' }
-  | { kind: 'aborted' };
+type Settled = { kind: 'ok'; output: ToolReturn } | { kind: 'threw'; error: unknown } | { kind: 'timeout' } | { kind: 'aborted' };
 
 const MAX_LISTED_TOOLS = 40;
 /** How much of a thrown value that is not an Error goes into a message: a huge object would drown it. */
@@ -111,7 +107,9 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
     // (2) Repair and parse.
     const parsed = parseArguments(call);
     if (!parsed.ok) {
-      const advice = parsed.cutOff ? 'Send the call again, complete; if its arguments are long, do the work in smaller parts.' : 'Send the arguments as one JSON object.';
+      const advice = parsed.cutOff
+        ? 'Send the call again, complete; if its arguments are long, do the work in smaller parts.'
+        : 'Send the arguments as one JSON object.';
       const text = `invalid arguments for tool "${tool.name}": ${parsed.error}. ${advice}`;
       return failure(call, 'invalid_arguments', text);
     }
@@ -168,7 +166,13 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
     return settle(call, ctx, args, running, timeoutMs);
   }
 
-  function settle(call: ToolCall, ctx: DispatchContext, args: Record<string, unknown>, settled: Settled, timeoutMs: number): Outcome | Promise<Outcome> {
+  function settle(
+    call: ToolCall,
+    ctx: DispatchContext,
+    args: Record<string, unknown>,
+    settled: Settled,
+    timeoutMs: number,
+  ): Outcome | Promise<Outcome> {
     const outcome = toOutcome(call, args, settled, timeoutMs, maxChars, registry);
     if (!options.afterToolCall) return outcome;
     const after = untilAborted(runAfterHook(options.afterToolCall, call, args, outcome), ctx.signal);
@@ -319,11 +323,15 @@ export function createDispatcher(registry: ToolLookup, options: DispatcherOption
     if (!parsed.ok) return { ok: false };
     const answer = (checked: Checked): CheckedCall => {
       if (!checked.ok) return { ok: false };
-      return parsed.repaired ? { ok: true, arguments: checked.value, repaired: true, repairs: parsed.repairs, repairedArguments: parsed.text } : { ok: true, arguments: checked.value, repaired: false };
+      return parsed.repaired
+        ? { ok: true, arguments: checked.value, repaired: true, repairs: parsed.repairs, repairedArguments: parsed.text }
+        : { ok: true, arguments: checked.value, repaired: false };
     };
     const validator = readyValidator(tool.parameters);
     try {
-      return validator ? answer(checkWith(validator, tool, parsed.value)) : validate(tool, parsed.value).then(answer, () => ({ ok: false }));
+      return validator
+        ? answer(checkWith(validator, tool, parsed.value))
+        : validate(tool, parsed.value).then(answer, () => ({ ok: false }));
     } catch {
       return { ok: false };
     }
@@ -377,7 +385,10 @@ export async function askConfirm(
     if (isRecord(decision) && typeof decision.allow === 'boolean') {
       return typeof decision.reason === 'string' ? { allow: decision.allow, reason: decision.reason } : { allow: decision.allow };
     }
-    return { allow: false, reason: `the permission check returned ${shapeOf(decision)}; onConfirm must return true, false or { allow: boolean, reason? }` };
+    return {
+      allow: false,
+      reason: `the permission check returned ${shapeOf(decision)}; onConfirm must return true, false or { allow: boolean, reason? }`,
+    };
   } catch (error) {
     return { allow: false, reason: `the permission check failed (${messageOf(error)})` };
   }
@@ -399,7 +410,8 @@ function toOutcome(
       return failure(call, 'aborted', `${label} was aborted before it finished`, args);
     case 'threw':
       // The schema's own parse (zod's refinements) refused the arguments: the model's to fix.
-      if (settled.error instanceof ArgumentIssues) return failure(call, 'invalid_arguments', invalidMessage(call.name, settled.error.issues), args);
+      if (settled.error instanceof ArgumentIssues)
+        return failure(call, 'invalid_arguments', invalidMessage(call.name, settled.error.issues), args);
       return failure(call, thrownCode(settled.error), `${label} failed: ${messageOf(settled.error)}`, args);
     case 'ok': {
       const out = normalizeOutput(settled.output);
@@ -470,12 +482,7 @@ function failure(call: ToolCall, errorCode: ErrorCode, text: string, args?: Reco
   return outcome;
 }
 
-function wrap(
-  call: ToolCall,
-  content: ToolResultMessage['content'],
-  isError: boolean,
-  details: unknown,
-): ToolResultMessage {
+function wrap(call: ToolCall, content: ToolResultMessage['content'], isError: boolean, details: unknown): ToolResultMessage {
   const result: ToolResultMessage = { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError };
   if (details !== undefined) result.details = details;
   return result;
@@ -554,7 +561,12 @@ function isBeforeAnswer(value: unknown): value is Exclude<BeforeToolCallResult, 
 function shapeOf(value: unknown): string {
   if (value === undefined || value === null) return String(value);
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return `an object with keys ${Object.keys(value).map((k) => JSON.stringify(k)).join(', ') || '(none)'}`;
+  if (typeof value === 'object')
+    return `an object with keys ${
+      Object.keys(value)
+        .map((k) => JSON.stringify(k))
+        .join(', ') || '(none)'
+    }`;
   return `${/^[aeiou]/.test(typeof value) ? 'an' : 'a'} ${typeof value}`;
 }
 

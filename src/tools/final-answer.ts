@@ -70,12 +70,7 @@ export function createFinalAnswerTool(outputSchema: unknown, options: FinalAnswe
 
 /** True for `details` produced by a final-answer tool (whatever its name). */
 export function isFinalAnswerDetails(details: unknown): details is FinalAnswerDetails {
-  return (
-    details !== null &&
-    typeof details === 'object' &&
-    (details as { kind?: unknown }).kind === 'final_answer' &&
-    'output' in details
-  );
+  return details !== null && typeof details === 'object' && (details as { kind?: unknown }).kind === 'final_answer' && 'output' in details;
 }
 
 /** The answer in a successful final-answer result, or undefined for any other result. */

@@ -7,7 +7,15 @@ export function nameGlobMatcher(patterns: Iterable<string>): (name: string) => b
   const globs: RegExp[] = [];
   for (const pattern of patterns) {
     if (!/[*?]/.test(pattern)) exact.add(pattern);
-    else globs.push(new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`));
+    else
+      globs.push(
+        new RegExp(
+          `^${pattern
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '.*')
+            .replace(/\?/g, '.')}$`,
+        ),
+      );
   }
   return (name) => exact.has(name) || globs.some((glob) => glob.test(name));
 }

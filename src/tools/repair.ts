@@ -66,7 +66,11 @@ export function repairArguments(text: string): RepairResult {
   if (endsInsideObject(text) || endsInsideObject(candidate)) {
     // Most often the output token limit (finish_reason "length") cut the answer mid-call:
     // say so, since "not valid JSON" alone invites the model to resend the same long call.
-    return { ok: false, error: `arguments are not valid JSON: they stop before the object is complete (${firstError}), as when the answer is cut off by the output token limit`, cutOff: true };
+    return {
+      ok: false,
+      error: `arguments are not valid JSON: they stop before the object is complete (${firstError}), as when the answer is cut off by the output token limit`,
+      cutOff: true,
+    };
   }
   const fixed = repairSyntax(candidate, repairs);
   if (fixed?.ok) return fixed;
@@ -167,7 +171,13 @@ function stripCodeFence(text: string): string {
   const at = text.indexOf('```');
   if (at === -1) return text;
   const match = FENCE.exec(text.slice(at));
-  return match?.[1] ?? text.slice(at).replace(/^```[a-zA-Z0-9_-]*/, '').replace(/```\s*$/, '');
+  return (
+    match?.[1] ??
+    text
+      .slice(at)
+      .replace(/^```[a-zA-Z0-9_-]*/, '')
+      .replace(/```\s*$/, '')
+  );
 }
 
 /** Drops a `,` whose next non-space character is `}` or `]`, ignoring commas inside strings. */

@@ -92,7 +92,8 @@ export function cutToolOutput(parts: Part[], maxChars: number, toolCallId?: stri
  */
 export function withFullOutput(details: unknown, fullOutput: FullOutput): Record<string, unknown> {
   if (details === undefined) return { fullOutput };
-  if (details !== null && typeof details === 'object' && !Array.isArray(details)) return { ...(details as Record<string, unknown>), fullOutput };
+  if (details !== null && typeof details === 'object' && !Array.isArray(details))
+    return { ...(details as Record<string, unknown>), fullOutput };
   return { value: details, fullOutput };
 }
 

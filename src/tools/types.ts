@@ -165,8 +165,7 @@ export interface DispatchContext {
 /** What {@link Dispatcher.check} answers: the arguments the tool would receive, or that it would refuse them. */
 export type CheckedCall =
   /** `repairs` and `repairedArguments`: what repair fixed in the model's text, and the JSON text that parsed (when it was repaired). */
-  | { ok: true; arguments: Record<string, unknown>; repaired: boolean; repairs?: string[]; repairedArguments?: string }
-  | { ok: false };
+  { ok: true; arguments: Record<string, unknown>; repaired: boolean; repairs?: string[]; repairedArguments?: string } | { ok: false };
 
 /** Hooks and limits of the dispatcher. */
 export interface DispatcherOptions {
@@ -177,16 +176,9 @@ export interface DispatcherOptions {
   /** Permission hook: called after validation, before execution. */
   onConfirm?: (call: ToolCall, args: Record<string, unknown>, tool: Tool) => ConfirmDecision | Promise<ConfirmDecision>;
   /** Block or patch a call after validation. Patched arguments are validated again. */
-  beforeToolCall?: (
-    call: ToolCall,
-    args: Record<string, unknown>,
-    tool: Tool,
-  ) => BeforeToolCallResult | Promise<BeforeToolCallResult>;
+  beforeToolCall?: (call: ToolCall, args: Record<string, unknown>, tool: Tool) => BeforeToolCallResult | Promise<BeforeToolCallResult>;
   /** Observe or replace a result before it is written back. */
-  afterToolCall?: (
-    call: ToolCall,
-    result: ToolResultMessage,
-  ) => ToolResultMessage | void | Promise<ToolResultMessage | void>;
+  afterToolCall?: (call: ToolCall, result: ToolResultMessage) => ToolResultMessage | void | Promise<ToolResultMessage | void>;
   /** Log sink for `ctx.log`. */
   log?: (message: string, data?: Record<string, unknown>) => void;
   /** Receives `ctx.progress` reports of running calls. */

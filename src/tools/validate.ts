@@ -187,9 +187,7 @@ export function formatErrors(errors: ErrorObject[] | null | undefined): string[]
   if (!errors || errors.length === 0) return ['arguments do not match the parameters schema'];
   // Branch errors of anyOf / oneOf say "not a string", "not an integer", … one per branch;
   // the combinator's own error summarizes them better. `if` errors duplicate their `then`.
-  const combinators = errors
-    .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
-    .map((e) => `${e.schemaPath}/`);
+  const combinators = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => `${e.schemaPath}/`);
   const lines: string[] = [];
   for (const error of errors) {
     if (error.keyword === 'if') continue;

@@ -22,7 +22,8 @@ function refuse(what: string, takes: string): never {
 }
 
 function known(where: string, value: Record<string, unknown>, keys: string[]): void {
-  for (const key of Object.keys(value)) if (!keys.includes(key)) throw new ReinError('config', 'fatal', `${where}.${key} is not an option (known: ${keys.join(', ')})`);
+  for (const key of Object.keys(value))
+    if (!keys.includes(key)) throw new ReinError('config', 'fatal', `${where}.${key} is not an option (known: ${keys.join(', ')})`);
 }
 
 /** Checks `telemetry`, `logger` and `alerts` of an agent's options; a `config` error naming the first that cannot work. */
@@ -31,17 +32,27 @@ export function checkTelemetryOptions(options: { telemetry?: unknown; logger?: u
   if (telemetry !== undefined && telemetry !== false) {
     if (!isRecord(telemetry)) refuse('telemetry', 'an object of telemetry options, or false');
     known('telemetry', telemetry, TELEMETRY_KEYS);
-    if (telemetry.tracerProvider !== undefined && typeof (telemetry.tracerProvider as { getTracer?: unknown })?.getTracer !== 'function') refuse('telemetry.tracerProvider', 'an OpenTelemetry TracerProvider (with getTracer)');
-    if (telemetry.meterProvider !== undefined && typeof (telemetry.meterProvider as { getMeter?: unknown })?.getMeter !== 'function') refuse('telemetry.meterProvider', 'an OpenTelemetry MeterProvider (with getMeter)');
-    if (telemetry.agentName !== undefined && (typeof telemetry.agentName !== 'string' || telemetry.agentName.trim() === '')) refuse('telemetry.agentName', 'a non-empty string');
-    if (telemetry.captureContent !== undefined && typeof telemetry.captureContent !== 'boolean') refuse('telemetry.captureContent', 'true or false');
+    if (telemetry.tracerProvider !== undefined && typeof (telemetry.tracerProvider as { getTracer?: unknown })?.getTracer !== 'function')
+      refuse('telemetry.tracerProvider', 'an OpenTelemetry TracerProvider (with getTracer)');
+    if (telemetry.meterProvider !== undefined && typeof (telemetry.meterProvider as { getMeter?: unknown })?.getMeter !== 'function')
+      refuse('telemetry.meterProvider', 'an OpenTelemetry MeterProvider (with getMeter)');
+    if (telemetry.agentName !== undefined && (typeof telemetry.agentName !== 'string' || telemetry.agentName.trim() === ''))
+      refuse('telemetry.agentName', 'a non-empty string');
+    if (telemetry.captureContent !== undefined && typeof telemetry.captureContent !== 'boolean')
+      refuse('telemetry.captureContent', 'true or false');
     const p = telemetry.propagate;
-    if (p !== undefined && typeof p !== 'boolean' && !(isRecord(p) && Object.keys(p).every((k) => (k === 'model' || k === 'mcp') && typeof p[k] === 'boolean'))) {
+    if (
+      p !== undefined &&
+      typeof p !== 'boolean' &&
+      !(isRecord(p) && Object.keys(p).every((k) => (k === 'model' || k === 'mcp') && typeof p[k] === 'boolean'))
+    ) {
       refuse('telemetry.propagate', 'true, false, or { model?: boolean, mcp?: boolean }');
     }
     const max = telemetry.maxContentChars;
-    if (max !== undefined && !(typeof max === 'number' && Number.isInteger(max) && max >= 1)) refuse('telemetry.maxContentChars', 'a whole number of characters, at least 1');
-    if ((telemetry.tracerProvider !== undefined || telemetry.meterProvider !== undefined) && !otelApiInstalled()) throw missingOtelApi('telemetry.tracerProvider / meterProvider');
+    if (max !== undefined && !(typeof max === 'number' && Number.isInteger(max) && max >= 1))
+      refuse('telemetry.maxContentChars', 'a whole number of characters, at least 1');
+    if ((telemetry.tracerProvider !== undefined || telemetry.meterProvider !== undefined) && !otelApiInstalled())
+      throw missingOtelApi('telemetry.tracerProvider / meterProvider');
   }
   if (logger !== undefined) {
     const l = logger as Record<string, unknown> | null;
@@ -55,15 +66,18 @@ export function checkTelemetryOptions(options: { telemetry?: unknown; logger?: u
     if (alerts.on !== undefined) {
       if (!isRecord(alerts.on)) refuse('alerts.on', `an object of ${ALERT_REASONS.join(', ')} → true or false`);
       for (const [key, value] of Object.entries(alerts.on)) {
-        if (!ALERT_REASONS.includes(key)) throw new ReinError('config', 'fatal', `alerts.on.${key} is not an alert (known: ${ALERT_REASONS.join(', ')})`);
+        if (!ALERT_REASONS.includes(key))
+          throw new ReinError('config', 'fatal', `alerts.on.${key} is not an alert (known: ${ALERT_REASONS.join(', ')})`);
         if (typeof value !== 'boolean') refuse(`alerts.on.${key}`, 'true or false');
       }
     }
     if (alerts.webhook !== undefined) {
-      if (typeof alerts.webhook !== 'string' && !isRecord(alerts.webhook)) refuse('alerts.webhook', 'a URL, or { url, timeoutMs, retries, headers, onError }');
+      if (typeof alerts.webhook !== 'string' && !isRecord(alerts.webhook))
+        refuse('alerts.webhook', 'a URL, or { url, timeoutMs, retries, headers, onError }');
       checkWebhook(alerts.webhook as string | AlertWebhook, 'alerts.webhook');
     }
-    if (alerts.runUrl !== undefined && typeof alerts.runUrl !== 'string') refuse('alerts.runUrl', 'a URL with {runId} where the run id goes');
+    if (alerts.runUrl !== undefined && typeof alerts.runUrl !== 'string')
+      refuse('alerts.runUrl', 'a URL with {runId} where the run id goes');
   }
 }
 
@@ -71,7 +85,8 @@ export function checkTelemetryOptions(options: { telemetry?: unknown; logger?: u
 export function parentOf(options: { traceparent?: unknown; tracestate?: unknown }): ParentContext | undefined {
   if (options.traceparent === undefined) return undefined;
   if (typeof options.traceparent !== 'string') refuse('run options traceparent', 'a W3C traceparent string');
-  if (options.tracestate !== undefined && typeof options.tracestate !== 'string') refuse('run options tracestate', 'a W3C tracestate string');
+  if (options.tracestate !== undefined && typeof options.tracestate !== 'string')
+    refuse('run options tracestate', 'a W3C tracestate string');
   return parseTraceparent(options.traceparent, 'traceparent', options.tracestate as string | undefined);
 }
 

@@ -42,7 +42,11 @@ export async function settleAlerts(): Promise<void> {
 }
 
 /** Raises the alert a finished run calls for, if it is switched on. Never throws. */
-export function raiseAlert(targets: AlertTargets, event: Extract<RunEvent, { type: 'run_finished' }>, info: { model: string; agentName?: string; traceId: string }): Alert | undefined {
+export function raiseAlert(
+  targets: AlertTargets,
+  event: Extract<RunEvent, { type: 'run_finished' }>,
+  info: { model: string; agentName?: string; traceId: string },
+): Alert | undefined {
   const reason = alertReasonOf(event);
   if (reason === undefined || targets.options.on?.[reason] === false) return undefined;
   const { result } = event;
@@ -58,7 +62,16 @@ export function raiseAlert(targets: AlertTargets, event: Extract<RunEvent, { typ
     traceId: info.traceId || result.traceId,
     status: event.status,
     stopReason: event.reason,
-    ...(error ? { error: { code: error.code, kind: error.kind, message: error.message, ...(error.status === undefined ? {} : { status: error.status }) } } : {}),
+    ...(error
+      ? {
+          error: {
+            code: error.code,
+            kind: error.kind,
+            message: error.message,
+            ...(error.status === undefined ? {} : { status: error.status }),
+          },
+        }
+      : {}),
     model: info.model,
     ...(info.agentName ? { agentName: info.agentName } : {}),
     at: new Date(event.at || Date.now()).toISOString(),
@@ -68,7 +81,17 @@ export function raiseAlert(targets: AlertTargets, event: Extract<RunEvent, { typ
   };
   const alert = targets.redactor.redactValue(raw);
   try {
-    targets.logger?.error({ event: 'alert', trace_id: alert.traceId, run_id: runId, reason, alert_id: alert.id, ...(alert.error ? { error: alert.error } : {}) }, alert.message);
+    targets.logger?.error(
+      {
+        event: 'alert',
+        trace_id: alert.traceId,
+        run_id: runId,
+        reason,
+        alert_id: alert.id,
+        ...(alert.error ? { error: alert.error } : {}),
+      },
+      alert.message,
+    );
   } catch {
     // The logger is the program's: its failure is not the run's.
   }

@@ -24,7 +24,9 @@ type Part = Record<string, unknown>;
 
 function userParts(message: UserMessage): Part[] {
   if (typeof message.content === 'string') return [{ type: 'text', content: message.content }];
-  return message.content.map((part) => (part.type === 'text' ? { type: 'text', content: part.text } : { type: 'blob', modality: 'image', mime_type: part.mimeType }));
+  return message.content.map((part) =>
+    part.type === 'text' ? { type: 'text', content: part.text } : { type: 'blob', modality: 'image', mime_type: part.mimeType },
+  );
 }
 
 function assistantParts(message: AssistantMessage): Part[] {

@@ -92,13 +92,21 @@ export class RunDerivation {
     if (this.run) this.interrupt(this.lastTime || time);
     this.attempts++;
     const traceId = options.traceId ?? this.traceId ?? '';
-    const op = this.op('run', this.options.agentName ? `invoke_agent ${this.options.agentName}` : 'invoke_agent', 'internal', seq, time, undefined);
+    const op = this.op(
+      'run',
+      this.options.agentName ? `invoke_agent ${this.options.agentName}` : 'invoke_agent',
+      'internal',
+      seq,
+      time,
+      undefined,
+    );
     op.traceId = traceId;
     let parent: ParentContext | undefined;
     if (this.first === undefined) parent = options.parent;
     else {
       parent = this.first.parent ?? { traceId, spanId: this.first.spanId, sampled: this.first.sampled };
-      if (this.last) op.links.push({ traceId: this.last.traceId, spanId: this.last.spanId, attributes: { [REIN.linkType]: 'resumed_from' } });
+      if (this.last)
+        op.links.push({ traceId: this.last.traceId, spanId: this.last.spanId, attributes: { [REIN.linkType]: 'resumed_from' } });
     }
     if (parent) {
       op.parentSpanId = parent.spanId;
@@ -144,7 +152,13 @@ export class RunDerivation {
   }
 
   onEvent(event: RunEvent): void {
-    if (event.type === 'text_delta' || event.type === 'thinking_delta' || event.type === 'tool_call_delta' || event.type === 'tool_progress') return;
+    if (
+      event.type === 'text_delta' ||
+      event.type === 'thinking_delta' ||
+      event.type === 'tool_call_delta' ||
+      event.type === 'tool_progress'
+    )
+      return;
     if (event.type === 'state_changed') {
       // Starts and ends nothing: only marks when the next step began (a compaction's start).
       this.lastTime = event.at;
@@ -155,10 +169,20 @@ export class RunDerivation {
       case 'run_started': {
         this.model = { provider: event.model.provider, id: event.model.id, baseUrl: event.model.baseUrl };
         this.chatName = undefined;
-        this.modelAttrs = { [ATTR.providerName]: providerName(event.model.provider), [ATTR.requestModel]: event.model.id, ...serverOf(event.model.baseUrl) };
+        this.modelAttrs = {
+          [ATTR.providerName]: providerName(event.model.provider),
+          [ATTR.requestModel]: event.model.id,
+          ...serverOf(event.model.baseUrl),
+        };
         if (!this.traceId) this.traceId = event.traceId;
         const parent = event.parentSpanId ? { traceId: event.traceId, spanId: event.parentSpanId, sampled: true } : undefined;
-        const run = this.run ?? this.startAttempt(event.seq, time, { traceId: event.traceId, ...(event.spanId ? { spanId: event.spanId } : {}), ...(parent ? { parent } : {}) });
+        const run =
+          this.run ??
+          this.startAttempt(event.seq, time, {
+            traceId: event.traceId,
+            ...(event.spanId ? { spanId: event.spanId } : {}),
+            ...(parent ? { parent } : {}),
+          });
         this.messages?.push(...event.history, event.input);
         const content = this.options.content;
         this.annotate(run, this.modelAttrs);
@@ -166,7 +190,13 @@ export class RunDerivation {
           if (event.system !== undefined) this.addContent(run, ATTR.systemInstructions, [{ type: 'text', content: event.system }]);
           this.addContent(run, ATTR.inputMessages, [conventionMessage(event.input)]);
         }
-        if (this.io) run.input = cut(typeof event.input.content === 'string' ? event.input.content : toolResultText(event.input.content.filter((p) => p.type === 'text')), this.maxField);
+        if (this.io)
+          run.input = cut(
+            typeof event.input.content === 'string'
+              ? event.input.content
+              : toolResultText(event.input.content.filter((p) => p.type === 'text')),
+            this.maxField,
+          );
         break;
       }
       case 'run_resumed': {
@@ -229,13 +259,24 @@ export class RunDerivation {
           break;
         }
         const asked = this.requested.get(event.toolCallId);
-        const decided: Decided = { toolCallId: event.toolCallId, approved: event.approved, at: time, ...(event.reason === undefined ? {} : { reason: event.reason }), ...(asked ? { name: asked.name, requestedAt: asked.at } : {}) };
+        const decided: Decided = {
+          toolCallId: event.toolCallId,
+          approved: event.approved,
+          at: time,
+          ...(event.reason === undefined ? {} : { reason: event.reason }),
+          ...(asked ? { name: asked.name, requestedAt: asked.at } : {}),
+        };
         if (this.run) this.tellDecision(decided);
         else this.decided.push(decided);
         break;
       }
       case 'permission_decided': {
-        const attributes: Attributes = { [ATTR.toolName]: event.name, [ATTR.toolCallId]: event.toolCallId, [REIN.decision]: event.decision, [REIN.step]: event.step };
+        const attributes: Attributes = {
+          [ATTR.toolName]: event.name,
+          [ATTR.toolCallId]: event.toolCallId,
+          [REIN.decision]: event.decision,
+          [REIN.step]: event.step,
+        };
         if (event.rule !== undefined) attributes[REIN.rule] = event.rule;
         if (event.reason !== undefined) attributes[REIN.reason] = event.reason;
         this.addEvent('rein.permission', time, attributes);
@@ -274,7 +315,8 @@ export class RunDerivation {
     if (request?.temperature !== undefined) a[ATTR.requestTemperature] = request.temperature;
     if (request?.stream !== undefined) a[ATTR.requestStream] = request.stream;
     if (this.io) op.input = { messages: event.messages };
-    if (this.options.content && this.messages) op.content = { [ATTR.inputMessages]: contentAttribute(this.messages.map(conventionMessage), this.options.content) };
+    if (this.options.content && this.messages)
+      op.content = { [ATTR.inputMessages]: contentAttribute(this.messages.map(conventionMessage), this.options.content) };
     this.chat = op;
     this.started(op);
   }
@@ -305,7 +347,8 @@ export class RunDerivation {
       }
       op.output = { text: cut(text, this.maxField), ...(calls.length > 0 ? { tool_calls: calls } : {}) };
     }
-    if (this.options.content) (op.content ??= {})[ATTR.outputMessages] = contentAttribute([conventionMessage(message)], this.options.content);
+    if (this.options.content)
+      (op.content ??= {})[ATTR.outputMessages] = contentAttribute([conventionMessage(message)], this.options.content);
     this.close(op, time);
   }
 
@@ -314,7 +357,12 @@ export class RunDerivation {
     if (!op) {
       // A call that never ran (denied, refused before it started): a span of no length, so it is counted.
       op = this.child('tool', `execute_tool ${event.name}`, 'internal', event.seq, time, event.step);
-      Object.assign(op.attributes, { [ATTR.operationName]: 'execute_tool', [ATTR.toolName]: event.name, [ATTR.toolCallId]: event.toolCallId, [ATTR.toolType]: 'function' });
+      Object.assign(op.attributes, {
+        [ATTR.operationName]: 'execute_tool',
+        [ATTR.toolName]: event.name,
+        [ATTR.toolCallId]: event.toolCallId,
+        [ATTR.toolType]: 'function',
+      });
       this.started(op);
     }
     this.tools.delete(event.toolCallId);
@@ -332,7 +380,11 @@ export class RunDerivation {
 
   private onCompacted(event: Extract<RunEvent, { type: 'context_compacted' }>, time: number): void {
     if (this.chat && event.reason === 'context_length') {
-      this.fail(this.chat, 'context_length', 'the provider refused the request as too long; the history was compacted and the request sent again');
+      this.fail(
+        this.chat,
+        'context_length',
+        'the provider refused the request as too long; the history was compacted and the request sent again',
+      );
       this.close(this.chat, time);
       this.chat = undefined;
     }
@@ -348,7 +400,12 @@ export class RunDerivation {
       [ATTR.requestModel]: event.summaryModel,
       ...(event.usage ? usageAttributes(event.usage) : {}),
     });
-    if (event.summaryError) op.events.push({ name: 'rein.summary_failed', time, attributes: { [ATTR.errorType]: event.summaryError.code, [REIN.reason]: cut(event.summaryError.message, 500) } });
+    if (event.summaryError)
+      op.events.push({
+        name: 'rein.summary_failed',
+        time,
+        attributes: { [ATTR.errorType]: event.summaryError.code, [REIN.reason]: cut(event.summaryError.message, 500) },
+      });
     op.output = { tokens_before: event.tokensBefore, tokens_after: event.tokensAfter, summarizer: event.summarizer };
     this.started(op);
     this.messages?.splice(0, event.removedMessages, event.summary);
@@ -411,8 +468,29 @@ export class RunDerivation {
     this.close(op, time);
   }
 
-  private op(kind: OperationKind, name: string, spanKind: 'internal' | 'client', seq: number, time: number, step: number | undefined): Operation {
-    const op: Operation = { kind, name, spanKind, runId: this.options.runId, seq, start: time, traceId: this.traceId, spanId: '', sampled: true, attributes: {}, events: [], links: [], status: { code: 'unset' } };
+  private op(
+    kind: OperationKind,
+    name: string,
+    spanKind: 'internal' | 'client',
+    seq: number,
+    time: number,
+    step: number | undefined,
+  ): Operation {
+    const op: Operation = {
+      kind,
+      name,
+      spanKind,
+      runId: this.options.runId,
+      seq,
+      start: time,
+      traceId: this.traceId,
+      spanId: '',
+      sampled: true,
+      attributes: {},
+      events: [],
+      links: [],
+      status: { code: 'unset' },
+    };
     if (step !== undefined) {
       op.step = step;
       op.attributes[REIN.step] = step;
@@ -420,7 +498,15 @@ export class RunDerivation {
     return op;
   }
 
-  private child(kind: OperationKind, name: string, spanKind: 'internal' | 'client', seq: number, time: number, step: number, within?: Operation): Operation {
+  private child(
+    kind: OperationKind,
+    name: string,
+    spanKind: 'internal' | 'client',
+    seq: number,
+    time: number,
+    step: number,
+    within?: Operation,
+  ): Operation {
     // A log that starts without run_started (cut, or hand-made) still gets an attempt to hold its children.
     const parent = within ?? this.run ?? this.startAttempt(seq, time);
     const op = this.op(kind, name, spanKind, seq, time, step);

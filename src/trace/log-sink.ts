@@ -35,10 +35,19 @@ export class LogSink implements OperationSink {
 
   annotated(op: Operation): void {
     // A run attempt is announced once its start event told what it runs (model, input).
-    if (op.kind !== 'run' || this.announced.has(op) || (op.attributes[ATTR.requestModel] === undefined && op.attributes[REIN.resumedFrom] === undefined)) return;
+    if (
+      op.kind !== 'run' ||
+      this.announced.has(op) ||
+      (op.attributes[ATTR.requestModel] === undefined && op.attributes[REIN.resumedFrom] === undefined)
+    )
+      return;
     this.announced.add(op);
     const resumed = op.attributes[REIN.resumedFrom];
-    const record: Record<string, unknown> = { event: resumed === undefined ? 'run_started' : 'run_resumed', model: op.attributes[ATTR.requestModel], attempt: op.attributes[REIN.attempt] };
+    const record: Record<string, unknown> = {
+      event: resumed === undefined ? 'run_started' : 'run_resumed',
+      model: op.attributes[ATTR.requestModel],
+      attempt: op.attributes[REIN.attempt],
+    };
     if (resumed !== undefined) record.resumed_from = resumed;
     if (op.input !== undefined) record.input = bounded(op.input, this.maxChars);
     this.write('info', op, record, resumed === undefined ? `run ${op.runId} started` : `run ${op.runId} resumed (was ${String(resumed)})`);
@@ -49,17 +58,38 @@ export class LogSink implements OperationSink {
     const step = num(a[REIN.step]);
     if (event.name === 'rein.permission') {
       const decision = a[REIN.decision];
-      const record: Record<string, unknown> = { event: 'permission', tool: a[ATTR.toolName], tool_call_id: a[ATTR.toolCallId], decision, ...(step === undefined ? {} : { step }) };
+      const record: Record<string, unknown> = {
+        event: 'permission',
+        tool: a[ATTR.toolName],
+        tool_call_id: a[ATTR.toolCallId],
+        decision,
+        ...(step === undefined ? {} : { step }),
+      };
       if (a[REIN.rule] !== undefined) record.rule = a[REIN.rule];
       if (a[REIN.reason] !== undefined) record.reason = a[REIN.reason];
-      this.write(decision === 'deny' ? 'warn' : 'info', op, record, `${String(a[ATTR.toolName])}: ${String(decision)}${a[REIN.rule] ? ` (${String(a[REIN.rule])})` : ''}`);
+      this.write(
+        decision === 'deny' ? 'warn' : 'info',
+        op,
+        record,
+        `${String(a[ATTR.toolName])}: ${String(decision)}${a[REIN.rule] ? ` (${String(a[REIN.rule])})` : ''}`,
+      );
     } else if (event.name === 'rein.approval.decided') {
-      const record: Record<string, unknown> = { event: 'approval_decided', tool: a[ATTR.toolName], tool_call_id: a[ATTR.toolCallId], approved: a[REIN.approved] };
+      const record: Record<string, unknown> = {
+        event: 'approval_decided',
+        tool: a[ATTR.toolName],
+        tool_call_id: a[ATTR.toolCallId],
+        approved: a[REIN.approved],
+      };
       if (a[REIN.approvalWaitMs] !== undefined) record.wait_ms = a[REIN.approvalWaitMs];
       if (a[REIN.reason] !== undefined) record.reason = a[REIN.reason];
       this.write('info', op, record, `${String(a[ATTR.toolName] ?? a[ATTR.toolCallId])}: ${a[REIN.approved] ? 'approved' : 'denied'}`);
     } else if (event.name === 'rein.message_injected') {
-      this.write('debug', op, { event: 'message_injected', kind: a[REIN.messageKind], ...(step === undefined ? {} : { step }) }, `${String(a[REIN.messageKind])} message injected`);
+      this.write(
+        'debug',
+        op,
+        { event: 'message_injected', kind: a[REIN.messageKind], ...(step === undefined ? {} : { step }) },
+        `${String(a[REIN.messageKind])} message injected`,
+      );
     }
   }
 
@@ -85,17 +115,37 @@ export class LogSink implements OperationSink {
         const delay = a[REIN.retryDelayMs];
         if (op.error) record.error = op.error;
         else if (op.output !== undefined) record.output = bounded(op.output, this.maxChars);
-        const level: Level = !op.error ? 'info' : delay !== undefined || op.error.code === 'aborted' || op.error.code === 'context_length' ? 'warn' : 'error';
-        this.write(level, op, record, `${String(a[ATTR.requestModel])} ${op.error ? `failed: ${op.error.code}` : `answered (${String(record.finish_reason)})`}`);
+        const level: Level = !op.error
+          ? 'info'
+          : delay !== undefined || op.error.code === 'aborted' || op.error.code === 'context_length'
+            ? 'warn'
+            : 'error';
+        this.write(
+          level,
+          op,
+          record,
+          `${String(a[ATTR.requestModel])} ${op.error ? `failed: ${op.error.code}` : `answered (${String(record.finish_reason)})`}`,
+        );
         if (delay !== undefined) {
-          this.write('warn', op, { event: 'retry', attempt: a[REIN.requestAttempt], delay_ms: delay, error: op.error }, `retrying in ${String(delay)} ms after ${op.error?.code ?? 'an error'}`);
+          this.write(
+            'warn',
+            op,
+            { event: 'retry', attempt: a[REIN.requestAttempt], delay_ms: delay, error: op.error },
+            `retrying in ${String(delay)} ms after ${op.error?.code ?? 'an error'}`,
+          );
         }
         break;
       }
       case 'tool': {
         // The tool's own time, as the dispatcher measured it (the span also holds rein's write before it).
         const ran = a[REIN.toolDurationMs];
-        const record: Record<string, unknown> = { event: 'tool_call', tool: a[ATTR.toolName], tool_call_id: a[ATTR.toolCallId], outcome: a[REIN.toolOutcome], duration_ms: typeof ran === 'number' ? ran : duration };
+        const record: Record<string, unknown> = {
+          event: 'tool_call',
+          tool: a[ATTR.toolName],
+          tool_call_id: a[ATTR.toolCallId],
+          outcome: a[REIN.toolOutcome],
+          duration_ms: typeof ran === 'number' ? ran : duration,
+        };
         if (op.input !== undefined) record.input = bounded(op.input, this.maxChars);
         if (op.error) record.error = op.error;
         else record.output = bounded(op.output ?? '', this.maxChars);
@@ -104,7 +154,13 @@ export class LogSink implements OperationSink {
       }
       case 'approval': {
         const outcome = a[REIN.approvalOutcome];
-        const record: Record<string, unknown> = { event: 'approval', tool: a[ATTR.toolName], tool_call_id: a[ATTR.toolCallId], outcome, duration_ms: duration };
+        const record: Record<string, unknown> = {
+          event: 'approval',
+          tool: a[ATTR.toolName],
+          tool_call_id: a[ATTR.toolCallId],
+          outcome,
+          duration_ms: duration,
+        };
         if (op.input !== undefined) record.input = bounded(op.input, this.maxChars);
         if (a[REIN.reason] !== undefined) record.reason = a[REIN.reason];
         this.write('info', op, record, `${String(a[ATTR.toolName])}: approval ${String(outcome)}`);

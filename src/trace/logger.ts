@@ -23,10 +23,12 @@ export function parseLogLevel(value: string, source = 'log level'): LogLevel {
 /** A {@link Logger} whose lines go to `write`, each a whole line ending in `\n`. */
 export function createJsonLogger(write: (line: string) => void, options: { level?: LogLevel } = {}): Logger {
   const threshold = RANK[options.level ?? 'info'];
-  const line = (level: Exclude<LogLevel, 'silent'>) => (record: Record<string, unknown>, message?: string): void => {
-    if (RANK[level] < threshold) return;
-    write(`${safeJson({ time: new Date().toISOString(), level, ...(message === undefined ? {} : { msg: message }), ...record })}\n`);
-  };
+  const line =
+    (level: Exclude<LogLevel, 'silent'>) =>
+    (record: Record<string, unknown>, message?: string): void => {
+      if (RANK[level] < threshold) return;
+      write(`${safeJson({ time: new Date().toISOString(), level, ...(message === undefined ? {} : { msg: message }), ...record })}\n`);
+    };
   return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
 }
 

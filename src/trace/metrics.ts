@@ -27,11 +27,18 @@ export interface Instruments {
 export function createInstruments(meter: Meter): Instruments {
   const seconds = { unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS } };
   return {
-    tokenUsage: meter.createHistogram(METRIC.tokenUsage, { description: 'Number of input and output tokens used', unit: '{token}', advice: { explicitBucketBoundaries: TOKEN_BUCKETS } }),
+    tokenUsage: meter.createHistogram(METRIC.tokenUsage, {
+      description: 'Number of input and output tokens used',
+      unit: '{token}',
+      advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
+    }),
     operationDuration: meter.createHistogram(METRIC.operationDuration, { description: 'GenAI operation duration', ...seconds }),
     runs: meter.createCounter(METRIC.runs, { description: 'Runs (attempts) that ended, by status and stop reason', unit: '{run}' }),
     runDuration: meter.createHistogram(METRIC.runDuration, { description: 'Duration of a run attempt in this process', ...seconds }),
-    runCost: meter.createHistogram(METRIC.runCost, { description: 'What a run cost when it ended (catalog prices × usage)', unit: '{USD}' }),
+    runCost: meter.createHistogram(METRIC.runCost, {
+      description: 'What a run cost when it ended (catalog prices × usage)',
+      unit: '{USD}',
+    }),
     cost: meter.createCounter(METRIC.cost, { description: 'What model requests cost (catalog prices × usage)', unit: '{USD}' }),
     toolCalls: meter.createCounter(METRIC.toolCalls, { description: 'Tool calls, by tool and outcome', unit: '{call}' }),
     retries: meter.createCounter(METRIC.retries, { description: 'Model requests retried, by error code', unit: '{retry}' }),
@@ -48,7 +55,15 @@ const pick = (from: Attributes, keys: readonly string[]): Attributes => {
   return out;
 };
 
-const CHAT_KEYS = [ATTR.operationName, ATTR.providerName, ATTR.requestModel, ATTR.responseModel, ATTR.serverAddress, ATTR.serverPort, ATTR.errorType] as const;
+const CHAT_KEYS = [
+  ATTR.operationName,
+  ATTR.providerName,
+  ATTR.requestModel,
+  ATTR.responseModel,
+  ATTR.serverAddress,
+  ATTR.serverPort,
+  ATTR.errorType,
+] as const;
 const COST_KEYS = [ATTR.providerName, ATTR.requestModel] as const;
 const RETRY_KEYS = [ATTR.errorType, ATTR.providerName, ATTR.requestModel] as const;
 const TOOL_KEYS = [ATTR.toolName, REIN.toolOutcome, ATTR.errorType] as const;
@@ -104,7 +119,8 @@ export class MetricsSink implements OperationSink {
       }
       case 'approval': {
         const outcome = a[REIN.approvalOutcome];
-        if (outcome === 'approved' || outcome === 'denied') m.approvalWait.record(seconds, { ...pick(a, [ATTR.toolName]), [REIN.approved]: outcome === 'approved' });
+        if (outcome === 'approved' || outcome === 'denied')
+          m.approvalWait.record(seconds, { ...pick(a, [ATTR.toolName]), [REIN.approved]: outcome === 'approved' });
         break;
       }
       case 'run': {
@@ -115,7 +131,8 @@ export class MetricsSink implements OperationSink {
         m.runDuration.record(seconds, attributes);
         const cost = a[REIN.costUsd];
         // A paused run goes on later: its cost is counted once, when it ends for good.
-        if (typeof cost === 'number' && a[REIN.status] !== 'paused') m.runCost.record(cost, pick(attributes, [ATTR.requestModel, REIN.status]));
+        if (typeof cost === 'number' && a[REIN.status] !== 'paused')
+          m.runCost.record(cost, pick(attributes, [ATTR.requestModel, REIN.status]));
         break;
       }
     }
@@ -140,6 +157,7 @@ export class MetricsSink implements OperationSink {
   evented(_op: Operation, event: OperationEvent): void {
     if (event.name !== 'rein.approval.decided') return;
     const wait = event.attributes[REIN.approvalWaitMs];
-    if (typeof wait === 'number') this.instruments.approvalWait.record(wait / 1000, { ...pick(event.attributes, [ATTR.toolName, REIN.approved]) });
+    if (typeof wait === 'number')
+      this.instruments.approvalWait.record(wait / 1000, { ...pick(event.attributes, [ATTR.toolName, REIN.approved]) });
   }
 }

@@ -43,7 +43,11 @@ export function otelApiInstalled(): boolean {
 
 /** The error for an option that needs `@opentelemetry/api` when it is not installed. */
 export function missingOtelApi(option: string): ReinError {
-  return new ReinError('config', 'fatal', `${option} needs the OpenTelemetry API: npm install ${PACKAGE} (and an OpenTelemetry SDK to record what it is given)`);
+  return new ReinError(
+    'config',
+    'fatal',
+    `${option} needs the OpenTelemetry API: npm install ${PACKAGE} (and an OpenTelemetry SDK to record what it is given)`,
+  );
 }
 
 /** True when `error` is Node's "cannot find package `name`" (not a failure inside it). */
@@ -74,7 +78,10 @@ const noops = new WeakMap<OtelApi, { tracerProvider: unknown; meterClass: abstra
 function noopsOf(api: OtelApi): { tracerProvider: unknown; meterClass: abstract new () => unknown } {
   let found = noops.get(api);
   if (!found) {
-    found = { tracerProvider: new api.ProxyTracerProvider().getDelegate(), meterClass: api.createNoopMeter().constructor as abstract new () => unknown };
+    found = {
+      tracerProvider: new api.ProxyTracerProvider().getDelegate(),
+      meterClass: api.createNoopMeter().constructor as abstract new () => unknown,
+    };
     noops.set(api, found);
   }
   return found;

@@ -61,7 +61,11 @@ export class OtelSpanSink implements OperationSink {
   started(op: Operation): void {
     const { c } = this;
     const options: SpanOptions = { kind: op.spanKind === 'client' ? c.client : c.internal, attributes: op.attributes, startTime: op.start };
-    if (op.links.length > 0) options.links = op.links.map((l) => ({ context: { traceId: l.traceId, spanId: l.spanId, traceFlags: c.sampled, isRemote: true }, attributes: l.attributes }));
+    if (op.links.length > 0)
+      options.links = op.links.map((l) => ({
+        context: { traceId: l.traceId, spanId: l.spanId, traceFlags: c.sampled, isRemote: true },
+        attributes: l.attributes,
+      }));
     const span = this.tracer.startSpan(op.name, options, this.parentOf(op));
     op.handle = span;
     op.startedKeys = Object.keys(op.attributes).length;
@@ -90,11 +94,13 @@ export class OtelSpanSink implements OperationSink {
     // Only what was added since the start: the span validates each attribute it is given.
     const { attributes } = op;
     const keys = Object.keys(attributes);
-    for (let i = op.startedKeys ?? 0; i < keys.length; i++) span.setAttribute(keys[i] as string, attributes[keys[i] as string] as SpanAttributeValue);
+    for (let i = op.startedKeys ?? 0; i < keys.length; i++)
+      span.setAttribute(keys[i] as string, attributes[keys[i] as string] as SpanAttributeValue);
     if (op.content) span.setAttributes(op.content);
     // A run attempt's events were added as they came (evented); the others' are added now.
     if (op.kind !== 'run') for (const event of op.events) span.addEvent(event.name, event.attributes, event.time);
-    if (op.status.code === 'error') span.setStatus({ code: this.c.error, ...(op.status.message === undefined ? {} : { message: op.status.message }) });
+    if (op.status.code === 'error')
+      span.setStatus({ code: this.c.error, ...(op.status.message === undefined ? {} : { message: op.status.message }) });
     span.end(op.end);
   }
 

@@ -32,7 +32,10 @@ export function otlpWanted(env: Env, signal: Signal): boolean {
   if (/^true$/i.test(env.OTEL_SDK_DISABLED ?? '')) return false;
   const exporter = (signal === 'traces' ? env.OTEL_TRACES_EXPORTER : env.OTEL_METRICS_EXPORTER)?.trim().toLowerCase();
   if (exporter === 'none') return false;
-  return set(env.OTEL_EXPORTER_OTLP_ENDPOINT) || set(signal === 'traces' ? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT : env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT);
+  return (
+    set(env.OTEL_EXPORTER_OTLP_ENDPOINT) ||
+    set(signal === 'traces' ? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT : env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)
+  );
 }
 
 /** The OTLP protocol of `signal`; a `config` error for one rein cannot send. */
@@ -40,7 +43,11 @@ export function otlpProtocol(env: Env, signal: Signal): 'http/protobuf' | 'http/
   const own = signal === 'traces' ? env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL : env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL;
   const value = (set(own) ? own : set(env.OTEL_EXPORTER_OTLP_PROTOCOL) ? env.OTEL_EXPORTER_OTLP_PROTOCOL : 'http/protobuf').trim();
   if (value === 'http/protobuf' || value === 'http/json') return value;
-  throw new ReinError('config', 'fatal', `OTEL_EXPORTER_OTLP_${signal === 'traces' ? 'TRACES_' : 'METRICS_'}PROTOCOL (or OTEL_EXPORTER_OTLP_PROTOCOL) is "${value}": rein exports over http/protobuf or http/json (not grpc)`);
+  throw new ReinError(
+    'config',
+    'fatal',
+    `OTEL_EXPORTER_OTLP_${signal === 'traces' ? 'TRACES_' : 'METRICS_'}PROTOCOL (or OTEL_EXPORTER_OTLP_PROTOCOL) is "${value}": rein exports over http/protobuf or http/json (not grpc)`,
+  );
 }
 
 /** Where `signal` goes, for messages (no credentials: the URL's query and user are left out). */
@@ -61,7 +68,12 @@ async function need<T>(name: string, needed: readonly string[], purpose: string)
     return (await import(name)) as T;
   } catch (error) {
     if (!isMissing(error, name)) throw error;
-    throw new ReinError('config', 'fatal', `${purpose} needs OpenTelemetry packages that are not installed: npm install ${[...new Set(needed)].join(' ')}`, { cause: error });
+    throw new ReinError(
+      'config',
+      'fatal',
+      `${purpose} needs OpenTelemetry packages that are not installed: npm install ${[...new Set(needed)].join(' ')}`,
+      { cause: error },
+    );
   }
 }
 
@@ -74,7 +86,9 @@ function packagesFor(env: Env, signals: Signal[]): string[] {
 async function resourceFor(env: Env, needed: string[], purpose: string, version: string): Promise<unknown> {
   const resources = await need<typeof import('@opentelemetry/resources')>('@opentelemetry/resources', needed, purpose);
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over rein's defaults.
-  return resources.resourceFromAttributes({ 'service.name': 'rein', 'service.version': version }).merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  return resources
+    .resourceFromAttributes({ 'service.name': 'rein', 'service.version': version })
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
 }
 
 async function spanExporter(env: Env, needed: string[], purpose: string): Promise<SpanExporter> {
@@ -96,7 +110,10 @@ export interface OtlpSdk {
  * processor, metrics through a periodic reader, both over OTLP/HTTP), with OpenTelemetry's
  * own warnings and export errors told to `report`. `undefined` when no export is asked for.
  */
-export async function startOtlpSdk(env: Env, options: { version: string; report: (message: string) => void }): Promise<OtlpSdk | undefined> {
+export async function startOtlpSdk(
+  env: Env,
+  options: { version: string; report: (message: string) => void },
+): Promise<OtlpSdk | undefined> {
   const signals = (['traces', 'metrics'] as const).filter((s) => otlpWanted(env, s));
   if (signals.length === 0) return undefined;
   const purpose = 'OTEL_EXPORTER_OTLP_ENDPOINT';
@@ -123,16 +140,26 @@ export async function startOtlpSdk(env: Env, options: { version: string; report:
   };
   if (signals.includes('traces')) {
     const base = await need<typeof import('@opentelemetry/sdk-trace-base')>('@opentelemetry/sdk-trace-base', needed, purpose);
-    const provider = new base.BasicTracerProvider({ resource: resource as never, spanProcessors: [new base.BatchSpanProcessor(await spanExporter(env, needed, purpose))] });
+    const provider = new base.BasicTracerProvider({
+      resource: resource as never,
+      spanProcessors: [new base.BatchSpanProcessor(await spanExporter(env, needed, purpose))],
+    });
     sdk.tracerProvider = provider;
     stops.push(() => provider.shutdown());
   }
   if (signals.includes('metrics')) {
     const metrics = await need<typeof import('@opentelemetry/sdk-metrics')>('@opentelemetry/sdk-metrics', needed, purpose);
     const name = PACKAGES[otlpProtocol(env, 'metrics')].metrics;
-    const mod = await need<{ OTLPMetricExporter: new () => import('@opentelemetry/sdk-metrics').PushMetricExporter }>(name, needed, purpose);
+    const mod = await need<{ OTLPMetricExporter: new () => import('@opentelemetry/sdk-metrics').PushMetricExporter }>(
+      name,
+      needed,
+      purpose,
+    );
     const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
-    const reader = new metrics.PeriodicExportingMetricReader({ exporter: new mod.OTLPMetricExporter(), exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : 60_000 });
+    const reader = new metrics.PeriodicExportingMetricReader({
+      exporter: new mod.OTLPMetricExporter(),
+      exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : 60_000,
+    });
     const provider = new metrics.MeterProvider({ resource: resource as never, readers: [reader] });
     sdk.meterProvider = provider;
     stops.push(() => provider.shutdown());
@@ -152,13 +179,21 @@ function readable(record: SpanRecord, resource: unknown): ReadableSpan {
     name: record.name,
     kind: record.kind === 'client' ? 2 : 0,
     spanContext: () => spanContext,
-    ...(record.parentSpanId ? { parentSpanContext: { traceId: record.traceId, spanId: record.parentSpanId, traceFlags: 1, isRemote: true } } : {}),
+    ...(record.parentSpanId
+      ? { parentSpanContext: { traceId: record.traceId, spanId: record.parentSpanId, traceFlags: 1, isRemote: true } }
+      : {}),
     startTime: hr(record.startTime),
     endTime: hr(record.endTime),
     duration: hr(record.endTime - record.startTime),
-    status: { code: record.status.code === 'error' ? 2 : record.status.code === 'ok' ? 1 : 0, ...(record.status.message ? { message: record.status.message } : {}) },
+    status: {
+      code: record.status.code === 'error' ? 2 : record.status.code === 'ok' ? 1 : 0,
+      ...(record.status.message ? { message: record.status.message } : {}),
+    },
     attributes: record.attributes,
-    links: record.links.map((l) => ({ context: { traceId: l.traceId, spanId: l.spanId, traceFlags: 1, isRemote: true }, attributes: l.attributes })),
+    links: record.links.map((l) => ({
+      context: { traceId: l.traceId, spanId: l.spanId, traceFlags: 1, isRemote: true },
+      attributes: l.attributes,
+    })),
     events: record.events.map((e) => ({ name: e.name, time: hr(e.time), attributes: e.attributes })),
     ended: true,
     resource: resource as ReadableSpan['resource'],
@@ -176,7 +211,11 @@ function readable(record: SpanRecord, resource: unknown): ReadableSpan {
  */
 export async function exportSpanRecords(records: SpanRecord[], env: Env, version: string): Promise<{ endpoint: string; spans: number }> {
   if (!otlpWanted(env, 'traces')) {
-    throw new ReinError('config', 'fatal', 'nowhere to export to: set OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), e.g. http://127.0.0.1:4318');
+    throw new ReinError(
+      'config',
+      'fatal',
+      'nowhere to export to: set OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), e.g. http://127.0.0.1:4318',
+    );
   }
   const purpose = 'rein trace --export';
   const needed = [...PACKAGES.base, PACKAGES[otlpProtocol(env, 'traces')].traces];
@@ -184,8 +223,19 @@ export async function exportSpanRecords(records: SpanRecord[], env: Env, version
   const exporter = await spanExporter(env, needed, purpose);
   const endpoint = otlpEndpoint(env, 'traces');
   try {
-    const result = await new Promise<{ code: number; error?: Error }>((resolve) => exporter.export(records.map((r) => readable(r, resource)), resolve));
-    if (result.code !== 0) throw new ReinError('network', 'fatal', `the OTLP endpoint ${endpoint} did not take the spans: ${result.error?.message ?? 'export failed'}`, { cause: result.error });
+    const result = await new Promise<{ code: number; error?: Error }>((resolve) =>
+      exporter.export(
+        records.map((r) => readable(r, resource)),
+        resolve,
+      ),
+    );
+    if (result.code !== 0)
+      throw new ReinError(
+        'network',
+        'fatal',
+        `the OTLP endpoint ${endpoint} did not take the spans: ${result.error?.message ?? 'export failed'}`,
+        { cause: result.error },
+      );
   } finally {
     await exporter.shutdown().catch(() => undefined);
   }

@@ -63,7 +63,11 @@ export class AgentTelemetry {
    */
   open(start: ObserveStart): RunObserver | undefined | Promise<RunObserver | undefined> {
     const api = this.settings.telemetry === false ? undefined : loadedOtelApi();
-    if (api === null) return loadOtelApi().then(() => this.open(start), (error: unknown) => void warnOnce(error));
+    if (api === null)
+      return loadOtelApi().then(
+        () => this.open(start),
+        (error: unknown) => void warnOnce(error),
+      );
     try {
       return this.openWith(start, api);
     } catch (error) {
@@ -78,7 +82,8 @@ export class AgentTelemetry {
     let tracer: Tracer | undefined;
     let meter: Meter | undefined;
     if (api) {
-      if (options?.tracerProvider || hasGlobalTracer(api)) tracer = ((options?.tracerProvider as TracerProvider | undefined) ?? api.trace.getTracerProvider()).getTracer('rein');
+      if (options?.tracerProvider || hasGlobalTracer(api))
+        tracer = ((options?.tracerProvider as TracerProvider | undefined) ?? api.trace.getTracerProvider()).getTracer('rein');
       const candidate = ((options?.meterProvider as MeterProvider | undefined) ?? api.metrics.getMeterProvider()).getMeter('rein');
       if (!isNoopMeter(api, candidate)) meter = candidate;
     }
@@ -92,7 +97,11 @@ export class AgentTelemetry {
       const span = api.trace.getSpanContext(active);
       if (span && api.isSpanContextValid(span)) {
         callerContext = active;
-        parent = { traceId: span.traceId, spanId: span.spanId, sampled: (span.traceFlags & api.TraceFlags.SAMPLED) === api.TraceFlags.SAMPLED };
+        parent = {
+          traceId: span.traceId,
+          spanId: span.spanId,
+          sampled: (span.traceFlags & api.TraceFlags.SAMPLED) === api.TraceFlags.SAMPLED,
+        };
         const state = span.traceState?.serialize();
         if (state) parent.traceState = state;
       }
@@ -108,11 +117,18 @@ export class AgentTelemetry {
       traceId: parent?.traceId ?? (tracer ? '' : newTraceId()),
       ...(options?.agentName ? { agentName: options.agentName } : {}),
       request: settings.request,
-      ...(this.captureContent ? { content: { redactor: settings.redactor, maxChars: options?.maxContentChars ?? DEFAULT_MAX_CONTENT } } : {}),
+      ...(this.captureContent
+        ? { content: { redactor: settings.redactor, maxChars: options?.maxContentChars ?? DEFAULT_MAX_CONTENT } }
+        : {}),
       sinks,
       now: hiResNow,
     });
-    const observer = new RunObserver(derivation, { api: tracer ? api : undefined, propagate: this.propagate, settings, ...(options?.agentName ? { agentName: options.agentName } : {}) });
+    const observer = new RunObserver(derivation, {
+      api: tracer ? api : undefined,
+      propagate: this.propagate,
+      settings,
+      ...(options?.agentName ? { agentName: options.agentName } : {}),
+    });
     if (start.kind === 'new') derivation.startAttempt(0, hiResNow(), parent ? { parent } : {});
     return observer;
   }
@@ -141,7 +157,9 @@ let warned = false;
 function warnOnce(error: unknown): void {
   if (warned) return;
   warned = true;
-  process.emitWarning(`rein telemetry failed and is off for this run: ${error instanceof Error ? error.message : String(error)}`, { code: 'REIN_TELEMETRY' });
+  process.emitWarning(`rein telemetry failed and is off for this run: ${error instanceof Error ? error.message : String(error)}`, {
+    code: 'REIN_TELEMETRY',
+  });
 }
 
 /** What a run's observer needs besides its derivation. */
@@ -197,7 +215,11 @@ export class RunObserver {
       this.derivation.onEvent(event);
       if (event.type === 'run_finished' && this.context.settings.alerts) {
         const { settings, agentName } = this.context;
-        raiseAlert(settings.alerts as AlertTargets, event, { model: `${settings.model.provider}/${settings.model.id}`, traceId: this.derivation.traceId, ...(agentName ? { agentName } : {}) });
+        raiseAlert(settings.alerts as AlertTargets, event, {
+          model: `${settings.model.provider}/${settings.model.id}`,
+          traceId: this.derivation.traceId,
+          ...(agentName ? { agentName } : {}),
+        });
       }
     } catch (error) {
       warnOnce(error);
@@ -229,7 +251,9 @@ export class RunObserver {
   }
 }
 
-function headersOf(op: { traceId: string; spanId: string; sampled: boolean; traceState?: string } | undefined): Record<string, string> | undefined {
+function headersOf(
+  op: { traceId: string; spanId: string; sampled: boolean; traceState?: string } | undefined,
+): Record<string, string> | undefined {
   if (!op || !op.traceId || !op.spanId) return undefined;
   const headers: Record<string, string> = { traceparent: formatTraceparent(op.traceId, op.spanId, op.sampled) };
   if (op.traceState) headers.tracestate = op.traceState;

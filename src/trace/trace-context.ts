@@ -30,13 +30,22 @@ const ZERO_SPAN = '0'.repeat(16);
 export function parseTraceparent(value: string, source = 'traceparent', traceState?: string): ParentContext {
   const text = value.trim();
   const match = TRACEPARENT.exec(text);
-  const shape = '00-<32 lowercase hex trace id>-<16 lowercase hex parent span id>-<2 hex flags>, e.g. 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-  if (!match) throw new ReinError('config', 'fatal', `${source} is not a W3C traceparent: expected ${shape}, got ${JSON.stringify(text.slice(0, 80))}`);
+  const shape =
+    '00-<32 lowercase hex trace id>-<16 lowercase hex parent span id>-<2 hex flags>, e.g. 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+  if (!match)
+    throw new ReinError(
+      'config',
+      'fatal',
+      `${source} is not a W3C traceparent: expected ${shape}, got ${JSON.stringify(text.slice(0, 80))}`,
+    );
   const [, version, traceId, spanId, flags, rest] = match as unknown as [string, string, string, string, string, string | undefined];
   if (version === 'ff') throw new ReinError('config', 'fatal', `${source}: version ff is invalid in a traceparent (expected ${shape})`);
-  if (version === '00' && rest !== undefined) throw new ReinError('config', 'fatal', `${source}: a version 00 traceparent ends after its flags (expected ${shape})`);
-  if (traceId === ZERO_TRACE) throw new ReinError('config', 'fatal', `${source}: the trace id is all zeros, which W3C Trace Context forbids`);
-  if (spanId === ZERO_SPAN) throw new ReinError('config', 'fatal', `${source}: the parent span id is all zeros, which W3C Trace Context forbids`);
+  if (version === '00' && rest !== undefined)
+    throw new ReinError('config', 'fatal', `${source}: a version 00 traceparent ends after its flags (expected ${shape})`);
+  if (traceId === ZERO_TRACE)
+    throw new ReinError('config', 'fatal', `${source}: the trace id is all zeros, which W3C Trace Context forbids`);
+  if (spanId === ZERO_SPAN)
+    throw new ReinError('config', 'fatal', `${source}: the parent span id is all zeros, which W3C Trace Context forbids`);
   const parent: ParentContext = { traceId, spanId, sampled: (parseInt(flags, 16) & 1) === 1 };
   if (traceState !== undefined && traceState.trim() !== '') parent.traceState = traceState.trim();
   return parent;

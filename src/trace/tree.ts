@@ -16,7 +16,8 @@ export function duration(ms: number): string {
 }
 
 const count = (n: SpanAttributeValue | undefined): string => (typeof n === 'number' ? n.toLocaleString('en-US') : '?');
-const usd = (n: SpanAttributeValue | undefined): string | undefined => (typeof n === 'number' && n > 0 ? `$${n < 0.01 ? n.toPrecision(2) : n.toFixed(4)}` : undefined);
+const usd = (n: SpanAttributeValue | undefined): string | undefined =>
+  typeof n === 'number' && n > 0 ? `$${n < 0.01 ? n.toPrecision(2) : n.toFixed(4)}` : undefined;
 
 /** A span's error message for a line: short, in parentheses. */
 function message(span: SpanRecord): string {
@@ -32,7 +33,8 @@ function describe(span: SpanRecord): string {
   const error = a[ATTR.errorType];
   switch (a[ATTR.operationName] ?? (span.name.startsWith('compact_context') ? 'compact' : span.name.split(' ')[0])) {
     case 'chat': {
-      if (a[ATTR.usageInputTokens] !== undefined && error === undefined) parts.push(`${count(a[ATTR.usageInputTokens])} in / ${count(a[ATTR.usageOutputTokens])} out`);
+      if (a[ATTR.usageInputTokens] !== undefined && error === undefined)
+        parts.push(`${count(a[ATTR.usageInputTokens])} in / ${count(a[ATTR.usageOutputTokens])} out`);
       const cost = usd(a[REIN.costUsd]);
       if (cost) parts.push(cost);
       if (error !== undefined) parts.push(`failed: ${String(error)}${message(span)}`);
@@ -41,7 +43,11 @@ function describe(span: SpanRecord): string {
       break;
     }
     case 'execute_tool': {
-      parts.push(error !== undefined ? `${String(a[REIN.toolOutcome] ?? 'error')}: ${String(error)}${message(span)}` : String(a[REIN.toolOutcome] ?? 'ok'));
+      parts.push(
+        error !== undefined
+          ? `${String(a[REIN.toolOutcome] ?? 'error')}: ${String(error)}${message(span)}`
+          : String(a[REIN.toolOutcome] ?? 'ok'),
+      );
       // The tool's own time, when the span is much longer (a durable write, a person asked).
       const ran = a[REIN.toolDurationMs];
       const total = span.endTime - span.startTime;
@@ -53,7 +59,9 @@ function describe(span: SpanRecord): string {
       parts.push(String(a[REIN.approvalOutcome] ?? 'open'));
       break;
     case 'compact':
-      parts.push(`${count(a[REIN.tokensBefore])} → ${count(a[REIN.tokensAfter])} tokens (${String(a[REIN.compactionReason])}, ${String(a[REIN.summarizer])} summary)`);
+      parts.push(
+        `${count(a[REIN.tokensBefore])} → ${count(a[REIN.tokensAfter])} tokens (${String(a[REIN.compactionReason])}, ${String(a[REIN.summarizer])} summary)`,
+      );
       if (usd(a[REIN.costUsd])) parts.push(usd(a[REIN.costUsd]) as string);
       break;
     default:
@@ -66,7 +74,8 @@ function describe(span: SpanRecord): string {
 /** The line of an attempt's event (a permission decision, an approval decided while the run was paused, a steer). */
 function eventLine(event: SpanRecord['events'][number]): string | undefined {
   const a = event.attributes;
-  if (event.name === 'rein.permission') return `permission ${String(a[ATTR.toolName])}: ${String(a[REIN.decision])}${a[REIN.rule] ? ` (${String(a[REIN.rule])})` : ''}`;
+  if (event.name === 'rein.permission')
+    return `permission ${String(a[ATTR.toolName])}: ${String(a[REIN.decision])}${a[REIN.rule] ? ` (${String(a[REIN.rule])})` : ''}`;
   if (event.name === 'rein.approval.decided') {
     const wait = a[REIN.approvalWaitMs] === undefined ? '' : ` after ${duration(Number(a[REIN.approvalWaitMs]))}`;
     return `approval ${String(a[ATTR.toolName] ?? a[ATTR.toolCallId])}: ${a[REIN.approved] ? 'approved' : 'denied'}${wait}${a[REIN.reason] ? ` (${String(a[REIN.reason])})` : ''}`;
@@ -110,17 +119,28 @@ export function traceTree(spans: SpanRecord[]): string[] {
   const attempts = spans.filter((s) => s.attributes[ATTR.operationName] === 'invoke_agent');
   for (const run of attempts) {
     const a = run.attributes;
-    const head = [`${run.name}${Number(a[REIN.attempt]) > 1 ? ` (attempt ${String(a[REIN.attempt])}, resumed from ${String(a[REIN.resumedFrom] ?? 'a stop')})` : ''}`, duration(run.endTime - run.startTime)];
+    const head = [
+      `${run.name}${Number(a[REIN.attempt]) > 1 ? ` (attempt ${String(a[REIN.attempt])}, resumed from ${String(a[REIN.resumedFrom] ?? 'a stop')})` : ''}`,
+      duration(run.endTime - run.startTime),
+    ];
     if (a[REIN.status] !== undefined) head.push(`${String(a[REIN.status])} (${String(a[REIN.stopReason])})`);
     if (a[ATTR.errorType] !== undefined && a[ATTR.errorType] !== 'aborted') head.push(`${String(a[ATTR.errorType])}${message(run)}`);
-    if (a[ATTR.usageInputTokens] !== undefined) head.push(`${count(a[ATTR.usageInputTokens])} in / ${count(a[ATTR.usageOutputTokens])} out tokens in all`);
+    if (a[ATTR.usageInputTokens] !== undefined)
+      head.push(`${count(a[ATTR.usageInputTokens])} in / ${count(a[ATTR.usageOutputTokens])} out tokens in all`);
     if (usd(a[REIN.costUsd])) head.push(usd(a[REIN.costUsd]) as string);
     if (a[REIN.interrupted] === true) head.push('no end logged (running, or its process stopped)');
     out.push(head.join(' · '));
     const items: Item[] = spans.filter((s) => s.parentSpanId === run.spanId && s !== run).map((s) => itemOf(s, spans));
     for (const event of run.events) {
       const text = eventLine(event);
-      if (text !== undefined) items.push({ time: event.time, event: true, ...(typeof event.attributes[REIN.step] === 'number' ? { step: event.attributes[REIN.step] as number } : {}), text, children: [] });
+      if (text !== undefined)
+        items.push({
+          time: event.time,
+          event: true,
+          ...(typeof event.attributes[REIN.step] === 'number' ? { step: event.attributes[REIN.step] as number } : {}),
+          text,
+          children: [],
+        });
     }
     // At the same millisecond an event (a permission decision, an approval, a steer) goes
     // first: it is logged before the span it leads to starts.

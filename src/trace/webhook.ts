@@ -21,12 +21,20 @@ export function checkWebhook(webhook: string | AlertWebhook, option: string): Al
     protocol = undefined;
   }
   if (protocol !== 'http:' && protocol !== 'https:') {
-    throw new ReinError('config', 'fatal', `${option} must be an http:// or https:// URL (got ${protocol === undefined ? 'something that is not a URL' : `a ${protocol.slice(0, -1)} URL`})`);
+    throw new ReinError(
+      'config',
+      'fatal',
+      `${option} must be an http:// or https:// URL (got ${protocol === undefined ? 'something that is not a URL' : `a ${protocol.slice(0, -1)} URL`})`,
+    );
   }
   for (const key of ['timeoutMs', 'retries'] as const) {
     const value = settings[key];
     if (value !== undefined && (!Number.isInteger(value) || value < (key === 'retries' ? 0 : 1))) {
-      throw new ReinError('config', 'fatal', `${option}.${key} must be a whole number${key === 'retries' ? ' (0 or more)' : ' of milliseconds (1 or more)'}, got ${String(value)}`);
+      throw new ReinError(
+        'config',
+        'fatal',
+        `${option}.${key} must be a whole number${key === 'retries' ? ' (0 or more)' : ' of milliseconds (1 or more)'}, got ${String(value)}`,
+      );
     }
   }
   return settings;
@@ -91,7 +99,11 @@ export async function deliverAlert(webhook: AlertWebhook, alert: Alert, body: st
     }
   }
   if (signal.aborted && !failure.startsWith('no answer')) failure = `${failure ? `${failure}, then ` : ''}no answer within ${timeoutMs} ms`;
-  const error = new ReinError('network', 'transient', `alert ${alert.id} (${alert.reason}) could not be delivered to ${shown}: ${failure || 'gave up'}`);
+  const error = new ReinError(
+    'network',
+    'transient',
+    `alert ${alert.id} (${alert.reason}) could not be delivered to ${shown}: ${failure || 'gave up'}`,
+  );
   try {
     webhook.onError?.(error, alert);
   } catch {

@@ -37,7 +37,12 @@ export async function approveQueued(store: RunStore, runId: string, decision: Qu
   if (!queue) throw new ReinError('config', 'fatal', 'approving a queued run needs its Postgres store');
   const record = await store.getRun(runId);
   if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store`);
-  if (record.status !== 'paused') throw new ReinError('conflict', 'fatal', `run ${runId} is not waiting for approval (it is ${record.status}): there is nothing to decide`);
+  if (record.status !== 'paused')
+    throw new ReinError(
+      'conflict',
+      'fatal',
+      `run ${runId} is not waiting for approval (it is ${record.status}): there is nothing to decide`,
+    );
   // Checked before the lease is taken, and again after (nothing can be appended then).
   choose(runId, resumeStateFrom(await store.loadEvents(runId)), decision);
   const epoch = await store.acquireLease(runId);

@@ -13,7 +13,16 @@
 import type { Pool } from 'pg';
 import type { ModelGate } from '../loop/agent.js';
 import { EventStream } from '../model/event-stream.js';
-import { emptyUsage, type AssistantMessage, type AssistantStream, type AssistantStreamEvent, type Context, type ModelRef, type StreamFunction, type StreamOptions } from '../model/types.js';
+import {
+  emptyUsage,
+  type AssistantMessage,
+  type AssistantStream,
+  type AssistantStreamEvent,
+  type Context,
+  type ModelRef,
+  type StreamFunction,
+  type StreamOptions,
+} from '../model/types.js';
 import { ReinError } from '../errors.js';
 import { fleetSchema, NOW_MS } from './fleet-tables.js';
 
@@ -43,13 +52,21 @@ export class FleetLimits {
     this.s = `"${fleetSchema(schema)}"`;
     const max = limits.maxConcurrent;
     if (max !== undefined && (!Number.isInteger(max) || max < 1 || max > 10_000)) {
-      throw new ReinError('config', 'fatal', `the fleet's maxConcurrent model requests must be an integer from 1 to 10000, got ${String(max)}`);
+      throw new ReinError(
+        'config',
+        'fatal',
+        `the fleet's maxConcurrent model requests must be an integer from 1 to 10000, got ${String(max)}`,
+      );
     }
-    if (limits.by !== undefined && limits.by !== 'provider' && limits.by !== 'model') throw new ReinError('config', 'fatal', `model limits by "${String(limits.by)}": use provider or model`);
+    if (limits.by !== undefined && limits.by !== 'provider' && limits.by !== 'model')
+      throw new ReinError('config', 'fatal', `model limits by "${String(limits.by)}": use provider or model`);
   }
 
   /** Wraps a provider call so each attempt waits for the provider's hold and a free slot. */
-  readonly gate: ModelGate = (fn: StreamFunction): StreamFunction => (model, context, options) => this.limited(fn, model, context, options ?? {});
+  readonly gate: ModelGate =
+    (fn: StreamFunction): StreamFunction =>
+    (model, context, options) =>
+      this.limited(fn, model, context, options ?? {});
 
   /** Keeps this worker's slots alive (called with each heartbeat). */
   async renew(): Promise<void> {
@@ -67,7 +84,13 @@ export class FleetLimits {
     return out;
   }
 
-  private async drive(out: EventStream<AssistantStreamEvent, AssistantMessage>, fn: StreamFunction, model: ModelRef, context: Context, options: StreamOptions): Promise<void> {
+  private async drive(
+    out: EventStream<AssistantStreamEvent, AssistantMessage>,
+    fn: StreamFunction,
+    model: ModelRef,
+    context: Context,
+    options: StreamOptions,
+  ): Promise<void> {
     const holdKey = `${model.provider} ${model.baseUrl}`;
     const slotKey = this.limits.by === 'model' ? `${model.baseUrl} ${model.id}` : holdKey;
     let slot: number | undefined;
@@ -92,12 +115,18 @@ export class FleetLimits {
         }
       }
       if (!out.isEnded) {
-        const failure = toFailure(new ReinError('internal', 'fatal', `the ${model.provider} adapter ended its stream without a done or error event`), model);
+        const failure = toFailure(
+          new ReinError('internal', 'fatal', `the ${model.provider} adapter ended its stream without a done or error event`),
+          model,
+        );
         out.push(failure);
         out.end(failure.message);
       }
     } finally {
-      if (slot !== undefined) await this.pool.query(`DELETE FROM ${this.s}.slots WHERE key = $1 AND slot = $2 AND worker_id = $3`, [slotKey, slot, this.workerId]).catch(() => undefined);
+      if (slot !== undefined)
+        await this.pool
+          .query(`DELETE FROM ${this.s}.slots WHERE key = $1 AND slot = $2 AND worker_id = $3`, [slotKey, slot, this.workerId])
+          .catch(() => undefined);
     }
   }
 
@@ -106,7 +135,10 @@ export class FleetLimits {
     const max = this.limits.maxConcurrent;
     for (let tries = 0; ; tries++) {
       if (signal?.aborted) throw new ReinError('aborted', 'fatal', 'the model request was aborted while waiting for the fleet limits');
-      const { rows } = await this.pool.query<{ wait: string | null }>(`SELECT until_ms - ${NOW_MS} AS wait FROM ${this.s}.holds WHERE key = $1`, [holdKey]);
+      const { rows } = await this.pool.query<{ wait: string | null }>(
+        `SELECT until_ms - ${NOW_MS} AS wait FROM ${this.s}.holds WHERE key = $1`,
+        [holdKey],
+      );
       const wait = Number(rows[0]?.wait ?? 0);
       if (wait > 0) {
         await sleep(Math.min(wait, 1000), signal);
@@ -154,7 +186,9 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 /** A failure of the limits themselves (the database, an abort) as the end of the model stream. */
 function toFailure(error: unknown, model: ModelRef): Extract<AssistantStreamEvent, { type: 'error' }> {
   const reinError =
-    error instanceof ReinError ? error : new ReinError('store', 'transient', `the fleet limits could not be checked: ${(error as Error).message}`, { cause: error });
+    error instanceof ReinError
+      ? error
+      : new ReinError('store', 'transient', `the fleet limits could not be checked: ${(error as Error).message}`, { cause: error });
   const message: AssistantMessage = {
     role: 'assistant',
     content: [],

@@ -10,7 +10,8 @@ import { ReinError } from '../errors.js';
 
 /** The schema of the fleet tables for a store in `schema`. */
 export function fleetSchema(schema: string): string {
-  if (!/^[a-z_][a-z0-9_]{0,56}$/.test(schema)) throw new ReinError('config', 'fatal', `the Postgres schema name ${JSON.stringify(schema)} must be lowercase letters, digits and _`);
+  if (!/^[a-z_][a-z0-9_]{0,56}$/.test(schema))
+    throw new ReinError('config', 'fatal', `the Postgres schema name ${JSON.stringify(schema)} must be lowercase letters, digits and _`);
   return `${schema}_fleet`;
 }
 
@@ -56,7 +57,9 @@ export async function ensureFleetTables(pool: Pool, schema: string): Promise<voi
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
-    throw new ReinError('store', 'fatal', `cannot set up the fleet tables (schema ${fleetSchema(schema)}): ${(error as Error).message}`, { cause: error });
+    throw new ReinError('store', 'fatal', `cannot set up the fleet tables (schema ${fleetSchema(schema)}): ${(error as Error).message}`, {
+      cause: error,
+    });
   } finally {
     client.release();
   }

@@ -19,8 +19,15 @@ export interface WorkerMetrics {
 export async function workerMetrics(meter: Meter | undefined, depth: () => number | undefined): Promise<WorkerMetrics> {
   const chosen = meter ?? (await loadOtelApi())?.metrics.getMeter('rein');
   if (!chosen) return { pickedUp: () => undefined };
-  const pickup = chosen.createHistogram(METRIC.queuePickup, { description: 'How long a queued run waited before a worker took it', unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS } });
-  const gauge = chosen.createObservableGauge(METRIC.queueDepth, { description: 'Runs waiting in the queue for a worker (ready or to be retried)', unit: '{run}' });
+  const pickup = chosen.createHistogram(METRIC.queuePickup, {
+    description: 'How long a queued run waited before a worker took it',
+    unit: 's',
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  });
+  const gauge = chosen.createObservableGauge(METRIC.queueDepth, {
+    description: 'Runs waiting in the queue for a worker (ready or to be retried)',
+    unit: '{run}',
+  });
   gauge.addCallback((result) => {
     const value = depth();
     if (value !== undefined) result.observe(value);

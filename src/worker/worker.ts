@@ -104,7 +104,8 @@ export function queueLocationOf(store: RunStore): QueueLocation {
 export async function createWorker(options: WorkerOptions): Promise<Worker> {
   const where = queueLocationOf(options.store);
   const concurrency = options.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1000) throw new ReinError('config', 'fatal', `concurrency must be an integer from 1 to 1000, got ${String(concurrency)}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1000)
+    throw new ReinError('config', 'fatal', `concurrency must be an integer from 1 to 1000, got ${String(concurrency)}`);
   const { Pool } = await importOptional<typeof import('pg')>('pg', 'a worker');
   const pool = new Pool({ connectionString: where.url, max: 4 });
   pool.on('error', () => undefined);
@@ -164,15 +165,19 @@ class RunWorker implements Worker {
     // (by default it would wait out the rest of its polling interval, which caps throughput).
     for (let slot = 0; slot < this.concurrency; slot++) {
       let id = '';
-      id = await this.boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true, heartbeatRefreshSeconds: 2 }, async ([job]) => {
-        // includeMetadata: the job carries its times (for the pickup latency).
-        if (!job) return;
-        try {
-          await this.take(job as JobWithMetadata<RunJob>);
-        } finally {
-          if (!this.draining && id) this.boss.notifyWorker(id);
-        }
-      });
+      id = await this.boss.work<RunJob>(
+        RUN_QUEUE,
+        { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true, heartbeatRefreshSeconds: 2 },
+        async ([job]) => {
+          // includeMetadata: the job carries its times (for the pickup latency).
+          if (!job) return;
+          try {
+            await this.take(job as JobWithMetadata<RunJob>);
+          } finally {
+            if (!this.draining && id) this.boss.notifyWorker(id);
+          }
+        },
+      );
     }
   }
 
@@ -181,7 +186,10 @@ class RunWorker implements Worker {
       await this.pool.query(`UPDATE ${this.s}.workers SET heartbeat_at = ${NOW_MS} WHERE id = $1`, [this.id]);
       await this.fleet.renew();
       // Counted, not pg-boss's cached stats (up to a monitor pass old): runs waiting to be taken.
-      const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM "${queueSchema(this.schema)}".job WHERE name = $1 AND state IN ('created', 'retry')`, [RUN_QUEUE]);
+      const { rows } = await this.pool.query<{ n: string }>(
+        `SELECT count(*) AS n FROM "${queueSchema(this.schema)}".job WHERE name = $1 AND state IN ('created', 'retry')`,
+        [RUN_QUEUE],
+      );
       this.queueDepth = Number(rows[0]?.n ?? 0);
     } catch (error) {
       this.report({ type: 'error', message: `heartbeat: ${(error as Error).message}` });
@@ -253,7 +261,12 @@ class RunWorker implements Worker {
     const agents = this.options.agents;
     if (typeof agents === 'function') return agents(record, name);
     const agent = Object.hasOwn(agents, name) ? agents[name] : undefined;
-    if (!agent) throw new ReinError('conflict', 'fatal', `agent "${name}" is unknown to worker ${this.id} (it knows ${Object.keys(agents).join(', ') || 'none'})`);
+    if (!agent)
+      throw new ReinError(
+        'conflict',
+        'fatal',
+        `agent "${name}" is unknown to worker ${this.id} (it knows ${Object.keys(agents).join(', ') || 'none'})`,
+      );
     return agent;
   }
 
@@ -319,7 +332,9 @@ class RunWorker implements Worker {
     await this.boss.stop({ graceful: true, close: true, timeout: 30_000 }).catch(() => undefined);
     if (this.heartbeat) clearInterval(this.heartbeat);
     await this.fleet.releaseAll().catch(() => undefined);
-    await this.pool.query(`UPDATE ${this.s}.workers SET stopped_at = ${NOW_MS}, heartbeat_at = ${NOW_MS} WHERE id = $1`, [this.id]).catch(() => undefined);
+    await this.pool
+      .query(`UPDATE ${this.s}.workers SET stopped_at = ${NOW_MS}, heartbeat_at = ${NOW_MS} WHERE id = $1`, [this.id])
+      .catch(() => undefined);
     await this.pool.end().catch(() => undefined);
   }
 

@@ -121,7 +121,9 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
           ...(options.shell === undefined ? {} : { shell: options.shell }),
         });
       } catch (error) {
-        throw new ReinError('tool_failed', 'correctable', `the command could not be started: ${(error as Error).message}`, { cause: error });
+        throw new ReinError('tool_failed', 'correctable', `the command could not be started: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       const failed = result.timedOut || result.aborted || result.signal !== null || (errorOnNonZeroExit && result.exitCode !== 0);
       return {
@@ -159,7 +161,9 @@ function formatResult(result: ShellRunResult, timeoutMs: number, killGraceMs: nu
   if (result.stoppedBackground && !result.timedOut && !result.aborted) {
     notes.push('processes the command left running in the background were stopped when it exited');
   } else if (result.pipesHeldOpen && !result.stoppedBackground) {
-    notes.push('a process outside the command (detached with setsid?) still held its output open; what it prints from now on is not collected');
+    notes.push(
+      'a process outside the command (detached with setsid?) still held its output open; what it prints from now on is not collected',
+    );
   }
   const body = result.output === '' ? '(no output)' : result.output.endsWith('\n') ? result.output.slice(0, -1) : result.output;
   return `${body}\n${notes.map((note) => `[${note}]`).join('\n')}`;

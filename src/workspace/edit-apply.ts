@@ -16,9 +16,7 @@ export interface EditRequest {
 }
 
 /** The edited text, or why the edit cannot be made (written for the model). */
-export type EditResult =
-  | { ok: true; content: string; replacements: number; lines: number[] }
-  | { ok: false; message: string };
+export type EditResult = { ok: true; content: string; replacements: number; lines: number[] } | { ok: false; message: string };
 
 const MAX_LISTED_LINES = 20;
 

@@ -40,7 +40,11 @@ export function createGlobTool(workspace: Workspace): Tool {
       const { pattern } = args as GlobArgs;
       const base = await resolveIn(workspace, pathArgument(args));
       if (base.existingAncestor !== base.absolute) {
-        throw new ReinError('tool_failed', 'correctable', `${base.relative} is a file, not a directory: set path to a directory (or leave it out to search the whole workspace)`);
+        throw new ReinError(
+          'tool_failed',
+          'correctable',
+          `${base.relative} is a file, not a directory: set path to a directory (or leave it out to search the whole workspace)`,
+        );
       }
       const relativePattern = normalizePattern(pattern, base.absolute);
       const picomatch = loadPicomatch();
@@ -59,11 +63,14 @@ export function createGlobTool(workspace: Workspace): Tool {
       matches.sort(compareNames);
       const where = base.relative === '.' ? 'the workspace' : base.relative;
       if (total === 0) {
-        const hint = relativePattern.includes('/') ? '' : ` ("${relativePattern}" matches only directly in ${where}; use "**/${relativePattern}" for any depth)`;
+        const hint = relativePattern.includes('/')
+          ? ''
+          : ` ("${relativePattern}" matches only directly in ${where}; use "**/${relativePattern}" for any depth)`;
         return { content: `No paths match ${JSON.stringify(relativePattern)} in ${where}${hint}.`, details: { total: 0 } };
       }
       const notes: string[] = [];
-      if (total > matches.length) notes.push(`[${formatCount(matches.length)} of ${formatCount(total)} matches shown: narrow the pattern or set path]`);
+      if (total > matches.length)
+        notes.push(`[${formatCount(matches.length)} of ${formatCount(total)} matches shown: narrow the pattern or set path]`);
       if (walk.truncated) notes.push('[the search stopped early: the tree is very large; set path to a subdirectory]');
       return { content: [...matches, ...notes].join('\n'), details: { total, shown: matches.length } };
     },

@@ -36,14 +36,24 @@ export function createGrepTool(workspace: Workspace): Tool {
     parameters: {
       type: 'object',
       properties: {
-        pattern: { type: 'string', description: 'Regular expression (RE2 syntax, matched in linear time). Escape ( ) [ ] { } . * + ? | \\ ^ $ to match them literally.' },
+        pattern: {
+          type: 'string',
+          description:
+            'Regular expression (RE2 syntax, matched in linear time). Escape ( ) [ ] { } . * + ? | \\ ^ $ to match them literally.',
+        },
         path: { type: 'string', description: 'File or directory to search, relative to the workspace root (default ".").' },
         glob: {
           type: 'string',
-          description: 'Only search files matching this glob, e.g. "*.ts" (without "/" it matches file names at any depth) or "src/**/*.py" (relative to path).',
+          description:
+            'Only search files matching this glob, e.g. "*.ts" (without "/" it matches file names at any depth) or "src/**/*.py" (relative to path).',
         },
         ignore_case: { type: 'boolean', description: 'Match case-insensitively (default false).' },
-        context: { type: 'integer', minimum: 0, maximum: MAX_CONTEXT, description: `Lines of context before and after each match (0 to ${MAX_CONTEXT}, default 0).` },
+        context: {
+          type: 'integer',
+          minimum: 0,
+          maximum: MAX_CONTEXT,
+          description: `Lines of context before and after each match (0 to ${MAX_CONTEXT}, default 0).`,
+        },
         files_only: { type: 'boolean', description: 'List only the paths of files that match, not the lines (default false).' },
       },
       required: ['pattern'],
@@ -178,7 +188,9 @@ class Search {
     const notes: string[] = [];
     if (this.full) {
       const what = this.filesOnly ? 'matching files' : 'matching lines';
-      notes.push(`[stopped at ${formatCount(this.max)} ${what}: there are more; narrow the search with path, glob or a more specific pattern]`);
+      notes.push(
+        `[stopped at ${formatCount(this.max)} ${what}: there are more; narrow the search with path, glob or a more specific pattern]`,
+      );
     }
     if (truncatedWalk) notes.push('[the search stopped early: the tree is very large; set path to a subdirectory]');
     return { content: [...this.lines, ...notes].join('\n'), details };

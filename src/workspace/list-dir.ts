@@ -65,7 +65,10 @@ async function describeEntry(workspace: Workspace, directory: string, entry: Dir
     return `${entry.name} -> ${target}${note}`;
   }
   if (entry.isFile()) {
-    const size = await lstat(path).then((stats) => formatBytes(stats.size), () => '?');
+    const size = await lstat(path).then(
+      (stats) => formatBytes(stats.size),
+      () => '?',
+    );
     return `${entry.name}  (${size})`;
   }
   return `${entry.name}  (${entry.isFIFO() ? 'fifo' : entry.isSocket() ? 'socket' : 'device'})`;

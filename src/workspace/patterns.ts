@@ -37,5 +37,9 @@ export function normalizePattern(pattern: string, baseAbsolute: string): string 
 }
 
 function refused(pattern: string, why: string): ReinError {
-  return new ReinError('path_refused', 'correctable', `pattern ${JSON.stringify(pattern)} is refused: ${why}. Patterns are relative to \`path\` (default: the workspace root).`);
+  return new ReinError(
+    'path_refused',
+    'correctable',
+    `pattern ${JSON.stringify(pattern)} is refused: ${why}. Patterns are relative to \`path\` (default: the workspace root).`,
+  );
 }

@@ -58,7 +58,11 @@ async function readFileRange(workspace: Workspace, args: ReadArgs, signal: Abort
   try {
     const stats = await handle.stat();
     if (stats.isDirectory()) {
-      throw new ReinError('tool_failed', 'correctable', `${target.relative} is a directory: use list_dir to see its entries, then read a file inside it`);
+      throw new ReinError(
+        'tool_failed',
+        'correctable',
+        `${target.relative} is a directory: use list_dir to see its entries, then read a file inside it`,
+      );
     }
     if (stats.size === 0) return { content: `${target.relative} is empty (0 bytes).`, details: { path: target.relative, totalLines: 0 } };
 

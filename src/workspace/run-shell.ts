@@ -113,7 +113,9 @@ export async function runShell(options: ShellRunOptions): Promise<ShellRunResult
   // On the same line as the command, so the shell's line numbers in error messages stay right.
   const script = `exec 2>&1; ${options.command}`;
   const shell = options.shell ?? findDefaultShell();
-  const [program, args] = options.sandbox ? [options.sandbox.program, [...options.sandbox.args, shell, '-c', script]] : [shell, ['-c', script]];
+  const [program, args] = options.sandbox
+    ? [options.sandbox.program, [...options.sandbox.args, shell, '-c', script]]
+    : [shell, ['-c', script]];
   const child = spawn(program, args, {
     cwd: options.cwd,
     env: options.env,
@@ -133,10 +135,13 @@ export async function runShell(options: ShellRunOptions): Promise<ShellRunResult
     stopping ??= pgid === undefined ? Promise.resolve() : stopGroup(child, pgid, graceMs);
   };
   // Timers above 2^31 − 1 ms fire at once in Node: clamp (to about 24 days).
-  const timer = setTimeout(() => {
-    timedOut = true;
-    stop();
-  }, Math.min(options.timeoutMs, 2_147_483_647));
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      stop();
+    },
+    Math.min(options.timeoutMs, 2_147_483_647),
+  );
   const onAbort = (): void => {
     aborted = true;
     stop();

@@ -37,19 +37,36 @@ export interface SandboxCommand {
 }
 
 /** Files and folders in the workspace that steer rein or git: read-only even when the workspace is writable. */
-const READ_ONLY_IN_WORKSPACE = ['.rein', '.mcp.json', 'AGENTS.md', 'CLAUDE.md', '.agents', '.claude', '.git/hooks', '.git/config', '.gitmodules'];
+const READ_ONLY_IN_WORKSPACE = [
+  '.rein',
+  '.mcp.json',
+  'AGENTS.md',
+  'CLAUDE.md',
+  '.agents',
+  '.claude',
+  '.git/hooks',
+  '.git/config',
+  '.gitmodules',
+];
 
 /** Reads a level, forgiving case; throws a `config` error naming the levels. */
 export function parseSandboxLevel(text: string): SandboxLevel {
   const level = SANDBOX_LEVELS.find((l) => l === String(text).toLowerCase().replace(/_/g, '-'));
-  if (!level) throw new ReinError('config', 'fatal', `unknown sandbox level ${JSON.stringify(text)}: use one of ${SANDBOX_LEVELS.join(', ')}`);
+  if (!level)
+    throw new ReinError('config', 'fatal', `unknown sandbox level ${JSON.stringify(text)}: use one of ${SANDBOX_LEVELS.join(', ')}`);
   return level;
 }
 
 /** Options in their full form: a level alone, or options; `undefined` is the default (workspace-write). */
-export function sandboxOptionsOf(value: SandboxLevel | SandboxOptions | undefined): Required<Pick<SandboxOptions, 'level' | 'network'>> & SandboxOptions {
+export function sandboxOptionsOf(
+  value: SandboxLevel | SandboxOptions | undefined,
+): Required<Pick<SandboxOptions, 'level' | 'network'>> & SandboxOptions {
   const options = typeof value === 'string' ? { level: parseSandboxLevel(value) } : (value ?? {});
-  return { ...options, level: options.level === undefined ? 'workspace-write' : parseSandboxLevel(options.level), network: options.network ?? false };
+  return {
+    ...options,
+    level: options.level === undefined ? 'workspace-write' : parseSandboxLevel(options.level),
+    network: options.network ?? false,
+  };
 }
 
 /**
@@ -86,13 +103,21 @@ export function sandboxUnavailable(bwrap?: string): Promise<string | undefined> 
   if (program === undefined) return Promise.resolve('bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)');
   let probe = probes.get(program);
   if (!probe) {
-    probe = import('node:child_process').then(({ execFile }) => new Promise<string | undefined>((done) => {
-      execFile(program, ['--die-with-parent', '--unshare-all', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true'], { timeout: 20_000 }, (error, _out, stderr) => {
-        if (!error) return done(undefined);
-        const detail = String(stderr).trim() || error.message;
-        done(`bubblewrap cannot start a sandbox here (${detail.split('\n')[0]}); user namespaces may be disabled`);
-      });
-    }));
+    probe = import('node:child_process').then(
+      ({ execFile }) =>
+        new Promise<string | undefined>((done) => {
+          execFile(
+            program,
+            ['--die-with-parent', '--unshare-all', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true'],
+            { timeout: 20_000 },
+            (error, _out, stderr) => {
+              if (!error) return done(undefined);
+              const detail = String(stderr).trim() || error.message;
+              done(`bubblewrap cannot start a sandbox here (${detail.split('\n')[0]}); user namespaces may be disabled`);
+            },
+          );
+        }),
+    );
     probes.set(program, probe);
   }
   return probe;

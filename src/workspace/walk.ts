@@ -67,9 +67,10 @@ export async function walkWorkspace(options: WalkOptions): Promise<WalkResult> {
       continue;
     }
     dirents.sort((a, b) => compareNames(a.name, b.name));
-    const local = useIgnore && dirents.some((d) => d.name === '.gitignore' || (directory.path === '' && d.name === '.git'))
-      ? await withDirectoryRules(directory.rules, absolute, directory.path)
-      : directory.rules;
+    const local =
+      useIgnore && dirents.some((d) => d.name === '.gitignore' || (directory.path === '' && d.name === '.git'))
+        ? await withDirectoryRules(directory.rules, absolute, directory.path)
+        : directory.rules;
     const subdirectories: Array<{ path: string; rules: IgnoreRules }> = [];
     for (const dirent of dirents) {
       if (dirent.name === '.git') continue;

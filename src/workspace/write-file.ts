@@ -41,7 +41,8 @@ export function createWriteFileTool(workspace: Workspace): Tool {
       const target = await resolveForWrite(workspace, path);
       const bytes = target.exists ? await readVerified(target) : Buffer.alloc(0);
       const kind = binaryKind(bytes.subarray(0, BINARY_SAMPLE_BYTES));
-      if (kind) return `${target.relative}: ${kind} (${formatBytes(bytes.length)}) would be replaced by ${formatBytes(Buffer.byteLength(content))} of text`;
+      if (kind)
+        return `${target.relative}: ${kind} (${formatBytes(bytes.length)}) would be replaced by ${formatBytes(Buffer.byteLength(content))} of text`;
       const diff = unifiedDiff(bytes.toString('utf8'), content, labels(target));
       return diff || `${target.relative}: no change (the file already has exactly this content)`;
     },
@@ -62,7 +63,11 @@ export function createWriteFileTool(workspace: Workspace): Tool {
 async function resolveForWrite(workspace: Workspace, path: string): Promise<WorkspacePath> {
   const target = await resolveIn(workspace, path, { forWrite: true });
   if (target.relative === '.' || (target.exists && target.existingAncestor === target.absolute)) {
-    throw new ReinError('tool_failed', 'correctable', `${target.relative} is a directory: give the path of a file (for example ${target.relative === '.' ? '' : `${target.relative}/`}notes.md)`);
+    throw new ReinError(
+      'tool_failed',
+      'correctable',
+      `${target.relative} is a directory: give the path of a file (for example ${target.relative === '.' ? '' : `${target.relative}/`}notes.md)`,
+    );
   }
   return target;
 }

@@ -39,7 +39,14 @@ describe('agent files', () => {
     const { items, diagnostics } = await loadAgents({ root, home });
     expect(diagnostics).toEqual([]);
     expect(items).toEqual([
-      { name: 'none', description: 'No tools.', model: 'ollama/llama3.1', tools: [], system: 'You review code.', file: join(root, '.rein/agents/none.md') },
+      {
+        name: 'none',
+        description: 'No tools.',
+        model: 'ollama/llama3.1',
+        tools: [],
+        system: 'You review code.',
+        file: join(root, '.rein/agents/none.md'),
+      },
       {
         name: 'reviewer',
         description: 'Reviews a diff.',
@@ -72,38 +79,75 @@ describe('agent files', () => {
     });
     const { items, diagnostics } = await loadAgents({ root, home });
     expect(items.map((a) => a.name)).toEqual(['ok']);
-    const at = (name: string) => diagnostics.filter((d) => d.file === join(root, '.rein/agents', name)).map((d) => ({ field: d.field, message: d.message, severity: d.severity }));
-    expect(at('a.md')).toEqual([{ field: 'name', message: '"b" must equal the file name "a.md" without .md: rename one of them', severity: 'error' }]);
-    expect(at('c.md')).toEqual([{ field: 'description', message: 'missing: say what the agent does and when to use it', severity: 'error' }]);
+    const at = (name: string) =>
+      diagnostics
+        .filter((d) => d.file === join(root, '.rein/agents', name))
+        .map((d) => ({ field: d.field, message: d.message, severity: d.severity }));
+    expect(at('a.md')).toEqual([
+      { field: 'name', message: '"b" must equal the file name "a.md" without .md: rename one of them', severity: 'error' },
+    ]);
+    expect(at('c.md')).toEqual([
+      { field: 'description', message: 'missing: say what the agent does and when to use it', severity: 'error' },
+    ]);
     expect(at('d.md')[0]).toMatchObject({ field: 'model', message: expect.stringMatching(/"gpt-4o" must be "<provider>\/<model>"/) });
-    expect(at('e.md')[0]).toMatchObject({ field: 'model', message: expect.stringMatching(/unknown provider "opnai" \(did you mean openai\?\)/) });
+    expect(at('e.md')[0]).toMatchObject({
+      field: 'model',
+      message: expect.stringMatching(/unknown provider "opnai" \(did you mean openai\?\)/),
+    });
     expect(at('f.md').map((d) => d.field)).toEqual(['limits.maxSteps', 'limits.maxStep', 'limits.timeoutMs']);
     expect(at('f.md')[0]!.message).toMatch(/must be a positive whole number of model calls; got string "20"/);
     expect(at('f.md')[1]!.message).toMatch(/unknown limit \(did you mean maxSteps\?\)/);
-    expect(at('g.md')).toEqual([{ field: 'mode', message: expect.stringMatching(/a project agent file cannot choose yolo: put the agent in ~\/\.rein\/agents\//), severity: 'error' }]);
+    expect(at('g.md')).toEqual([
+      {
+        field: 'mode',
+        message: expect.stringMatching(/a project agent file cannot choose yolo: put the agent in ~\/\.rein\/agents\//),
+        severity: 'error',
+      },
+    ]);
     expect(at('h.md')[0]).toMatchObject({ field: 'baseUrl', message: expect.stringMatching(/http:\/\/ or https:\/\//) });
-    expect(at('i.md')[0]).toMatchObject({ field: 'tools', message: expect.stringMatching(/argument patterns such as bash\(git \*\) belong in permission rules/) });
+    expect(at('i.md')[0]).toMatchObject({
+      field: 'tools',
+      message: expect.stringMatching(/argument patterns such as bash\(git \*\) belong in permission rules/),
+    });
     expect(at('j.md')[0]).toMatchObject({ field: 'outputSchema', message: expect.stringMatching(/is not a valid JSON Schema/) });
     expect(at('k.md')[0]).toMatchObject({ field: undefined, message: expect.stringMatching(/no front matter/) });
     expect(at('l.md')[0]).toMatchObject({ message: expect.stringMatching(/invalid YAML in the front matter/) });
-    expect(at('ok.md')).toEqual([{ field: 'tool', message: 'unknown field, ignored (did you mean tools?): an agent file takes name, description, model, baseUrl, tools, mode, limits, outputSchema, agents, inputSchema', severity: 'warning' }]);
+    expect(at('ok.md')).toEqual([
+      {
+        field: 'tool',
+        message:
+          'unknown field, ignored (did you mean tools?): an agent file takes name, description, model, baseUrl, tools, mode, limits, outputSchema, agents, inputSchema',
+        severity: 'warning',
+      },
+    ]);
   });
 
   it("the project's agent wins over the user's of the same name; a user file may choose yolo", async () => {
     const { root, home } = await layout(
       { 'dup.md': file('name: dup\ndescription: Project.\nmodel: openai/m') },
-      { 'dup.md': file('name: dup\ndescription: User.\nmodel: openai/m'), 'free.md': file('name: free\ndescription: Mine.\nmodel: openai/m\nmode: yolo') },
+      {
+        'dup.md': file('name: dup\ndescription: User.\nmodel: openai/m'),
+        'free.md': file('name: free\ndescription: Mine.\nmodel: openai/m\nmode: yolo'),
+      },
     );
     const { items, diagnostics } = await loadAgents({ root, home });
     expect(items.map((a) => `${a.name}:${a.description}`)).toEqual(['dup:Project.', 'free:Mine.']);
     expect(items[1]!.mode).toBe('yolo');
-    expect(diagnostics).toEqual([{ file: join(home, '.rein/agents/dup.md'), message: expect.stringMatching(/already defined by .*project.*takes precedence/), severity: 'warning' }]);
+    expect(diagnostics).toEqual([
+      {
+        file: join(home, '.rein/agents/dup.md'),
+        message: expect.stringMatching(/already defined by .*project.*takes precedence/),
+        severity: 'warning',
+      },
+    ]);
   });
 
   it('sub-agents: agents lists other agents by name, inputSchema is an object schema; mistakes name the field', async () => {
     const { root, home } = await layout({
       'lead.md': file('name: lead\ndescription: Leads.\nmodel: openai/m\nagents: [reviewer, researcher]'),
-      'reviewer.md': file('name: reviewer\ndescription: Reviews.\nmodel: openai/m\ninputSchema: { type: object, properties: { diff: { type: string } }, required: [diff] }'),
+      'reviewer.md': file(
+        'name: reviewer\ndescription: Reviews.\nmodel: openai/m\ninputSchema: { type: object, properties: { diff: { type: string } }, required: [diff] }',
+      ),
       'm.md': file('name: m\ndescription: x\nmodel: openai/m\nagents: reviewer'),
       'n.md': file('name: n\ndescription: x\nmodel: openai/m\nagents: [n]'),
       'o.md': file('name: o\ndescription: x\nmodel: openai/m\nagents: [Bad_Name]'),
@@ -112,9 +156,19 @@ describe('agent files', () => {
     });
     const { items, diagnostics } = await loadAgents({ root, home });
     expect(items.find((a) => a.name === 'lead')?.agents).toEqual(['reviewer', 'researcher']);
-    expect(items.find((a) => a.name === 'reviewer')?.inputSchema).toEqual({ type: 'object', properties: { diff: { type: 'string' } }, required: ['diff'] });
-    const at = (name: string) => diagnostics.filter((d) => d.file === join(root, '.rein/agents', name)).map((d) => ({ field: d.field, message: d.message }));
-    expect(at('m.md')).toEqual([{ field: 'agents', message: expect.stringMatching(/must be a list of agent names, e.g. \[reviewer, researcher\]; got string "reviewer"/) }]);
+    expect(items.find((a) => a.name === 'reviewer')?.inputSchema).toEqual({
+      type: 'object',
+      properties: { diff: { type: 'string' } },
+      required: ['diff'],
+    });
+    const at = (name: string) =>
+      diagnostics.filter((d) => d.file === join(root, '.rein/agents', name)).map((d) => ({ field: d.field, message: d.message }));
+    expect(at('m.md')).toEqual([
+      {
+        field: 'agents',
+        message: expect.stringMatching(/must be a list of agent names, e.g. \[reviewer, researcher\]; got string "reviewer"/),
+      },
+    ]);
     expect(at('n.md')).toEqual([{ field: 'agents', message: expect.stringMatching(/"n" is this agent itself/) }]);
     expect(at('o.md')).toEqual([{ field: 'agents', message: expect.stringMatching(/the name of an agent file .*got string "Bad_Name"/) }]);
     expect(at('p.md')).toEqual([{ field: 'inputSchema', message: expect.stringMatching(/must be a JSON Schema of an object/) }]);

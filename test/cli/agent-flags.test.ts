@@ -18,7 +18,8 @@ function refusal(build: () => unknown): string {
   throw new Error('accepted');
 }
 
-const options = (values: AgentFlagValues, environment: NodeJS.ProcessEnv = env) => refusal(() => agentOptionsFromFlags(values, environment));
+const options = (values: AgentFlagValues, environment: NodeJS.ProcessEnv = env) =>
+  refusal(() => agentOptionsFromFlags(values, environment));
 
 describe('number flags take plain decimal digits', () => {
   it.each([
@@ -33,11 +34,15 @@ describe('number flags take plain decimal digits', () => {
     ['max-output-tokens', '4k'],
   ] as const)('--%s %j is refused, saying what it takes', (flag, value) => {
     const escaped = value.replace(/[.+]/g, '\\$&');
-    expect(refusal(() => limitsFromFlags({ [flag]: value }))).toMatch(new RegExp(`^--${flag} expects a positive number, got "${escaped}" \\(a whole number of .* in plain digits, e\\.g\\. \\d+\\)$`));
+    expect(refusal(() => limitsFromFlags({ [flag]: value }))).toMatch(
+      new RegExp(`^--${flag} expects a positive number, got "${escaped}" \\(a whole number of .* in plain digits, e\\.g\\. \\d+\\)$`),
+    );
   });
 
   it('a fraction for a whole-number flag is refused as not whole', () => {
-    expect(refusal(() => limitsFromFlags({ 'max-steps': '2.5' }))).toBe('--max-steps expects a whole number, got "2.5" (a whole number of model calls in plain digits, e.g. 20)');
+    expect(refusal(() => limitsFromFlags({ 'max-steps': '2.5' }))).toBe(
+      '--max-steps expects a whole number, got "2.5" (a whole number of model calls in plain digits, e.g. 20)',
+    );
   });
 
   it.each([
@@ -53,7 +58,9 @@ describe('number flags take plain decimal digits', () => {
   });
 
   it('a whole number too large to be exact is refused, not rounded', () => {
-    expect(refusal(() => limitsFromFlags({ 'max-steps': '99999999999999999999' }))).toBe('--max-steps 99999999999999999999 is too large (at most 9007199254740991)');
+    expect(refusal(() => limitsFromFlags({ 'max-steps': '99999999999999999999' }))).toBe(
+      '--max-steps 99999999999999999999 is too large (at most 9007199254740991)',
+    );
   });
 
   it('plain numbers are read as written', () => {
@@ -82,7 +89,9 @@ describe('--timeout', () => {
   });
 
   it('a time that rounds to 0 ms is refused as a CLI flag, not as limits.timeoutMs', () => {
-    expect(refusal(() => limitsFromFlags({ timeout: '0.0000001' }))).toBe('--timeout expects a positive number of seconds, got "0.0000001" (at least 0.001: 1 ms)');
+    expect(refusal(() => limitsFromFlags({ timeout: '0.0000001' }))).toBe(
+      '--timeout expects a positive number of seconds, got "0.0000001" (at least 0.001: 1 ms)',
+    );
   });
 });
 
@@ -108,14 +117,19 @@ describe('limits the model cannot keep are refused in CLI terms', () => {
       '--max-cost cannot be enforced: rein has no price for openai/scripted (rein models lists the models it has prices for). Limit the run with --max-steps or --timeout instead',
     );
     expect(message).not.toMatch(/limits\.|modelInfo/);
-    expect(agentOptionsFromFlags({ model: 'openai/gpt-4o-mini', 'max-cost': '0.01' }, env).limits).toEqual({ maxCostUsd: 0.01, finalAnswerOnStop: true });
+    expect(agentOptionsFromFlags({ model: 'openai/gpt-4o-mini', 'max-cost': '0.01' }, env).limits).toEqual({
+      maxCostUsd: 0.01,
+      finalAnswerOnStop: true,
+    });
   });
 
   it('--max-output-tokens over the window the catalog gives the model is refused before any request', () => {
     expect(options({ model: 'openai/gpt-4o-mini', 'max-output-tokens': '200000' })).toBe(
       '--max-output-tokens 200000 is more than the 128000-token window of openai/gpt-4o-mini: the request needs room in it too. Lower --max-output-tokens',
     );
-    expect(options({ model: 'openai/gpt-4o-mini', 'max-output-tokens': '128000' })).toMatch(/^--max-output-tokens 128000 is all of the 128000-token window/);
+    expect(options({ model: 'openai/gpt-4o-mini', 'max-output-tokens': '128000' })).toMatch(
+      /^--max-output-tokens 128000 is all of the 128000-token window/,
+    );
   });
 
   it('for a model the catalog does not know, the window is the one rein assumes, and the message says so', () => {
@@ -138,13 +152,17 @@ describe('limits the model cannot keep are refused in CLI terms', () => {
 describe('the model and its server, in CLI terms', () => {
   it('an unknown provider in REIN_MODEL says it came from REIN_MODEL, and suggests what a CLI user can do', () => {
     const message = options({}, { ...env, REIN_MODEL: 'bogus/x' });
-    expect(message).toMatch(/^unknown provider "bogus" in REIN_MODEL=bogus\/x: rein knows openai, .*For another OpenAI-compatible server, use --model openai\/<model> with --base-url <url>$/);
+    expect(message).toMatch(
+      /^unknown provider "bogus" in REIN_MODEL=bogus\/x: rein knows openai, .*For another OpenAI-compatible server, use --model openai\/<model> with --base-url <url>$/,
+    );
     expect(message).not.toMatch(/providers: \{/);
     expect(options({ model: 'bogus/x' })).toMatch(/^unknown provider "bogus" in "bogus\/x"/);
   });
 
   it("another error about REIN_MODEL's model says where the model came from", () => {
-    expect(options({}, { REIN_MODEL: 'openai/gpt-4o' })).toMatch(/^OPENAI_API_KEY is not set.*\(the model is REIN_MODEL=openai\/gpt-4o; --model overrides it\)$/);
+    expect(options({}, { REIN_MODEL: 'openai/gpt-4o' })).toMatch(
+      /^OPENAI_API_KEY is not set.*\(the model is REIN_MODEL=openai\/gpt-4o; --model overrides it\)$/,
+    );
     expect(options({ model: 'openai/gpt-4o' }, {})).not.toMatch(/REIN_MODEL/);
   });
 
@@ -168,7 +186,9 @@ describe('--header', () => {
   });
 
   it('is refused without a colon, with a name HTTP does not allow, or with a line break in the value, without quoting the value', () => {
-    expect(options({ header: ['api-key k-1'] })).toBe(`--header takes "name: value", e.g. --header 'api-key: …' (got no ":" between name and value)`);
+    expect(options({ header: ['api-key k-1'] })).toBe(
+      `--header takes "name: value", e.g. --header 'api-key: …' (got no ":" between name and value)`,
+    );
     expect(options({ header: ['bad name: v'] })).toMatch(/the name "bad name" is not a header name/);
     const message = options({ header: ['x-key: se\ncret'] });
     expect(message).toMatch(/^--header x-key: the value holds a line break/);

@@ -37,9 +37,14 @@ describe('rein agents', () => {
     expect(out.stdout).toMatch(/^AGENT\s+MODEL\s+TOOLS\s+MODE\s+DESCRIPTION\n/);
     expect(out.stdout).toMatch(/default\s+openai\/gpt-4o-mini\s+all\s+default\s+what rein run builds here/);
     expect(out.stdout).toMatch(/reviewer\s+openai\/reviewer-model\s+calculate\s+default\s+Reviews things carefully\./);
-    expect(out.stderr).toContain(`rein: skipped agent ${join(p.project, '.rein/agents/broken.md')} (description): missing: say what the agent does and when to use it`);
+    expect(out.stderr).toContain(
+      `rein: skipped agent ${join(p.project, '.rein/agents/broken.md')} (description): missing: say what the agent does and when to use it`,
+    );
     const json = await rein(['agents', '--json'], { cwd: p.project, env: cleanEnv({ HOME: p.home, REIN_MODEL: 'ollama/llama3.1' }) });
-    const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([
       expect.objectContaining({ type: 'agent', name: 'default', model: 'ollama/llama3.1' }),
       expect.objectContaining({ type: 'agent', name: 'reviewer', tools: ['calculate'], file: join(p.project, '.rein/agents/reviewer.md') }),
@@ -53,7 +58,10 @@ describe('--agent', () => {
     const p = await withAgents({ 'reviewer.md': reviewer });
     const server = await startScriptedServer({ script: [toolCall('calculate', { expression: '2 + 2' }), text('four'), text('again')] });
     try {
-      const out = await rein(['run', '--agent', 'reviewer', '--base-url', server.url, '--no-store', 'add'], { cwd: p.project, env: cleanEnv({ HOME: p.home }) });
+      const out = await rein(['run', '--agent', 'reviewer', '--base-url', server.url, '--no-store', 'add'], {
+        cwd: p.project,
+        env: cleanEnv({ HOME: p.home }),
+      });
       expect(out.stderr).not.toMatch(/error/i);
       expect(out.code).toBe(0);
       expect(out.stdout).toContain('four');
@@ -61,7 +69,22 @@ describe('--agent', () => {
       expect(first.model).toBe('reviewer-model');
       expect(first.system).toMatch(/You are the reviewer agent\./);
       expect(first.toolNames).toEqual(['calculate']);
-      const flags = await rein(['run', '--agent', 'reviewer', '--base-url', server.url, '--no-store', '--model', 'openai/other', '--system', 'Overridden.', 'again'], { cwd: p.project, env: cleanEnv({ HOME: p.home }) });
+      const flags = await rein(
+        [
+          'run',
+          '--agent',
+          'reviewer',
+          '--base-url',
+          server.url,
+          '--no-store',
+          '--model',
+          'openai/other',
+          '--system',
+          'Overridden.',
+          'again',
+        ],
+        { cwd: p.project, env: cleanEnv({ HOME: p.home }) },
+      );
       expect(flags.code).toBe(0);
       expect(server.received[2]!.request!.model).toBe('other');
       expect(server.received[2]!.request!.system).toMatch(/^Overridden\./);
@@ -70,14 +93,20 @@ describe('--agent', () => {
     }
     const missing = await rein(['run', '--agent', 'nobody', '--no-store', 'x'], { cwd: p.project, env: cleanEnv({ HOME: p.home }) });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/there is no agent "nobody": agents are \.rein\/agents\/<name>\.md files .* known here: default, reviewer/);
+    expect(missing.stderr).toMatch(
+      /there is no agent "nobody": agents are \.rein\/agents\/<name>\.md files .* known here: default, reviewer/,
+    );
   });
 
-  it('rein chat --agent talks with the file\'s agent', async () => {
+  it("rein chat --agent talks with the file's agent", async () => {
     const p = await withAgents({ 'reviewer.md': reviewer });
     const server = await startScriptedServer({ script: [text('hello from the reviewer')] });
     try {
-      const out = await rein(['chat', '--agent', 'reviewer', '--base-url', server.url, '--no-store'], { cwd: p.project, env: cleanEnv({ HOME: p.home }), stdin: 'hi\n' });
+      const out = await rein(['chat', '--agent', 'reviewer', '--base-url', server.url, '--no-store'], {
+        cwd: p.project,
+        env: cleanEnv({ HOME: p.home }),
+        stdin: 'hi\n',
+      });
       expect(out.code).toBe(0);
       expect(out.stdout + out.stderr).toContain('hello from the reviewer');
       expect(server.received[0]!.request!.system).toMatch(/You are the reviewer agent\./);

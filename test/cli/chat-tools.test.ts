@@ -92,7 +92,9 @@ describe('rein chat: approval questions at the prompt', () => {
     session.write('exit');
     expect(await session.done).toEqual({ code: 0 });
     expect(existsSync(join(project, 'other.txt'))).toBe(false);
-    expect(toolTexts(s.requests.at(-1)).at(-1)).toBe('permission denied for tool "write_file": a person declined it: declined at the prompt');
+    expect(toolTexts(s.requests.at(-1)).at(-1)).toBe(
+      'permission denied for tool "write_file": a person declined it: declined at the prompt',
+    );
     expect(session.out.stdout).toContain('declined at the prompt');
   });
 
@@ -138,7 +140,9 @@ describe('rein chat: input that ends', () => {
     expect(session.out.stderr).toContain('? write_file needs your approval');
     expect(session.out.stderr).toContain('denied: no answer: the input was closed');
     expect(session.out.stderr).toMatch(/✓ final_answer · 2 steps · 1 tool call/);
-    expect(session.out.stdout).toContain('result: permission denied for tool "write_file": a person declined it: no answer: the input was closed');
+    expect(session.out.stdout).toContain(
+      'result: permission denied for tool "write_file": a person declined it: no answer: the input was closed',
+    );
     expect(existsSync(join(project, 'notes.txt'))).toBe(false);
     // The run was logged as finished, not left running.
     const store = await openSqliteStore({ path: join(project, '.rein', 'rein.db') });
@@ -199,7 +203,11 @@ describe('rein chat: MCP resources and prompts', () => {
   it('@server:uri attaches the resource to the user message; /server:prompt args sends the prompt; a bad one is said and the session goes on', async () => {
     await writeFile(
       join(project, '.mcp.json'),
-      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [join(EVERYTHING_DIST, 'index.js'), 'stdio', `--started-for=${project}`] } } }),
+      JSON.stringify({
+        mcpServers: {
+          everything: { command: process.execPath, args: [join(EVERYTHING_DIST, 'index.js'), 'stdio', `--started-for=${project}`] },
+        },
+      }),
     );
     const s = await model((request) => ({ text: `Answer ${request.messages.filter((m) => m.role === 'user').length}.` }));
     // Anthropic's wire keeps a user message's parts apart, so the attachment is seen as its own part.
@@ -219,7 +227,9 @@ describe('rein chat: MCP resources and prompts', () => {
 
     session.write('/everything:args-prompt city=Paris');
     await session.waitFor(PROMPT, 3);
-    expect(session.out.stderr).toContain('↳ MCP prompt everything:args-prompt — A prompt with two arguments, one required and one optional');
+    expect(session.out.stderr).toContain(
+      '↳ MCP prompt everything:args-prompt — A prompt with two arguments, one required and one optional',
+    );
     expect(lastUserContent(s, 1)).toEqual([{ type: 'text', text: "What's weather in Paris?" }]);
 
     session.write('/everything:no-such-prompt');

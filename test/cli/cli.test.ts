@@ -40,8 +40,15 @@ describe('rein run', () => {
   it('works with a server that refuses stream_options and reports no usage: asked again, tokens estimated', async () => {
     const strict = await startServer((request) =>
       'stream_options' in (request.json as Record<string, unknown>)
-        ? { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { message: "Unknown parameter: 'stream_options'.", param: 'stream_options' } }) }
-        : { headers: { 'content-type': 'text/event-stream' }, body: sseBody([{ id: 'c', choices: [{ index: 0, delta: { content: 'Hello from a strict server.' }, finish_reason: 'stop' }] }]) },
+        ? {
+            status: 400,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ error: { message: "Unknown parameter: 'stream_options'.", param: 'stream_options' } }),
+          }
+        : {
+            headers: { 'content-type': 'text/event-stream' },
+            body: sseBody([{ id: 'c', choices: [{ index: 0, delta: { content: 'Hello from a strict server.' }, finish_reason: 'stop' }] }]),
+          },
     );
     try {
       const out = await rein(['run', '--base-url', strict.baseUrl, 'say hello'], { env: cleanEnv() });
@@ -80,14 +87,18 @@ describe('rein run', () => {
   it('answers at the limit: one last request with no tools, its answer on stdout, still exit 3; --no-final-answer skips it', async () => {
     let n = 0;
     const s = await server((request) =>
-      request.toolNames.length === 0 ? { text: 'Best so far: 2.' } : { toolCalls: [{ name: 'calculate', arguments: { expression: `${n++} + 1` } }] },
+      request.toolNames.length === 0
+        ? { text: 'Best so far: 2.' }
+        : { toolCalls: [{ name: 'calculate', arguments: { expression: `${n++} + 1` } }] },
     );
     const out = await rein(['run', '--no-store', '--max-steps', '2', '--base-url', s.url, 'loop'], { env: cleanEnv() });
     expect(out.code).toBe(3);
     expect(out.stdout.trim()).toBe('Best so far: 2.');
     expect(out.stderr).toMatch(/max_steps/);
     expect(s.requests).toHaveLength(3);
-    const off = await rein(['run', '--no-store', '--no-final-answer', '--max-steps', '2', '--base-url', s.url, 'loop'], { env: cleanEnv() });
+    const off = await rein(['run', '--no-store', '--no-final-answer', '--max-steps', '2', '--base-url', s.url, 'loop'], {
+      env: cleanEnv(),
+    });
     expect(off.code).toBe(3);
     expect(off.stdout.trim()).toBe('');
     expect(s.requests).toHaveLength(5);
@@ -102,7 +113,14 @@ describe('rein run', () => {
   });
 
   it('an unknown model says to check --model', async () => {
-    const body = { error: { message: 'The model `nope` does not exist or you do not have access to it.', type: 'invalid_request_error', param: null, code: 'model_not_found' } };
+    const body = {
+      error: {
+        message: 'The model `nope` does not exist or you do not have access to it.',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'model_not_found',
+      },
+    };
     const s = await server([{ fault: { type: 'status', status: 404, body } }]);
     const out = await rein(['run', '--base-url', s.url, '--model', 'openai/nope', 'hi'], { env: cleanEnv() });
     expect(out.code).toBe(1);
@@ -111,7 +129,9 @@ describe('rein run', () => {
   });
 
   it('a model without tool support: the hint says --no-tools, and --no-tools sends none', async () => {
-    const body = { error: { message: 'registry.ollama.ai/library/gemma:2b does not support tools', type: 'api_error', param: null, code: null } };
+    const body = {
+      error: { message: 'registry.ollama.ai/library/gemma:2b does not support tools', type: 'api_error', param: null, code: null },
+    };
     const s = await server([{ fault: { type: 'status', status: 400, body } }, { text: 'Plain answer.' }]);
     // Native tool calling asked for: the refusal is not answered by moving the tools into
     // the prompt (which is what happens without the flag: test/cli/tool-calling.test.ts).
@@ -124,7 +144,19 @@ describe('rein run', () => {
     expect(s.requests[1]!.tools).toBeUndefined();
     // By default: the seed tools, the workspace tools, and paging of cut results.
     expect(s.requests[0]!.tools!.map((t) => t.function.name).sort()).toEqual(
-      ['bash', 'calculate', 'edit_file', 'get_current_time', 'glob', 'grep', 'list_dir', 'read_file', 'read_tool_output', 'roll_dice', 'write_file'].sort(),
+      [
+        'bash',
+        'calculate',
+        'edit_file',
+        'get_current_time',
+        'glob',
+        'grep',
+        'list_dir',
+        'read_file',
+        'read_tool_output',
+        'roll_dice',
+        'write_file',
+      ].sort(),
     );
   });
 
@@ -145,12 +177,20 @@ describe('rein run', () => {
       seq: 0,
       status: 'failed',
       reason: 'fatal_error',
-      result: { runId: '', traceId: '', status: 'failed', reason: 'fatal_error', text: '', totals: { steps: 0, toolCalls: 0 }, error: { code: 'config' } },
+      result: {
+        runId: '',
+        traceId: '',
+        status: 'failed',
+        reason: 'fatal_error',
+        text: '',
+        totals: { steps: 0, toolCalls: 0 },
+        error: { code: 'config' },
+      },
     });
     expect(last).not.toHaveProperty('error');
   });
 
-  it('an unreachable server ends with a message naming it and the base-URL variable of the model\'s provider', async () => {
+  it("an unreachable server ends with a message naming it and the base-URL variable of the model's provider", async () => {
     const s = await startScriptedServer({ script: [] });
     const url = s.url;
     await s.close(); // nothing listens on this port any more
@@ -175,11 +215,16 @@ describe('rein run', () => {
   it('streams to a pipe; with --no-stream stdout gets only the text of the attempt that succeeded, not that of a retried one', async () => {
     // Even requests are cut after a few events of text, odd ones answer.
     const s = await server((_request, { index }) =>
-      index % 2 === 0 ? { text: 'PARTIAL-ATTEMPT that the server cuts short', fault: { type: 'cut', afterChunks: 3 } } : { text: 'The real answer.' },
+      index % 2 === 0
+        ? { text: 'PARTIAL-ATTEMPT that the server cuts short', fault: { type: 'cut', afterChunks: 3 } }
+        : { text: 'The real answer.' },
     );
     // --json shows the cut attempt did stream text before the retry...
     const json = await rein(['run', '--json', '--no-tools', '--base-url', s.url, 'hi'], { env: cleanEnv() });
-    const events = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; delta?: string });
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; delta?: string });
     const firstRetry = events.findIndex((e) => e.type === 'retry_scheduled');
     expect(firstRetry).toBeGreaterThan(0);
     expect(events.slice(0, firstRetry).some((e) => e.type === 'text_delta' && e.delta!.includes('PARTIAL'))).toBe(true);
@@ -204,13 +249,17 @@ describe('rein run', () => {
     const limited = await rein(['run', '--no-tools', '--max-output-tokens', '64', '--base-url', s.url, 'hi'], { env: cleanEnv() });
     expect(limited.code).toBe(0);
     expect(limited.stdout).toBe('Cut by the limit\n');
-    expect(limited.stderr).toMatch(/⚠ the answer is incomplete: the model reached its output limit after \d+ tokens \(finish reason "length"\)\. Raise the limit with --max-output-tokens <n>/);
+    expect(limited.stderr).toMatch(
+      /⚠ the answer is incomplete: the model reached its output limit after \d+ tokens \(finish reason "length"\)\. Raise the limit with --max-output-tokens <n>/,
+    );
     expect(limited.stderr).toMatch(/✓ final_answer/);
     expect(s.requests[0]!.max_tokens).toBe(64);
     const filtered = await rein(['run', '--no-tools', '--base-url', s.url, 'hi'], { env: cleanEnv() });
     expect(filtered.code).toBe(0);
     expect(filtered.stdout).toBe('Cut by the filter\n');
-    expect(filtered.stderr).toMatch(/⚠ the answer is incomplete: the provider's content filter stopped it \(finish reason "content_filter"\)/);
+    expect(filtered.stderr).toMatch(
+      /⚠ the answer is incomplete: the provider's content filter stopped it \(finish reason "content_filter"\)/,
+    );
     expect(s.requests[1]!.max_tokens).toBeUndefined();
     const bad = await rein(['run', '--max-output-tokens', '1.5', '--base-url', s.url, 'hi'], { env: cleanEnv() });
     expect(bad.code).toBe(2);
@@ -286,16 +335,23 @@ describe('rein run on the other wire APIs', () => {
     expect(out.code).toBe(0);
     expect(out.stdout.trim()).toBe('It is 42.');
     expect(s.received.map((r) => r.api)).toEqual(['anthropic-messages', 'anthropic-messages']);
-    expect(s.received[0]!.body).toMatchObject({ model: 'claude-sonnet-4-5', thinking: { type: 'enabled', budget_tokens: expect.any(Number) } });
+    expect(s.received[0]!.body).toMatchObject({
+      model: 'claude-sonnet-4-5',
+      thinking: { type: 'enabled', budget_tokens: expect.any(Number) },
+    });
     // claude-sonnet-4-5 is in the catalog, so the run has a price.
     expect(out.stderr).toMatch(/final_answer · 2 steps · 1 tool call · \d+ tokens · \$\d+\.\d{4} · /);
   });
 
   it('--model gemini/… and openai-responses/… work end to end', async () => {
     const s = await server([{ text: 'Gemini here.' }, { text: 'Responses here.' }]);
-    const gemini = await rein(['run', '--model', 'gemini/gemini-2.5-flash', 'hi'], { env: cleanEnv({ GEMINI_BASE_URL: s.origin, GEMINI_API_KEY: 'k' }) });
+    const gemini = await rein(['run', '--model', 'gemini/gemini-2.5-flash', 'hi'], {
+      env: cleanEnv({ GEMINI_BASE_URL: s.origin, GEMINI_API_KEY: 'k' }),
+    });
     expect([gemini.code, gemini.stdout.trim()]).toEqual([0, 'Gemini here.']);
-    const responses = await rein(['run', '--model', 'openai-responses/gpt-4.1', 'hi'], { env: cleanEnv({ OPENAI_BASE_URL: s.url, OPENAI_API_KEY: 'k' }) });
+    const responses = await rein(['run', '--model', 'openai-responses/gpt-4.1', 'hi'], {
+      env: cleanEnv({ OPENAI_BASE_URL: s.url, OPENAI_API_KEY: 'k' }),
+    });
     expect([responses.code, responses.stdout.trim()]).toEqual([0, 'Responses here.']);
     expect(s.received.map((r) => r.api)).toEqual(['gemini', 'openai-responses']);
   });
@@ -337,7 +393,10 @@ describe('rein demo flags', () => {
     expect((await rein(['demo', '--no-store', '--max-steps', '0'], { env: cleanEnv() })).code).toBe(2);
     const json = await rein(['demo', '--json', '--no-store'], { env: cleanEnv() });
     expect(json.code).toBe(0);
-    const types = json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    const types = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { type: string }).type);
     expect(types.filter((t) => t === 'run_finished')).toHaveLength(2);
   });
 });
@@ -397,7 +456,9 @@ describe('rein chat arguments', () => {
   it('a task on the command line is refused with a usage error saying where to type it (exit 2)', async () => {
     const out = await rein(['chat', '--no-store', '--base-url', 'http://127.0.0.1:9/v1', 'what is 2+2'], { env: cleanEnv() });
     expect(out.code).toBe(2);
-    expect(out.stderr).toMatch(/rein chat takes no task on the command line \("what is 2\+2"\): type it at the > prompt, or use rein run "<task>"/);
+    expect(out.stderr).toMatch(
+      /rein chat takes no task on the command line \("what is 2\+2"\): type it at the > prompt, or use rein run "<task>"/,
+    );
   });
 });
 
@@ -409,14 +470,15 @@ describe('rein', () => {
     for (const name of ['ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY', 'OLLAMA_BASE_URL']) expect(out.stdout).toContain(name);
   });
 
-  it('chat --help leaves out the flags only rein run takes; --base-url is the server of the model\'s provider', async () => {
+  it("chat --help leaves out the flags only rein run takes; --base-url is the server of the model's provider", async () => {
     const chat = await rein(['chat', '--help']);
     const run = await rein(['run', '--help']);
     expect([chat.code, run.code]).toEqual([0, 0]);
     expect(chat.stdout).not.toMatch(/--json|--no-stream/);
     expect(run.stdout).toMatch(/--json {2}/);
     expect(run.stdout).toMatch(/--no-stream {2}/);
-    for (const help of [chat.stdout, run.stdout]) expect(help).toMatch(/--base-url <url> +the server of the model's provider \(for openai\/… any\n\s+OpenAI-compatible server\)/);
+    for (const help of [chat.stdout, run.stdout])
+      expect(help).toMatch(/--base-url <url> +the server of the model's provider \(for openai\/… any\n\s+OpenAI-compatible server\)/);
   });
 
   it('an unknown command lists the commands (exit 2)', async () => {

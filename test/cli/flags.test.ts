@@ -18,7 +18,9 @@ describe('parseFlags', () => {
   });
 
   it('turns a command-line mistake into a config error pointing at --help', () => {
-    expect(() => parseFlags(['--bogus'], {})).toThrow(expect.objectContaining({ code: 'config', message: expect.stringMatching(/'--bogus'.*See --help\.$/) }));
+    expect(() => parseFlags(['--bogus'], {})).toThrow(
+      expect.objectContaining({ code: 'config', message: expect.stringMatching(/'--bogus'.*See --help\.$/) }),
+    );
     expect(() => parseFlags(['extra'], {}, { positionals: false })).toThrow(expect.objectContaining({ code: 'config' }));
   });
 
@@ -41,9 +43,15 @@ describe('parseFlags', () => {
   it('refuses another value that starts with "-" in words, saying how to write one (not parseArgs\' "ambiguous")', () => {
     const options = { model: { type: 'string', short: 'm' }, json: { type: 'boolean' } } as const;
     expect(() => parseFlags(['--model', '--json', 'task'], options)).toThrow(
-      expect.objectContaining({ code: 'config', message: "--model needs a value, but the next word, --json, is an option (a value that starts with '-' is written --model=--json). See --help." }),
+      expect.objectContaining({
+        code: 'config',
+        message:
+          "--model needs a value, but the next word, --json, is an option (a value that starts with '-' is written --model=--json). See --help.",
+      }),
     );
-    expect(() => parseFlags(['-m', '-x'], options)).toThrow(expect.objectContaining({ message: expect.stringMatching(/^-m needs a value.*--model=-x/) }));
+    expect(() => parseFlags(['-m', '-x'], options)).toThrow(
+      expect.objectContaining({ message: expect.stringMatching(/^-m needs a value.*--model=-x/) }),
+    );
     expect(parseFlags(['--model=-x'], options).values).toMatchObject({ model: '-x' });
   });
 

@@ -72,7 +72,10 @@ describe('grep with a catastrophic pattern', () => {
     await writeEvilFile();
     const s = await model(forever('grep', evilGrep));
     const store = join(dirs.base, 'runs.db');
-    const run = startRein(['run', '--json', '--max-steps', '100000', '--store', store, '--base-url', s.url, 'search'], { cwd: dirs.project, env: cleanEnv({ HOME: dirs.home }) });
+    const run = startRein(['run', '--json', '--max-steps', '100000', '--store', store, '--base-url', s.url, 'search'], {
+      cwd: dirs.project,
+      env: cleanEnv({ HOME: dirs.home }),
+    });
     await run.waitFor(/"type":"tool_finished"/, 3);
     const sent = Date.now();
     run.terminate();
@@ -113,7 +116,10 @@ describe('read_file on a named pipe', () => {
     // A plain read between pipes keeps the tool-error breaker (5 failures in a row) from stopping the run first.
     const s = await model(forever('read_file', (index) => ({ path: index % 2 === 0 ? 'pipe' : 'plain.txt', offset: 1, limit: index + 1 })));
     const store = join(dirs.base, 'runs.db');
-    const run = startRein(['run', '--json', '--max-steps', '100000', '--store', store, '--base-url', s.url, 'read'], { cwd: dirs.project, env: cleanEnv({ HOME: dirs.home }) });
+    const run = startRein(['run', '--json', '--max-steps', '100000', '--store', store, '--base-url', s.url, 'read'], {
+      cwd: dirs.project,
+      env: cleanEnv({ HOME: dirs.home }),
+    });
     await run.waitFor(/"type":"tool_finished"/, 5);
     const sent = Date.now();
     run.terminate();
@@ -127,9 +133,14 @@ describe('read_file on a named pipe', () => {
 describe('deeply nested tool arguments', () => {
   it('5,000 levels: the call is refused naming the limit, the run goes on to its answer, stored as done', async () => {
     const deep = `{"path":${'['.repeat(5000)}${']'.repeat(5000)}}`;
-    const s = await model((_request, { index }) => (index === 0 ? { toolCalls: [{ name: 'read_file', arguments: deep }] } : { text: 'done' }));
+    const s = await model((_request, { index }) =>
+      index === 0 ? { toolCalls: [{ name: 'read_file', arguments: deep }] } : { text: 'done' },
+    );
     const store = join(dirs.base, 'runs.db');
-    const out = await rein(['run', '--json', '--store', store, '--base-url', s.url, 'go'], { cwd: dirs.project, env: cleanEnv({ HOME: dirs.home }) });
+    const out = await rein(['run', '--json', '--store', store, '--base-url', s.url, 'go'], {
+      cwd: dirs.project,
+      env: cleanEnv({ HOME: dirs.home }),
+    });
     expect(out.stderr).not.toContain('Maximum call stack');
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('nested more than 64 levels deep');
@@ -144,7 +155,10 @@ describe('the whole-run timeout of the CLI', () => {
   it('is on by default (3600 s), set by --timeout, and off with --timeout none', async () => {
     const s = await model(() => ({ text: 'done' }));
     const limitsOf = async (extra: string[]) => {
-      const out = await rein(['run', '--json', '--store', join(dirs.base, 'runs.db'), '--base-url', s.url, ...extra, 'hi'], { cwd: dirs.project, env: cleanEnv({ HOME: dirs.home }) });
+      const out = await rein(['run', '--json', '--store', join(dirs.base, 'runs.db'), '--base-url', s.url, ...extra, 'hi'], {
+        cwd: dirs.project,
+        env: cleanEnv({ HOME: dirs.home }),
+      });
       expect(out.code).toBe(0);
       return (JSON.parse(out.stdout.trim().split('\n')[0]!) as { limits: { timeoutMs?: number } }).limits;
     };
@@ -161,7 +175,9 @@ describe('a signal while the approval question waits for an answer', () => {
   ] as const) {
     it(`${signal} at the prompt ends rein within seconds (exit ${code}), the run logged as aborted`, async () => {
       const s = await model((request) =>
-        request.messages.at(-1)!.role === 'tool' ? { text: 'written' } : { toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'hi' } }] },
+        request.messages.at(-1)!.role === 'tool'
+          ? { text: 'written' }
+          : { toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'hi' } }] },
       );
       const store = join(dirs.base, 'runs.db');
       // stdin stays open and silent: only the signal can end the question.
@@ -186,15 +202,21 @@ describe('after the run has ended', () => {
     // A stray referenced interval stands for a tool's blocked read: without rein's exit
     // after its command ends, this process would never exit.
     const program = `setInterval(() => {}, 1000); const { main } = await import(${JSON.stringify(cli)}); await main(process.argv.slice(1));`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', program, 'run', '--json', '--store', join(dirs.base, 'runs.db'), '--base-url', s.url, 'hi'], {
-      cwd: dirs.project,
-      env: cleanEnv({ HOME: dirs.home }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', program, 'run', '--json', '--store', join(dirs.base, 'runs.db'), '--base-url', s.url, 'hi'],
+      {
+        cwd: dirs.project,
+        env: cleanEnv({ HOME: dirs.home }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (c, sig) => resolve([c, sig])));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('close', (c, sig) => resolve([c, sig])),
+    );
     clearTimeout(killer);
     expect(signal).toBeNull();
     expect(code).toBe(0);

@@ -14,7 +14,13 @@ function terminal(): { io: CliIO; shown: () => string } {
   const stderr = new PassThrough();
   let text = '';
   stderr.on('data', (d: Buffer) => (text += d.toString()));
-  const io = { stdout: new PassThrough(), stderr, stdin: new PassThrough(), env: {}, signal: new AbortController().signal } as unknown as CliIO;
+  const io = {
+    stdout: new PassThrough(),
+    stderr,
+    stdin: new PassThrough(),
+    env: {},
+    signal: new AbortController().signal,
+  } as unknown as CliIO;
   return { io, shown: () => text };
 }
 
@@ -30,7 +36,12 @@ describe('elicitation at the terminal', () => {
     );
     const result = JSON.parse(textOf((await mcp.callTool('f', 'ask', {})).content)) as unknown;
     expect(result).toEqual({ action: 'accept', content: { name: 'Ada', age: 41, colour: 'red', subscribe: false } });
-    expect(questions.slice(0, 4)).toEqual(['  Name (string): ', '  age (integer) [30]: ', '  colour (red / green) [green]: ', '  subscribe (boolean) [false]: ']);
+    expect(questions.slice(0, 4)).toEqual([
+      '  Name (string): ',
+      '  age (integer) [30]: ',
+      '  colour (red / green) [green]: ',
+      '  subscribe (boolean) [false]: ',
+    ]);
     expect(shown()).toContain('MCP server "f" asks: Who are you?');
     expect(shown()).toMatch(/That does not fit: .*name/);
   });
@@ -38,7 +49,10 @@ describe('elicitation at the terminal', () => {
   it('decline and cancel typed at a question answer that; URL mode shows the URL', async () => {
     const answers = ['decline', 'y'];
     const { io, shown } = terminal();
-    const mcp = await host({ f: { command: process.execPath, args: [FEATURES] } }, { elicit: terminalElicit(io, async () => answers.shift() ?? 'cancel') });
+    const mcp = await host(
+      { f: { command: process.execPath, args: [FEATURES] } },
+      { elicit: terminalElicit(io, async () => answers.shift() ?? 'cancel') },
+    );
     expect(JSON.parse(textOf((await mcp.callTool('f', 'ask', {})).content))).toEqual({ action: 'decline' });
     expect(JSON.parse(textOf((await mcp.callTool('f', 'ask_url', {})).content))).toEqual({ action: 'accept' });
     expect(shown()).toContain('open: https://example.com/link?session=1');

@@ -24,7 +24,9 @@ beforeEach(async () => {
   await mkdir(join(home, '.rein'));
   await writeFile(
     join(home, '.rein', 'mcp.json'),
-    JSON.stringify({ mcpServers: { memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(home, 'memory.jsonl') } } } }),
+    JSON.stringify({
+      mcpServers: { memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(home, 'memory.jsonl') } } },
+    }),
   );
   await writeFile(
     join(project, '.mcp.json'),
@@ -54,7 +56,6 @@ function rein(args: string[]): Promise<CliRun> {
   return run;
 }
 
-
 describe('rein mcp', () => {
   it('list shows every server with transport, status, tool count and last error; servers’ stderr stays off the terminal', async () => {
     const out = await rein(['mcp', 'list']);
@@ -66,7 +67,12 @@ describe('rein mcp', () => {
     expect(out.stdout).toMatch(/^everything\s+stdio\s+connected\s+13\s*$/m);
     expect(out.stdout).toMatch(/^f\s+stdio\s+connected\s+15\s*$/m);
     expect(out.stdout).toMatch(/^missing\s+stdio\s+failed\s+0\s+cannot start "rein-no-such-mcp-server": not found/m);
-    expect(out.stdout).toMatch(new RegExp(`^broken\\s+unknown\\s+failed\\s+0\\s+${join(project, '.mcp.json').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: mcpServers\\.broken\\.timeoutMS is not a known field`, 'm'));
+    expect(out.stdout).toMatch(
+      new RegExp(
+        `^broken\\s+unknown\\s+failed\\s+0\\s+${join(project, '.mcp.json').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: mcpServers\\.broken\\.timeoutMS is not a known field`,
+        'm',
+      ),
+    );
     expect(out.stderr).toContain(`rein mcp: error: ${join(project, '.mcp.json')}: mcpServers.broken.timeoutMS is not a known field`);
     // What the servers wrote to their stderr went to rein's log, not to ours.
     expect(out.stderr).not.toContain('Starting default (STDIO) server');
@@ -75,7 +81,10 @@ describe('rein mcp', () => {
 
   it('list --json gives the statuses and diagnostics', async () => {
     const out = await rein(['mcp', 'list', '--json']);
-    const data = JSON.parse(out.stdout) as { servers: Array<{ name: string; state: string; recentLog: string[] }>; diagnostics: Array<{ key: string }> };
+    const data = JSON.parse(out.stdout) as {
+      servers: Array<{ name: string; state: string; recentLog: string[] }>;
+      diagnostics: Array<{ key: string }>;
+    };
     expect(data.servers.map((s) => [s.name, s.state])).toEqual([
       ['memory', 'connected'],
       ['everything', 'connected'],
@@ -95,14 +104,21 @@ describe('rein mcp', () => {
     expect(out.stdout).not.toContain('memory__');
     const json = await rein(['mcp', 'tools', 'memory', '--json']);
     const tools = JSON.parse(json.stdout) as Array<{ name: string; mcpName: string; parameters: { type: string } }>;
-    expect(tools.find((t) => t.mcpName === 'create_entities')).toMatchObject({ name: 'memory__create_entities', parameters: { type: 'object' } });
+    expect(tools.find((t) => t.mcpName === 'create_entities')).toMatchObject({
+      name: 'memory__create_entities',
+      parameters: { type: 'object' },
+    });
   });
 
   it('call runs one tool without a model and prints its result', async () => {
     const out = await rein(['mcp', 'call', 'everything', 'echo', '{"message": "hi from the CLI"}']);
     expect(out).toMatchObject({ code: 0, stdout: 'Echo: hi from the CLI\n' });
     const json = await rein(['mcp', 'call', 'everything', 'everything__get-structured-content', '{"location": "Chicago"}', '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ server: 'everything', isError: false, details: { structuredContent: { temperature: expect.any(Number) } } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      server: 'everything',
+      isError: false,
+      details: { structuredContent: { temperature: expect.any(Number) } },
+    });
   });
 
   it('call reports tool errors, timeouts, bad input and unknown or failed servers with exit codes', async () => {

@@ -75,7 +75,14 @@ export function decodeTraceRequest(body: Buffer): DecodedSpan[] {
           const k = fields(kv);
           attributes[sub(k, 1)[0]?.toString('utf8') ?? ''] = anyValue(sub(k, 2)[0] ?? Buffer.alloc(0));
         }
-        spans.push({ traceId: bytes(1), spanId: bytes(2), parentSpanId: bytes(4), name: sub(f, 5)[0]?.toString('utf8') ?? '', kind: Number(f.find((x) => x.number === 6)?.value ?? 0), attributes });
+        spans.push({
+          traceId: bytes(1),
+          spanId: bytes(2),
+          parentSpanId: bytes(4),
+          name: sub(f, 5)[0]?.toString('utf8') ?? '',
+          kind: Number(f.find((x) => x.number === 6)?.value ?? 0),
+          attributes,
+        });
       }
     }
   }

@@ -28,7 +28,8 @@ async function serve(args: string[]) {
   return { server, ...address };
 }
 
-const lastEvent = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as { type: string; status: string; result?: { text: string } };
+const lastEvent = (stdout: string) =>
+  JSON.parse(stdout.trim().split('\n').at(-1)!) as { type: string; status: string; result?: { text: string } };
 
 describe('rein run --record and rein scripted-server --fixture', () => {
   it('records a run, plays it back to the same run, and names the first request a changed run makes differently', async () => {
@@ -44,7 +45,10 @@ describe('rein run --record and rein scripted-server --fixture', () => {
     const fixture = join(dirs.project, 'run.fixture.jsonl');
     const provider = await serve(['--script-module', script]);
     try {
-      const recorded = await rein(['run', '--no-store', '--base-url', provider.url, '--record', fixture, '--json', 'what is 6 * 7?'], { cwd: dirs.project, env });
+      const recorded = await rein(['run', '--no-store', '--base-url', provider.url, '--record', fixture, '--json', 'what is 6 * 7?'], {
+        cwd: dirs.project,
+        env,
+      });
       expect(recorded.code).toBe(0);
       expect(lastEvent(recorded.stdout)).toMatchObject({ status: 'done', result: { text: 'It is 42.' } });
     } finally {
@@ -76,7 +80,9 @@ describe('rein run --record and rein scripted-server --fixture', () => {
       const run = await rein(['run', '--no-store', '--base-url', changed.url, '--json', 'what is 7 * 6?'], { cwd: dirs.project, env });
       expect(run.code).not.toBe(0);
       await changed.server.waitFor(/differs from the recording/);
-      expect(changed.server.out.stderr).toMatch(/request 1 differs from the recording at messages\[\d+\]\.content: expected "what is 6 \* 7\?", got "what is 7 \* 6\?"/);
+      expect(changed.server.out.stderr).toMatch(
+        /request 1 differs from the recording at messages\[\d+\]\.content: expected "what is 6 \* 7\?", got "what is 7 \* 6\?"/,
+      );
       expect(lastEvent(run.stdout)).toMatchObject({ type: 'run_finished', status: 'failed' });
       changed.server.terminate();
       expect((await changed.server.done).code).toBe(1);
@@ -89,7 +95,10 @@ describe('rein run --record and rein scripted-server --fixture', () => {
   it('bad uses are refused saying what to fix', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['scripted-server', '--fixture', 'missing.jsonl'], /missing\.jsonl: no such fixture file/],
-      [['scripted-server', '--fixture', 'x.jsonl', '--chunk-size', '3'], /--fixture plays a recording back as it was: leave out --chunk-size/],
+      [
+        ['scripted-server', '--fixture', 'x.jsonl', '--chunk-size', '3'],
+        /--fixture plays a recording back as it was: leave out --chunk-size/,
+      ],
       [['chat', '--record', 'x.jsonl'], /--record is for `rein run`/],
       [['run', '--tool-calling', 'text', 'hi'], /--tool-calling expects native or prompt, got "text"/],
     ];

@@ -19,7 +19,10 @@ class Capture extends Writable {
   }
 }
 
-function io(tty: { stdout?: boolean; stderr?: boolean } = {}, env: NodeJS.ProcessEnv = { NO_COLOR: '1' }): CliIO & { out: Capture; err: Capture } {
+function io(
+  tty: { stdout?: boolean; stderr?: boolean } = {},
+  env: NodeJS.ProcessEnv = { NO_COLOR: '1' },
+): CliIO & { out: Capture; err: Capture } {
   const out = new Capture(tty.stdout ?? false);
   const err = new Capture(tty.stderr ?? false);
   return { stdout: out, stderr: err, stdin: process.stdin, env, signal: new AbortController().signal, out, err };
@@ -31,7 +34,15 @@ function ev(body: RunEventBody): RunEvent {
 }
 
 function answer(text: string, stopReason: StopReason = 'stop', extra: Partial<AssistantMessage> = {}): RunEvent {
-  const message: AssistantMessage = { role: 'assistant', content: text ? [{ type: 'text', text }] : [], stopReason, usage: { ...emptyUsage(), output: 42 }, provider: 'openai', model: 'm', ...extra };
+  const message: AssistantMessage = {
+    role: 'assistant',
+    content: text ? [{ type: 'text', text }] : [],
+    stopReason,
+    usage: { ...emptyUsage(), output: 42 },
+    provider: 'openai',
+    model: 'm',
+    ...extra,
+  };
   return ev({ type: 'assistant_message', step: 1, message });
 }
 
@@ -48,11 +59,28 @@ const started = (provider = 'openai'): RunEvent =>
 const request = (attempt = 1): RunEvent => ev({ type: 'model_request', step: 1, attempt, messages: 1 });
 const text = (delta: string): RunEvent => ev({ type: 'text_delta', step: 1, delta });
 const retry = (error: Partial<ErrorInfo> = {}): RunEvent =>
-  ev({ type: 'retry_scheduled', step: 1, attempt: 1, delayMs: 1000, error: { name: 'ReinError', code: 'stream_cut', kind: 'transient', message: 'cut', ...error } });
+  ev({
+    type: 'retry_scheduled',
+    step: 1,
+    attempt: 1,
+    delayMs: 1000,
+    error: { name: 'ReinError', code: 'stream_cut', kind: 'transient', message: 'cut', ...error },
+  });
 
 /** Feeds a cut first attempt, its retry and the real answer. */
 function retriedAnswer(renderer: HumanRenderer): void {
-  for (const e of [started(), request(), text('PARTIAL-'), text('ATTEMPT '), retry(), request(2), text('Real '), text('answer.'), answer('Real answer.')]) renderer.onEvent(e);
+  for (const e of [
+    started(),
+    request(),
+    text('PARTIAL-'),
+    text('ATTEMPT '),
+    retry(),
+    request(2),
+    text('Real '),
+    text('answer.'),
+    answer('Real answer.'),
+  ])
+    renderer.onEvent(e);
 }
 
 function failedResult(error: ErrorInfo): RunResult {
@@ -85,15 +113,23 @@ describe('HumanRenderer: the text of a failed attempt', () => {
   it('with stream: false, leaves out the partial text of a response that failed', () => {
     const cli = io();
     const renderer = new HumanRenderer(cli, { stream: false });
-    for (const e of [started(), request(), text('Let me'), answer('Let me', 'error', { error: { name: 'ReinError', code: 'server_error', kind: 'transient', message: 'boom' } })]) renderer.onEvent(e);
+    for (const e of [
+      started(),
+      request(),
+      text('Let me'),
+      answer('Let me', 'error', { error: { name: 'ReinError', code: 'server_error', kind: 'transient', message: 'boom' } }),
+    ])
+      renderer.onEvent(e);
     expect(cli.out.text).toBe('');
   });
 
-  it('by default (a terminal, a file or a pipe alike), streams as it arrives and says on stderr that the failed attempt\'s text is discarded', () => {
+  it("by default (a terminal, a file or a pipe alike), streams as it arrives and says on stderr that the failed attempt's text is discarded", () => {
     const cli = io();
     retriedAnswer(new HumanRenderer(cli));
     expect(cli.out.text).toBe('PARTIAL-ATTEMPT \nReal answer.\n');
-    expect(cli.err.text).toMatch(/↻ retry 1[^\n]*\n {2}\(the text above came from the failed attempt and is discarded; the model is asked again\)\n/);
+    expect(cli.err.text).toMatch(
+      /↻ retry 1[^\n]*\n {2}\(the text above came from the failed attempt and is discarded; the model is asked again\)\n/,
+    );
   });
 
   it('a retry before any text says nothing about discarded text', () => {
@@ -140,9 +176,12 @@ describe('HumanRenderer: answers cut short', () => {
   it('an answer cut by the output limit is shown, with a note that says so and how to raise the limit', () => {
     const cli = io();
     const renderer = new HumanRenderer(cli);
-    for (const e of [started(), request(), text('17 * 23 = 391. Also, the'), answer('17 * 23 = 391. Also, the', 'length')]) renderer.onEvent(e);
+    for (const e of [started(), request(), text('17 * 23 = 391. Also, the'), answer('17 * 23 = 391. Also, the', 'length')])
+      renderer.onEvent(e);
     expect(cli.out.text).toBe('17 * 23 = 391. Also, the\n');
-    expect(cli.err.text).toMatch(/⚠ the answer is incomplete: the model reached its output limit after 42 tokens \(finish reason "length"\)\. Raise the limit with --max-output-tokens <n>/);
+    expect(cli.err.text).toMatch(
+      /⚠ the answer is incomplete: the model reached its output limit after 42 tokens \(finish reason "length"\)\. Raise the limit with --max-output-tokens <n>/,
+    );
   });
 
   it('an answer cut by a content filter is shown, with a note that says so', () => {
@@ -157,7 +196,13 @@ describe('HumanRenderer: answers cut short', () => {
     const cli = io();
     const renderer = new HumanRenderer(cli);
     const call = { type: 'tool_call' as const, id: 'c1', name: 'calculate', arguments: {}, rawArguments: '{"expression":"17*' };
-    renderer.onEvent(ev({ type: 'assistant_message', step: 1, message: { role: 'assistant', content: [call], stopReason: 'length', usage: emptyUsage(), provider: 'openai', model: 'm' } }));
+    renderer.onEvent(
+      ev({
+        type: 'assistant_message',
+        step: 1,
+        message: { role: 'assistant', content: [call], stopReason: 'length', usage: emptyUsage(), provider: 'openai', model: 'm' },
+      }),
+    );
     expect(cli.err.text).toMatch(/⚠ the model's call to calculate is incomplete: the model reached its output limit/);
   });
 });
@@ -165,7 +210,7 @@ describe('HumanRenderer: answers cut short', () => {
 describe('describeError', () => {
   const network: ErrorInfo = { name: 'ReinError', code: 'network', kind: 'transient', message: 'connect ECONNREFUSED 127.0.0.1:11434' };
 
-  it('names the base-URL variable of the model\'s provider for an unreachable server', () => {
+  it("names the base-URL variable of the model's provider for an unreachable server", () => {
     expect(describeError(network, { provider: 'ollama' })).toMatch(/Check OLLAMA_BASE_URL or --base-url\./);
     expect(describeError(network, { provider: 'lmstudio' })).toMatch(/Check LMSTUDIO_BASE_URL or --base-url\./);
     expect(describeError(network)).toMatch(/Check OPENAI_BASE_URL or --base-url\./);
@@ -188,7 +233,7 @@ describe('describeError', () => {
     expect(describeError(limited, { retries: 0 })).toMatch(/not retried/);
   });
 
-  it('the summary of a run takes the provider and the retries from the run\'s events', () => {
+  it("the summary of a run takes the provider and the retries from the run's events", () => {
     const cli = io();
     const renderer = new HumanRenderer(cli);
     const error: ErrorInfo = { name: 'ReinError', code: 'rate_limited', kind: 'transient', message: 'HTTP 429', retryAfterMs: 120_000 };
@@ -196,7 +241,9 @@ describe('describeError', () => {
     // The result's error loses retryAfterMs on its way through the loop; the message kept it.
     const { retryAfterMs: _dropped, ...lost } = error;
     renderer.summary(failedResult(lost));
-    expect(cli.err.text).toMatch(/error \(rate_limited\): HTTP 429\nThe request was not retried: try again after the wait the provider asked for \(2 m 0 s\)\./);
+    expect(cli.err.text).toMatch(
+      /error \(rate_limited\): HTTP 429\nThe request was not retried: try again after the wait the provider asked for \(2 m 0 s\)\./,
+    );
 
     const unreachable = io();
     const again = new HumanRenderer(unreachable);
@@ -208,7 +255,8 @@ describe('describeError', () => {
 
 describe('HumanRenderer: control sequences from the model and its tools', () => {
   const ESC = '\x1b';
-  const toolStarted = (name: string): RunEvent => ev({ type: 'tool_started', step: 1, toolCallId: 'c1', name, arguments: { x: 1 }, idempotencyKey: 'k' });
+  const toolStarted = (name: string): RunEvent =>
+    ev({ type: 'tool_started', step: 1, toolCallId: 'c1', name, arguments: { x: 1 }, idempotencyKey: 'k' });
   const toolFinished = (output: string): RunEvent =>
     ev({
       type: 'tool_finished',
@@ -222,7 +270,17 @@ describe('HumanRenderer: control sequences from the model and its tools', () => 
   it('at a terminal, the streamed answer shows them as symbols, even a sequence split across deltas; a bare CR too', () => {
     const cli = io({ stdout: true, stderr: true });
     const renderer = new HumanRenderer(cli);
-    for (const e of [started(), request(), text('before'), text(ESC), text('[2J'), text(`${ESC}]0;title\x07 line1\r`), text('\nover\rwritten\r'), answer('…')]) renderer.onEvent(e);
+    for (const e of [
+      started(),
+      request(),
+      text('before'),
+      text(ESC),
+      text('[2J'),
+      text(`${ESC}]0;title\x07 line1\r`),
+      text('\nover\rwritten\r'),
+      answer('…'),
+    ])
+      renderer.onEvent(e);
     renderer.close();
     expect(cli.out.text).toBe('before␛[2J␛]0;title␇ line1\r\nover␍written␍\n');
     expect(cli.out.text).not.toContain(ESC);
@@ -290,11 +348,16 @@ describe('HumanRenderer: URL passwords', () => {
   it('error messages and retry notes print a URL password redacted, as the store logs it', () => {
     const cli = io();
     const renderer = new HumanRenderer(cli);
-    for (const e of [started(), request(), retry({ code: 'network', message: 'cannot reach http://alice:s3cret@127.0.0.1:9/v1' })]) renderer.onEvent(e);
-    renderer.summary(failedResult({ name: 'ReinError', code: 'network', kind: 'fatal', message: 'cannot reach http://alice:s3cret@127.0.0.1:9/v1' }));
+    for (const e of [started(), request(), retry({ code: 'network', message: 'cannot reach http://alice:s3cret@127.0.0.1:9/v1' })])
+      renderer.onEvent(e);
+    renderer.summary(
+      failedResult({ name: 'ReinError', code: 'network', kind: 'fatal', message: 'cannot reach http://alice:s3cret@127.0.0.1:9/v1' }),
+    );
     expect(cli.err.text).not.toContain('s3cret');
     expect(cli.err.text.match(/alice:\[REDACTED:url_password\]@/g)).toHaveLength(2);
-    expect(describeError({ name: 'ReinError', code: 'config', kind: 'fatal', message: 'bad http://a:b1c2d3@h/v1' })).toBe('error (config): bad http://a:[REDACTED:url_password]@h/v1');
+    expect(describeError({ name: 'ReinError', code: 'config', kind: 'fatal', message: 'bad http://a:b1c2d3@h/v1' })).toBe(
+      'error (config): bad http://a:[REDACTED:url_password]@h/v1',
+    );
   });
 });
 

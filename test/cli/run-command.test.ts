@@ -45,7 +45,11 @@ describe('rein run, before the run starts', () => {
       type: 'run_finished',
       status: 'aborted',
       reason: 'aborted',
-      result: { status: 'aborted', reason: 'aborted', error: { code: 'aborted', message: 'interrupted while reading the task from stdin' } },
+      result: {
+        status: 'aborted',
+        reason: 'aborted',
+        error: { code: 'aborted', message: 'interrupted while reading the task from stdin' },
+      },
     });
     expect(cli.text.stderr).toBe('rein: interrupted while reading the task from stdin\n');
   });
@@ -61,6 +65,8 @@ describe('rein run, before the run starts', () => {
   it('--timeout over what a timer can wait is a usage error (exit 2) before any request', async () => {
     const cli = pipedCli();
     expect(await command.run(['--no-store', '--timeout', '2147484', 'hi'], cli.io)).toBe(2);
-    expect(cli.text.stderr).toMatch(/--timeout 2147484 is too long: at most 2147483 seconds \(about 24\.8 days\)\. Use --timeout none for no time limit/);
+    expect(cli.text.stderr).toMatch(
+      /--timeout 2147484 is too long: at most 2147483 seconds \(about 24\.8 days\)\. Use --timeout none for no time limit/,
+    );
   });
 });

@@ -72,7 +72,10 @@ describe('rein scripted-server', () => {
     await writeFile(turns, JSON.stringify([{ toolCalls: [{ name: 'roll_dice', arguments: { sides: 6 } }] }, { text: 'Rolled.' }]));
     const { server, origin } = await serve(['--script', turns, '--port', '0', '--host', '127.0.0.1']);
     try {
-      const run = await rein(['run', '--no-store', '--model', 'anthropic/claude-sonnet-4-5', '--base-url', origin, 'roll a die'], { cwd: dirs.project, env });
+      const run = await rein(['run', '--no-store', '--model', 'anthropic/claude-sonnet-4-5', '--base-url', origin, 'roll a die'], {
+        cwd: dirs.project,
+        env,
+      });
       expect(run.code).toBe(0);
       expect(run.stdout.trim()).toBe('Rolled.');
       expect(run.stderr).toMatch(/→ roll_dice \{"sides":6,"count":1\}/);

@@ -69,7 +69,9 @@ async function storedRuns(store: string): Promise<Array<{ status: string; reason
 /** A sleep's argument no other process has: the sleep is found on the host by it (inside the sandbox its pid is the namespace's own). */
 let SLEEP_MARK = '';
 const sleeper: ScriptFunction = (request) =>
-  request.messages.at(-1)!.role === 'tool' ? { text: 'slept' } : { toolCalls: [{ name: 'bash', arguments: { command: `sleep ${SLEEP_MARK} & echo $! > sleep.pid; wait` } }] };
+  request.messages.at(-1)!.role === 'tool'
+    ? { text: 'slept' }
+    : { toolCalls: [{ name: 'bash', arguments: { command: `sleep ${SLEEP_MARK} & echo $! > sleep.pid; wait` } }] };
 
 /** Polls `read` until `done` holds or `ms` pass; the last value read. */
 async function within<T>(ms: number, read: () => T, done: (value: T) => boolean): Promise<T> {
@@ -109,13 +111,20 @@ describe('rein run stopped by a signal', () => {
       const store = join(dirs.base, 'runs.db');
       // Unconfined: the check reads the sleep's PID, which in the sandbox's own PID
       // namespace is not the host's (the sandbox tests check its children end with it).
-      const run = startRein(['run', '--json', '--allow', 'bash', '--sandbox', 'off', '--store', store, '--base-url', s.url, 'sleep a while'], { cwd: dirs.project, env: cleanEnv({ HOME: dirs.home }) });
+      const run = startRein(
+        ['run', '--json', '--allow', 'bash', '--sandbox', 'off', '--store', store, '--base-url', s.url, 'sleep a while'],
+        { cwd: dirs.project, env: cleanEnv({ HOME: dirs.home }) },
+      );
       const child = spawned.at(-1)!;
       const pidFile = join(dirs.project, 'sleep.pid');
       await run.waitFor(/"type":"tool_started"/);
       await fileAppears(pidFile);
       // The pid file can be written a moment before the forked shell has become the sleep.
-      const sleeps = await within(5000, () => markedSleeps(), (found) => found.length === 1);
+      const sleeps = await within(
+        5000,
+        () => markedSleeps(),
+        (found) => found.length === 1,
+      );
       expect(sleeps).toHaveLength(1);
       try {
         child.kill(signal);
@@ -124,7 +133,13 @@ describe('rein run stopped by a signal', () => {
         const last = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { type: string; status: string };
         expect(last).toMatchObject({ type: 'run_finished', status: 'aborted' });
         // The sandbox's PID namespace goes with rein; the kernel ends its processes a moment later.
-        expect(await within(5000, () => sleeps.filter(running), (left) => left.length === 0)).toEqual([]);
+        expect(
+          await within(
+            5000,
+            () => sleeps.filter(running),
+            (left) => left.length === 0,
+          ),
+        ).toEqual([]);
         expect((await storedRuns(store))[0]).toMatchObject({ status: 'aborted' });
       } finally {
         // A rein that failed to stop it must not leave the sleep behind.

@@ -18,7 +18,13 @@ afterEach(async () => {
   await removeProject(dirs);
 });
 
-const io = (): CliIO => ({ stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: { PATH: process.env.PATH, HOME: dirs.home }, signal: new AbortController().signal });
+const io = (): CliIO => ({
+  stdin: new PassThrough(),
+  stdout: new PassThrough(),
+  stderr: new PassThrough(),
+  env: { PATH: process.env.PATH, HOME: dirs.home },
+  signal: new AbortController().signal,
+});
 
 describe('plan mode offers only read tools', () => {
   it('--mode plan sends no write or shell tool to the model', async () => {
@@ -40,12 +46,20 @@ describe('plan mode offers only read tools', () => {
 
 describe('sandbox flags', () => {
   it('a bad level is a usage error naming the levels; --sandbox-network with off is refused', async () => {
-    await expect(openWorkbench({ root: dirs.project, sandbox: 'full', 'no-mcp': true }, io(), [])).rejects.toThrow(/unknown sandbox level "full": use one of read-only, workspace-write, off/);
-    await expect(openWorkbench({ root: dirs.project, sandbox: 'off', 'sandbox-network': true, 'no-mcp': true }, io(), [])).rejects.toThrow(/--sandbox-network needs a sandbox/);
+    await expect(openWorkbench({ root: dirs.project, sandbox: 'full', 'no-mcp': true }, io(), [])).rejects.toThrow(
+      /unknown sandbox level "full": use one of read-only, workspace-write, off/,
+    );
+    await expect(openWorkbench({ root: dirs.project, sandbox: 'off', 'sandbox-network': true, 'no-mcp': true }, io(), [])).rejects.toThrow(
+      /--sandbox-network needs a sandbox/,
+    );
   });
 
   it('a bad level is named before a missing API key (every flag is checked before the environment)', async () => {
-    const run = await spawnRein(['run', '--sandbox', 'maybe', 'hi'], { cwd: dirs.project, stdin: '', env: { PATH: process.env.PATH, HOME: dirs.home, NO_COLOR: '1' } });
+    const run = await spawnRein(['run', '--sandbox', 'maybe', 'hi'], {
+      cwd: dirs.project,
+      stdin: '',
+      env: { PATH: process.env.PATH, HOME: dirs.home, NO_COLOR: '1' },
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/unknown sandbox level "maybe": use one of read-only, workspace-write, off/);
     expect(run.stderr).not.toMatch(/OPENAI_API_KEY/);
@@ -54,13 +68,21 @@ describe('sandbox flags', () => {
 
 describe('unknown skills', () => {
   it('rein run "/skill:nope …" is refused with exit 2, saying which skills exist', async () => {
-    const run = await spawnRein(['run', '--base-url', 'http://127.0.0.1:9/v1', '/skill:nope do it'], { cwd: dirs.project, stdin: '', env: { PATH: process.env.PATH, HOME: dirs.home, NO_COLOR: '1', OPENAI_API_KEY: 'x' } });
+    const run = await spawnRein(['run', '--base-url', 'http://127.0.0.1:9/v1', '/skill:nope do it'], {
+      cwd: dirs.project,
+      stdin: '',
+      env: { PATH: process.env.PATH, HOME: dirs.home, NO_COLOR: '1', OPENAI_API_KEY: 'x' },
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/unknown skill "nope" \(no skills are loaded\)/);
   });
 
   it('rein chat says so for the line and sends nothing', async () => {
-    const chat = await spawnRein(['chat', '--base-url', 'http://127.0.0.1:9/v1'], { cwd: dirs.project, stdin: '/skill:nope do it\nexit\n', env: { PATH: process.env.PATH, HOME: dirs.home, NO_COLOR: '1', OPENAI_API_KEY: 'x' } });
+    const chat = await spawnRein(['chat', '--base-url', 'http://127.0.0.1:9/v1'], {
+      cwd: dirs.project,
+      stdin: '/skill:nope do it\nexit\n',
+      env: { PATH: process.env.PATH, HOME: dirs.home, NO_COLOR: '1', OPENAI_API_KEY: 'x' },
+    });
     expect(chat.stderr).toMatch(/unknown skill "nope" \(no skills are loaded\)/);
     expect(chat.stderr).not.toMatch(/ECONNREFUSED|connection refused/i);
   });
@@ -68,14 +90,34 @@ describe('unknown skills', () => {
 
 describe('a refused resume says what changed', () => {
   it('names the model, the prompt and the tools that differ', () => {
-    const before = { model: 'openai/a', system: 'x', tools: [{ name: 'read_file', description: 'r' }, { name: 'bash', description: 'b' }] };
-    const after = { model: 'openai/b', system: 'y', tools: [{ name: 'read_file', description: 'r2' }, { name: 'grep', description: 'g' }] };
-    expect(configChanges(before, after)).toBe('the model: openai/a then, openai/b now; the system prompt; tools added: grep; tools removed: bash; tools changed (description, parameters or effect): read_file');
+    const before = {
+      model: 'openai/a',
+      system: 'x',
+      tools: [
+        { name: 'read_file', description: 'r' },
+        { name: 'bash', description: 'b' },
+      ],
+    };
+    const after = {
+      model: 'openai/b',
+      system: 'y',
+      tools: [
+        { name: 'read_file', description: 'r2' },
+        { name: 'grep', description: 'g' },
+      ],
+    };
+    expect(configChanges(before, after)).toBe(
+      'the model: openai/a then, openai/b now; the system prompt; tools added: grep; tools removed: bash; tools changed (description, parameters or effect): read_file',
+    );
     expect(configChanges(before, before)).toBe('its configuration');
   });
 
   it('exits 2, as docs/cli.md says for a run that cannot be resumed', () => {
-    const refused = { status: 'failed', reason: 'fatal_error', error: { code: 'conflict', kind: 'fatal', message: 'the agent changed' } } as unknown as RunResult;
+    const refused = {
+      status: 'failed',
+      reason: 'fatal_error',
+      error: { code: 'conflict', kind: 'fatal', message: 'the agent changed' },
+    } as unknown as RunResult;
     expect(exitCodeOf(refused)).toBe(2);
     expect(exitCodeOf({ ...refused, error: { ...refused.error, code: 'auth' } } as RunResult)).toBe(1);
   });

@@ -23,8 +23,15 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
  * Runs `rein <args>` (in `cwd`, default the repository); kills it (and fails) if it has not
  * ended within `timeoutMs`.
  */
-export function rein(args: string[], options: { env?: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number; cwd?: string } = {}): Promise<CliRun> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? root, env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+export function rein(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number; cwd?: string } = {},
+): Promise<CliRun> {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? root,
+    env: options.env ?? cleanEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   spawned.push(child);
   let stdout = '';
   let stderr = '';
@@ -60,7 +67,11 @@ export function isGone(pid: number | undefined): boolean {
  * output, then await its end.
  */
 export function startRein(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? root, env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? root,
+    env: options.env ?? cleanEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   spawned.push(child);
   const out = { stdout: '', stderr: '' };
   const waiters: Array<() => void> = [];

@@ -33,13 +33,19 @@ describe('stored runs in the CLI', () => {
     const run = await rein(['run', '--store', db, '--base-url', s.url, 'what is 6*7?'], { env: cleanEnv() });
     expect(run.code).toBe(0);
     const listed = await rein(['runs', '--store', db, '--json']);
-    const [latest] = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; status: string; reason: string });
+    const [latest] = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; status: string; reason: string });
     expect(latest).toMatchObject({ status: 'done', reason: 'final_answer' });
     const table = await rein(['runs', '--store', db]);
     expect(table.stdout).toContain(latest!.id);
 
     const shown = await rein(['show', latest!.id, '--store', db, '--json']);
-    const events = shown.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; seq: number });
+    const events = shown.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; seq: number });
     expect(events[0]!.type).toBe('run_started');
     expect(events.at(-1)!.type).toBe('run_finished');
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
@@ -67,13 +73,20 @@ describe('stored runs in the CLI', () => {
     expect(resumed.stdout.trim()).toBe('Four.');
     expect(s.received.filter((r) => r.request?.messages.at(-1)?.role === 'user')).toHaveLength(1);
     const shown = await rein(['show', runId, '--store', db, '--json']);
-    const types = shown.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    const types = shown.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { type: string }).type);
     expect(types.filter((t) => t === 'tool_finished')).toHaveLength(1);
     expect(types).toContain('run_resumed');
     // A run that is over: a usage error that says why, not a failed run's summary line.
     const again = await rein(['resume', runId, '--store', db, '--base-url', s.url], { env: cleanEnv() });
     expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(new RegExp(`run ${runId} is done \\(final_answer\\): there is nothing to resume\\. rein resume continues a run that crashed, failed, was aborted or is paused`));
+    expect(again.stderr).toMatch(
+      new RegExp(
+        `run ${runId} is done \\(final_answer\\): there is nothing to resume\\. rein resume continues a run that crashed, failed, was aborted or is paused`,
+      ),
+    );
     expect(again.stderr).not.toMatch(/■|fatal_error/);
     expect(again.stdout).toBe('');
   });
@@ -104,7 +117,11 @@ describe('stored runs in the CLI', () => {
     expect(approved.stderr).toMatch(/→ roll_dice/);
     const again = await rein(['approve', runId, '--store', db, '--base-url', s.url], { env: cleanEnv() });
     expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(new RegExp(`run ${runId} is not waiting for approval \\(it is done: final_answer\\): there is nothing to approve or deny\\. .*rein runs --status paused`));
+    expect(again.stderr).toMatch(
+      new RegExp(
+        `run ${runId} is not waiting for approval \\(it is done: final_answer\\): there is nothing to approve or deny\\. .*rein runs --status paused`,
+      ),
+    );
     expect(again.stderr).not.toMatch(/■|fatal_error/);
   });
 
@@ -113,7 +130,12 @@ describe('stored runs in the CLI', () => {
     const store = await openSqliteStore({ path: db });
     let runId: string;
     try {
-      const deploy = defineTool({ name: 'deploy', description: 'Deploys.', parameters: { type: 'object', properties: {} }, execute: () => 'deployed' });
+      const deploy = defineTool({
+        name: 'deploy',
+        description: 'Deploys.',
+        parameters: { type: 'object', properties: {} },
+        execute: () => 'deployed',
+      });
       const failed = new Agent({ model: 'openai/gpt-4o-mini', modelConfig: { baseUrl: s.url }, tools: [deploy], store }).run('ship it');
       runId = failed.runId;
       expect(await failed).toMatchObject({ status: 'failed' });
@@ -128,7 +150,10 @@ describe('stored runs in the CLI', () => {
   it('rein runs --json reports a bad flag value as a JSON line on stdout too', async () => {
     const out = await rein(['runs', '--json', '--status', 'bogus', '--store', db]);
     expect(out.code).toBe(2);
-    const last = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { type: string; result: { error: { code: string; message: string } } };
+    const last = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as {
+      type: string;
+      result: { error: { code: string; message: string } };
+    };
     expect(last).toMatchObject({ type: 'run_finished', result: { error: { code: 'config' } } });
     expect(last.result.error.message).toMatch(/--status expects one of .*got "bogus"/);
   });
@@ -143,7 +168,9 @@ describe('stored runs in the CLI', () => {
     }
     const out = await rein(['resume', id, '--store', db, '--base-url', 'http://127.0.0.1:9/v1'], { env: cleanEnv() });
     expect(out.code).toBe(2);
-    expect(out.stderr).toMatch(new RegExp(`run ${id} has no recorded agent configuration .*: continue it from the program that started it`));
+    expect(out.stderr).toMatch(
+      new RegExp(`run ${id} has no recorded agent configuration .*: continue it from the program that started it`),
+    );
     expect(out.stderr).not.toMatch(/See --help/);
   });
 

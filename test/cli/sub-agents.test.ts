@@ -21,24 +21,34 @@ afterEach(async () => {
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
 
 describe('sub-agents of an agent file', () => {
-  it('an approval inside a child pauses the tree; rein approve <root> from a fresh process decides the child’s call and finishes it', { timeout: 90_000 }, async () => {
+  it('an approval inside a child pauses the tree; rein approve <root> from a fresh process decides the child’s call and finishes it', {
+    timeout: 90_000,
+  }, async () => {
     server = await startScriptedServer({
       script: (request) => {
         const turn = request.messages.filter((m) => m.role === 'assistant').length;
         const tool = request.messages.find((m) => m.role === 'tool');
         if (request.model === 'lead-model') {
-          if (turn === 0) return { toolCalls: [{ name: 'writer', arguments: { task: 'write hello to notes.txt' }, id: 'call_lead_1' }], usage };
+          if (turn === 0)
+            return { toolCalls: [{ name: 'writer', arguments: { task: 'write hello to notes.txt' }, id: 'call_lead_1' }], usage };
           return { text: `lead: ${tool?.role === 'tool' ? tool.content : ''}`, usage };
         }
-        if (turn === 0) return { toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'hello' }, id: 'call_writer_1' }], usage };
+        if (turn === 0)
+          return { toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'hello' }, id: 'call_writer_1' }], usage };
         return { text: 'wrote notes.txt', usage };
       },
     });
     project = await makeProject('rein-sub-agents-');
     const agents = join(project.project, '.rein/agents');
     await mkdir(agents, { recursive: true });
-    await writeFile(join(agents, 'lead.md'), `---\nname: lead\ndescription: Leads.\nmodel: openai/lead-model\ntools: [calculate]\nagents: [writer]\n---\nYou lead.\n`);
-    await writeFile(join(agents, 'writer.md'), `---\nname: writer\ndescription: Writes files when asked.\nmodel: openai/writer-model\nbaseUrl: ${server.url}\ntools: [write_file, read_file]\n---\nYou write files.\n`);
+    await writeFile(
+      join(agents, 'lead.md'),
+      `---\nname: lead\ndescription: Leads.\nmodel: openai/lead-model\ntools: [calculate]\nagents: [writer]\n---\nYou lead.\n`,
+    );
+    await writeFile(
+      join(agents, 'writer.md'),
+      `---\nname: writer\ndescription: Writes files when asked.\nmodel: openai/writer-model\nbaseUrl: ${server.url}\ntools: [write_file, read_file]\n---\nYou write files.\n`,
+    );
     const db = join(project.base, 'runs.db');
     const env = cleanEnv({ HOME: project.home });
     const opts = { cwd: project.project, env };
@@ -75,17 +85,27 @@ describe('sub-agents of an agent file', () => {
     expect(show.stderr).toMatch(/ {2}┊ ↳ sub-agent writer/);
     expect(show.stderr).toMatch(/ {2}┊ ✓ sub-agent done \(final_answer\)/);
     const json = await rein(['show', rootId as string, '--store', db, '--json'], opts);
-    const events = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { runId: string; depth?: number; type: string });
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { runId: string; depth?: number; type: string });
     expect(events.filter((e) => e.depth === 1 && e.type === 'run_started')).toHaveLength(1);
     expect(events.filter((e) => e.depth === undefined).every((e) => e.runId === rootId)).toBe(true);
 
     const trace = await rein(['trace', rootId as string, '--store', db], opts);
     expect(trace.code).toBe(0);
-    expect(trace.stdout).toMatch(new RegExp(`┊ sub-agent run ${rootId as string}\\.\\d+\\.0 · done \\(final_answer\\) · for call call_lead_1 of ${rootId as string}`));
-    const spans = (await rein(['trace', rootId as string, '--store', db, '--json'], opts)).stdout.trim().split('\n').map((l) => JSON.parse(l) as { traceId: string; spanId: string; parentSpanId?: string; attributes: Record<string, unknown> });
+    expect(trace.stdout).toMatch(
+      new RegExp(`┊ sub-agent run ${rootId as string}\\.\\d+\\.0 · done \\(final_answer\\) · for call call_lead_1 of ${rootId as string}`),
+    );
+    const spans = (await rein(['trace', rootId as string, '--store', db, '--json'], opts)).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { traceId: string; spanId: string; parentSpanId?: string; attributes: Record<string, unknown> });
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
     // The child's attempts (it paused, then was resumed by the approve) sit under the lead's spans of the call that ran it.
-    const calls = spans.filter((s) => s.attributes['gen_ai.tool.call.id'] === 'call_lead_1' && s.attributes['gen_ai.operation.name'] === 'execute_tool').map((s) => s.spanId);
+    const calls = spans
+      .filter((s) => s.attributes['gen_ai.tool.call.id'] === 'call_lead_1' && s.attributes['gen_ai.operation.name'] === 'execute_tool')
+      .map((s) => s.spanId);
     expect(calls).toHaveLength(2);
     const attempts = spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'invoke_agent');
     expect(attempts).toHaveLength(4);

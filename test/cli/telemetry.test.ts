@@ -63,7 +63,10 @@ interface JsonSpan {
   parentSpanId?: string;
   name: string;
   kind: number;
-  attributes: Array<{ key: string; value: { stringValue?: string; intValue?: string | number; boolValue?: boolean; arrayValue?: unknown } }>;
+  attributes: Array<{
+    key: string;
+    value: { stringValue?: string; intValue?: string | number; boolValue?: boolean; arrayValue?: unknown };
+  }>;
   status?: { code?: number };
 }
 
@@ -72,7 +75,12 @@ function decodeJson(bodies: Buffer[]): { spans: JsonSpan[]; resource: Record<str
   const spans: JsonSpan[] = [];
   let resource: Record<string, unknown> = {};
   for (const body of bodies) {
-    const request = JSON.parse(body.toString('utf8')) as { resourceSpans: Array<{ resource: { attributes: JsonSpan['attributes'] }; scopeSpans: Array<{ scope: { name: string }; spans: JsonSpan[] }> }> };
+    const request = JSON.parse(body.toString('utf8')) as {
+      resourceSpans: Array<{
+        resource: { attributes: JsonSpan['attributes'] };
+        scopeSpans: Array<{ scope: { name: string }; spans: JsonSpan[] }>;
+      }>;
+    };
     for (const rs of request.resourceSpans) {
       resource = Object.fromEntries(rs.resource.attributes.map((a) => [a.key, a.value.stringValue ?? a.value.intValue]));
       for (const ss of rs.scopeSpans) {
@@ -89,7 +97,11 @@ const attr = (span: JsonSpan, key: string) => {
   return v?.stringValue ?? (v?.intValue === undefined ? v?.boolValue : Number(v.intValue));
 };
 
-const runEvents = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; result?: { traceId: string; runId: string } });
+const runEvents = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; result?: { traceId: string; runId: string } });
 
 describe('rein run exporting over OTLP/HTTP', () => {
   it('sends the run’s spans and metrics (http/json) to OTEL_EXPORTER_OTLP_ENDPOINT, in the run’s trace', async () => {
@@ -98,7 +110,13 @@ describe('rein run exporting over OTLP/HTTP', () => {
     const collector = await receiver();
     const out = await rein(['run', '--json', '--no-store', '--base-url', s.url, 'what is 6*7?'], {
       cwd: p.project,
-      env: cleanEnv({ HOME: p.home, OTEL_EXPORTER_OTLP_ENDPOINT: collector.origin, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'agent-test', OTEL_EXPORTER_OTLP_HEADERS: 'x-team=blue' }),
+      env: cleanEnv({
+        HOME: p.home,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.origin,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'agent-test',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-team=blue',
+      }),
     });
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
@@ -125,8 +143,14 @@ describe('rein run exporting over OTLP/HTTP', () => {
     expect(attr(chat, 'gen_ai.usage.input_tokens')).toBeGreaterThan(0);
     const metrics = collector.requests.filter((r) => r.path === '/v1/metrics');
     expect(metrics.length).toBeGreaterThan(0);
-    const names = metrics.flatMap((m) => (JSON.parse(m.body.toString()) as { resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: Array<{ name: string }> }> }> }).resourceMetrics.flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics.map((x) => x.name))));
-    expect(names).toEqual(expect.arrayContaining(['gen_ai.client.token.usage', 'gen_ai.client.operation.duration', 'rein.runs', 'rein.tool.calls']));
+    const names = metrics.flatMap((m) =>
+      (
+        JSON.parse(m.body.toString()) as { resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: Array<{ name: string }> }> }> }
+      ).resourceMetrics.flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics.map((x) => x.name))),
+    );
+    expect(names).toEqual(
+      expect.arrayContaining(['gen_ai.client.token.usage', 'gen_ai.client.operation.duration', 'rein.runs', 'rein.tool.calls']),
+    );
   });
 
   it('speaks http/protobuf by default, as the OTLP specification says; --traceparent makes the run a child', async () => {
@@ -136,7 +160,11 @@ describe('rein run exporting over OTLP/HTTP', () => {
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const out = await rein(['run', '--no-store', '--no-tools', '--traceparent', traceparent, '--base-url', s.url, 'hi'], {
       cwd: p.project,
-      env: cleanEnv({ HOME: p.home, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.origin}/custom/traces`, OTEL_METRICS_EXPORTER: 'none' }),
+      env: cleanEnv({
+        HOME: p.home,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.origin}/custom/traces`,
+        OTEL_METRICS_EXPORTER: 'none',
+      }),
     });
     expect(out.code).toBe(0);
     const traces = collector.requests.filter((r) => r.path === '/custom/traces');
@@ -153,18 +181,33 @@ describe('rein run exporting over OTLP/HTTP', () => {
   it('a bad traceparent, a bad log level and an unknown protocol are refused before anything runs', async () => {
     const p = await project();
     const env = cleanEnv({ HOME: p.home });
-    const bad = await rein(['run', '--no-store', '--traceparent', '01-abc', '--base-url', 'http://127.0.0.1:9/v1', 'hi'], { cwd: p.project, env });
+    const bad = await rein(['run', '--no-store', '--traceparent', '01-abc', '--base-url', 'http://127.0.0.1:9/v1', 'hi'], {
+      cwd: p.project,
+      env,
+    });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--traceparent is not a W3C traceparent/);
-    const fromEnv = await rein(['run', '--no-store', '--base-url', 'http://127.0.0.1:9/v1', 'hi'], { cwd: p.project, env: { ...env, TRACEPARENT: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' } });
+    const fromEnv = await rein(['run', '--no-store', '--base-url', 'http://127.0.0.1:9/v1', 'hi'], {
+      cwd: p.project,
+      env: { ...env, TRACEPARENT: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' },
+    });
     expect(fromEnv.stderr).toMatch(/TRACEPARENT: the trace id is all zeros/);
-    const level = await rein(['run', '--no-store', '--log-file', join(p.base, 'x.log'), '--base-url', 'http://127.0.0.1:9/v1', 'hi'], { cwd: p.project, env: { ...env, REIN_LOG_LEVEL: 'loud' } });
+    const level = await rein(['run', '--no-store', '--log-file', join(p.base, 'x.log'), '--base-url', 'http://127.0.0.1:9/v1', 'hi'], {
+      cwd: p.project,
+      env: { ...env, REIN_LOG_LEVEL: 'loud' },
+    });
     expect(level.code).toBe(2);
     expect(level.stderr).toMatch(/REIN_LOG_LEVEL must be one of debug, info, warn, error, silent/);
-    const grpc = await rein(['run', '--no-store', '--base-url', 'http://127.0.0.1:9/v1', 'hi'], { cwd: p.project, env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' } });
+    const grpc = await rein(['run', '--no-store', '--base-url', 'http://127.0.0.1:9/v1', 'hi'], {
+      cwd: p.project,
+      env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+    });
     expect(grpc.code).toBe(2);
     expect(grpc.stderr).toMatch(/rein exports over http\/protobuf or http\/json \(not grpc\)/);
-    const hook = await rein(['run', '--no-store', '--alert-webhook', 'mailto:ops@example.com', '--base-url', 'http://127.0.0.1:9/v1', 'hi'], { cwd: p.project, env });
+    const hook = await rein(
+      ['run', '--no-store', '--alert-webhook', 'mailto:ops@example.com', '--base-url', 'http://127.0.0.1:9/v1', 'hi'],
+      { cwd: p.project, env },
+    );
     expect(hook.code).toBe(2);
     expect(hook.stderr).toMatch(/--alert-webhook must be an http:\/\/ or https:\/\/ URL/);
   });
@@ -175,12 +218,25 @@ describe('rein run --log-file and --alert-webhook', () => {
     const p = await project();
     const s = await scripted([toolCall('calculate', { expression: '6 * 7' }), text('It is 42.')]);
     const file = join(p.base, 'run.log');
-    const out = await rein(['run', '--no-store', '--log-file', file, '--base-url', s.url, 'what is 6*7?'], { cwd: p.project, env: cleanEnv({ HOME: p.home }) });
+    const out = await rein(['run', '--no-store', '--log-file', file, '--base-url', s.url, 'what is 6*7?'], {
+      cwd: p.project,
+      env: cleanEnv({ HOME: p.home }),
+    });
     expect(out.code).toBe(0);
-    const lines = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.event)).toEqual(['run_started', 'model_request', 'permission', 'tool_call', 'model_request', 'run_finished']);
     expect(lines[2]).toMatchObject({ tool: 'calculate', decision: 'allow' });
-    expect(lines[3]).toMatchObject({ level: 'info', tool: 'calculate', input: { expression: '6 * 7' }, output: '42', duration_ms: expect.any(Number), step: 1 });
+    expect(lines[3]).toMatchObject({
+      level: 'info',
+      tool: 'calculate',
+      input: { expression: '6 * 7' },
+      output: '42',
+      duration_ms: expect.any(Number),
+      step: 1,
+    });
     expect(new Set(lines.map((l) => l.trace_id)).size).toBe(1);
   });
 
@@ -188,19 +244,38 @@ describe('rein run --log-file and --alert-webhook', () => {
     const p = await project();
     const s = await scripted([{ fault: { type: 'status', status: 401 } }]);
     const hook = await receiver(() => 200);
-    const out = await rein(['run', '--no-store', '--no-tools', '--alert-webhook', `${hook.origin}/alert`, '--base-url', s.url, 'hi'], { cwd: p.project, env: cleanEnv({ HOME: p.home }) });
+    const out = await rein(['run', '--no-store', '--no-tools', '--alert-webhook', `${hook.origin}/alert`, '--base-url', s.url, 'hi'], {
+      cwd: p.project,
+      env: cleanEnv({ HOME: p.home }),
+    });
     expect(out.code).toBe(1);
     expect(hook.requests).toHaveLength(1);
-    expect(JSON.parse(hook.requests[0]!.body.toString())).toMatchObject({ type: 'rein.alert', reason: 'fatal_error', error: { code: 'auth' } });
+    expect(JSON.parse(hook.requests[0]!.body.toString())).toMatchObject({
+      type: 'rein.alert',
+      reason: 'fatal_error',
+      error: { code: 'auth' },
+    });
 
     const s2 = await scripted([{ fault: { type: 'status', status: 401 } }]);
     const dead = await receiver(() => 'hang');
     const started = Date.now();
-    const stuck = await rein(['run', '--no-store', '--no-tools', '--alert-webhook', `${dead.origin.replace('http://', 'http://ops:hunter2@')}/alert`, '--base-url', s2.url, 'hi'], {
-      cwd: p.project,
-      env: cleanEnv({ HOME: p.home }),
-      timeoutMs: 30_000,
-    });
+    const stuck = await rein(
+      [
+        'run',
+        '--no-store',
+        '--no-tools',
+        '--alert-webhook',
+        `${dead.origin.replace('http://', 'http://ops:hunter2@')}/alert`,
+        '--base-url',
+        s2.url,
+        'hi',
+      ],
+      {
+        cwd: p.project,
+        env: cleanEnv({ HOME: p.home }),
+        timeoutMs: 30_000,
+      },
+    );
     expect(stuck.code).toBe(1);
     expect(Date.now() - started).toBeLessThan(5000 + 10_000);
     expect(stuck.stderr).toMatch(/could not be delivered to http:\/\/127\.0\.0\.1:\d+\/alert: no answer within 5000 ms/);
@@ -211,11 +286,18 @@ describe('rein run --log-file and --alert-webhook', () => {
 describe('rein trace', () => {
   it('draws a stored run as a tree, prints its spans with --json, and exports the same spans with --export', async () => {
     const p = await project();
-    const s = await scripted([toolCall('calculate', { expression: '6 * 7' }), { fault: { type: 'status', status: 500 } }, text('It is 42.')]);
+    const s = await scripted([
+      toolCall('calculate', { expression: '6 * 7' }),
+      { fault: { type: 'status', status: 500 } },
+      text('It is 42.'),
+    ]);
     const store = join(p.base, 'runs.db');
     const env = cleanEnv({ HOME: p.home });
     const logFile = join(p.base, 'run.log');
-    const run = await rein(['run', '--json', '--store', store, '--log-file', logFile, '--base-url', s.url, 'what is 6*7?'], { cwd: p.project, env });
+    const run = await rein(['run', '--json', '--store', store, '--log-file', logFile, '--base-url', s.url, 'what is 6*7?'], {
+      cwd: p.project,
+      env,
+    });
     expect(run.code).toBe(0);
     const { runId, traceId } = runEvents(run.stdout).at(-1)!.result!;
     const shown = await rein(['trace', runId, '--store', store], { cwd: p.project, env });
@@ -240,26 +322,47 @@ describe('rein trace', () => {
     );
 
     const json = await rein(['trace', runId, '--json', '--store', store], { cwd: p.project, env });
-    const spans = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { traceId: string; spanId: string; name: string; parentSpanId?: string });
-    expect(spans.map((sp) => sp.name)).toEqual(['invoke_agent', 'chat gpt-4o-mini', 'execute_tool calculate', 'chat gpt-4o-mini', 'chat gpt-4o-mini']);
+    const spans = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { traceId: string; spanId: string; name: string; parentSpanId?: string });
+    expect(spans.map((sp) => sp.name)).toEqual([
+      'invoke_agent',
+      'chat gpt-4o-mini',
+      'execute_tool calculate',
+      'chat gpt-4o-mini',
+      'chat gpt-4o-mini',
+    ]);
     expect(spans.every((sp) => sp.traceId === traceId)).toBe(true);
 
     const collector = await receiver();
-    const exported = await rein(['trace', runId, '--export', '--store', store], { cwd: p.project, env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.origin, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } });
+    const exported = await rein(['trace', runId, '--export', '--store', store], {
+      cwd: p.project,
+      env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.origin, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+    });
     expect(exported.code).toBe(0);
     expect(exported.stderr).toBe(`rein: exported 5 spans of run ${runId} (trace ${traceId}) to ${collector.origin}/v1/traces\n`);
     const sent = decodeJson(collector.requests.map((r) => r.body)).spans;
-    expect(sent.map((sp) => [sp.spanId, sp.parentSpanId || undefined, sp.name])).toEqual(spans.map((sp) => [sp.spanId, sp.parentSpanId, sp.name]));
+    expect(sent.map((sp) => [sp.spanId, sp.parentSpanId || undefined, sp.name])).toEqual(
+      spans.map((sp) => [sp.spanId, sp.parentSpanId, sp.name]),
+    );
     // The run attempt's span id is the one the log recorded, and the log lines written live
     // name the very spans the stored run derives to (and exports later).
     const stored = await openSqliteStore({ path: store });
     const events = await stored.loadEvents(runId);
     await stored.close();
     expect(events[0]).toMatchObject({ type: 'run_started', spanId: spans[0]!.spanId });
-    const logged = (await readFile(logFile, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { span_id: string; event: string });
+    const logged = (await readFile(logFile, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { span_id: string; event: string });
     const byId = new Map(spans.map((sp) => [sp.spanId, sp.name]));
     expect(logged.filter((l) => l.event === 'tool_call').map((l) => byId.get(l.span_id))).toEqual(['execute_tool calculate']);
-    expect(logged.filter((l) => l.event === 'model_request').map((l) => byId.get(l.span_id))).toEqual(['chat gpt-4o-mini', 'chat gpt-4o-mini', 'chat gpt-4o-mini']);
+    expect(logged.filter((l) => l.event === 'model_request').map((l) => byId.get(l.span_id))).toEqual([
+      'chat gpt-4o-mini',
+      'chat gpt-4o-mini',
+      'chat gpt-4o-mini',
+    ]);
 
     const nowhere = await rein(['trace', runId, '--export', '--store', store], { cwd: p.project, env });
     expect(nowhere.code).toBe(2);
@@ -274,12 +377,14 @@ describe('rein trace', () => {
     const agent = new Agent({ model: s.model(), tools: seedTools(), store, telemetry: false });
     const result = await agent.run('1+1');
     await store.close();
-    const events = JSON.stringify(await (async () => {
-      const again = await openSqliteStore({ path });
-      const e = await again.loadEvents(result.runId);
-      await again.close();
-      return e;
-    })());
+    const events = JSON.stringify(
+      await (async () => {
+        const again = await openSqliteStore({ path });
+        const e = await again.loadEvents(result.runId);
+        await again.close();
+        return e;
+      })(),
+    );
     expect(events).not.toContain('spanId');
     const shown = await rein(['trace', result.runId, '--store', path], { cwd: p.project, env: cleanEnv({ HOME: p.home }) });
     expect(shown.code).toBe(0);

@@ -46,6 +46,8 @@ describe('visibleLabel and terminalLine', () => {
   });
 
   it('a line for stderr has its URL passwords redacted and its control characters shown', () => {
-    expect(terminalLine(`cannot reach http://alice:s3cret@host/v1 ${ESC}[2J`)).toBe('cannot reach http://alice:[REDACTED:url_password]@host/v1 ␛[2J');
+    expect(terminalLine(`cannot reach http://alice:s3cret@host/v1 ${ESC}[2J`)).toBe(
+      'cannot reach http://alice:[REDACTED:url_password]@host/v1 ␛[2J',
+    );
   });
 });

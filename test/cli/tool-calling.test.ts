@@ -40,12 +40,20 @@ describe('rein run with a model without tool calling', () => {
   it('switches to tools in the prompt when the server refuses them, with a note, and so from the start with --tool-calling prompt', async () => {
     const { server, url } = await serve();
     try {
-      const run = await rein(['run', '--no-store', '--base-url', url, '--model', 'openai/llama3', 'what is 6 * 7?'], { cwd: dirs.project, env });
+      const run = await rein(['run', '--no-store', '--base-url', url, '--model', 'openai/llama3', 'what is 6 * 7?'], {
+        cwd: dirs.project,
+        env,
+      });
       expect(run.code).toBe(0);
       expect(run.stdout.trim()).toBe('It is 42.');
-      expect(run.stderr).toMatch(/note: openai \(.*\) refused the tools parameter for llama3: its tools are described in the prompt from now on/);
+      expect(run.stderr).toMatch(
+        /note: openai \(.*\) refused the tools parameter for llama3: its tools are described in the prompt from now on/,
+      );
       expect(run.stderr).toMatch(/→ calculate \{"expression":"6 \* 7"\}/);
-      const prompted = await rein(['run', '--no-store', '--base-url', url, '--model', 'openai/llama3', '--tool-calling', 'prompt', 'what is 6 * 7?'], { cwd: dirs.project, env });
+      const prompted = await rein(
+        ['run', '--no-store', '--base-url', url, '--model', 'openai/llama3', '--tool-calling', 'prompt', 'what is 6 * 7?'],
+        { cwd: dirs.project, env },
+      );
       expect(prompted.code).toBe(0);
       expect(prompted.stdout.trim()).toBe('It is 42.');
       expect(prompted.stderr).not.toMatch(/note:/);

@@ -35,6 +35,8 @@ describe('urlPasswordRedacting', () => {
     const out = urlPasswordRedacting(target);
     out.write('{"type":"run_started","model":{"baseUrl":"http://alice:s3cret@host/v1"}}\n');
     out.write('{"type":"text_delta","delta":"hi"}\n');
-    expect(written).toBe('{"type":"run_started","model":{"baseUrl":"http://alice:[REDACTED:url_password]@host/v1"}}\n{"type":"text_delta","delta":"hi"}\n');
+    expect(written).toBe(
+      '{"type":"run_started","model":{"baseUrl":"http://alice:[REDACTED:url_password]@host/v1"}}\n{"type":"text_delta","delta":"hi"}\n',
+    );
   });
 });

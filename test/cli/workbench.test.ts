@@ -89,8 +89,16 @@ describe('rein run: approvals and the permission policy', () => {
     const paused = await rein(['run', '--json', '--base-url', s.url, 'note it down']);
     expect(paused.code).toBe(4);
     const log = events(paused.stdout);
-    expect(log.find((e) => e.type === 'permission_decided')).toMatchObject({ name: 'write_file', decision: 'ask', rule: 'default: risk write asks' });
-    expect(log.find((e) => e.type === 'approval_requested')).toMatchObject({ toolCallId: 'call_w', name: 'write_file', arguments: { path: 'notes/todo.txt' } });
+    expect(log.find((e) => e.type === 'permission_decided')).toMatchObject({
+      name: 'write_file',
+      decision: 'ask',
+      rule: 'default: risk write asks',
+    });
+    expect(log.find((e) => e.type === 'approval_requested')).toMatchObject({
+      toolCallId: 'call_w',
+      name: 'write_file',
+      arguments: { path: 'notes/todo.txt' },
+    });
     expect(log.at(-1)).toMatchObject({ type: 'run_finished', status: 'paused', reason: 'awaiting_approval' });
     expect(log.some((e) => e.type === 'tool_started')).toBe(false);
     expect(existsSync(join(project, 'notes', 'todo.txt'))).toBe(false);
@@ -114,24 +122,36 @@ describe('rein run: approvals and the permission policy', () => {
     expect(paused.code).toBe(4);
     const runId = /rein approve (run_\w+)/.exec(paused.stderr)?.[1];
     expect(runId).toBeDefined();
-    expect(paused.stderr).toContain('rein: waiting for approval: write_file {"path":"a.txt","content":"A"} (default: risk write asks) [call_a]\n');
-    expect(paused.stderr).toContain('rein: waiting for approval: write_file {"path":"b.txt","content":"B"} (default: risk write asks) [call_b]\n');
+    expect(paused.stderr).toContain(
+      'rein: waiting for approval: write_file {"path":"a.txt","content":"A"} (default: risk write asks) [call_a]\n',
+    );
+    expect(paused.stderr).toContain(
+      'rein: waiting for approval: write_file {"path":"b.txt","content":"B"} (default: risk write asks) [call_b]\n',
+    );
     // rein show says the same of the stored run, later, from another process.
     const shown = await rein(['show', runId!]);
     expect(shown.code).toBe(0);
-    expect(shown.stderr).toContain('rein: waiting for approval: write_file {"path":"a.txt","content":"A"} (default: risk write asks) [call_a]\n');
-    expect(shown.stderr).toContain('rein: waiting for approval: write_file {"path":"b.txt","content":"B"} (default: risk write asks) [call_b]\n');
+    expect(shown.stderr).toContain(
+      'rein: waiting for approval: write_file {"path":"a.txt","content":"A"} (default: risk write asks) [call_a]\n',
+    );
+    expect(shown.stderr).toContain(
+      'rein: waiting for approval: write_file {"path":"b.txt","content":"B"} (default: risk write asks) [call_b]\n',
+    );
     expect(shown.stderr).toContain(`rein: the run waits for approval: rein approve ${runId} (or --deny)\n`);
 
     const first = await rein(['approve', runId!, '--call', 'call_a', '--base-url', s.url]);
     expect(first.code).toBe(4);
     expect(first.stderr).not.toContain('[call_a]');
-    expect(first.stderr).toContain('rein: waiting for approval: write_file {"path":"b.txt","content":"B"} (default: risk write asks) [call_b]\n');
+    expect(first.stderr).toContain(
+      'rein: waiting for approval: write_file {"path":"b.txt","content":"B"} (default: risk write asks) [call_b]\n',
+    );
     expect(first.stderr).toContain(`rein: the run waits for approval: rein approve ${runId}`);
     // The log of a run resumed and paused again: only the call still waiting.
     const replayed = await rein(['replay', runId!]);
     expect(replayed.stderr).not.toContain('[call_a]');
-    expect(replayed.stderr).toContain('rein: waiting for approval: write_file {"path":"b.txt","content":"B"} (default: risk write asks) [call_b]\n');
+    expect(replayed.stderr).toContain(
+      'rein: waiting for approval: write_file {"path":"b.txt","content":"B"} (default: risk write asks) [call_b]\n',
+    );
 
     const second = await rein(['approve', runId!, '--deny', '--reason', 'b stays as it is', '--base-url', s.url]);
     expect(second.code).toBe(0);
@@ -161,7 +181,10 @@ describe('rein run: approvals and the permission policy', () => {
     const out = await rein(['run', '--json', '--mode', 'acceptEdits', '--base-url', s.url, 'note it down']);
     expect(out.code).toBe(0);
     const log = events(out.stdout);
-    expect(log.find((e) => e.type === 'permission_decided')).toMatchObject({ decision: 'allow', rule: 'mode acceptEdits: risk write allows' });
+    expect(log.find((e) => e.type === 'permission_decided')).toMatchObject({
+      decision: 'allow',
+      rule: 'mode acceptEdits: risk write allows',
+    });
     expect(log.some((e) => e.type === 'approval_requested')).toBe(false);
     expect(await readFile(join(project, 'notes', 'todo.txt'), 'utf8')).toBe('buy milk\n');
   });
@@ -189,7 +212,9 @@ describe('rein run: approvals and the permission policy', () => {
     expect(existsSync(join(project, 'secret'))).toBe(false);
     expect(await readFile(join(project, 'public', 'readme.txt'), 'utf8')).toBe('hello');
     const seen = toolTexts(s.requests[1]);
-    expect(seen.call_secret).toMatch(/^permission denied for tool "write_file": the rule "deny write_file\(secret\/\*\*\)" refuses this call for "secret\/key.txt"/);
+    expect(seen.call_secret).toMatch(
+      /^permission denied for tool "write_file": the rule "deny write_file\(secret\/\*\*\)" refuses this call for "secret\/key.txt"/,
+    );
     expect(seen.call_public).toBe('Created public/readme.txt (5 bytes, 1 lines).');
   });
 
@@ -254,9 +279,17 @@ describe('rein run: approvals and the permission policy', () => {
     expect(out.code).toBe(0);
     expect(out.stderr).toMatch(/^rein: ⚠ YOLO MODE: EVERY TOOL CALL RUNS WITHOUT ASKING\./m);
     const log = events(out.stdout);
-    expect(log.find((e) => e.type === 'permission_decided')).toMatchObject({ name: 'bash', decision: 'allow', rule: 'mode yolo: allow all' });
+    expect(log.find((e) => e.type === 'permission_decided')).toMatchObject({
+      name: 'bash',
+      decision: 'allow',
+      rule: 'mode yolo: allow all',
+    });
     expect(log.some((e) => e.type === 'approval_requested')).toBe(false);
-    expect(log.at(-1)).toMatchObject({ type: 'run_finished', reason: 'final_answer', result: { text: expect.stringMatching(/^\[bash\] hi\n/) } });
+    expect(log.at(-1)).toMatchObject({
+      type: 'run_finished',
+      reason: 'final_answer',
+      result: { text: expect.stringMatching(/^\[bash\] hi\n/) },
+    });
   });
 
   it('--tools read_file offers only read_file; another tool is refused as unknown; ../ paths are refused; a --tools typo is said', async () => {
@@ -348,7 +381,9 @@ describe('rein run at a terminal', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const question = tty.drawn.screen.slice(tty.drawn.screen.lastIndexOf('? bash needs your approval'));
     // readline moves the cursor to column 1 before its prompt; only an erased line is a fault.
-    expect(question.replace(/\x1b\[\d*[GJ]/g, '')).toMatch(/^\? bash needs your approval\n {2}command: echo hi\n {2}allow\? \[y\]es, \[n\]o, \[a\]lways this session: /);
+    expect(question.replace(/\x1b\[\d*[GJ]/g, '')).toMatch(
+      /^\? bash needs your approval\n {2}command: echo hi\n {2}allow\? \[y\]es, \[n\]o, \[a\]lways this session: /,
+    );
     expect(question).not.toContain('\x1b[2K');
     tty.type('y\r');
     expect(await exit).toBe(0);
@@ -360,7 +395,10 @@ describe('rein run at a terminal', () => {
     await mkdir(join(project, '.rein'));
     const s = await model([{ name: 'bash', arguments: { command: 'touch made-by-bash' } }]);
     const tty = terminal();
-    const exit = runCommand.run(['--store', join(project, '.rein', 'runs.db'), '--no-mcp', '--root', project, '--base-url', s.url, 'touch it'], tty.io);
+    const exit = runCommand.run(
+      ['--store', join(project, '.rein', 'runs.db'), '--no-mcp', '--root', project, '--base-url', s.url, 'touch it'],
+      tty.io,
+    );
     await tty.waitFor('allow? ');
     tty.type('\x03');
     expect(await exit).toBe(130);
@@ -392,7 +430,11 @@ describe('rein run: MCP servers from .mcp.json', () => {
     expect(out.stderr).toMatch(/rein: @everything:demo:\/\/nope\/x was not attached: .*not found/);
     expect(s.requests[0]!.messages.at(-1)).toMatchObject({
       role: 'user',
-      content: expect.stringMatching(new RegExp(`^${task.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\n\\[resource demo://resource/dynamic/text/7 .*\\]\nResource 7: This is a plaintext resource`)),
+      content: expect.stringMatching(
+        new RegExp(
+          `^${task.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\n\\[resource demo://resource/dynamic/text/7 .*\\]\nResource 7: This is a plaintext resource`,
+        ),
+      ),
     });
     expect(s.requests[0]!.tools!.map((t) => t.function.name)).toEqual(expect.arrayContaining(['everything__echo', 'read_file', 'bash']));
     expect(toolTexts(s.requests[1])).toEqual({ call_echo: 'Echo: ping from the model' });
@@ -403,13 +445,23 @@ describe('rein run: MCP servers from .mcp.json', () => {
 
   it('a server that cannot start is one notice naming it and its error; a misspelt key is one notice', async () => {
     await mcpJson({ missing: { command: 'rein-no-such-mcp-server' }, broken: { command: 'node', timeoutMS: 10 } });
-    const io: CliIO = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: { PATH: process.env.PATH, HOME: home }, signal: new AbortController().signal };
+    const io: CliIO = {
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      env: { PATH: process.env.PATH, HOME: home },
+      signal: new AbortController().signal,
+    };
     const bench = await openWorkbench({ root: project, 'no-skills': true }, io, []);
     try {
       expect(bench.notices.filter((n) => n.includes('missing'))).toEqual([
-        expect.stringMatching(/^mcp server "missing" did not start: cannot start "rein-no-such-mcp-server": not found .*\(retrying in the background\)$/),
+        expect.stringMatching(
+          /^mcp server "missing" did not start: cannot start "rein-no-such-mcp-server": not found .*\(retrying in the background\)$/,
+        ),
       ]);
-      expect(bench.notices.filter((n) => n.includes('broken'))).toEqual([expect.stringContaining(`mcp ${join(project, '.mcp.json')} (mcpServers.broken.timeoutMS) `)]);
+      expect(bench.notices.filter((n) => n.includes('broken'))).toEqual([
+        expect.stringContaining(`mcp ${join(project, '.mcp.json')} (mcpServers.broken.timeoutMS) `),
+      ]);
     } finally {
       await bench.close();
     }
@@ -421,7 +473,11 @@ describe('rein run: MCP servers from .mcp.json', () => {
     const paused = await rein(['run', '--json', '--tools', 'everything__toggle-*', '--base-url', s.url, 'toggle logging']);
     expect(paused.code).toBe(4);
     const log = events(paused.stdout);
-    expect(log.find((e) => e.type === 'permission_decided')).toMatchObject({ name: 'everything__toggle-simulated-logging', decision: 'ask', rule: 'default: risk write asks' });
+    expect(log.find((e) => e.type === 'permission_decided')).toMatchObject({
+      name: 'everything__toggle-simulated-logging',
+      decision: 'ask',
+      rule: 'default: risk write asks',
+    });
     const approved = await rein(['approve', log[0]!.runId, '--base-url', s.url]);
     expect(approved.code).toBe(0);
     expect(toolTexts(s.requests[1]).call_t).toMatch(/^(Started|Stopped) simulated/);
@@ -450,7 +506,10 @@ describe('rein run: project rules and skills', () => {
     expect(out.stderr).toContain(`rein: skill ${brokenFile}: no front matter`);
     const request = s.received[0]!.request!;
     expect(request.system).toContain('Always run the linter before committing (rule R-17).');
-    const user = request.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+    const user = request.messages
+      .filter((m) => m.role === 'user')
+      .map((m) => m.content)
+      .join('\n');
     expect(user).toContain('Verify the health endpoint answers 200 (step D-42).');
     expect(user).toContain('for staging');
     expect(user).not.toContain('/skill:deploy-check');

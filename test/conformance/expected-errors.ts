@@ -89,12 +89,15 @@ const DROPPED_HEADERS = new Set(['content-length', 'connection', 'transfer-encod
  * view of an error, not a wire frame, so it is left out.
  */
 export function reportedErrors(): ReportedError[] {
-  const { items } = JSON.parse(readFileSync(new URL('errors/observed-in-issue-reports.json', FIXTURES_DIR), 'utf8')) as { items: ReportItem[] };
+  const { items } = JSON.parse(readFileSync(new URL('errors/observed-in-issue-reports.json', FIXTURES_DIR), 'utf8')) as {
+    items: ReportItem[];
+  };
   const out: ReportedError[] = [];
   for (const item of items) {
     const expected = REPORTED[item.source_url];
     if (expected === undefined) continue;
-    const api: ModelApi = item.provider === 'anthropic' ? 'anthropic-messages' : item.provider === 'openai-responses' ? 'openai-responses' : 'openai-chat';
+    const api: ModelApi =
+      item.provider === 'anthropic' ? 'anthropic-messages' : item.provider === 'openai-responses' ? 'openai-responses' : 'openai-chat';
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(item.headers ?? {})) if (!DROPPED_HEADERS.has(name.toLowerCase())) headers[name] = value;
     let response: ScriptedResponse;
@@ -102,7 +105,11 @@ export function reportedErrors(): ReportedError[] {
       headers['content-type'] ??= 'application/json';
       response = { status: item.status, headers, body: item.body === null ? '' : JSON.stringify(item.body) };
     } else {
-      response = { status: 200, headers: { 'content-type': 'text/event-stream' }, body: `event: error\ndata: ${JSON.stringify(item.body)}\n\n` };
+      response = {
+        status: 200,
+        headers: { 'content-type': 'text/event-stream' },
+        body: `event: error\ndata: ${JSON.stringify(item.body)}\n\n`,
+      };
     }
     out.push({ name: `${item.provider} ${item.status ?? 'mid-stream'}: ${item.scenario.slice(0, 70)}`, api, response, expected });
   }
@@ -114,7 +121,9 @@ export const UNREPLAYABLE_REPORTS = ['https://github.com/openai/codex/issues/88'
 
 /** Every issue report's URL, to prove each is either in the table or left out on purpose. */
 export function reportUrls(): string[] {
-  const { items } = JSON.parse(readFileSync(new URL('errors/observed-in-issue-reports.json', FIXTURES_DIR), 'utf8')) as { items: ReportItem[] };
+  const { items } = JSON.parse(readFileSync(new URL('errors/observed-in-issue-reports.json', FIXTURES_DIR), 'utf8')) as {
+    items: ReportItem[];
+  };
   return items.map((item) => item.source_url);
 }
 

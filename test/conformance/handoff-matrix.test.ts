@@ -47,7 +47,8 @@ const APIS: ModelApi[] = ['openai-chat', 'openai-responses', 'anthropic-messages
 /** The source recording decoded by its own adapter: the assistant turn to hand off. */
 async function decodeSource(source: Source): Promise<AssistantMessage> {
   const { message } = await replayRecording(source.file, { id: source.id });
-  if (message.stopReason === 'error') throw new Error(`the ${source.api} adapter could not decode ${source.file}: ${message.error?.code}: ${message.error?.message}`);
+  if (message.stopReason === 'error')
+    throw new Error(`the ${source.api} adapter could not decode ${source.file}: ${message.error?.code}: ${message.error?.message}`);
   if (!message.content.some((block) => block.type === 'tool_call')) throw new Error(`${source.file} decoded to no tool call`);
   return message;
 }
@@ -81,7 +82,8 @@ describe('handoff matrix: a tool-call conversation of one API continued on anoth
         try {
           const { message } = await collect((await loadAdapter(target))(modelRef(target, targetId, server.baseUrl), conversation(turn)));
           const request = server.requests[0];
-          if (request === undefined) throw new Error(`the ${target} adapter sent no request: ${message.error?.code}: ${message.error?.message}`);
+          if (request === undefined)
+            throw new Error(`the ${target} adapter sent no request: ${message.error?.code}: ${message.error?.message}`);
           const problems = checkRequest(target, request.json, { source: turn, own, targetId });
           expect(problems, problems.join('; ')).toEqual([]);
         } finally {

@@ -19,7 +19,14 @@ import { loadAdapter } from '../../src/model/providers/index.js';
 import type { AssistantMessage, AssistantStreamEvent } from '../../src/model/types.js';
 import { FIXTURES_DIR, startServer } from '../model/fixture-server.js';
 import { collect, expectWellFormed } from '../model/stream-helpers.js';
-import { CLASSIFIED_REPORTS, EXPECTED_ERRORS, UNREPLAYABLE_REPORTS, carriesStreamError, reportUrls, reportedErrors } from './expected-errors.js';
+import {
+  CLASSIFIED_REPORTS,
+  EXPECTED_ERRORS,
+  UNREPLAYABLE_REPORTS,
+  carriesStreamError,
+  reportUrls,
+  reportedErrors,
+} from './expected-errors.js';
 import type { ExpectedError } from './expected-errors.js';
 import { allRecordings, apiOf, modelRef, recordedResponse, recordedStatus, replayRecording, typicalModelId } from './recordings.js';
 
@@ -27,7 +34,13 @@ import { allRecordings, apiOf, modelRef, recordedResponse, recordedStatus, repla
  * Everything wrong with one adapter run, as readable lines (empty when it conforms): one
  * failing case shows all its problems at once, which is what an adapter author needs.
  */
-function violations(events: AssistantStreamEvent[], message: AssistantMessage, api: string, expected: ExpectedError | undefined, status: number): string[] {
+function violations(
+  events: AssistantStreamEvent[],
+  message: AssistantMessage,
+  api: string,
+  expected: ExpectedError | undefined,
+  status: number,
+): string[] {
   const problems: string[] = [];
   try {
     expectWellFormed(events, message);
@@ -54,13 +67,18 @@ function violations(events: AssistantStreamEvent[], message: AssistantMessage, a
   }
   const last = events[events.length - 1];
   if (expected === undefined) {
-    if (last?.type !== 'done') problems.push(`expected the stream to end in done, it ended in ${last?.type}: ${last?.type === 'error' ? `${last.error.code}: ${last.error.message}` : ''}`);
+    if (last?.type !== 'done')
+      problems.push(
+        `expected the stream to end in done, it ended in ${last?.type}: ${last?.type === 'error' ? `${last.error.code}: ${last.error.message}` : ''}`,
+      );
   } else if (last?.type !== 'error') {
     problems.push(`expected an error event [${expected.join(', ')}], the stream ended in ${last?.type}`);
   } else {
     const got = [last.error.code, last.error.kind];
-    if (got[0] !== expected[0] || got[1] !== expected[1]) problems.push(`error is [${got.join(', ')}], expected [${expected.join(', ')}]: ${last.error.message}`);
-    if (status >= 400 && last.error.status !== status) problems.push(`error.status is ${last.error.status}, expected the HTTP status ${status}`);
+    if (got[0] !== expected[0] || got[1] !== expected[1])
+      problems.push(`error is [${got.join(', ')}], expected [${expected.join(', ')}]: ${last.error.message}`);
+    if (status >= 400 && last.error.status !== status)
+      problems.push(`error.status is ${last.error.status}, expected the HTTP status ${status}`);
     if (message.stopReason !== 'error') problems.push(`message.stopReason is ${message.stopReason}, expected error`);
     if (message.error?.code !== last.error.code) problems.push(`message.error.code is ${message.error?.code}, expected ${last.error.code}`);
   }
@@ -124,6 +142,8 @@ describe('recordedResponse', () => {
 
   it('keeps Chat and Gemini chunks as bare data frames', () => {
     expect((recordedResponse('gemini/stream-function-call-partial-args.chunks.jsonl').body as string).startsWith('data: {')).toBe(true);
-    expect((recordedResponse('openai-compatible/deepseek-stream-reasoning-tool-call.chunks.jsonl').body as string).startsWith('data: {')).toBe(true);
+    expect(
+      (recordedResponse('openai-compatible/deepseek-stream-reasoning-tool-call.chunks.jsonl').body as string).startsWith('data: {'),
+    ).toBe(true);
   });
 });

@@ -68,7 +68,9 @@ export function recordedResponse(file: string): ScriptedResponse {
   const response = fixtureResponse(file);
   const api = apiOf(file);
   if (file.endsWith('.chunks.jsonl') && (api === 'anthropic-messages' || api === 'openai-responses')) {
-    const lines = readFileSync(new URL(file, FIXTURES_DIR), 'utf8').split('\n').filter((line) => line.trim() !== '');
+    const lines = readFileSync(new URL(file, FIXTURES_DIR), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     response.body = lines.map((line) => `event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`).join('');
   }
   return response;
@@ -78,7 +80,8 @@ export function recordedResponse(file: string): ScriptedResponse {
 export function recordedModelId(file: string): string {
   const request = manifestEntry(file)?.request;
   const body = request?.body;
-  if (typeof body === 'object' && body !== null && typeof (body as { model?: unknown }).model === 'string') return (body as { model: string }).model;
+  if (typeof body === 'object' && body !== null && typeof (body as { model?: unknown }).model === 'string')
+    return (body as { model: string }).model;
   const fromUrl = /\/models\/([^/:]+):/.exec(request?.url ?? '')?.[1];
   if (fromUrl !== undefined) return fromUrl;
   return typicalModelId(apiOf(file));

@@ -17,7 +17,12 @@ export function newRun(id: string, extra: Partial<NewRun> = {}): NewRun {
   return {
     id,
     model: 'openai/gpt-4o-mini',
-    config: { system: 'be brief', tools: ['calculate', 'roll_dice'], limits: { maxSteps: 8, timeoutMs: null }, note: 'ünïcødé "quoted" \\ 🙂' },
+    config: {
+      system: 'be brief',
+      tools: ['calculate', 'roll_dice'],
+      limits: { maxSteps: 8, timeoutMs: null },
+      note: 'ünïcødé "quoted" \\ 🙂',
+    },
     configHash: 'hash-1',
     ...extra,
   };
@@ -31,7 +36,8 @@ export function events(id: string, seq: number, count: number, writer = 0): RunE
   return Array.from({ length: count }, (_, i): RunEvent => {
     const s = seq + i;
     if (s % 3 === 0) return { type: 'model_request', step: s, attempt: writer, messages: s, runId: id, seq: s, at: 1_700_000_000_000 + s };
-    if (s % 3 === 1) return { type: 'state_changed', from: 'planning', to: 'tool_calling', step: writer, runId: id, seq: s, at: 1_700_000_000_000 + s };
+    if (s % 3 === 1)
+      return { type: 'state_changed', from: 'planning', to: 'tool_calling', step: writer, runId: id, seq: s, at: 1_700_000_000_000 + s };
     return toolFinished(id, s, `result ${s} of writer ${writer}`, writer);
   });
 }
@@ -51,7 +57,14 @@ export function toolFinished(id: string, seq: number, text: string, step = 1): R
     step,
     toolCallId: `call_${seq}`,
     name: 'read_file',
-    result: { role: 'tool', toolCallId: `call_${seq}`, toolName: 'read_file', content: [{ type: 'text', text }], isError: false, details: { bytes: text.length } },
+    result: {
+      role: 'tool',
+      toolCallId: `call_${seq}`,
+      toolName: 'read_file',
+      content: [{ type: 'text', text }],
+      isError: false,
+      details: { bytes: text.length },
+    },
     durationMs: 3,
     runId: id,
     seq,

@@ -21,7 +21,15 @@ export interface StoreHarness {
 const totals: RunTotals = {
   steps: 3,
   toolCalls: 2,
-  usage: { input: 120, output: 40, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 160, cost: { input: 0.1, output: 0.2, cacheRead: 0, cacheWrite: 0, total: 0.3 } },
+  usage: {
+    input: 120,
+    output: 40,
+    cacheRead: 0,
+    cacheWrite: 0,
+    reasoning: 0,
+    total: 160,
+    cost: { input: 0.1, output: 0.2, cacheRead: 0, cacheWrite: 0, total: 0.3 },
+  },
   durationMs: 1234,
 };
 
@@ -144,7 +152,10 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       const { id, epoch } = await started(store);
       for (let round = 0; round < 20; round++) {
         const seq = round * 3;
-        const outcomes = await Promise.allSettled([store.append(id, epoch, events(id, seq, 3, 1)), store.append(id, epoch, events(id, seq, 3, 2))]);
+        const outcomes = await Promise.allSettled([
+          store.append(id, epoch, events(id, seq, 3, 1)),
+          store.append(id, epoch, events(id, seq, 3, 2)),
+        ]);
         expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
         const refused = outcomes.find((o) => o.status === 'rejected');
         expect((refused as PromiseRejectedResult).reason).toMatchObject({ code: 'conflict' });
@@ -162,7 +173,10 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       const { id, epoch: zombie } = await started(store);
       const epoch = await store.acquireLease(id);
       for (let round = 0; round < 10; round++) {
-        const [old, current] = await Promise.allSettled([store.append(id, zombie, events(id, round * 2, 2, 1)), store.append(id, epoch, events(id, round * 2, 2, 2))]);
+        const [old, current] = await Promise.allSettled([
+          store.append(id, zombie, events(id, round * 2, 2, 1)),
+          store.append(id, epoch, events(id, round * 2, 2, 2)),
+        ]);
         expect(old.status === 'rejected' && (old.reason as { code: string }).code).toBe('lease_lost');
         expect(current.status).toBe('fulfilled');
       }
@@ -201,7 +215,13 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
         type: 'message_injected',
         step: 1,
         kind: 'steer',
-        message: { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', data: Buffer.alloc(150_000, 7).toString('base64'), mimeType: 'image/png' }] },
+        message: {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'look' },
+            { type: 'image', data: Buffer.alloc(150_000, 7).toString('base64'), mimeType: 'image/png' },
+          ],
+        },
         runId: id,
         seq: 2,
         at: 1_700_000_000_002,

@@ -26,7 +26,11 @@ describe('wire rules', () => {
     const body = {
       messages: [
         { role: 'user', content: 'q' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'x'.repeat(41), type: 'function', function: { name: 'f', arguments: '[1]' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'x'.repeat(41), type: 'function', function: { name: 'f', arguments: '[1]' } }],
+        },
         { role: 'tool', tool_call_id: 'other', content: 'SIG-CALL' },
         { role: 'function', content: '' },
       ],
@@ -37,7 +41,22 @@ describe('wire rules', () => {
     expect(problems).toMatch(/answers tool call "other"/);
     expect(problems).toMatch(/"function" is not a Chat Completions role/);
     expect(problems).toMatch(/foreign signature was sent: SIG-CALL/);
-    expect(checkRequest('openai-chat', { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'user', content: 'next' }] }, foreign).join('\n')).toMatch(/not answered before messages\[1\]/);
+    expect(
+      checkRequest(
+        'openai-chat',
+        {
+          messages: [
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+            },
+            { role: 'user', content: 'next' },
+          ],
+        },
+        foreign,
+      ).join('\n'),
+    ).toMatch(/not answered before messages\[1\]/);
   });
 
   it('Responses: fc ids, reasoning items of another model, function calls sent by id without their reasoning, unanswered calls', () => {
@@ -57,7 +76,12 @@ describe('wire rules', () => {
     expect(problems).toMatch(/call_2 is never answered/);
     expect(problems).toMatch(/answers call "call_9"/);
     const own: HandoffCase = { source, own: true, targetId: 'm' };
-    const byIdWithoutReasoning = { input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{}', id: 'fc_1' }, { type: 'function_call_output', call_id: 'c', output: 'r' }] };
+    const byIdWithoutReasoning = {
+      input: [
+        { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}', id: 'fc_1' },
+        { type: 'function_call_output', call_id: 'c', output: 'r' },
+      ],
+    };
     expect(checkRequest('openai-responses', byIdWithoutReasoning, own).join('\n')).toMatch(/without the reasoning item/);
   });
 
@@ -73,7 +97,13 @@ describe('wire rules', () => {
             { type: 'tool_use', id: 'toolu_2', name: 'f', input: [] },
           ],
         },
-        { role: 'user', content: [{ type: 'text', text: 'before' }, { type: 'tool_result', tool_use_id: 'toolu_2' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'before' },
+            { type: 'tool_result', tool_use_id: 'toolu_2' },
+          ],
+        },
         { role: 'system', content: 'x' },
       ],
     };

@@ -33,7 +33,8 @@ function countCalls(api: ModelApi, body: Json): number {
   const items = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isRecord) : []);
   if (api === 'openai-chat') return items(body.messages).reduce((n, m) => n + items(m.tool_calls).length, 0);
   if (api === 'openai-responses') return items(body.input).filter((item) => item.type === 'function_call').length;
-  if (api === 'anthropic-messages') return items(body.messages).reduce((n, m) => n + items(m.content).filter((b) => b.type === 'tool_use').length, 0);
+  if (api === 'anthropic-messages')
+    return items(body.messages).reduce((n, m) => n + items(m.content).filter((b) => b.type === 'tool_use').length, 0);
   return items(body.contents).reduce((n, c) => n + items(c.parts).filter((p) => isRecord(p.functionCall)).length, 0);
 }
 
@@ -77,11 +78,16 @@ function checkChat(body: Json): string[] {
   const seen = new Set<string>();
   messages.forEach((message, i) => {
     const role = message.role;
-    if (!['system', 'developer', 'user', 'assistant', 'tool'].includes(String(role))) problems.push(`messages[${i}].role ${JSON.stringify(role)} is not a Chat Completions role`);
+    if (!['system', 'developer', 'user', 'assistant', 'tool'].includes(String(role)))
+      problems.push(`messages[${i}].role ${JSON.stringify(role)} is not a Chat Completions role`);
     if (role === 'tool') {
       const id = message.tool_call_id;
-      if (typeof id !== 'string' || !open?.delete(id)) problems.push(`messages[${i}] answers tool call ${JSON.stringify(id)}, which the assistant message before it did not make (or it was answered already)`);
-      if (typeof message.content !== 'string' && !Array.isArray(message.content)) problems.push(`messages[${i}].content of a tool message must be text`);
+      if (typeof id !== 'string' || !open?.delete(id))
+        problems.push(
+          `messages[${i}] answers tool call ${JSON.stringify(id)}, which the assistant message before it did not make (or it was answered already)`,
+        );
+      if (typeof message.content !== 'string' && !Array.isArray(message.content))
+        problems.push(`messages[${i}].content of a tool message must be text`);
       return;
     }
     if (open !== undefined && open.size > 0) problems.push(`tool calls ${[...open].join(', ')} are not answered before messages[${i}]`);
@@ -93,9 +99,11 @@ function checkChat(body: Json): string[] {
       const fn = isRecord(call.function) ? call.function : {};
       if (call.type !== 'function') problems.push(`${where}.type must be "function"`);
       if (typeof fn.name !== 'string' || fn.name === '') problems.push(`${where}.function.name is missing`);
-      if (!isObjectText(fn.arguments)) problems.push(`${where}.function.arguments must be the text of a JSON object, got ${JSON.stringify(fn.arguments)}`);
+      if (!isObjectText(fn.arguments))
+        problems.push(`${where}.function.arguments must be the text of a JSON object, got ${JSON.stringify(fn.arguments)}`);
       const id = call.id;
-      if (typeof id !== 'string' || id === '' || id.length > 40) problems.push(`${where}.id ${JSON.stringify(id)} must be a string of 1 to 40 characters`);
+      if (typeof id !== 'string' || id === '' || id.length > 40)
+        problems.push(`${where}.id ${JSON.stringify(id)} must be a string of 1 to 40 characters`);
       else if (seen.has(id)) problems.push(`${where}.id ${id} is used twice`);
       else {
         seen.add(id);
@@ -126,28 +134,34 @@ function checkResponses(body: Json, { source, own }: HandoffCase): string[] {
   input.forEach((item, i) => {
     const type = item.type ?? 'message';
     if (type === 'message') {
-      if (!['user', 'assistant', 'system', 'developer'].includes(String(item.role))) problems.push(`input[${i}].role ${JSON.stringify(item.role)} is not a Responses role`);
+      if (!['user', 'assistant', 'system', 'developer'].includes(String(item.role)))
+        problems.push(`input[${i}].role ${JSON.stringify(item.role)} is not a Responses role`);
     } else if (type === 'function_call') {
       const callId = item.call_id;
       if (typeof callId !== 'string' || callId === '') problems.push(`input[${i}].call_id is missing`);
       else if (calls.has(callId)) problems.push(`input[${i}].call_id ${callId} is used twice`);
       else calls.set(callId, i);
       if (typeof item.name !== 'string' || item.name === '') problems.push(`input[${i}].name is missing`);
-      if (!isObjectText(item.arguments)) problems.push(`input[${i}].arguments must be the text of a JSON object, got ${JSON.stringify(item.arguments)}`);
+      if (!isObjectText(item.arguments))
+        problems.push(`input[${i}].arguments must be the text of a JSON object, got ${JSON.stringify(item.arguments)}`);
       if (item.id !== undefined) {
-        if (typeof item.id !== 'string' || !item.id.startsWith('fc')) problems.push(`input[${i}].id ${JSON.stringify(item.id)} must begin with "fc"`);
-        if (hasThinking(source) && !reasoningSeen) problems.push(`input[${i}] is sent with its item id but without the reasoning item it came with`);
+        if (typeof item.id !== 'string' || !item.id.startsWith('fc'))
+          problems.push(`input[${i}].id ${JSON.stringify(item.id)} must begin with "fc"`);
+        if (hasThinking(source) && !reasoningSeen)
+          problems.push(`input[${i}] is sent with its item id but without the reasoning item it came with`);
       }
     } else if (type === 'function_call_output') {
       const callId = item.call_id;
-      if (typeof callId !== 'string' || !calls.has(callId)) problems.push(`input[${i}] answers call ${JSON.stringify(callId)}, which no earlier function_call made`);
+      if (typeof callId !== 'string' || !calls.has(callId))
+        problems.push(`input[${i}] answers call ${JSON.stringify(callId)}, which no earlier function_call made`);
       else if (answered.has(callId)) problems.push(`input[${i}] answers call ${callId} a second time`);
       else answered.add(callId);
       if (typeof item.output !== 'string' && !Array.isArray(item.output)) problems.push(`input[${i}].output must be text`);
     } else if (type === 'reasoning') {
       reasoningSeen = true;
       if (!own) problems.push(`input[${i}] is a reasoning item, but the target did not write the turn it comes from`);
-      if (typeof item.id !== 'string' || !item.id.startsWith('rs_')) problems.push(`input[${i}].id ${JSON.stringify(item.id)} of a reasoning item must begin with "rs_"`);
+      if (typeof item.id !== 'string' || !item.id.startsWith('rs_'))
+        problems.push(`input[${i}].id ${JSON.stringify(item.id)} of a reasoning item must begin with "rs_"`);
     } else {
       problems.push(`input[${i}].type ${JSON.stringify(type)} is not expected in a replayed history`);
     }
@@ -173,10 +187,12 @@ function checkAnthropic(body: Json, { own }: HandoffCase): string[] {
   let pending: Set<string> | undefined;
   const seen = new Set<string>();
   messages.forEach((message, i) => {
-    if (message.role !== 'user' && message.role !== 'assistant') problems.push(`messages[${i}].role ${JSON.stringify(message.role)} must be user or assistant`);
+    if (message.role !== 'user' && message.role !== 'assistant')
+      problems.push(`messages[${i}].role ${JSON.stringify(message.role)} must be user or assistant`);
     const blocks = typeof message.content === 'string' ? [] : arrayOf(message.content, `messages[${i}].content`, problems);
     if (pending !== undefined) {
-      if (message.role !== 'user') problems.push(`tool calls ${[...pending].join(', ')} must be answered by the next message, a user message`);
+      if (message.role !== 'user')
+        problems.push(`tool calls ${[...pending].join(', ')} must be answered by the next message, a user message`);
       let leading = true;
       blocks.forEach((block, j) => {
         if (block.type !== 'tool_result') {
@@ -184,7 +200,8 @@ function checkAnthropic(body: Json, { own }: HandoffCase): string[] {
           return;
         }
         if (!leading) problems.push(`messages[${i}].content[${j}]: tool results must come before other blocks`);
-        if (typeof block.tool_use_id !== 'string' || !pending?.delete(block.tool_use_id)) problems.push(`messages[${i}].content[${j}] answers ${JSON.stringify(block.tool_use_id)}, not a call of the message before`);
+        if (typeof block.tool_use_id !== 'string' || !pending?.delete(block.tool_use_id))
+          problems.push(`messages[${i}].content[${j}] answers ${JSON.stringify(block.tool_use_id)}, not a call of the message before`);
       });
       if (pending.size > 0) problems.push(`tool calls ${[...pending].join(', ')} are not answered in messages[${i}]`);
       pending = undefined;
@@ -198,7 +215,8 @@ function checkAnthropic(body: Json, { own }: HandoffCase): string[] {
       const where = `messages[${i}].content[${j}]`;
       if (block.type === 'tool_use') {
         const id = block.id;
-        if (typeof id !== 'string' || !ANTHROPIC_ID.test(id)) problems.push(`${where}.id ${JSON.stringify(id)} must match ^[a-zA-Z0-9_-]{1,64}$`);
+        if (typeof id !== 'string' || !ANTHROPIC_ID.test(id))
+          problems.push(`${where}.id ${JSON.stringify(id)} must match ^[a-zA-Z0-9_-]{1,64}$`);
         else if (seen.has(id)) problems.push(`${where}.id ${id} is used twice`);
         else {
           seen.add(id);
@@ -207,7 +225,8 @@ function checkAnthropic(body: Json, { own }: HandoffCase): string[] {
         if (!isRecord(block.input)) problems.push(`${where}.input must be an object`);
       } else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
         if (!own) problems.push(`${where} is a ${String(block.type)} block, but the target did not write the turn it comes from`);
-        if (block.type === 'thinking' && (typeof block.signature !== 'string' || block.signature === '')) problems.push(`${where} is a thinking block without its signature`);
+        if (block.type === 'thinking' && (typeof block.signature !== 'string' || block.signature === ''))
+          problems.push(`${where} is a thinking block without its signature`);
       }
     });
   });
@@ -232,17 +251,21 @@ function checkGemini(body: Json, { source, own, targetId }: HandoffCase): string
   const contents = arrayOf(body.contents, 'contents', problems);
   let pending: Array<{ name: unknown; id: unknown }> | undefined;
   contents.forEach((content, i) => {
-    if (!['user', 'model', 'function'].includes(String(content.role))) problems.push(`contents[${i}].role ${JSON.stringify(content.role)} must be user or model`);
+    if (!['user', 'model', 'function'].includes(String(content.role)))
+      problems.push(`contents[${i}].role ${JSON.stringify(content.role)} must be user or model`);
     const parts = arrayOf(content.parts, `contents[${i}].parts`, problems);
     const responses = parts.flatMap((part) => (isRecord(part.functionResponse) ? [part.functionResponse] : []));
     if (pending !== undefined) {
       if (content.role === 'model') problems.push(`contents[${i}]: the function calls before it are not answered`);
       const names = pending.map((c) => c.name);
-      if (responses.length !== pending.length) problems.push(`contents[${i}] has ${responses.length} function responses for ${pending.length} calls`);
+      if (responses.length !== pending.length)
+        problems.push(`contents[${i}] has ${responses.length} function responses for ${pending.length} calls`);
       responses.forEach((response, j) => {
-        if (!names.includes(response.name)) problems.push(`contents[${i}] function response ${j} names ${JSON.stringify(response.name)}, not a call before it`);
+        if (!names.includes(response.name))
+          problems.push(`contents[${i}] function response ${j} names ${JSON.stringify(response.name)}, not a call before it`);
         if (!isRecord(response.response)) problems.push(`contents[${i}] function response ${j}: response must be an object`);
-        if (response.id !== undefined && !pending?.some((c) => c.id === response.id)) problems.push(`contents[${i}] function response ${j} id ${JSON.stringify(response.id)} matches no call`);
+        if (response.id !== undefined && !pending?.some((c) => c.id === response.id))
+          problems.push(`contents[${i}] function response ${j} id ${JSON.stringify(response.id)} matches no call`);
       });
       pending = undefined;
     } else if (responses.length > 0) {
@@ -258,7 +281,10 @@ function checkGemini(body: Json, { source, own, targetId }: HandoffCase): string
       if (targetId.startsWith('gemini-3') && isCurrentTurn(contents, i)) {
         const signature = first.thoughtSignature;
         const accepted = own ? signaturesOf(source).includes(String(signature)) : GEMINI_BYPASS_SIGNATURES.has(String(signature));
-        if (!accepted) problems.push(`contents[${i}]: Gemini 3 needs a thoughtSignature on the first function call of the current turn (${own ? 'its own' : 'the documented bypass value for a call it did not write'}), got ${JSON.stringify(signature)}`);
+        if (!accepted)
+          problems.push(
+            `contents[${i}]: Gemini 3 needs a thoughtSignature on the first function call of the current turn (${own ? 'its own' : 'the documented bypass value for a call it did not write'}), got ${JSON.stringify(signature)}`,
+          );
       }
     }
   });
@@ -268,7 +294,9 @@ function checkGemini(body: Json, { source, own, targetId }: HandoffCase): string
 
 /** True when no user text follows content `i`: it belongs to the turn being answered. */
 function isCurrentTurn(contents: Json[], i: number): boolean {
-  return !contents.slice(i + 1).some((c) => c.role === 'user' && Array.isArray(c.parts) && c.parts.some((p) => isRecord(p) && typeof p.text === 'string'));
+  return !contents
+    .slice(i + 1)
+    .some((c) => c.role === 'user' && Array.isArray(c.parts) && c.parts.some((p) => isRecord(p) && typeof p.text === 'string'));
 }
 
 // ---------------------------------------------------------------- helpers

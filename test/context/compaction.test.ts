@@ -17,13 +17,22 @@ function random(seed: number): () => number {
 
 const assistant = (calls: string[], text = ''): AssistantMessage => ({
   role: 'assistant',
-  content: [...(text ? [{ type: 'text' as const, text }] : []), ...calls.map((id) => ({ type: 'tool_call' as const, id, name: 'tool', arguments: {}, rawArguments: '{}' }))],
+  content: [
+    ...(text ? [{ type: 'text' as const, text }] : []),
+    ...calls.map((id) => ({ type: 'tool_call' as const, id, name: 'tool', arguments: {}, rawArguments: '{}' })),
+  ],
   stopReason: calls.length > 0 ? 'tool_use' : 'stop',
   usage: emptyUsage(),
   provider: 'p',
   model: 'm',
 });
-const result = (id: string): ToolResultMessage => ({ role: 'tool', toolCallId: id, toolName: 'tool', content: [{ type: 'text', text: `r-${id}` }], isError: false });
+const result = (id: string): ToolResultMessage => ({
+  role: 'tool',
+  toolCallId: id,
+  toolName: 'tool',
+  content: [{ type: 'text', text: `r-${id}` }],
+  isError: false,
+});
 const user = (text: string): Message => ({ role: 'user', content: text });
 
 /**
@@ -53,12 +62,17 @@ function history(seed: number, messy: boolean): Message[] {
 }
 
 function expectValidTail(all: readonly Message[], tail: readonly Message[]): void {
-  const callsInTail = new Set(tail.flatMap((m) => (m.role === 'assistant' ? m.content.flatMap((c) => (c.type === 'tool_call' ? [c.id] : [])) : [])));
-  const callsInHistory = new Set(all.flatMap((m) => (m.role === 'assistant' ? m.content.flatMap((c) => (c.type === 'tool_call' ? [c.id] : [])) : [])));
+  const callsInTail = new Set(
+    tail.flatMap((m) => (m.role === 'assistant' ? m.content.flatMap((c) => (c.type === 'tool_call' ? [c.id] : [])) : [])),
+  );
+  const callsInHistory = new Set(
+    all.flatMap((m) => (m.role === 'assistant' ? m.content.flatMap((c) => (c.type === 'tool_call' ? [c.id] : [])) : [])),
+  );
   expect(tail[0]?.role).not.toBe('tool');
   for (const m of tail) {
     // A kept result whose call exists anywhere must have its call kept too.
-    if (m.role === 'tool' && callsInHistory.has(m.toolCallId)) expect(callsInTail.has(m.toolCallId), `orphaned result ${m.toolCallId}`).toBe(true);
+    if (m.role === 'tool' && callsInHistory.has(m.toolCallId))
+      expect(callsInTail.has(m.toolCallId), `orphaned result ${m.toolCallId}`).toBe(true);
   }
   const resultsInTail = new Set(tail.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
   for (const id of callsInTail) expect(resultsInTail.has(id), `call ${id} kept without its result`).toBe(true);

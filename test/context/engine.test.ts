@@ -5,11 +5,22 @@ import type { ContextOptions } from '../../src/context/options.js';
 import { isSummaryMessage, isSummaryRequest } from '../../src/context/summary.js';
 import { ReinError } from '../../src/errors.js';
 import { EventStream } from '../../src/model/event-stream.js';
-import type { AssistantMessage, AssistantStreamEvent, Context, Message, ModelRef, StreamFunction, ToolResultMessage, ToolSpec } from '../../src/model/types.js';
+import type {
+  AssistantMessage,
+  AssistantStreamEvent,
+  Context,
+  Message,
+  ModelRef,
+  StreamFunction,
+  ToolResultMessage,
+  ToolSpec,
+} from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
 
 const model: ModelRef = { provider: 'ollama', id: 'llama3.1', api: 'openai-chat', baseUrl: 'http://127.0.0.1:1/v1' };
-const tools: ToolSpec[] = [{ name: 'step', description: 'Does a step.', parameters: { type: 'object', properties: { n: { type: 'integer' } } } }];
+const tools: ToolSpec[] = [
+  { name: 'step', description: 'Does a step.', parameters: { type: 'object', properties: { n: { type: 'integer' } } } },
+];
 
 /** A summary model that answers every request with `text`, recording what it was asked. */
 function summarizer(text = 'SUMMARY') {
@@ -17,7 +28,14 @@ function summarizer(text = 'SUMMARY') {
   const stream: StreamFunction = (m, context) => {
     requests.push(context);
     const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
-    const message: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text }], stopReason: 'stop', usage: { ...emptyUsage(), input: 100, output: 5, total: 105 }, provider: m.provider, model: m.id };
+    const message: AssistantMessage = {
+      role: 'assistant',
+      content: [{ type: 'text', text }],
+      stopReason: 'stop',
+      usage: { ...emptyUsage(), input: 100, output: 5, total: 105 },
+      provider: m.provider,
+      model: m.id,
+    };
     out.push({ type: 'done', message });
     out.end(message);
     return out;
@@ -27,21 +45,42 @@ function summarizer(text = 'SUMMARY') {
 
 function engine(options: ContextOptions = {}, window = 100_000, system: string | undefined = 'Be brief.', ref: ModelRef = model) {
   const summary = summarizer();
-  const context = createContextEngine(options, { model: ref, stream: summary.stream, wrapStream: (fn) => fn, ...(system === undefined ? {} : { system }), modelInfo: { contextWindow: window } });
+  const context = createContextEngine(options, {
+    model: ref,
+    stream: summary.stream,
+    wrapStream: (fn) => fn,
+    ...(system === undefined ? {} : { system }),
+    modelInfo: { contextWindow: window },
+  });
   const events: ContextCompactedEvent[] = [];
   const turn = (step = 1): TurnContext => ({ step, signal: new AbortController().signal, onCompacted: (event) => events.push(event) });
   return { context, summary, events, turn };
 }
 
 const toolTurn = (n: number, size = 10): [AssistantMessage, ToolResultMessage] => [
-  { role: 'assistant', content: [{ type: 'tool_call', id: `c${n}`, name: 'step', arguments: { n }, rawArguments: JSON.stringify({ n }) }], stopReason: 'tool_use', usage: emptyUsage(), provider: 'ollama', model: 'llama3.1' },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_call', id: `c${n}`, name: 'step', arguments: { n }, rawArguments: JSON.stringify({ n }) }],
+    stopReason: 'tool_use',
+    usage: emptyUsage(),
+    provider: 'ollama',
+    model: 'llama3.1',
+  },
   { role: 'tool', toolCallId: `c${n}`, toolName: 'step', content: [{ type: 'text', text: `result ${n} `.repeat(size) }], isError: false },
 ];
-const historyOf = (turns: number, size = 10): Message[] => [{ role: 'user', content: 'Do the steps.' }, ...Array.from({ length: turns }, (_, i) => toolTurn(i + 1, size)).flat()];
+const historyOf = (turns: number, size = 10): Message[] => [
+  { role: 'user', content: 'Do the steps.' },
+  ...Array.from({ length: turns }, (_, i) => toolTurn(i + 1, size)).flat(),
+];
 
 describe('assembling a request', () => {
   it('joins system prompt, rules and skills into system; task and memory go in one context message at the end', async () => {
-    const { context, turn } = engine({ rules: () => 'RULES', skills: async () => 'SKILLS', task: 'always', memory: { retrieve: () => [{ text: 'MEMORY' }] } });
+    const { context, turn } = engine({
+      rules: () => 'RULES',
+      skills: async () => 'SKILLS',
+      task: 'always',
+      memory: { retrieve: () => [{ text: 'MEMORY' }] },
+    });
     const run = context.startRun({ input: { role: 'user', content: 'Do the steps.' } });
     const history = historyOf(2);
     await run.prepare(history, tools, turn());
@@ -74,7 +113,7 @@ describe('assembling a request', () => {
     expect(cut).not.toContain('BBBB');
   });
 
-  it('puts the context message before the user\'s latest words, never between a call and its result', async () => {
+  it("puts the context message before the user's latest words, never between a call and its result", async () => {
     const { context, turn } = engine({ task: 'always' });
     const run = context.startRun({ input: { role: 'user', content: 'go' } });
     const first: Message[] = [{ role: 'user', content: 'go' }];
@@ -119,9 +158,20 @@ describe('assembling a request', () => {
     expect(String(request.messages.at(-1)?.content)).toContain('Remember to run the tests.');
   });
 
-  it('retrieves memory only when the user\'s latest input changes, and leaves out low scores', async () => {
+  it("retrieves memory only when the user's latest input changes, and leaves out low scores", async () => {
     const queries: string[] = [];
-    const { context, turn } = engine({ memory: { retrieve: (q) => (queries.push(q), [{ text: 'hit', score: 0.9 }, { text: 'miss', score: 0.1 }]), minScore: 0.5 } });
+    const { context, turn } = engine({
+      memory: {
+        retrieve: (q) => (
+          queries.push(q),
+          [
+            { text: 'hit', score: 0.9 },
+            { text: 'miss', score: 0.1 },
+          ]
+        ),
+        minScore: 0.5,
+      },
+    });
     const run = context.startRun({ input: { role: 'user', content: 'first question' } });
     const history: Message[] = [{ role: 'user', content: 'first question' }];
     for (let n = 1; n <= 3; n++) {
@@ -138,7 +188,7 @@ describe('assembling a request', () => {
 });
 
 describe('cost per turn', () => {
-  it('counts only the messages added since the last turn, whatever the history\'s length', async () => {
+  it("counts only the messages added since the last turn, whatever the history's length", async () => {
     for (const size of [10, 1_000]) {
       const { context, turn } = engine({ task: 'always', memory: { retrieve: () => [{ text: 'm' }] } }, 10_000_000);
       const counter = context.setup.counter;
@@ -166,7 +216,7 @@ describe('cost per turn', () => {
   });
 });
 
-describe('a transformContext hook\'s new array each turn', () => {
+describe("a transformContext hook's new array each turn", () => {
   it('is counted from the counts of the messages it shares with earlier arrays', async () => {
     const { context, turn } = engine();
     const counter = context.setup.counter;
@@ -198,7 +248,16 @@ describe('compaction in the engine', () => {
     await run.prepare(history, tools, turn(41));
     expect(events).toHaveLength(1);
     const [event] = events;
-    expect(event).toMatchObject({ type: 'context_compacted', step: 41, reason: 'threshold', removedMessages: 351, keptMessages: 10, keptTurns: 5, summarizer: 'model', summaryModel: 'ollama/llama3.1' });
+    expect(event).toMatchObject({
+      type: 'context_compacted',
+      step: 41,
+      reason: 'threshold',
+      removedMessages: 351,
+      keptMessages: 10,
+      keptTurns: 5,
+      summarizer: 'model',
+      summaryModel: 'ollama/llama3.1',
+    });
     expect(event!.tokensAfter).toBeLessThan(event!.tokensBefore);
     expect(event!.tokensBefore).toBeGreaterThanOrEqual(7_000);
     expect(history).toHaveLength(11);
@@ -226,13 +285,24 @@ describe('compaction in the engine', () => {
 
   it('says the output reserve is the cause when the request alone would fit, and how low it must go', async () => {
     const summary = summarizer();
-    const context = createContextEngine({}, { model, stream: summary.stream, wrapStream: (fn) => fn, modelInfo: { contextWindow: 128_000 }, modelOptions: { maxTokens: 200_000 } });
+    const context = createContextEngine(
+      {},
+      {
+        model,
+        stream: summary.stream,
+        wrapStream: (fn) => fn,
+        modelInfo: { contextWindow: 128_000 },
+        modelOptions: { maxTokens: 200_000 },
+      },
+    );
     const run = context.startRun({ input: { role: 'user', content: 'hello' } });
     const turn: TurnContext = { step: 1, signal: new AbortController().signal, onCompacted: () => {} };
     const error = await Promise.resolve(run.prepare([{ role: 'user', content: 'hello' }], tools, turn)).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'context_overflow' });
     const message = (error as Error).message;
-    expect(message).toMatch(/^the next request is about \d+ tokens, and 200000 more are kept for the answer \(modelOptions\.maxTokens; --max-output-tokens in the CLI\): together more than the 128000-token window of ollama\/llama3\.1/);
+    expect(message).toMatch(
+      /^the next request is about \d+ tokens, and 200000 more are kept for the answer \(modelOptions\.maxTokens; --max-output-tokens in the CLI\): together more than the 128000-token window of ollama\/llama3\.1/,
+    );
     expect(message).toMatch(/Lower the answer's reserve: this request leaves room for at most 12\d{4}$/);
     // Nothing was compacted, and shortening prompts would not help: neither is said.
     expect(message).not.toMatch(/even after compaction|maxToolOutputChars/);
@@ -253,13 +323,20 @@ describe('compaction in the engine', () => {
     expect(events[1]?.reason).toBe('threshold');
   });
 
-  it('learns the provider\'s token ratio from each response', async () => {
+  it("learns the provider's token ratio from each response", async () => {
     const { context, turn } = engine();
     const run = context.startRun({ input: { role: 'user', content: 'go' } });
     const history = historyOf(3);
     await run.prepare(history, tools, turn());
     const request = run.assemble(history, tools);
-    const response: AssistantMessage = { role: 'assistant', content: [], stopReason: 'stop', usage: { ...emptyUsage(), input: 10_000 }, provider: 'ollama', model: 'llama3.1' };
+    const response: AssistantMessage = {
+      role: 'assistant',
+      content: [],
+      stopReason: 'stop',
+      usage: { ...emptyUsage(), input: 10_000 },
+      provider: 'ollama',
+      model: 'llama3.1',
+    };
     run.observe(request, response);
     expect(context.setup.counter.ratio).toBeGreaterThan(1.5);
   });

@@ -28,7 +28,14 @@ describe('placing the context message', () => {
     const history: Message[] = [user('a')];
     const first = placed.place(history, block);
     expect(first).toEqual([block, history[0]]);
-    history.push({ role: 'assistant', content: [{ type: 'text', text: 'b' }], stopReason: 'stop', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 }, provider: 'p', model: 'm' });
+    history.push({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'b' }],
+      stopReason: 'stop',
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 },
+      provider: 'p',
+      model: 'm',
+    });
     const second = placed.place(history, block);
     expect(second).toBe(first);
     expect(second).toEqual([history[0], history[1], block]);

@@ -68,7 +68,12 @@ describe('loadProjectRules', () => {
   });
 
   it('includes a CLAUDE.md symlinked to AGENTS.md once, and the same text in two places once', async () => {
-    const root = await tree({ '.git': null, 'AGENTS.md': 'shared rules', 'sub/AGENTS.md': 'shared rules', 'sub/deeper/AGENTS.md': 'own rules' });
+    const root = await tree({
+      '.git': null,
+      'AGENTS.md': 'shared rules',
+      'sub/AGENTS.md': 'shared rules',
+      'sub/deeper/AGENTS.md': 'own rules',
+    });
     await symlink('AGENTS.md', join(root, 'CLAUDE.md'));
     const rules = await loadProjectRules({ cwd: join(root, 'sub', 'deeper'), home: false });
     expect(rules.text.split('shared rules')).toHaveLength(2);

@@ -22,13 +22,22 @@ const removed: Message[] = [
   { role: 'user', content: 'Now fix the failing test.' },
   {
     role: 'assistant',
-    content: [{ type: 'text', text: 'Running the tests to see which fails.' }, { type: 'tool_call', id: 'c1', name: 'run', arguments: { cmd: 'npm test' }, rawArguments: '{"cmd":"npm test"}' }],
+    content: [
+      { type: 'text', text: 'Running the tests to see which fails.' },
+      { type: 'tool_call', id: 'c1', name: 'run', arguments: { cmd: 'npm test' }, rawArguments: '{"cmd":"npm test"}' },
+    ],
     stopReason: 'tool_use',
     usage: emptyUsage(),
     provider: 'p',
     model: 'm',
   },
-  { role: 'tool', toolCallId: 'c1', toolName: 'run', content: [{ type: 'text', text: 'FAIL src/a.test.ts: expected 2, got 3' }], isError: true },
+  {
+    role: 'tool',
+    toolCallId: 'c1',
+    toolName: 'run',
+    content: [{ type: 'text', text: 'FAIL src/a.test.ts: expected 2, got 3' }],
+    isError: true,
+  },
 ];
 
 /** A stream function answering with `message` (or `error`), recording the contexts it got. */
@@ -36,8 +45,20 @@ function answering(message: Partial<AssistantMessage>, seen: Context[] = []): St
   return (m, context) => {
     seen.push(context);
     const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
-    const full: AssistantMessage = { role: 'assistant', content: [], stopReason: 'stop', usage: { ...emptyUsage(), input: 50, output: 10, total: 60 }, provider: m.provider, model: m.id, ...message };
-    out.push(full.stopReason === 'error' ? ({ type: 'error', error: new Error('x'), message: full } as unknown as AssistantStreamEvent) : { type: 'done', message: full });
+    const full: AssistantMessage = {
+      role: 'assistant',
+      content: [],
+      stopReason: 'stop',
+      usage: { ...emptyUsage(), input: 50, output: 10, total: 60 },
+      provider: m.provider,
+      model: m.id,
+      ...message,
+    };
+    out.push(
+      full.stopReason === 'error'
+        ? ({ type: 'error', error: new Error('x'), message: full } as unknown as AssistantStreamEvent)
+        : { type: 'done', message: full },
+    );
     out.end(full);
     return out;
   };
@@ -45,7 +66,14 @@ function answering(message: Partial<AssistantMessage>, seen: Context[] = []): St
 
 describe('the summary request', () => {
   it('asks for what was called, what came back and why, files and decisions, within the cap', () => {
-    const request = buildSummaryRequest({ removed, goal: 'Make CI green', steps: ['run(cmd=npm test) → error: FAIL src/a.test.ts'], maxTokens: 300, budget: 50_000, count: estimateTokens });
+    const request = buildSummaryRequest({
+      removed,
+      goal: 'Make CI green',
+      steps: ['run(cmd=npm test) → error: FAIL src/a.test.ts'],
+      maxTokens: 300,
+      budget: 50_000,
+      count: estimateTokens,
+    });
     expect(isSummaryRequest(request)).toBe(true);
     expect(request.tools).toBeUndefined();
     expect(request.messages).toHaveLength(1);
@@ -73,7 +101,10 @@ describe('the summary request', () => {
     expect(text).toContain('[user]\nRead it all.');
     expect(text).toContain('…');
 
-    const many: Message[] = [summaryMessage('Earlier: cloned.'), ...Array.from({ length: 200 }, (_, i): Message => ({ role: 'user', content: `message ${i} `.repeat(30) }))];
+    const many: Message[] = [
+      summaryMessage('Earlier: cloned.'),
+      ...Array.from({ length: 200 }, (_, i): Message => ({ role: 'user', content: `message ${i} `.repeat(30) })),
+    ];
     const cut = renderTranscript(many, 2_000, estimateTokens);
     expect(estimateTokens(cut)).toBeLessThanOrEqual(2_000);
     expect(cut.startsWith('[earlier summary]\nEarlier: cloned.')).toBe(true);
@@ -97,7 +128,12 @@ describe('asking the summary model', () => {
   it('returns its text, capped at the limit when the model ignores it', async () => {
     const seen: Context[] = [];
     const long = 'The build failed because of a missing import. '.repeat(200);
-    const outcome = await requestSummary(answering({ content: [{ type: 'text', text: long }] }, seen), model, { messages: [] }, { maxTokens: 100, counter: counter(), streamOptions: {} });
+    const outcome = await requestSummary(
+      answering({ content: [{ type: 'text', text: long }] }, seen),
+      model,
+      { messages: [] },
+      { maxTokens: 100, counter: counter(), streamOptions: {} },
+    );
     expect(outcome.ok).toBe(true);
     if (!outcome.ok) return;
     expect(counter().text(outcome.text)).toBeLessThanOrEqual(100);
@@ -107,14 +143,26 @@ describe('asking the summary model', () => {
   });
 
   it('reports a failed call or an empty answer instead of throwing', async () => {
-    const failed = await requestSummary(answering({ stopReason: 'error', error: { name: 'ReinError', code: 'server_error', kind: 'transient', message: 'boom' } }), model, { messages: [] }, { maxTokens: 100, counter: counter(), streamOptions: {} });
+    const failed = await requestSummary(
+      answering({ stopReason: 'error', error: { name: 'ReinError', code: 'server_error', kind: 'transient', message: 'boom' } }),
+      model,
+      { messages: [] },
+      { maxTokens: 100, counter: counter(), streamOptions: {} },
+    );
     expect(failed).toMatchObject({ ok: false, error: { code: 'server_error' } });
-    const empty = await requestSummary(answering({ content: [] }), model, { messages: [] }, { maxTokens: 100, counter: counter(), streamOptions: {} });
+    const empty = await requestSummary(
+      answering({ content: [] }),
+      model,
+      { messages: [] },
+      { maxTokens: 100, counter: counter(), streamOptions: {} },
+    );
     expect(empty).toMatchObject({ ok: false, error: { code: 'invalid_response' } });
     const throwing: StreamFunction = () => {
       throw new Error('no network');
     };
-    expect(await requestSummary(throwing, model, { messages: [] }, { maxTokens: 100, counter: counter(), streamOptions: {} })).toMatchObject({ ok: false });
+    expect(
+      await requestSummary(throwing, model, { messages: [] }, { maxTokens: 100, counter: counter(), streamOptions: {} }),
+    ).toMatchObject({ ok: false });
   });
 });
 

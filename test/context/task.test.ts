@@ -5,15 +5,40 @@ import type { RunEvent } from '../../src/events.js';
 import type { AssistantMessage, Message, ToolResultMessage } from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
 
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ type: 'tool_call' as const, id, name, arguments: args, rawArguments: JSON.stringify(args) });
-const assistant = (content: AssistantMessage['content']): AssistantMessage => ({ role: 'assistant', content, stopReason: 'tool_use', usage: emptyUsage(), provider: 'p', model: 'm' });
-const result = (id: string, name: string, text: string, isError = false): ToolResultMessage => ({ role: 'tool', toolCallId: id, toolName: name, content: [{ type: 'text', text }], isError });
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  type: 'tool_call' as const,
+  id,
+  name,
+  arguments: args,
+  rawArguments: JSON.stringify(args),
+});
+const assistant = (content: AssistantMessage['content']): AssistantMessage => ({
+  role: 'assistant',
+  content,
+  stopReason: 'tool_use',
+  usage: emptyUsage(),
+  provider: 'p',
+  model: 'm',
+});
+const result = (id: string, name: string, text: string, isError = false): ToolResultMessage => ({
+  role: 'tool',
+  toolCallId: id,
+  toolName: name,
+  content: [{ type: 'text', text }],
+  isError,
+});
 
 describe('one sentence per completed step', () => {
   it('names each call with its key arguments and what came back, and the reason the model gave', () => {
-    const a = assistant([{ type: 'text', text: 'I need the config first. Then I will patch it.' }, call('1', 'read_file', { path: 'src/a.ts' }), call('2', 'run', { cmd: 'npm test' })]);
+    const a = assistant([
+      { type: 'text', text: 'I need the config first. Then I will patch it.' },
+      call('1', 'read_file', { path: 'src/a.ts' }),
+      call('2', 'run', { cmd: 'npm test' }),
+    ]);
     const text = describeStep(a, [result('1', 'read_file', 'line1\nline2\nline3'), result('2', 'run', 'exit 1: 2 tests failed', true)]);
-    expect(text).toBe('read_file(path=src/a.ts) → 3 lines: "line1"; run(cmd=npm test) → error: exit 1: 2 tests failed (why: I need the config first.)');
+    expect(text).toBe(
+      'read_file(path=src/a.ts) → 3 lines: "line1"; run(cmd=npm test) → error: exit 1: 2 tests failed (why: I need the config first.)',
+    );
   });
 
   it('stays short whatever the arguments and results', () => {
@@ -47,14 +72,16 @@ describe('the task record', () => {
     expect(tracker.scanned).toBe(9);
   });
 
-  it('is the same when folded from a stored run\'s events', () => {
+  it("is the same when folded from a stored run's events", () => {
     const events = [
       { type: 'run_started', input: { role: 'user', content: 'Fix the build' }, history: [] },
-      ...history.slice(1).map((m, i) =>
-        m.role === 'assistant'
-          ? { type: 'assistant_message', step: i, message: m }
-          : { type: 'tool_finished', step: i, toolCallId: (m as ToolResultMessage).toolCallId, name: 'run', result: m, durationMs: 1 },
-      ),
+      ...history
+        .slice(1)
+        .map((m, i) =>
+          m.role === 'assistant'
+            ? { type: 'assistant_message', step: i, message: m }
+            : { type: 'tool_finished', step: i, toolCallId: (m as ToolResultMessage).toolCallId, name: 'run', result: m, durationMs: 1 },
+        ),
       { type: 'tool_finished', step: 9, toolCallId: 'o', name: 'run', result: result('o', 'run', 'built'), durationMs: 1 },
     ] as unknown as RunEvent[];
     const live = new TaskTracker('Fix the build');
@@ -76,7 +103,14 @@ describe('the task record', () => {
 describe('update_plan', () => {
   it('is a pure read tool that acknowledges the plan', async () => {
     expect(updatePlanTool).toMatchObject({ name: 'update_plan', risk: 'read', effect: 'pure' });
-    const ctx = { signal: new AbortController().signal, runId: 'r', toolCallId: 'c', idempotencyKey: 'k', log: () => {}, progress: () => {} };
+    const ctx = {
+      signal: new AbortController().signal,
+      runId: 'r',
+      toolCallId: 'c',
+      idempotencyKey: 'k',
+      log: () => {},
+      progress: () => {},
+    };
     expect(await updatePlanTool.execute({ steps: ['a', 'b'] }, ctx)).toMatch(/Plan updated \(2 steps\)/);
   });
 });

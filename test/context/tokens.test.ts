@@ -3,7 +3,12 @@ import { createTokenCounter, encodingFor, estimateTokens, IMAGE_TOKENS } from '.
 import type { AssistantMessage, Message, ModelRef, ToolSpec } from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
 
-const model = (provider: string, id: string, api: ModelRef['api'] = 'openai-chat'): ModelRef => ({ provider, id, api, baseUrl: 'http://127.0.0.1:1/v1' });
+const model = (provider: string, id: string, api: ModelRef['api'] = 'openai-chat'): ModelRef => ({
+  provider,
+  id,
+  api,
+  baseUrl: 'http://127.0.0.1:1/v1',
+});
 
 describe('which tokenizer a model gets', () => {
   it('OpenAI-family models get their real encoding; others are estimated', () => {
@@ -62,7 +67,9 @@ describe('the estimate for other models', () => {
     await exact.load();
     const samples = [
       'What goes into the model each turn decides whether a long run stays on track. Users complain of runs that overflow mid-loop, ' +
-        'and of compaction that exists for only one vendor. The summary keeps what was called, what came back and why, plus the files touched. '.repeat(10),
+        'and of compaction that exists for only one vendor. The summary keeps what was called, what came back and why, plus the files touched. '.repeat(
+          10,
+        ),
       'export function add(a: number, b: number): number {\n  return a + b;\n}\n'.repeat(30),
       JSON.stringify(Array.from({ length: 40 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ['a', 'b'], done: i % 2 === 0 }))),
       '日本語のテキストです。これはテストです。'.repeat(30),
@@ -79,22 +86,37 @@ describe('the estimate for other models', () => {
     expect(counter.method).toBe('estimate');
     const assistant: AssistantMessage = {
       role: 'assistant',
-      content: [{ type: 'text', text: 'Reading it.' }, { type: 'tool_call', id: 'c1', name: 'read_file', arguments: { path: 'a.ts' }, rawArguments: '{"path":"a.ts"}' }],
+      content: [
+        { type: 'text', text: 'Reading it.' },
+        { type: 'tool_call', id: 'c1', name: 'read_file', arguments: { path: 'a.ts' }, rawArguments: '{"path":"a.ts"}' },
+      ],
       stopReason: 'tool_use',
       usage: emptyUsage(),
       provider: 'anthropic',
       model: 'claude',
     };
-    expect(counter.message(assistant)).toBe(4 + estimateTokens('Reading it.') + 8 + estimateTokens('read_file') + estimateTokens('{"path":"a.ts"}'));
-    const image: Message = { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] };
+    expect(counter.message(assistant)).toBe(
+      4 + estimateTokens('Reading it.') + 8 + estimateTokens('read_file') + estimateTokens('{"path":"a.ts"}'),
+    );
+    const image: Message = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What is this?' },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      ],
+    };
     expect(counter.message(image)).toBe(4 + estimateTokens('What is this?') + IMAGE_TOKENS);
   });
 
   it('counts tool declarations once per spec', () => {
     const counter = createTokenCounter(model('ollama', 'llama3.1'));
-    const specs: ToolSpec[] = [{ name: 'add', description: 'Add two numbers.', parameters: { type: 'object', properties: { a: { type: 'number' } } } }];
+    const specs: ToolSpec[] = [
+      { name: 'add', description: 'Add two numbers.', parameters: { type: 'object', properties: { a: { type: 'number' } } } },
+    ];
     const tools = counter.tools(specs);
-    expect(tools).toBe(8 + estimateTokens('add') + estimateTokens('Add two numbers.') + estimateTokens(JSON.stringify(specs[0]!.parameters)));
+    expect(tools).toBe(
+      8 + estimateTokens('add') + estimateTokens('Add two numbers.') + estimateTokens(JSON.stringify(specs[0]!.parameters)),
+    );
     // Specs are immutable once declared: a changed object is not looked at again.
     (specs[0] as { description: string }).description = 'x'.repeat(1_000);
     expect(counter.tools(specs)).toBe(tools);
@@ -103,7 +125,7 @@ describe('the estimate for other models', () => {
 });
 
 describe('calibration by reported usage', () => {
-  it('converges to the provider\'s ratio and stays clamped against absurd reports', () => {
+  it("converges to the provider's ratio and stays clamped against absurd reports", () => {
     const counter = createTokenCounter(model('ollama', 'llama3.1'));
     expect(counter.calibrated(1_000)).toBe(1_000);
     for (let i = 0; i < 12; i++) counter.calibrate(1_000, 1_500);

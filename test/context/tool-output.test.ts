@@ -58,7 +58,9 @@ async function readAll(read: (args: Record<string, unknown>) => Promise<ToolResu
       expect(textOf(page).endsWith('[end of output]')).toBe(true);
       return { text, pages };
     }
-    expect(textOf(page)).toContain(`characters remain: call read_tool_output with tool_call_id "${id}" and offset ${details.nextOffset} to continue]`);
+    expect(textOf(page)).toContain(
+      `characters remain: call read_tool_output with tool_call_id "${id}" and offset ${details.nextOffset} to continue]`,
+    );
     offset = details.nextOffset;
   }
 }
@@ -92,7 +94,10 @@ describe('cutting a long result', () => {
 
   it("keeps a tool's own details beside the full output (an object's fields, any other value under `value`)", async () => {
     const long = 'x'.repeat(20_000);
-    const object = await pagingSetup(outputTool(() => ({ content: long, details: { exitCode: 1 } }))).dispatcher.dispatch(call('dump'), ctx());
+    const object = await pagingSetup(outputTool(() => ({ content: long, details: { exitCode: 1 } }))).dispatcher.dispatch(
+      call('dump'),
+      ctx(),
+    );
     expect(object.result.details).toEqual({ exitCode: 1, fullOutput: { text: long, chars: 20_000 } });
     const array = await pagingSetup(outputTool(() => ({ content: long, details: [1, 2] }))).dispatcher.dispatch(call('dump'), ctx());
     expect(array.result.details).toEqual({ value: [1, 2], fullOutput: { text: long, chars: 20_000 } });
@@ -103,7 +108,10 @@ describe('cutting a long result', () => {
     const first = 'a'.repeat(3_000) + 'A'.repeat(3_000);
     const second = 'b'.repeat(1_000) + 'B'.repeat(1_000);
     const content: Array<TextContent | ImageContent> = [{ type: 'text', text: first }, image, { type: 'text', text: second }];
-    const { dispatcher } = pagingSetup(outputTool(() => ({ content })), { maxOutputChars: 800 });
+    const { dispatcher } = pagingSetup(
+      outputTool(() => ({ content })),
+      { maxOutputChars: 800 },
+    );
     const { result } = await dispatcher.dispatch(call('dump', {}, 'call_img'), ctx());
     expect(result.content[1]).toBe(image);
     const full = fullOutputOf(result) as string;
@@ -136,7 +144,10 @@ describe('read_tool_output', () => {
 
   it('never splits a character: multibyte text pages back exactly', async () => {
     const full = Array.from({ length: 3_000 }, (_, i) => `${i % 7 === 0 ? '\n' : ''}日本語😀é${i}`).join('');
-    const { dispatcher, read } = pagingSetup(outputTool(() => full), { maxOutputChars: 1_000, maxPageChars: 333 });
+    const { dispatcher, read } = pagingSetup(
+      outputTool(() => full),
+      { maxOutputChars: 1_000, maxPageChars: 333 },
+    );
     await dispatcher.dispatch(call('dump', {}, 'mb'), ctx());
     const { text } = await readAll(read, 'mb', 333);
     expect(text).toBe(full);
@@ -167,7 +178,10 @@ describe('read_tool_output', () => {
 
   it('caps limit at the page size', async () => {
     const full = 'z'.repeat(50_000);
-    const { dispatcher, read } = pagingSetup(outputTool(() => full), { maxPageChars: 2_000 });
+    const { dispatcher, read } = pagingSetup(
+      outputTool(() => full),
+      { maxPageChars: 2_000 },
+    );
     await dispatcher.dispatch(call('dump', {}, 'zz'), ctx());
     const page = await read({ tool_call_id: 'zz', offset: 10_000, limit: 30_000 });
     expect(page.details).toMatchObject({ offset: 10_000, end: 12_000, nextOffset: 12_000 });
@@ -198,7 +212,13 @@ describe('read_tool_output', () => {
     await dispatcher.dispatch(call('dump', {}, 'log'), ctx());
     const found = textOf(await read({ tool_call_id: 'log', find: 'error' }));
     const offsets = [...found.matchAll(/^offset (\d+): (.*)$/gm)].map((m) => [Number(m[1]), m[2]] as const);
-    expect(offsets.map(([, line]) => line)).toEqual(['ERROR at step 999', 'ERROR at step 1999', 'ERROR at step 2999', 'ERROR at step 3999', 'ERROR at step 4999']);
+    expect(offsets.map(([, line]) => line)).toEqual([
+      'ERROR at step 999',
+      'ERROR at step 1999',
+      'ERROR at step 2999',
+      'ERROR at step 3999',
+      'ERROR at step 4999',
+    ]);
     const [offset] = offsets[2]!;
     const page = await read({ tool_call_id: 'log', offset, limit: 18 });
     expect(textOf(page).split('\n')[1]).toBe('ERROR at step 2999');
@@ -233,7 +253,12 @@ describe('ToolOutputArchive', () => {
     archive.record('r', cut('b', 'bbbb'));
     archive.record('r', cut('c', 'cccc'));
     archive.record('r', cut('huge', 'h'.repeat(11)));
-    expect([archive.lookup('r', 'a'), archive.lookup('r', 'b'), archive.lookup('r', 'c'), archive.lookup('r', 'huge')]).toEqual([undefined, 'bbbb', 'cccc', undefined]);
+    expect([archive.lookup('r', 'a'), archive.lookup('r', 'b'), archive.lookup('r', 'c'), archive.lookup('r', 'huge')]).toEqual([
+      undefined,
+      'bbbb',
+      'cccc',
+      undefined,
+    ]);
     expect(archive.chars).toBe(8);
     archive.forget('r');
     expect(archive.chars).toBe(0);
@@ -249,7 +274,17 @@ describe('ToolOutputArchive', () => {
     const store = new MemoryRunStore();
     await store.createRun({ id: 'r', model: 'x/y', config: {}, configHash: 'h' });
     const big = '✓'.repeat(100_000);
-    const finished = { type: 'tool_finished', runId: 'r', seq: 0, at: 1, step: 1, toolCallId: 'c1', name: 'dump', result: cut('c1', big), durationMs: 1 } as RunEvent;
+    const finished = {
+      type: 'tool_finished',
+      runId: 'r',
+      seq: 0,
+      at: 1,
+      step: 1,
+      toolCallId: 'c1',
+      name: 'dump',
+      result: cut('c1', big),
+      durationMs: 1,
+    } as RunEvent;
     await store.append('r', 0, [finished]);
     const archive = new ToolOutputArchive({ store });
     expect(await archive.lookup('r', 'c1')).toBe(big);
@@ -262,10 +297,24 @@ describe('ToolOutputArchive', () => {
     const store = new MemoryRunStore();
     await store.createRun({ id: 'r', model: 'x/y', config: {}, configHash: 'h' });
     const huge = 'x'.repeat(50);
-    const finished = (id: string, text: string) => ({ type: 'tool_finished', runId: 'r', seq: 0, at: 1, step: 1, toolCallId: id, name: 'dump', result: cut(id, text), durationMs: 1 }) as RunEvent;
+    const finished = (id: string, text: string) =>
+      ({
+        type: 'tool_finished',
+        runId: 'r',
+        seq: 0,
+        at: 1,
+        step: 1,
+        toolCallId: id,
+        name: 'dump',
+        result: cut(id, text),
+        durationMs: 1,
+      }) as RunEvent;
     await store.append('r', 0, [finished('c1', huge), { ...finished('c2', 'y'.repeat(60)), seq: 1 }]);
     let loads = 0;
-    const archive = new ToolOutputArchive({ maxChars: 10, store: { loadEvents: (runId, from) => (loads++, store.loadEvents(runId, from)) } });
+    const archive = new ToolOutputArchive({
+      maxChars: 10,
+      store: { loadEvents: (runId, from) => (loads++, store.loadEvents(runId, from)) },
+    });
     for (let page = 0; page < 3; page++) expect(await archive.lookup('r', 'c1')).toBe(huge);
     expect(loads).toBe(1);
     expect(archive.chars).toBe(0);
@@ -280,7 +329,17 @@ describe('ToolOutputArchive', () => {
 
   it('recordEvent keeps tool_finished outputs only', () => {
     const archive = new ToolOutputArchive();
-    archive.recordEvent({ type: 'tool_finished', runId: 'r', seq: 3, at: 1, step: 1, toolCallId: 'c1', name: 'dump', result: cut('c1', 'full'), durationMs: 1 });
+    archive.recordEvent({
+      type: 'tool_finished',
+      runId: 'r',
+      seq: 3,
+      at: 1,
+      step: 1,
+      toolCallId: 'c1',
+      name: 'dump',
+      result: cut('c1', 'full'),
+      durationMs: 1,
+    });
     archive.recordEvent({ type: 'state_changed', runId: 'r', seq: 4, at: 1, from: 'idle', to: 'planning', step: 0 });
     expect(archive.lookup('r', 'c1')).toBe('full');
   });
@@ -290,7 +349,12 @@ describe('through a real agent', () => {
   it('the model sees the marker, the log keeps the whole output, and read_tool_output returns the next page', async () => {
     const full = Array.from({ length: 2_000 }, (_, i) => `entry ${String(i).padStart(4, '0')} ${'#'.repeat(38)}`).join('\n');
     expect(full.length).toBe(100_000 - 1);
-    const big = defineTool({ name: 'big', description: 'Prints a large report.', parameters: { type: 'object', properties: {} }, execute: () => full });
+    const big = defineTool({
+      name: 'big',
+      description: 'Prints a large report.',
+      parameters: { type: 'object', properties: {} },
+      execute: () => full,
+    });
     const store = new MemoryRunStore();
     const archive = new ToolOutputArchive({ store });
     const reader = createToolOutputTool((id, { runId }) => archive.lookup(runId, id));
@@ -300,9 +364,10 @@ describe('through a real agent', () => {
       if (info.index === 0) return toolCall('big', {}, 'call_big');
       const last = request.messages.at(-1);
       if (info.index === 1) {
-        marker = /\[truncated: ([\d,]+) of 99,999 characters removed; call read_tool_output with tool_call_id "call_big" and offset (\d+) to read more\]/.exec(
-          last?.content ?? '',
-        );
+        marker =
+          /\[truncated: ([\d,]+) of 99,999 characters removed; call read_tool_output with tool_call_id "call_big" and offset (\d+) to read more\]/.exec(
+            last?.content ?? '',
+          );
         if (!marker) return say('no marker');
         return toolCall('read_tool_output', { tool_call_id: 'call_big', offset: Number(marker[2]) }, 'call_read');
       }

@@ -27,7 +27,8 @@ function manyTools(): ToolSpec[] {
     postgres: ['query', 'list_tables', 'describe_table', 'explain_query'],
     slack: ['post_message', 'list_channels', 'read_thread', 'add_reaction'],
   };
-  for (const [server, tools] of Object.entries(servers)) for (const tool of tools) specs.push(spec(`${server}__${tool}`, `${tool.replaceAll('_', ' ')} on ${server}.`));
+  for (const [server, tools] of Object.entries(servers))
+    for (const tool of tools) specs.push(spec(`${server}__${tool}`, `${tool.replaceAll('_', ' ')} on ${server}.`));
   for (let i = specs.length; i < 40; i++) specs.push(spec(`misc_${i}`, `Miscellaneous helper number ${i}.`));
   specs.push(spec(SEARCH_TOOLS, 'Find more tools.'));
   return specs;
@@ -81,7 +82,9 @@ describe('createToolSelector: select', () => {
     const picked = selector.select(all, { pinned: new Set(['github__create_issue']), recentlyUsed: [] });
     expect(names(picked)).toEqual(['github__create_issue', SEARCH_TOOLS]);
     const search = picked.find((s) => s.name === SEARCH_TOOLS)!;
-    expect(search.description).toMatch(/^Find more tools\.\n\nTools available but not shown \(39\): github__list_issues, github__get_pull_request, /);
+    expect(search.description).toMatch(
+      /^Find more tools\.\n\nTools available but not shown \(39\): github__list_issues, github__get_pull_request, /,
+    );
     expect(search.description).not.toContain('github__create_issue,');
     // The registered spec itself is not changed.
     expect(all.at(-1)!.description).toBe('Find more tools.');
@@ -89,7 +92,10 @@ describe('createToolSelector: select', () => {
 
   it('always includes read_tool_output when it is registered', () => {
     const all = [...manyTools(), spec('read_tool_output')];
-    const picked = createToolSelector({ maxTools: 3, fill: false }).select(all, { pinned: new Set(['misc_20', 'misc_21']), recentlyUsed: [] });
+    const picked = createToolSelector({ maxTools: 3, fill: false }).select(all, {
+      pinned: new Set(['misc_20', 'misc_21']),
+      recentlyUsed: [],
+    });
     expect(names(picked)).toEqual(['misc_21', SEARCH_TOOLS, 'read_tool_output']);
   });
 
@@ -117,7 +123,17 @@ describe('createToolSelector: select', () => {
     selector.forRun('a').pin(['postgres__query']);
     expect(names(selector.forRun('b').select(all))).toEqual([SEARCH_TOOLS]);
     const events = [
-      { type: 'tool_started', runId: 'a', seq: 3, at: 0, step: 1, toolCallId: 'c1', name: 'slack__read_thread', arguments: {}, idempotencyKey: 'k' },
+      {
+        type: 'tool_started',
+        runId: 'a',
+        seq: 3,
+        at: 0,
+        step: 1,
+        toolCallId: 'c1',
+        name: 'slack__read_thread',
+        arguments: {},
+        idempotencyKey: 'k',
+      },
       {
         type: 'tool_finished',
         runId: 'a',
@@ -126,7 +142,14 @@ describe('createToolSelector: select', () => {
         step: 1,
         toolCallId: 'c2',
         name: SEARCH_TOOLS,
-        result: { role: 'tool', toolCallId: 'c2', toolName: SEARCH_TOOLS, content: [], isError: false, details: { query: 'x', pinned: ['github__list_commits'] } },
+        result: {
+          role: 'tool',
+          toolCallId: 'c2',
+          toolName: SEARCH_TOOLS,
+          content: [],
+          isError: false,
+          details: { query: 'x', pinned: ['github__list_commits'] },
+        },
         durationMs: 1,
       },
     ] as RunEvent[];
@@ -172,7 +195,13 @@ describe('search_tools', () => {
     const registry = new ToolRegistry([...tools, createSearchToolsTool(selector)]);
     const dispatcher = createDispatcher(registry);
     const search = async (query: string, limit?: number) => {
-      const call: ToolCall = { type: 'tool_call', id: 'c', name: SEARCH_TOOLS, arguments: {}, rawArguments: JSON.stringify({ query, limit }) };
+      const call: ToolCall = {
+        type: 'tool_call',
+        id: 'c',
+        name: SEARCH_TOOLS,
+        arguments: {},
+        rawArguments: JSON.stringify({ query, limit }),
+      };
       return (await dispatcher.dispatch(call, { signal: new AbortController().signal, runId: 'run-1', idempotencyKey: 'k' })).result;
     };
     return { selector, registry, search };
@@ -186,7 +215,10 @@ describe('search_tools', () => {
     expect(names(selector.forRun('run-1').select(registry.specs()))).toEqual([SEARCH_TOOLS]);
     const result = await search('merge a pull request', 1);
     expect(result.isError).toBe(false);
-    expect(result.content[0]).toEqual({ type: 'text', text: '1 tool found for "merge a pull request"; you can call it now:\n- github__merge_pull_request: merge pull request on github.' });
+    expect(result.content[0]).toEqual({
+      type: 'text',
+      text: '1 tool found for "merge a pull request"; you can call it now:\n- github__merge_pull_request: merge pull request on github.',
+    });
     expect(result.details).toEqual({ query: 'merge a pull request', pinned: ['github__merge_pull_request'] });
     expect(names(selector.forRun('run-1').select(registry.specs()))).toEqual(['github__merge_pull_request', SEARCH_TOOLS]);
     expect(selector.forRun('run-2').pinned.size).toBe(0);
@@ -215,7 +247,8 @@ describe('search_tools', () => {
     // Until the agent offers a hook for it, the selection sits in front of the provider call.
     const { agent, server } = await setupAgent(script, {
       tools: [...registry.list()],
-      streamFn: (model, context, options) => streamModel(model, { ...context, tools: selector.forRun('run-sel').select(context.tools ?? []) }, options),
+      streamFn: (model, context, options) =>
+        streamModel(model, { ...context, tools: selector.forRun('run-sel').select(context.tools ?? []) }, options),
     });
     const handle = agent.run('tell the team', { runId: 'run-sel' });
     const { events, result } = await collect(handle);

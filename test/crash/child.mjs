@@ -43,11 +43,15 @@ fx.exec(`CREATE TABLE IF NOT EXISTS fx_exec (key TEXT NOT NULL, tool TEXT NOT NU
   CREATE TABLE IF NOT EXISTS fx_applied (key TEXT PRIMARY KEY, tool TEXT NOT NULL, output TEXT NOT NULL, count INTEGER NOT NULL)`);
 const countExec = fx.prepare('INSERT INTO fx_exec (key, tool, n) VALUES (?, ?, 1) ON CONFLICT (key, tool) DO UPDATE SET n = n + 1');
 const applyOnce = fx.prepare('INSERT INTO fx_applied (key, tool, output, count) VALUES (?, ?, ?, 1) ON CONFLICT (key) DO NOTHING');
-const applyAgain = fx.prepare('INSERT INTO fx_applied (key, tool, output, count) VALUES (?, ?, ?, 1) ON CONFLICT (key) DO UPDATE SET count = count + 1');
+const applyAgain = fx.prepare(
+  'INSERT INTO fx_applied (key, tool, output, count) VALUES (?, ?, ?, 1) ON CONFLICT (key) DO UPDATE SET count = count + 1',
+);
 const lookup = fx.prepare('SELECT output FROM fx_applied WHERE key = ?');
 // The write-point rule: a call's tool_started is durable before the tool runs.
 fx.exec('CREATE TABLE IF NOT EXISTS fx_early (key TEXT NOT NULL)');
-const startLogged = fx.prepare("SELECT count(*) FROM events WHERE run_id = ? AND type = 'tool_started' AND json_extract(data, '$.idempotencyKey') = ?");
+const startLogged = fx.prepare(
+  "SELECT count(*) FROM events WHERE run_id = ? AND type = 'tool_started' AND json_extract(data, '$.idempotencyKey') = ?",
+);
 const early = fx.prepare('INSERT INTO fx_early (key) VALUES (?)');
 
 let executions = 0;
@@ -108,7 +112,12 @@ function gatedTool() {
   });
 }
 
-const tools = [effectTool('pure'), effectTool('idempotent', applyOnce), effectTool('reconcilable', applyAgain), effectTool('unsafe', applyAgain)];
+const tools = [
+  effectTool('pure'),
+  effectTool('idempotent', applyOnce),
+  effectTool('reconcilable', applyAgain),
+  effectTool('unsafe', applyAgain),
+];
 if (cfg.gated) tools.push(gatedTool());
 const worker = new Agent({
   ...(cfg.leadModel ? { name: 'worker' } : {}),

@@ -12,7 +12,18 @@ import type { Message } from '../../src/model/types.js';
 import type { SqliteDriverName } from '../../src/store/sqlite-driver.js';
 import { drivers } from '../store/sqlite-drivers.js';
 import { treeCrashTest } from './tree-scenarios.js';
-import { callIds, checkApprovals, checkLog, openCalls, reapChildren, runChild, snapshot, transcript, type ChildResult, type Step } from './harness.js';
+import {
+  callIds,
+  checkApprovals,
+  checkLog,
+  openCalls,
+  reapChildren,
+  runChild,
+  snapshot,
+  transcript,
+  type ChildResult,
+  type Step,
+} from './harness.js';
 
 const seed = Number(process.env.REIN_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 /** No new scenario starts after this (once enough kills are done); the test asserts at least MIN_KILLS. */
@@ -26,15 +37,33 @@ const CONCURRENCY = 3;
 // the request.
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
 const TURNS: Array<Array<[tool: string, n: number]>> = [
-  [['do_pure', 1], ['do_idempotent', 2]],
-  [['do_reconcilable', 3], ['do_unsafe', 4]],
-  [['do_unsafe', 5], ['do_pure', 6], ['do_idempotent', 7], ['do_reconcilable', 8]],
+  [
+    ['do_pure', 1],
+    ['do_idempotent', 2],
+  ],
+  [
+    ['do_reconcilable', 3],
+    ['do_unsafe', 4],
+  ],
+  [
+    ['do_unsafe', 5],
+    ['do_pure', 6],
+    ['do_idempotent', 7],
+    ['do_reconcilable', 8],
+  ],
 ];
 const TOOL_CALLS = TURNS.flat().length;
 // The approval-gated run (input 'do the gated things'): the `gated` tool waits for a person.
 const GATED_TURNS: Array<Array<[tool: string, n: number]>> = [
-  [['do_pure', 1], ['gated', 2]],
-  [['gated', 3], ['do_idempotent', 4], ['gated', 5]],
+  [
+    ['do_pure', 1],
+    ['gated', 2],
+  ],
+  [
+    ['gated', 3],
+    ['do_idempotent', 4],
+    ['gated', 5],
+  ],
 ];
 function answer(request: { messages: Array<{ role: string; content?: unknown }> }): ScriptTurn {
   const turn = request.messages.filter((m) => m.role === 'assistant').length;
@@ -115,7 +144,8 @@ async function scenario(driver: SqliteDriverName, index: number, steps: Step[], 
     for (const id of openCalls(calls, 'do_unsafe')) cutOff.add(id);
     // Killed just after its k-th tool_finished was durable: k more are in the log.
     const k = /^after-tool-finished:(\d+)$/.exec(step.crashAt ?? '')?.[1];
-    if (k !== undefined) expect(calls.finished.size, `${where}: tool_finished events durable`).toBeGreaterThanOrEqual(finishedBefore + Number(k));
+    if (k !== undefined)
+      expect(calls.finished.size, `${where}: tool_finished events durable`).toBeGreaterThanOrEqual(finishedBefore + Number(k));
     finishedBefore = calls.finished.size;
     if (s.events.length === 0) {
       // Killed before run_started was durable: the run never began (no effect may have
@@ -162,7 +192,8 @@ async function scenario(driver: SqliteDriverName, index: number, steps: Step[], 
     }
     if (finished?.outcome === 'reconciled') expect(name, `${where}: reconciled ${id}`).toBe('do_reconcilable');
   }
-  for (const key of [...s.applied.keys(), ...s.executions.keys()]) expect(keys.has(key), `${where}: an effect under a key no call of the run has: ${key}`).toBe(true);
+  for (const key of [...s.applied.keys(), ...s.executions.keys()])
+    expect(keys.has(key), `${where}: an effect under a key no call of the run has: ${key}`).toBe(true);
 
   if (twin) {
     // The same transcript as the twin's, an unknown outcome standing for the result it replaced.
@@ -173,7 +204,13 @@ async function scenario(driver: SqliteDriverName, index: number, steps: Step[], 
   rmSync(`${db}-wal`, { force: true });
   rmSync(`${db}-shm`, { force: true });
   const outcomes = ids.flatMap((id) => calls.finished.get(id)?.outcome ?? []);
-  return { kills, killedAt, outcomes, transcript: final, last: result ?? { status: 'done', reason: 'final_answer', ms: 0, appends: 0, executions: 0 } };
+  return {
+    kills,
+    killedAt,
+    outcomes,
+    transcript: final,
+    last: result ?? { status: 'done', reason: 'final_answer', ms: 0, appends: 0, executions: 0 },
+  };
 }
 
 interface GatedTwin {
@@ -191,7 +228,12 @@ interface GatedTwin {
  * ahead of its tool_started, one request and one decision per gated call, and the end is
  * the crash-free twin's.
  */
-async function gatedScenario(driver: SqliteDriverName, index: number, steps: Step[], twin: GatedTwin | undefined): Promise<ScenarioOutcome & { processes: ChildResult[] }> {
+async function gatedScenario(
+  driver: SqliteDriverName,
+  index: number,
+  steps: Step[],
+  twin: GatedTwin | undefined,
+): Promise<ScenarioOutcome & { processes: ChildResult[] }> {
   const db = join(dir, `${tag(driver)}-g${index}.db`);
   let runId = `gated_${index}`;
   let mode: 'run' | 'resume' | 'approve' = 'run';
@@ -253,7 +295,8 @@ async function gatedScenario(driver: SqliteDriverName, index: number, steps: Ste
     }
   }
   const keys = new Set(calls.key.values());
-  for (const key of [...s.applied.keys(), ...s.executions.keys()]) expect(keys.has(key), `${where}: an effect under a key no call of the run has: ${key}`).toBe(true);
+  for (const key of [...s.applied.keys(), ...s.executions.keys()])
+    expect(keys.has(key), `${where}: an effect under a key no call of the run has: ${key}`).toBe(true);
   if (twin) expect(final, `${where}: the transcript of the crash-free twin`).toEqual(twin.transcript);
   for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
   const outcomes = ids.flatMap((id) => calls.finished.get(id)?.outcome ?? []);
@@ -289,12 +332,17 @@ function scenarios(twin: Twin): Step[][] {
       list.push([{ crashAt: `${point}:${hit}` }]);
     }
   }
-  for (const point of ['before-tool-execute', 'after-tool-effect', 'after-tool-finished']) for (let hit = 1; hit <= TOOL_CALLS; hit++) list.push([{ crashAt: `${point}:${hit}` }]);
+  for (const point of ['before-tool-execute', 'after-tool-effect', 'after-tool-finished'])
+    for (let hit = 1; hit <= TOOL_CALLS; hit++) list.push([{ crashAt: `${point}:${hit}` }]);
   // A resume killed while it resolves the batch the first process left open.
   for (let i = 0; i < 3; i++) {
     list.push([{ crashAt: `after-tool-effect:${pick(TOOL_CALLS)}` }, { crashAt: 'before-resume-call:1' }]);
     list.push([{ crashAt: `before-tool-execute:${pick(TOOL_CALLS)}` }, { crashAt: `inside-append:${pick(3)}` }]);
-    list.push([{ crashAt: `after-tool-effect:${pick(TOOL_CALLS)}` }, { crashAt: 'after-tool-effect:1' }, { crashAt: 'before-resume-call:2' }]);
+    list.push([
+      { crashAt: `after-tool-effect:${pick(TOOL_CALLS)}` },
+      { crashAt: 'after-tool-effect:1' },
+      { crashAt: 'before-resume-call:2' },
+    ]);
   }
   // Random moments, over the whole run (the twin's duration, from `ready`), once or twice in a row.
   const at = (): Step => ({ killAfterMs: Math.floor(random() * twin.ms * 1.3) });
@@ -307,7 +355,11 @@ function scenarios(twin: Twin): Step[][] {
   return list;
 }
 
-const tally = (counts: Map<string, number>): string => [...counts].sort().map(([k, n]) => `${k} ${n}`).join(', ');
+const tally = (counts: Map<string, number>): string =>
+  [...counts]
+    .sort()
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
 
 /** The crash-free twin, run once per driver and shared. */
 const twinRuns = new Map<SqliteDriverName, Promise<Twin>>();
@@ -334,7 +386,11 @@ function gatedTwinOnce(driver: SqliteDriverName): Promise<GatedTwin> {
       'the gated twin pauses twice',
     ).toEqual(['paused', 'paused', 'done']);
     expect(first.processes[0]!.executions, 'nothing runs before the first approval').toBe(0);
-    return { transcript: first.transcript, appends: first.processes.map((p) => p.appends), ms: Math.max(...first.processes.map((p) => p.ms)) };
+    return {
+      transcript: first.transcript,
+      appends: first.processes.map((p) => p.appends),
+      ms: Math.max(...first.processes.map((p) => p.ms)),
+    };
   });
   gatedTwinRuns.set(driver, gatedTwinRun);
   return gatedTwinRun;
@@ -346,7 +402,10 @@ const tag = (driver: SqliteDriverName): string => driver.replace(/\W/g, '');
 for (const driver of drivers) {
   describe(`on ${driver}`, () => {
     it('runs killed at every crash point and at random moments end like their crash-free twin', { timeout: 180_000 }, async () => {
-      expect(existsSync(fileURLToPath(new URL('../../dist/loop/crash-points.js', import.meta.url))), 'dist/ is missing: run `npm run build` (npm test does)').toBe(true);
+      expect(
+        existsSync(fileURLToPath(new URL('../../dist/loop/crash-points.js', import.meta.url))),
+        'dist/ is missing: run `npm run build` (npm test does)',
+      ).toBe(true);
       const began = Date.now();
       let kills = 0;
       let done = 0;
@@ -365,7 +424,9 @@ for (const driver of drivers) {
         const worker = async (): Promise<void> => {
           for (let next = queue.shift(); next && !failed; next = queue.shift()) {
             if (Date.now() - began > BUDGET_MS && kills >= MIN_KILLS) return;
-            const outcome = next.gated ? await gatedScenario(driver, next.index, next.steps, gatedTwin) : await scenario(driver, next.index, next.steps, twin);
+            const outcome = next.gated
+              ? await gatedScenario(driver, next.index, next.steps, gatedTwin)
+              : await scenario(driver, next.index, next.steps, twin);
             kills += outcome.kills;
             done++;
             if (next.gated) {
@@ -392,7 +453,9 @@ for (const driver of drivers) {
         throw new Error(`crash test (REIN_CRASH_SEED=${seed}): ${(error as Error).message}`, { cause: error });
       }
       const seconds = ((Date.now() - began) / 1000).toFixed(1);
-      console.log(`crash test on ${driver} (REIN_CRASH_SEED=${seed}): ${kills} kills in ${done} scenarios, ${seconds} s; kills by point: ${tally(reached)}; calls resolved on resume: ${tally(resolved)}; approval-gated: ${gatedKills} kills in ${gatedDone} scenarios`);
+      console.log(
+        `crash test on ${driver} (REIN_CRASH_SEED=${seed}): ${kills} kills in ${done} scenarios, ${seconds} s; kills by point: ${tally(reached)}; calls resolved on resume: ${tally(resolved)}; approval-gated: ${gatedKills} kills in ${gatedDone} scenarios`,
+      );
       expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
     });
 

@@ -44,7 +44,19 @@ export interface ChildExit {
 const live = new Set<ChildProcess>();
 
 /** Runs (or resumes) `runId` in a fresh process, dying as `step` says. Rejects if it hangs for `hangMs`. */
-export function runChild(cfg: { mode: 'run' | 'resume' | 'approve'; db: string; runId: string; model: ModelRef; gated?: boolean; leadModel?: ModelRef; driver: SqliteDriverName }, step: Step = {}, hangMs = 30_000): Promise<ChildExit> {
+export function runChild(
+  cfg: {
+    mode: 'run' | 'resume' | 'approve';
+    db: string;
+    runId: string;
+    model: ModelRef;
+    gated?: boolean;
+    leadModel?: ModelRef;
+    driver: SqliteDriverName;
+  },
+  step: Step = {},
+  hangMs = 30_000,
+): Promise<ChildExit> {
   const env = { ...process.env };
   delete env.REIN_CRASH_AT;
   if (step.crashAt) env.REIN_CRASH_AT = step.crashAt;
@@ -115,11 +127,16 @@ export async function snapshot(db: string, runId: string, driver: SqliteDriverNa
   try {
     integrity = raw.pragma('integrity_check');
     const tables = new Set(raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").values() as string[]);
-    if (tables.has('fx_exec')) for (const r of raw.prepare('SELECT key, n FROM fx_exec').all() as Array<{ key: string; n: number }>) executions.set(r.key, r.n);
-    if (tables.has('fx_exec')) for (const r of raw.prepare("SELECT key, n FROM fx_exec WHERE tool = 'gated'").all() as Array<{ key: string; n: number }>) gated.set(r.key, r.n);
+    if (tables.has('fx_exec'))
+      for (const r of raw.prepare('SELECT key, n FROM fx_exec').all() as Array<{ key: string; n: number }>) executions.set(r.key, r.n);
+    if (tables.has('fx_exec'))
+      for (const r of raw.prepare("SELECT key, n FROM fx_exec WHERE tool = 'gated'").all() as Array<{ key: string; n: number }>)
+        gated.set(r.key, r.n);
     if (tables.has('fx_unapproved')) unapproved = raw.prepare('SELECT key FROM fx_unapproved').values() as string[];
     if (tables.has('fx_early')) early = raw.prepare('SELECT key FROM fx_early').values() as string[];
-    if (tables.has('fx_applied')) for (const r of raw.prepare('SELECT key, count FROM fx_applied').all() as Array<{ key: string; count: number }>) applied.set(r.key, r.count);
+    if (tables.has('fx_applied'))
+      for (const r of raw.prepare('SELECT key, count FROM fx_applied').all() as Array<{ key: string; count: number }>)
+        applied.set(r.key, r.count);
   } finally {
     raw.close();
   }
@@ -185,7 +202,9 @@ export function transcript(events: RunEvent[]): Message[] {
 
 /** The ids of every tool call of a transcript, in order. */
 export function callIds(messages: Message[]): string[] {
-  return messages.flatMap((m) => (m.role === 'assistant' ? m.content.filter((c): c is ToolCall => c.type === 'tool_call').map((c) => c.id) : []));
+  return messages.flatMap((m) =>
+    m.role === 'assistant' ? m.content.filter((c): c is ToolCall => c.type === 'tool_call').map((c) => c.id) : [],
+  );
 }
 
 /**
@@ -194,7 +213,11 @@ export function callIds(messages: Message[]): string[] {
  * has a lower seq than the call's first `tool_started`; no gated call even starts without
  * one; at most one request and one decision per call. Returns each gated call's decisions.
  */
-export function checkApprovals(s: Snapshot, calls: Calls, where: string): Map<string, Array<Extract<RunEvent, { type: 'approval_decided' }>>> {
+export function checkApprovals(
+  s: Snapshot,
+  calls: Calls,
+  where: string,
+): Map<string, Array<Extract<RunEvent, { type: 'approval_decided' }>>> {
   expect(s.unapproved, `${where}: gated calls that ran without a prior approval (seen by the tool)`).toEqual([]);
   const requested = new Map<string, number>();
   const decided = new Map<string, Array<Extract<RunEvent, { type: 'approval_decided' }>>>();
@@ -210,7 +233,8 @@ export function checkApprovals(s: Snapshot, calls: Calls, where: string): Map<st
     expect(requested.has(id), `${where}: ${id} decided without a request`).toBe(true);
   }
   const approvedBefore = (id: string): boolean => (decided.get(id) ?? []).some((d) => d.approved && d.seq < (firstStart.get(id) ?? -1));
-  for (const [id, name] of calls.name) if (name === 'gated') expect(approvedBefore(id), `${where}: gated ${id} started without a prior approval`).toBe(true);
+  for (const [id, name] of calls.name)
+    if (name === 'gated') expect(approvedBefore(id), `${where}: gated ${id} started without a prior approval`).toBe(true);
   const idOfKey = new Map([...calls.key].map(([id, key]) => [key, id]));
   for (const key of s.gated.keys()) {
     const id = idOfKey.get(key);

@@ -13,7 +13,18 @@ import { startScriptedServer, type ScriptRequest, type ScriptTurn, type Scripted
 import type { Message } from '../../src/model/types.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { SqliteDriverName } from '../../src/store/sqlite-driver.js';
-import { callIds, checkLog, openCalls, reapChildren, runChild, snapshot, transcript, type Calls, type Snapshot, type Step } from './harness.js';
+import {
+  callIds,
+  checkLog,
+  openCalls,
+  reapChildren,
+  runChild,
+  snapshot,
+  transcript,
+  type Calls,
+  type Snapshot,
+  type Step,
+} from './harness.js';
 
 const seed = Number(process.env.REIN_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const MIN_KILLS = 30;
@@ -23,15 +34,33 @@ const CONCURRENCY = 3;
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
 // The child's turns (the crash test's): 8 calls over 3 turns, then its answer.
 const WORKER_TURNS: Array<Array<[tool: string, n: number]>> = [
-  [['do_pure', 1], ['do_idempotent', 2]],
-  [['do_reconcilable', 3], ['do_unsafe', 4]],
-  [['do_unsafe', 5], ['do_pure', 6], ['do_idempotent', 7], ['do_reconcilable', 8]],
+  [
+    ['do_pure', 1],
+    ['do_idempotent', 2],
+  ],
+  [
+    ['do_reconcilable', 3],
+    ['do_unsafe', 4],
+  ],
+  [
+    ['do_unsafe', 5],
+    ['do_pure', 6],
+    ['do_idempotent', 7],
+    ['do_reconcilable', 8],
+  ],
 ];
 function answer(request: ScriptRequest): ScriptTurn {
   const turn = request.messages.filter((m) => m.role === 'assistant').length;
   if (request.model === 'lead') {
     // The lead hands the work to its sub-agent beside a call of its own, then answers.
-    if (turn === 0) return { toolCalls: [{ name: 'worker', arguments: { task: 'do the four things' }, id: 'lead_0_0' }, { name: 'do_idempotent', arguments: { n: 9 }, id: 'lead_0_1' }], usage };
+    if (turn === 0)
+      return {
+        toolCalls: [
+          { name: 'worker', arguments: { task: 'do the four things' }, id: 'lead_0_0' },
+          { name: 'do_idempotent', arguments: { n: 9 }, id: 'lead_0_1' },
+        ],
+        usage,
+      };
     if (turn === 1) return { toolCalls: [{ name: 'do_idempotent', arguments: { n: 10 }, id: 'lead_1_0' }], usage };
     return { text: 'lead done', usage };
   }
@@ -159,13 +188,26 @@ async function treeScenario(driver: SqliteDriverName, index: number, steps: Step
   const where = `${label}, at the end`;
   const tree = await checkTree(db, rootId, driver, where);
   const root = tree.runs[0]!;
-  expect(root.s.events.at(-1), `${where}: the root's last event`).toMatchObject({ type: 'run_finished', status: 'done', reason: 'final_answer' });
+  expect(root.s.events.at(-1), `${where}: the root's last event`).toMatchObject({
+    type: 'run_finished',
+    status: 'done',
+    reason: 'final_answer',
+  });
   // Children: the one that ran (and one that never began, when a kill came between its record and its first event).
   const ran = tree.runs.slice(1).filter((r) => r.s.events.length > 0);
   expect(ran, `${where}: children that ran`).toHaveLength(1);
   const child = ran[0]!;
-  expect(child.s.events.at(-1), `${where}: the child's last event`).toMatchObject({ type: 'run_finished', status: 'done', reason: 'final_answer' });
-  expect(child.s.events[0], `${where}: the child's first event`).toMatchObject({ type: 'run_started', parentRunId: rootId, parentToolCallId: 'lead_0_0', depth: 1 });
+  expect(child.s.events.at(-1), `${where}: the child's last event`).toMatchObject({
+    type: 'run_finished',
+    status: 'done',
+    reason: 'final_answer',
+  });
+  expect(child.s.events[0], `${where}: the child's first event`).toMatchObject({
+    type: 'run_started',
+    parentRunId: rootId,
+    parentToolCallId: 'lead_0_0',
+    depth: 1,
+  });
   // Every call of both runs ended once, with the effects their class allows.
   for (const { id: runId, s, calls } of [root, child]) {
     const ids = callIds(transcript(s.events));
@@ -200,7 +242,9 @@ async function treeScenario(driver: SqliteDriverName, index: number, steps: Step
 /** The tree crash test on `driver`, inside the caller's describe. */
 export function treeCrashTest(driver: SqliteDriverName): void {
   {
-    it('a tree of runs (a lead with a sub-agent) killed at random points (at least 30 kills) and resumed from the root: every run of the tree holds the invariants and the tree ends like its twin', { timeout: 180_000 }, async () => {
+    it('a tree of runs (a lead with a sub-agent) killed at random points (at least 30 kills) and resumed from the root: every run of the tree holds the invariants and the tree ends like its twin', {
+      timeout: 180_000,
+    }, async () => {
       const began = Date.now();
       let kills = 0;
       let inChild = 0;
@@ -214,7 +258,12 @@ export function treeCrashTest(driver: SqliteDriverName): void {
         for (let i = 0; i < 24; i++) queue.push(i % 3 === 2 ? [at(), at()] : [at()]);
         // Named points by hit: the tools' effects and ends (8 of the child's 10 calls, the
         // lead's 2), and the appends of both runs (one process counts them all).
-        for (let hit = 1; hit <= 10; hit++) queue.push([{ crashAt: `after-tool-effect:${hit}` }], [{ crashAt: `after-tool-finished:${hit}` }], [{ crashAt: `before-tool-execute:${hit}` }]);
+        for (let hit = 1; hit <= 10; hit++)
+          queue.push(
+            [{ crashAt: `after-tool-effect:${hit}` }],
+            [{ crashAt: `after-tool-finished:${hit}` }],
+            [{ crashAt: `before-tool-execute:${hit}` }],
+          );
         for (let hit = 1; hit <= 16; hit += 3) queue.push([{ crashAt: `after-append:${hit}` }], [{ crashAt: `inside-append:${hit}` }]);
         // A resume killed while it resolves what the first process left open, in the child.
         for (let hit = 1; hit <= 4; hit++) queue.push([{ crashAt: `after-tool-effect:${hit}` }, { crashAt: 'before-resume-call:1' }]);
@@ -246,7 +295,9 @@ export function treeCrashTest(driver: SqliteDriverName): void {
         await reapChildren();
         throw new Error(`tree crash test (REIN_CRASH_SEED=${seed}): ${(error as Error).message}`, { cause: error });
       }
-      console.log(`tree crash test on ${driver} (REIN_CRASH_SEED=${seed}): ${kills} kills (${inChild} while the child worked) in ${done} scenarios, ${((Date.now() - began) / 1000).toFixed(1)} s`);
+      console.log(
+        `tree crash test on ${driver} (REIN_CRASH_SEED=${seed}): ${kills} kills (${inChild} while the child worked) in ${done} scenarios, ${((Date.now() - began) / 1000).toFixed(1)} s`,
+      );
       expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
       expect(inChild, 'kills while the child worked').toBeGreaterThanOrEqual(10);
     });

@@ -42,7 +42,8 @@ describe('docs/cli.md', () => {
     const commands = [...help.stdout.matchAll(/^ {2}([a-z-]+) {2,}/gm)].map((m) => m[1] as string);
     expect(commands.length).toBeGreaterThanOrEqual(11);
     expect([...commands].sort()).toEqual(Object.keys(SECTION_OF).sort());
-    for (const sections of Object.values(SECTION_OF)) for (const heading of sections) expect(sectionUnder(doc, heading), heading).toBeDefined();
+    for (const sections of Object.values(SECTION_OF))
+      for (const heading of sections) expect(sectionUnder(doc, heading), heading).toBeDefined();
   });
 
   it("names every flag of every command in that command's section", async () => {

@@ -18,7 +18,11 @@ interface Field {
   type: string;
 }
 
-const normalize = (text: string): string => text.replace(/\s+/g, ' ').replace(/\s*;\s*}/g, ' }').trim();
+const normalize = (text: string): string =>
+  text
+    .replace(/\s+/g, ' ')
+    .replace(/\s*;\s*}/g, ' }')
+    .trim();
 
 function sourceOf(path: string): ts.SourceFile {
   return ts.createSourceFile(path, readFileSync(`${root}${path}`, 'utf8'), ts.ScriptTarget.Latest, true);
@@ -35,7 +39,10 @@ function fieldsOf(members: ts.NodeArray<ts.TypeElement>, source: ts.SourceFile):
 /** The members of a type alias or interface called `name` in `path`. */
 function declaration(path: string, name: string): { source: ts.SourceFile; node: ts.TypeAliasDeclaration | ts.InterfaceDeclaration } {
   const source = sourceOf(path);
-  const node = source.statements.find((s): s is ts.TypeAliasDeclaration | ts.InterfaceDeclaration => (ts.isTypeAliasDeclaration(s) || ts.isInterfaceDeclaration(s)) && s.name.text === name);
+  const node = source.statements.find(
+    (s): s is ts.TypeAliasDeclaration | ts.InterfaceDeclaration =>
+      (ts.isTypeAliasDeclaration(s) || ts.isInterfaceDeclaration(s)) && s.name.text === name,
+  );
   if (!node) throw new Error(`${path} declares no ${name}`);
   return { source, node };
 }
@@ -83,9 +90,11 @@ function mismatches(heading: string, fields: Field[]): string[] {
   for (const field of fields) {
     const cell = table.get(field.name);
     if (cell === undefined) problems.push(`${heading}: field ${field.name} is not documented (${cellOf(field)})`);
-    else if (cell !== cellOf(field)) problems.push(`${heading}: field ${field.name} is documented as ${cell}, the source says ${cellOf(field)}`);
+    else if (cell !== cellOf(field))
+      problems.push(`${heading}: field ${field.name} is documented as ${cell}, the source says ${cellOf(field)}`);
   }
-  for (const name of table.keys()) if (!fields.some((f) => f.name === name)) problems.push(`${heading}: documents ${name}, which the source does not have`);
+  for (const name of table.keys())
+    if (!fields.some((f) => f.name === name)) problems.push(`${heading}: documents ${name}, which the source does not have`);
   return problems;
 }
 
@@ -115,9 +124,13 @@ describe('docs/events.md', () => {
   it('documents the fields every event carries and the types events hold', () => {
     const problems = [
       ...mismatches('Fields every event carries', interfaceFields('src/events.ts', 'EventBase')),
-      ...(['RunLimits', 'RunTotals', 'RunResult'] as const).flatMap((name) => mismatches(`\`${name}\``, interfaceFields('src/events.ts', name))),
+      ...(['RunLimits', 'RunTotals', 'RunResult'] as const).flatMap((name) =>
+        mismatches(`\`${name}\``, interfaceFields('src/events.ts', name)),
+      ),
       ...mismatches('`ErrorInfo`', interfaceFields('src/errors.ts', 'ErrorInfo')),
-      ...(['Usage', 'Cost', 'UserMessage', 'AssistantMessage', 'ToolResultMessage'] as const).flatMap((name) => mismatches(`\`${name}\``, interfaceFields('src/model/types.ts', name))),
+      ...(['Usage', 'Cost', 'UserMessage', 'AssistantMessage', 'ToolResultMessage'] as const).flatMap((name) =>
+        mismatches(`\`${name}\``, interfaceFields('src/model/types.ts', name)),
+      ),
     ];
     expect(problems).toEqual([]);
   });
@@ -151,9 +164,14 @@ describe('docs/events.md', () => {
   });
 
   it('fails on a field the page does not have, so it cannot pass by accident', () => {
-    expect(mismatches('`run_resumed`', [...(events.find((e) => e.type === 'run_resumed')?.fields ?? []), { name: 'newField', optional: false, type: 'string' }])).toEqual([
-      '`run_resumed`: field newField is not documented (`string`)',
-    ]);
-    expect(mismatches('`run_resumed`', [{ name: 'epoch', optional: true, type: 'number' }])).toContain('`run_resumed`: field epoch is documented as `number`, the source says `number` (optional)');
+    expect(
+      mismatches('`run_resumed`', [
+        ...(events.find((e) => e.type === 'run_resumed')?.fields ?? []),
+        { name: 'newField', optional: false, type: 'string' },
+      ]),
+    ).toEqual(['`run_resumed`: field newField is not documented (`string`)']);
+    expect(mismatches('`run_resumed`', [{ name: 'epoch', optional: true, type: 'number' }])).toContain(
+      '`run_resumed`: field epoch is documented as `number`, the source says `number` (optional)',
+    );
   });
 });

@@ -46,7 +46,9 @@ describe('the docs', () => {
   const files = markdownFiles();
 
   it('are found where the links expect them', () => {
-    expect(files.map((f) => relative(root, f))).toEqual(expect.arrayContaining(['README.md', 'docs/cli.md', 'docs/events.md', 'examples/README.md']));
+    expect(files.map((f) => relative(root, f))).toEqual(
+      expect.arrayContaining(['README.md', 'docs/cli.md', 'docs/events.md', 'examples/README.md']),
+    );
   });
 
   it('link only to files and headings that exist', () => {

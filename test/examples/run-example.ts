@@ -18,7 +18,11 @@ export interface ExampleRun {
 /** Runs `examples/<file>`; kills it (and rejects) when it has not ended within `timeoutMs`. */
 export function runExample(file: string, timeoutMs = 100_000): Promise<ExampleRun> {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' };
-  const child = spawn(process.execPath, ['scripts/run-example.mjs', `examples/${file}`], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['scripts/run-example.mjs', `examples/${file}`], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -225,10 +225,12 @@ describe('httpPost: response bodies', () => {
     });
     const res = await post(served.url);
     let received = '';
-    const error: unknown = await res.consume((text) => (received += text)).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error: unknown = await res
+      .consume((text) => (received += text))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).toMatchObject({ code: 'ECONNRESET' });
     expect((error as Error).message).toContain('cut');
     expect(received).toBe('0123456789');
@@ -276,7 +278,9 @@ describe('httpPost: response bodies', () => {
 
   it('a 1 MB request body arrives intact, counted in bytes', async () => {
     const body = '0123456789abcde€'.repeat(65_536);
-    const served = await httpServer((_req, res, received) => res.end(JSON.stringify({ bytes: Buffer.byteLength(received), same: received === body })));
+    const served = await httpServer((_req, res, received) =>
+      res.end(JSON.stringify({ bytes: Buffer.byteLength(received), same: received === body })),
+    );
     expect(JSON.parse(await postText(served.url, body))).toEqual({ bytes: Buffer.byteLength(body), same: true });
     expect(served.requests[0]?.head).toContain(`content-length: ${Buffer.byteLength(body)}`);
   });
@@ -331,7 +335,13 @@ describe('httpPost: the request it writes', () => {
     const served = await httpServer((_req, res) => res.end('ok'));
     const res = await httpPost(
       new URL(`${served.url.href}?stream=true`),
-      { 'Content-Type': 'application/json', Authorization: 'Bearer s3cret', 'X-Custom': 'Mixed Case Value', 'x-many': ['one', 'two'], 'x-number': 7 },
+      {
+        'Content-Type': 'application/json',
+        Authorization: 'Bearer s3cret',
+        'X-Custom': 'Mixed Case Value',
+        'x-many': ['one', 'two'],
+        'x-number': 7,
+      },
       '{"a":1}',
     );
     await res.text();
@@ -357,7 +367,7 @@ describe('httpPost: the request it writes', () => {
     expect(head).toContain('content-length: 0\r\n');
   });
 
-  it('a Content-Length given by the caller, in any case, is replaced by the body\'s own length', async () => {
+  it("a Content-Length given by the caller, in any case, is replaced by the body's own length", async () => {
     const served = await httpServer((_req, res) => res.end('ok'));
     const res = await httpPost(served.url, { 'Content-Length': '99' }, '{"a":"€"}');
     expect(res.status).toBe(200);
@@ -408,7 +418,8 @@ describe('httpPost: aborts, timeouts and refusals', () => {
     let n = 0;
     const served = await httpServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      if (n++ === 0) res.write('data: first\n\n'); // then holds
+      if (n++ === 0)
+        res.write('data: first\n\n'); // then holds
       else res.end('data: again\n\n');
     });
     const controller = new AbortController();
@@ -449,7 +460,10 @@ describe('httpPost: aborts, timeouts and refusals', () => {
 
   it('a server that never answers fails the request with ETIMEDOUT', async () => {
     const served = await rawServer(() => {});
-    await expect(post(served.url, '{}', undefined, 200)).rejects.toMatchObject({ code: 'ETIMEDOUT', message: expect.stringContaining('200 ms') });
+    await expect(post(served.url, '{}', undefined, 200)).rejects.toMatchObject({
+      code: 'ETIMEDOUT',
+      message: expect.stringContaining('200 ms'),
+    });
   });
 
   it('a port nobody listens on rejects with ECONNREFUSED', async () => {
@@ -469,15 +483,24 @@ describe('httpPost: aborts, timeouts and refusals', () => {
   it('another protocol that never sends a blank line (an SSH banner, an HTTP/2 frame) fails at once, not at the idle timeout', async () => {
     const ssh = await rawServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n'));
     // Before: nothing happened until the idle timeout (here longer than the test may take).
-    await expect(post(ssh.url, '{}', undefined, 60_000)).rejects.toMatchObject({ code: 'HPE_INVALID_RESPONSE', received: '"SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13" (an SSH server)' });
+    await expect(post(ssh.url, '{}', undefined, 60_000)).rejects.toMatchObject({
+      code: 'HPE_INVALID_RESPONSE',
+      received: '"SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13" (an SSH server)',
+    });
     await closed(ssh.connections[0]);
     const h2 = await rawServer((socket) => socket.write(Buffer.from([0, 0, 0x12, 4, 0, 0, 0, 0, 0])));
-    await expect(post(h2.url, '{}', undefined, 60_000)).rejects.toMatchObject({ code: 'HPE_INVALID_RESPONSE', received: expect.stringContaining('HTTP/2') });
+    await expect(post(h2.url, '{}', undefined, 60_000)).rejects.toMatchObject({
+      code: 'HPE_INVALID_RESPONSE',
+      received: expect.stringContaining('HTTP/2'),
+    });
   });
 
   it('the connection closing in the middle of a head says what of it arrived', async () => {
     const served = await rawServer((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Ty'));
-    await expect(post(served.url)).rejects.toMatchObject({ code: 'ECONNRESET', message: 'socket hang up in the middle of the response head, which began "HTTP/1.1 200 OK"' });
+    await expect(post(served.url)).rejects.toMatchObject({
+      code: 'ECONNRESET',
+      message: 'socket hang up in the middle of the response head, which began "HTTP/1.1 200 OK"',
+    });
   });
 });
 
@@ -614,7 +637,12 @@ describe('httpPost: content encodings', () => {
     });
     const undecodable = await post(compress.url);
     expect(undecodable.status).toBe(200);
-    await expect(undecodable.text()).rejects.toMatchObject({ code: 'ERR_CONTENT_ENCODING', header: 'content-encoding', value: 'compress', message: expect.stringContaining('"compress"') });
+    await expect(undecodable.text()).rejects.toMatchObject({
+      code: 'ERR_CONTENT_ENCODING',
+      header: 'content-encoding',
+      value: 'compress',
+      message: expect.stringContaining('"compress"'),
+    });
     const corrupt = await httpServer((_req, res) => {
       res.writeHead(200, { 'content-encoding': 'gzip' });
       res.end(Buffer.from('this is not gzip at all'));
@@ -627,7 +655,10 @@ describe('httpPost: content encodings', () => {
       res.writeHead(200, { 'content-encoding': 'deflate' });
       res.end(Buffer.from([0xff, 0xff, 0xff, 0xff]));
     });
-    await expect((await post(notDeflate.url)).text()).rejects.toMatchObject({ code: 'EBADBODY', message: expect.stringContaining('deflate') });
+    await expect((await post(notDeflate.url)).text()).rejects.toMatchObject({
+      code: 'EBADBODY',
+      message: expect.stringContaining('deflate'),
+    });
   });
 });
 
@@ -637,7 +668,15 @@ describe('httpPost: transfer and stacked codings', () => {
   it('Transfer-Encoding: gzip, chunked is de-chunked, then decompressed', async () => {
     const served = await rawServer((socket) => {
       const data = gzipSync(events);
-      socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: gzip, chunked\r\n\r\n${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n0\r\n\r\n')]));
+      socket.write(
+        Buffer.concat([
+          Buffer.from(
+            `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: gzip, chunked\r\n\r\n${data.length.toString(16)}\r\n`,
+          ),
+          data,
+          Buffer.from('\r\n0\r\n\r\n'),
+        ]),
+      );
     });
     expect(await postText(served.url)).toBe(events);
     // The body was delimited: the connection is reused.
@@ -653,13 +692,21 @@ describe('httpPost: transfer and stacked codings', () => {
   });
 
   it('a transfer coding rein cannot decode fails the body read, naming it', async () => {
-    const served = await rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: compress, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n'));
+    const served = await rawServer((socket) =>
+      socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: compress, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n'),
+    );
     const res = await post(served.url);
-    await expect(res.text()).rejects.toMatchObject({ code: 'ERR_CONTENT_ENCODING', header: 'transfer-encoding', value: 'compress, chunked' });
+    await expect(res.text()).rejects.toMatchObject({
+      code: 'ERR_CONTENT_ENCODING',
+      header: 'transfer-encoding',
+      value: 'compress, chunked',
+    });
   });
 
   it('an empty body labelled with a coding rein cannot decode (a bare 503 from a proxy) is an empty body, its status intact', async () => {
-    const served = await rawServer((socket) => socket.write('HTTP/1.1 503 Service Unavailable\r\ncontent-encoding: zstd\r\nretry-after: 1\r\ncontent-length: 0\r\n\r\n'));
+    const served = await rawServer((socket) =>
+      socket.write('HTTP/1.1 503 Service Unavailable\r\ncontent-encoding: zstd\r\nretry-after: 1\r\ncontent-length: 0\r\n\r\n'),
+    );
     const res = await post(served.url);
     expect(res.status).toBe(503);
     expect(await res.text()).toBe('');
@@ -711,12 +758,16 @@ describe('httpPost: drain()', () => {
     expect(served.connections).toHaveLength(1);
   });
 
-  it('a body that never ends after drain() is closed after the grace, never reused', async () => {
-    const served = await rawServer((socket) => socket.write(`${HEAD}${chunk('data: [DONE]\n\n')}`));
-    const res = await post(served.url);
-    await res.consume(() => res.drain());
-    // Closed by the client (the server holds it open for ever), within the grace and a sweep.
-    await closed(served.connections[0]);
-    expect(idleConnectionCount()).toBe(0);
-  }, DRAIN_GRACE_MS + 10_000);
+  it(
+    'a body that never ends after drain() is closed after the grace, never reused',
+    async () => {
+      const served = await rawServer((socket) => socket.write(`${HEAD}${chunk('data: [DONE]\n\n')}`));
+      const res = await post(served.url);
+      await res.consume(() => res.drain());
+      // Closed by the client (the server holds it open for ever), within the grace and a sweep.
+      await closed(served.connections[0]);
+      expect(idleConnectionCount()).toBe(0);
+    },
+    DRAIN_GRACE_MS + 10_000,
+  );
 });

@@ -53,12 +53,18 @@ async function holdingServer(response: string): Promise<string> {
 async function runAgainst(baseUrl: string) {
   const env = { PATH: process.env.PATH, HOME: dirs.home, NO_COLOR: '1', OPENAI_API_KEY: 'x' };
   // The default idle timeout is minutes: ending within this limit means nothing waited for it.
-  return rein(['run', '--no-store', '--no-mcp', '--no-skills', '--model', 'openai/test-model', '--base-url', baseUrl, 'say hi'], { cwd: dirs.project, env, timeoutMs: 20_000 });
+  return rein(['run', '--no-store', '--no-mcp', '--no-skills', '--model', 'openai/test-model', '--base-url', baseUrl, 'say hi'], {
+    cwd: dirs.project,
+    env,
+    timeoutMs: 20_000,
+  });
 }
 
 describe('rein run against a server that never ends the body after [DONE]', () => {
   it('a chunked body without its last chunk: the run ends as soon as the answer is complete', async () => {
-    const baseUrl = await holdingServer(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n${Buffer.byteLength(ANSWER).toString(16)}\r\n${ANSWER}\r\n`);
+    const baseUrl = await holdingServer(
+      `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n${Buffer.byteLength(ANSWER).toString(16)}\r\n${ANSWER}\r\n`,
+    );
     const run = await runAgainst(baseUrl);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Hello from a server that never ends.');

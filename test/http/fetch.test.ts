@@ -62,7 +62,10 @@ describe('proxiedFetch', () => {
   it('sends GET, POST and DELETE with their headers, and passes status, status text and headers back', async () => {
     const seen: Seen[] = [];
     const base = await serve((req, res) => {
-      res.writeHead(req.method === 'POST' ? 201 : 418, 'Short and stout', { 'content-type': 'application/json', 'x-answer': `to ${req.method}` });
+      res.writeHead(req.method === 'POST' ? 201 : 418, 'Short and stout', {
+        'content-type': 'application/json',
+        'x-answer': `to ${req.method}`,
+      });
       res.end(JSON.stringify({ method: req.method }));
     }, seen);
 
@@ -71,7 +74,11 @@ describe('proxiedFetch', () => {
     expect(got.headers.get('x-answer')).toBe('to GET');
     expect(await got.json()).toEqual({ method: 'GET' });
 
-    const posted = await proxiedFetch(new URL(`${base}/mcp`), { method: 'post', headers: new Headers({ 'content-type': 'application/json' }), body: '{"jsonrpc":"2.0","é":1}' });
+    const posted = await proxiedFetch(new URL(`${base}/mcp`), {
+      method: 'post',
+      headers: new Headers({ 'content-type': 'application/json' }),
+      body: '{"jsonrpc":"2.0","é":1}',
+    });
     expect(posted).toMatchObject({ status: 201, ok: true });
     expect(await posted.text()).toBe('{"method":"POST"}');
 
@@ -89,7 +96,10 @@ describe('proxiedFetch', () => {
     // Without a body, no framing at all; with one, its length in bytes.
     expect(get.headers['content-length']).toBeUndefined();
     expect(get.headers['transfer-encoding']).toBeUndefined();
-    expect(post.headers).toMatchObject({ 'content-type': 'application/json', 'content-length': String(Buffer.byteLength('{"jsonrpc":"2.0","é":1}')) });
+    expect(post.headers).toMatchObject({
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength('{"jsonrpc":"2.0","é":1}')),
+    });
     expect(del.headers['content-length']).toBeUndefined();
     expect(del.headers['mcp-session-id']).toBe('s1');
   });
@@ -183,7 +193,9 @@ describe('proxiedFetch', () => {
 
   it('refuses bodies other than strings, and a body on GET, with a TypeError saying what to do', async () => {
     const base = await serve((_req, res) => res.end());
-    await expect(proxiedFetch(base, { method: 'POST', body: new Uint8Array([1]) })).rejects.toThrow(new TypeError('proxiedFetch sends string bodies only, and got Uint8Array: serialize the body to a string (JSON.stringify) first'));
+    await expect(proxiedFetch(base, { method: 'POST', body: new Uint8Array([1]) })).rejects.toThrow(
+      new TypeError('proxiedFetch sends string bodies only, and got Uint8Array: serialize the body to a string (JSON.stringify) first'),
+    );
     await expect(proxiedFetch(base, { method: 'POST', body: new URLSearchParams('a=1') })).rejects.toThrow(/got URLSearchParams/);
     await expect(proxiedFetch(base, { body: 'x' })).rejects.toThrow(/GET method cannot have body/);
     await expect(proxiedFetch(base, { method: 'CONNECT' })).rejects.toThrow(TypeError);

@@ -10,7 +10,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-const post = (signal?: AbortSignal) => httpPost(new URL(`${server?.baseUrl}/chat/completions`), { 'content-type': 'application/json' }, '{}', signal);
+const post = (signal?: AbortSignal) =>
+  httpPost(new URL(`${server?.baseUrl}/chat/completions`), { 'content-type': 'application/json' }, '{}', signal);
 
 describe('httpPost and a shared abort signal', () => {
   it('many requests with one signal leave one abort listener on it, however many they are', async () => {

@@ -29,11 +29,19 @@ describe('a server that goes silent', () => {
       ],
       chunkSize: 4,
     });
-    const stalled = await streamOpenAIChat(server.model(), { messages: [{ role: 'user', content: 'hi' }] }, { idleTimeoutMs: 300 }).result();
+    const stalled = await streamOpenAIChat(
+      server.model(),
+      { messages: [{ role: 'user', content: 'hi' }] },
+      { idleTimeoutMs: 300 },
+    ).result();
     expect(stalled.stopReason).toBe('error');
     expect(stalled.error?.kind).toBe('transient');
     expect(stalled.error?.message).toMatch(/no data from the server for 300 ms/);
-    const steady = await streamOpenAIChat(server.model(), { messages: [{ role: 'user', content: 'again' }] }, { idleTimeoutMs: 300 }).result();
+    const steady = await streamOpenAIChat(
+      server.model(),
+      { messages: [{ role: 'user', content: 'again' }] },
+      { idleTimeoutMs: 300 },
+    ).result();
     expect(steady.stopReason).toBe('stop');
     expect(steady.content).toEqual([{ type: 'text', text: 'slow but steady '.repeat(4) }]);
   });

@@ -68,7 +68,9 @@ const CHUNKED =
 describe('ResponseParser: framing the body', () => {
   it('a Content-Length body is read to its length, and the connection may carry another request', () => {
     const { sink, parser } = parse('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n\r\nhello world');
-    expect(sink.heads).toEqual([{ status: 200, statusText: 'OK', version: '1.1', headers: { 'content-type': 'text/plain', 'content-length': '11' } }]);
+    expect(sink.heads).toEqual([
+      { status: 200, statusText: 'OK', version: '1.1', headers: { 'content-type': 'text/plain', 'content-length': '11' } },
+    ]);
     expect(sink.body).toBe('hello world');
     expect(sink.ends).toEqual([true]);
     expect(parser.complete).toBe(true);
@@ -247,7 +249,9 @@ describe('ResponseParser: whether the connection may be reused', () => {
 
 describe('ResponseParser: head syntax', () => {
   it('a header sent more than once is joined with ", ", under its lower-case name', () => {
-    const { sink } = parse('HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nX-Thing: one\r\nset-cookie: b=2\r\nX-THING: two\r\nContent-Length: 0\r\n\r\n');
+    const { sink } = parse(
+      'HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nX-Thing: one\r\nset-cookie: b=2\r\nX-THING: two\r\nContent-Length: 0\r\n\r\n',
+    );
     expect(sink.heads[0]?.headers).toMatchObject({ 'set-cookie': 'a=1, b=2', 'x-thing': 'one, two' });
   });
 
@@ -255,7 +259,6 @@ describe('ResponseParser: head syntax', () => {
     const { sink } = parse('HTTP/1.1 200 OK\r\nX-Padded:   spaced out \t\r\nContent-Length: 0\r\n\r\n');
     expect(sink.heads[0]?.headers['x-padded']).toBe('spaced out');
   });
-
 });
 
 describe('ResponseParser: responses that are not HTTP/1.1', () => {
@@ -278,11 +281,15 @@ describe('ResponseParser: responses that are not HTTP/1.1', () => {
     const error = parseError('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
     expect(error.message).toMatch(/no size in the chunk-size line/);
     expect(error.message).toContain('zz');
-    expect(parseError('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5x\r\nhello\r\n').message).toMatch(/an invalid character after the size in the chunk-size line/);
+    expect(parseError('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5x\r\nhello\r\n').message).toMatch(
+      /an invalid character after the size in the chunk-size line/,
+    );
   });
 
   it('a chunk carrying more data than its size says', () => {
-    expect(parseError('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n0\r\n\r\n').message).toMatch(/chunk is longer than its size/);
+    expect(parseError('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n0\r\n\r\n').message).toMatch(
+      /chunk is longer than its size/,
+    );
   });
 
   it('a chunk size too large to be real', () => {
@@ -330,7 +337,9 @@ describe('ResponseParser: another protocol on the port', () => {
 
   it('bytes that cannot begin "HTTP/1." fail at once, before any line end', () => {
     // An h2c server's first frame (SETTINGS): nine bytes, no newline.
-    expect(parseError('\x00\x00\x12\x04\x00\x00\x00\x00\x00').received).toMatch(/^"\\u0000\\u0000\\u0012\\u0004.*" \(an HTTP\/2 SETTINGS frame: the server speaks only HTTP\/2/);
+    expect(parseError('\x00\x00\x12\x04\x00\x00\x00\x00\x00').received).toMatch(
+      /^"\\u0000\\u0000\\u0012\\u0004.*" \(an HTTP\/2 SETTINGS frame: the server speaks only HTTP\/2/,
+    );
     // A TLS alert from an https server asked in plain http.
     expect(parseError('\x15\x03\x01\x00\x02\x02\x46').received).toContain('a TLS record: the server expects https://');
     expect(parseError('HTTX').received).toBe('"HTTX"');
@@ -360,7 +369,7 @@ describe('ResponseParser: another protocol on the port', () => {
 });
 
 describe('ResponseParser: heads some servers and proxies send', () => {
-  it('a 20 KB set-cookie header (more than Node\'s default 16 KB head) is read', () => {
+  it("a 20 KB set-cookie header (more than Node's default 16 KB head) is read", () => {
     const cookie = `a=${'x'.repeat(20_000)}`;
     const { sink } = parse(`HTTP/1.1 200 OK\r\nSet-Cookie: ${cookie}\r\nContent-Length: 2\r\n\r\nok`);
     expect(sink.heads[0]?.headers['set-cookie']).toBe(cookie);

@@ -44,7 +44,10 @@ async function listen(server: net.Server): Promise<number> {
 }
 
 /** A proxy that answers every CONNECT by tunnelling to the local server on `serverPort`, whatever host it names. */
-async function tunnellingProxy(serverPort: number, seen: Array<{ target: string | undefined; auth: string | undefined }> = []): Promise<number> {
+async function tunnellingProxy(
+  serverPort: number,
+  seen: Array<{ target: string | undefined; auth: string | undefined }> = [],
+): Promise<number> {
   const proxy = createServer();
   proxy.on('connect', (req: IncomingMessage, socket: net.Socket, head: Buffer) => {
     seen.push({ target: req.url, auth: req.headers['proxy-authorization'] });
@@ -62,7 +65,10 @@ async function tunnellingProxy(serverPort: number, seen: Array<{ target: string 
 
 /** Runs an ES module script in a child process with `env` (NODE_EXTRA_CA_CERTS is read only at startup), reaped after the test. */
 async function runChild(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   cleanups.push(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill();
@@ -99,7 +105,8 @@ describe('proxyFor', () => {
 
   it('never proxies loopback hosts, and follows NO_PROXY', () => {
     const env = { HTTPS_PROXY: 'http://proxy.corp:3128', HTTP_PROXY: 'http://proxy.corp:3128', NO_PROXY: 'internal.corp, .lan,gpu:8000' };
-    for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '::1', 'app.localhost']) expect(proxyFor('http:', host, 80, env), host).toBeUndefined();
+    for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '::1', 'app.localhost'])
+      expect(proxyFor('http:', host, 80, env), host).toBeUndefined();
     expect(proxyFor('https:', 'internal.corp', 443, env)).toBeUndefined();
     expect(proxyFor('https:', 'api.internal.corp', 443, env)).toBeUndefined();
     expect(proxyFor('http:', 'box.lan', 80, env)).toBeUndefined();
@@ -131,8 +138,12 @@ describe('proxyFor', () => {
   it('an unusable proxy URL is a configuration error naming the variable, never repeating a password', () => {
     expect(() => proxyFor('https:', 'x.example', 443, { HTTPS_PROXY: 'http://me:hunter2@' })).toThrow(/^HTTPS_PROXY is not a URL/);
     expect(() => proxyFor('https:', 'x.example', 443, { HTTPS_PROXY: 'http://me:hunter2@' })).not.toThrow(/hunter2/);
-    expect(() => proxyFor('https:', 'x.example', 443, { HTTPS_PROXY: 'http://me:bad%zz@proxy.corp:3128' })).toThrow(expect.objectContaining({ code: 'ERR_PROXY_CONFIG', message: expect.stringContaining('%-encoded') }));
-    expect(() => proxyFor('https:', 'x.example', 443, { HTTPS_PROXY: 'https://proxy.corp:443' })).toThrow(expect.objectContaining({ code: 'ERR_PROXY_CONFIG', message: expect.stringContaining('https:// proxy') }));
+    expect(() => proxyFor('https:', 'x.example', 443, { HTTPS_PROXY: 'http://me:bad%zz@proxy.corp:3128' })).toThrow(
+      expect.objectContaining({ code: 'ERR_PROXY_CONFIG', message: expect.stringContaining('%-encoded') }),
+    );
+    expect(() => proxyFor('https:', 'x.example', 443, { HTTPS_PROXY: 'https://proxy.corp:443' })).toThrow(
+      expect.objectContaining({ code: 'ERR_PROXY_CONFIG', message: expect.stringContaining('https:// proxy') }),
+    );
   });
 });
 
@@ -190,7 +201,10 @@ describe('httpPost through a proxy', () => {
     proxy.on('connect', (_req: IncomingMessage, socket: net.Socket) => socket.end(`HTTP/1.1 ${answer}\r\n\r\n`));
     const port = await listen(proxy);
     setEnv({ HTTPS_PROXY: `http://127.0.0.1:${port}` });
-    await expect(httpPost(new URL('https://model.test/v1/chat'), {}, '{}')).rejects.toMatchObject({ code: 'ERR_PROXY_REFUSED', message: expect.stringContaining('403 Forbidden') });
+    await expect(httpPost(new URL('https://model.test/v1/chat'), {}, '{}')).rejects.toMatchObject({
+      code: 'ERR_PROXY_REFUSED',
+      message: expect.stringContaining('403 Forbidden'),
+    });
     answer = '502 Bad Gateway';
     await expect(httpPost(new URL('https://model.test:8443/v1/chat'), {}, '{}')).rejects.toMatchObject({ code: 'EPROXY' });
   });
@@ -216,7 +230,10 @@ describe('httpPost through a proxy', () => {
       process.stdout.write(JSON.stringify(out));
     `;
     const started = Date.now();
-    const { code, stdout, stderr } = await runChild(script, { NODE_EXTRA_CA_CERTS: fileURLToPath(MODEL_TEST_CERT), HTTPS_PROXY: `http://user:pw@127.0.0.1:${proxyPort}` });
+    const { code, stdout, stderr } = await runChild(script, {
+      NODE_EXTRA_CA_CERTS: fileURLToPath(MODEL_TEST_CERT),
+      HTTPS_PROXY: `http://user:pw@127.0.0.1:${proxyPort}`,
+    });
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual([`200 over TLS to model.test:${serverPort}`, `200 over TLS to model.test:${serverPort}`]);
@@ -229,10 +246,13 @@ describe('httpPost through a proxy', () => {
   it('through a tunnel, the certificate of an IP-address URL is checked against that address', async () => {
     // The local certificate is for localhost and 127.0.0.1: through the proxy, a URL naming
     // another address must not be accepted with it.
-    const server = createHttpsServer({ cert: readFileSync(new URL('./tls/cert.pem', import.meta.url)), key: readFileSync(new URL('./tls/key.pem', import.meta.url)) }, (req, res) => {
-      req.resume();
-      req.on('end', () => res.end('should not be reached'));
-    });
+    const server = createHttpsServer(
+      { cert: readFileSync(new URL('./tls/cert.pem', import.meta.url)), key: readFileSync(new URL('./tls/key.pem', import.meta.url)) },
+      (req, res) => {
+        req.resume();
+        req.on('end', () => res.end('should not be reached'));
+      },
+    );
     const serverPort = await listen(server);
     const proxyPort = await tunnellingProxy(serverPort);
     const script = `
@@ -243,7 +263,10 @@ describe('httpPost through a proxy', () => {
       }
       process.stdout.write(JSON.stringify(codes));
     `;
-    const { code, stdout } = await runChild(script, { NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('./tls/cert.pem', import.meta.url)), HTTPS_PROXY: `http://127.0.0.1:${proxyPort}` });
+    const { code, stdout } = await runChild(script, {
+      NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('./tls/cert.pem', import.meta.url)),
+      HTTPS_PROXY: `http://127.0.0.1:${proxyPort}`,
+    });
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual(['ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_TLS_CERT_ALTNAME_INVALID']);
   });

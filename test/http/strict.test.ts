@@ -8,7 +8,13 @@ import { errorFromNetwork } from '../../src/model/http-errors.js';
 import { HttpParseError, ResponseParser, type ResponseSink } from '../../src/http/parser.js';
 
 const sink = (): ResponseSink & { body: string; ended: boolean[] } => {
-  const s = { body: '', ended: [] as boolean[], onHead: () => {}, onBody: (b: Buffer) => void (s.body += b.toString('latin1')), onEnd: (r: boolean) => void s.ended.push(r) };
+  const s = {
+    body: '',
+    ended: [] as boolean[],
+    onHead: () => {},
+    onBody: (b: Buffer) => void (s.body += b.toString('latin1')),
+    onEnd: (r: boolean) => void s.ended.push(r),
+  };
   return s;
 };
 const OK = 'HTTP/1.1 200 OK\r\n';
@@ -29,14 +35,38 @@ const MALFORMED: Array<[string, string, RegExp]> = [
   ['only LFs, no body', 'HTTP/1.1 200 OK\nContent-Length: 0\n\n', /bare LF/],
   ['only LFs', 'HTTP/1.1 200 OK\nFoo: abc\nBar: def\n\nBODY\n', /bare LF/],
   // llhttp test/response/transfer-encoding.md
-  ['empty Transfer-Encoding with Content-Length', `${OK}Transfer-Encoding:\r\nContent-Length: 5\r\n\r\nhello`, /both Transfer-Encoding and Content-Length/],
-  ['trailing space after a chunk size', `${OK}Transfer-Encoding: chunked\r\n\r\n25  \r\nThis is the data in the first chunk\r\n0\r\n\r\n`, /whitespace at the end/],
-  ['no semicolon before chunk extensions', `${OK}Transfer-encoding: chunked\r\n\r\n2 erfrferferf\r\naa\r\n0 rrrr\r\n\r\n`, /invalid character after the size/],
+  [
+    'empty Transfer-Encoding with Content-Length',
+    `${OK}Transfer-Encoding:\r\nContent-Length: 5\r\n\r\nhello`,
+    /both Transfer-Encoding and Content-Length/,
+  ],
+  [
+    'trailing space after a chunk size',
+    `${OK}Transfer-Encoding: chunked\r\n\r\n25  \r\nThis is the data in the first chunk\r\n0\r\n\r\n`,
+    /whitespace at the end/,
+  ],
+  [
+    'no semicolon before chunk extensions',
+    `${OK}Transfer-encoding: chunked\r\n\r\n2 erfrferferf\r\naa\r\n0 rrrr\r\n\r\n`,
+    /invalid character after the size/,
+  ],
   ['no extension after the semicolon', `${OK}Transfer-encoding: chunked\r\n\r\n2;\r\naa\r\n0\r\n\r\n`, /chunk extension without a name/],
-  ['unbalanced quoting in a chunk extension', `${OK}Transfer-Encoding: chunked\r\n\r\n5;ilovew3="abc";somuchlove="def; ghi\r\nhello\r\n0\r\n\r\n`, /unclosed quoted/],
+  [
+    'unbalanced quoting in a chunk extension',
+    `${OK}Transfer-Encoding: chunked\r\n\r\n5;ilovew3="abc";somuchlove="def; ghi\r\nhello\r\n0\r\n\r\n`,
+    /unclosed quoted/,
+  ],
   // The request smuggling cases of the issue.
-  ['Transfer-Encoding: chunked with Content-Length', `${OK}Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n`, /both Transfer-Encoding and Content-Length/],
-  ['Content-Length before Transfer-Encoding: chunked', `${OK}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, /both Transfer-Encoding and Content-Length/],
+  [
+    'Transfer-Encoding: chunked with Content-Length',
+    `${OK}Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n`,
+    /both Transfer-Encoding and Content-Length/,
+  ],
+  [
+    'Content-Length before Transfer-Encoding: chunked',
+    `${OK}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    /both Transfer-Encoding and Content-Length/,
+  ],
   ['whitespace before a header colon', `${OK}Content-Length : 2\r\n\r\nok`, /invalid header name/],
   ['a tab before a header colon', `${OK}Transfer-Encoding\t: chunked\r\n\r\n0\r\n\r\n`, /invalid header name/],
   ['a bare LF line ending in the head', `${OK}Content-Length: 2\n\r\nok`, /bare LF/],
@@ -44,7 +74,11 @@ const MALFORMED: Array<[string, string, RegExp]> = [
   ['a bare CR inside a header value', `${OK}X-A: a\rb\r\nContent-Length: 0\r\n\r\n`, /control byte/],
   ['a NUL inside a header value', `${OK}X-A: a\u0000b\r\nContent-Length: 0\r\n\r\n`, /control byte/],
   ['a bare LF after chunk data', `${OK}Transfer-Encoding: chunked\r\n\r\n2\r\nok\n0\r\n\r\n`, /chunk's data ends in a bare LF/],
-  ['a bare LF after a chunk extension', `${OK}Transfer-Encoding: chunked\r\n\r\n2;a=b\nok\r\n0\r\n\r\n`, /chunk-size line ends in a bare LF/],
+  [
+    'a bare LF after a chunk extension',
+    `${OK}Transfer-Encoding: chunked\r\n\r\n2;a=b\nok\r\n0\r\n\r\n`,
+    /chunk-size line ends in a bare LF/,
+  ],
   ['a bare LF after a chunk size', `${OK}Transfer-Encoding: chunked\r\n\r\n2\nok\r\n0\r\n\r\n`, /chunk-size line ends in a bare LF/],
   ['Content-Length twice', `${OK}Content-Length: 2\r\nContent-Length: 2\r\n\r\nok`, /Content-Length sent twice/],
   ['chunked twice', `${OK}Transfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n`, /chunked twice/],
@@ -86,8 +120,16 @@ describe('malformed responses are protocol errors', () => {
 
 /** [what, response, body] — well-formed responses of llhttp's suite that stay readable. */
 const WELL_FORMED: Array<[string, string, string]> = [
-  ['chunk extensions', `${OK}Transfer-encoding: chunked\r\n\r\n5;ilovew3;somuchlove=aretheseparametersfor\r\nhello\r\n6;blahblah;blah\r\n world\r\n0\r\n\r\n`, 'hello world'],
-  ['quoted chunk extensions', `${OK}Transfer-Encoding: chunked\r\n\r\n5;ilovew3="I love; extensions";somuchlove="aretheseparametersfor";blah;foo=bar\r\nhello\r\n6;blahblah;blah\r\n world\r\n0\r\n\r\n`, 'hello world'],
+  [
+    'chunk extensions',
+    `${OK}Transfer-encoding: chunked\r\n\r\n5;ilovew3;somuchlove=aretheseparametersfor\r\nhello\r\n6;blahblah;blah\r\n world\r\n0\r\n\r\n`,
+    'hello world',
+  ],
+  [
+    'quoted chunk extensions',
+    `${OK}Transfer-Encoding: chunked\r\n\r\n5;ilovew3="I love; extensions";somuchlove="aretheseparametersfor";blah;foo=bar\r\nhello\r\n6;blahblah;blah\r\n world\r\n0\r\n\r\n`,
+    'hello world',
+  ],
   ['BWS around an extension', `${OK}Transfer-Encoding: chunked\r\n\r\n5 ; a = b\r\nhello\r\n0\r\n\r\n`, 'hello'],
   ['extra space between status code and reason', 'HTTP/1.1 200  OK\r\nContent-Length: 2\r\n\r\nok', 'ok'],
   ['trailers', `${OK}Transfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-T: 1\r\n\r\n`, 'ok'],

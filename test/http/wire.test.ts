@@ -37,7 +37,10 @@ function stopLater(server: net.Server, sockets: Set<net.Socket>): void {
  * head and Content-Length body are in; `onConnect` may write first (an SSH banner).
  * Resolves with its base URL (`http://127.0.0.1:<port>/v1`).
  */
-async function rawServer(answer: (n: number) => string | Buffer, onConnect?: (socket: net.Socket) => void): Promise<{ baseUrl: string; port: number; requests: string[] }> {
+async function rawServer(
+  answer: (n: number) => string | Buffer,
+  onConnect?: (socket: net.Socket) => void,
+): Promise<{ baseUrl: string; port: number; requests: string[] }> {
   const requests: string[] = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -68,7 +71,11 @@ const EVENTS =
   'data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"Hello there."},"finish_reason":null}]}\n\n' +
   'data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n' +
   'data: [DONE]\n\n';
-const COMPLETION = JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'json in html label' }, finish_reason: 'stop' }] });
+const COMPLETION = JSON.stringify({
+  id: 'x',
+  object: 'chat.completion',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'json in html label' }, finish_reason: 'stop' }],
+});
 
 async function ask(baseUrl: string, options: StreamOptions = {}, model = testModel(baseUrl)) {
   const result = await collect(streamOpenAIChat(model, { messages: [{ role: 'user', content: 'hi' }] }, options));
@@ -77,15 +84,19 @@ async function ask(baseUrl: string, options: StreamOptions = {}, model = testMod
 }
 
 describe('a 200 labelled text/html', () => {
-  it('carrying an event stream (a Flask generator\'s default label) is read as the stream', async () => {
-    const { baseUrl } = await rawServer(() => `HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=UTF-8\r\ncontent-length: ${Buffer.byteLength(EVENTS)}\r\n\r\n${EVENTS}`);
+  it("carrying an event stream (a Flask generator's default label) is read as the stream", async () => {
+    const { baseUrl } = await rawServer(
+      () => `HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=UTF-8\r\ncontent-length: ${Buffer.byteLength(EVENTS)}\r\n\r\n${EVENTS}`,
+    );
     const { message } = await ask(baseUrl);
     expect(message.stopReason).toBe('stop');
     expect(textOf(message)).toBe('Hello there.');
   });
 
   it('carrying a JSON completion is read as the completion', async () => {
-    const { baseUrl } = await rawServer(() => `HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${COMPLETION.length}\r\n\r\n${COMPLETION}`);
+    const { baseUrl } = await rawServer(
+      () => `HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${COMPLETION.length}\r\n\r\n${COMPLETION}`,
+    );
     const { message } = await ask(baseUrl);
     expect(textOf(message)).toBe('json in html label');
   });
@@ -93,7 +104,9 @@ describe('a 200 labelled text/html', () => {
   it('a page (its body begins with <), labelled or not, is still a fatal invalid_response quoting its start', async () => {
     const page = '<!doctype html>\n<html><title>Open WebUI</title></html>';
     for (const type of ['text/html', 'text/event-stream']) {
-      const { baseUrl } = await rawServer(() => `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ncontent-length: ${page.length}\r\n\r\n${page}`);
+      const { baseUrl } = await rawServer(
+        () => `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ncontent-length: ${page.length}\r\n\r\n${page}`,
+      );
       const { events } = await ask(baseUrl);
       expect(lastError(events)).toMatchObject({ code: 'invalid_response', kind: 'fatal' });
       expect(lastError(events).message).toContain('answered with an HTML page, not the API: check the base URL');
@@ -112,20 +125,30 @@ describe('bodies rein cannot use', () => {
   });
 
   it('a 200 body in a coding rein cannot decode is a fatal invalid_response naming it, not a configuration error', async () => {
-    const { baseUrl } = await rawServer(() => `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-encoding: compress\r\ncontent-length: ${EVENTS.length}\r\n\r\n${EVENTS}`);
+    const { baseUrl } = await rawServer(
+      () =>
+        `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-encoding: compress\r\ncontent-length: ${EVENTS.length}\r\n\r\n${EVENTS}`,
+    );
     const { events } = await ask(baseUrl);
     expect(lastError(events)).toMatchObject({ code: 'invalid_response', kind: 'fatal' });
-    expect(lastError(events).message).toContain('answered with its body encoded as "compress" (Content-Encoding), which rein cannot decode');
+    expect(lastError(events).message).toContain(
+      'answered with its body encoded as "compress" (Content-Encoding), which rein cannot decode',
+    );
   });
 
   it('a 503 with retry-after and an empty body labelled zstd is judged by its status: transient, with the wait asked for', async () => {
-    const { baseUrl } = await rawServer(() => 'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-encoding: zstd\r\nretry-after: 1\r\ncontent-length: 0\r\n\r\n');
+    const { baseUrl } = await rawServer(
+      () =>
+        'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-encoding: zstd\r\nretry-after: 1\r\ncontent-length: 0\r\n\r\n',
+    );
     const { events } = await ask(baseUrl);
     expect(lastError(events)).toMatchObject({ code: 'server_error', kind: 'transient', status: 503, retryAfterMs: 1000 });
   });
 
   it('a refusal whose body cannot be decoded is still judged by its status', async () => {
-    const { baseUrl } = await rawServer(() => 'HTTP/1.1 429 Too Many Requests\r\ncontent-encoding: compress\r\nretry-after: 2\r\ncontent-length: 5\r\n\r\nxxxxx');
+    const { baseUrl } = await rawServer(
+      () => 'HTTP/1.1 429 Too Many Requests\r\ncontent-encoding: compress\r\nretry-after: 2\r\ncontent-length: 5\r\n\r\nxxxxx',
+    );
     const { events } = await ask(baseUrl);
     expect(lastError(events)).toMatchObject({ code: 'rate_limited', kind: 'transient', status: 429, retryAfterMs: 2000 });
     expect(lastError(events).message).toContain('a body rein could not read');
@@ -162,7 +185,11 @@ describe('a server that is not the HTTP/1.1 server the base URL says', () => {
   });
 
   it('a TLS server that speaks only HTTP/2: fatal, saying so', async () => {
-    const server = createSecureServer({ cert: readFileSync(new URL('./tls/cert.pem', import.meta.url)), key: readFileSync(new URL('./tls/key.pem', import.meta.url)), allowHTTP1: false });
+    const server = createSecureServer({
+      cert: readFileSync(new URL('./tls/cert.pem', import.meta.url)),
+      key: readFileSync(new URL('./tls/key.pem', import.meta.url)),
+      allowHTTP1: false,
+    });
     server.on('stream', (stream) => stream.respond({ ':status': 200 }, { endStream: true }));
     const sockets = new Set<net.Socket>();
     server.on('connection', (socket: net.Socket) => sockets.add(socket));
@@ -176,7 +203,8 @@ describe('a server that is not the HTTP/1.1 server the base URL says', () => {
 });
 
 describe('a user and password in the base URL', () => {
-  const UNAUTHORIZED = 'HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Basic realm="ollama"\r\ncontent-type: text/plain\r\ncontent-length: 26\r\n\r\n401 Authorization Required';
+  const UNAUTHORIZED =
+    'HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Basic realm="ollama"\r\ncontent-type: text/plain\r\ncontent-length: 26\r\n\r\n401 Authorization Required';
 
   it('with an API key: not sent (the key takes the Authorization header), the refusal says so, and the password is never shown', async () => {
     const { port, requests } = await rawServer(() => UNAUTHORIZED);
@@ -189,7 +217,9 @@ describe('a user and password in the base URL', () => {
   });
 
   it('without an API key: sent as Authorization: Basic', async () => {
-    const { port, requests } = await rawServer(() => `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: ${EVENTS.length}\r\n\r\n${EVENTS}`);
+    const { port, requests } = await rawServer(
+      () => `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: ${EVENTS.length}\r\n\r\n${EVENTS}`,
+    );
     const { message } = await ask('', {}, testModel(`http://alice:s3cret@127.0.0.1:${port}/v1`, { apiKey: undefined }));
     expect(textOf(message)).toBe('Hello there.');
     expect(requests[0]).toMatch(new RegExp(`^authorization: Basic ${Buffer.from('alice:s3cret').toString('base64')}$`, 'im'));

@@ -23,9 +23,14 @@ function skill(name: string, description: string, body: string, extra: Partial<S
   return { name, description, body, disableModelInvocation: false, dir, file: join(dir, 'SKILL.md'), ...extra };
 }
 
-const releaseNotes = skill('release-notes', 'Write release notes from a changelog for a product release.', 'Start every release note with the version number.', {
-  allowedTools: ['add'],
-});
+const releaseNotes = skill(
+  'release-notes',
+  'Write release notes from a changelog for a product release.',
+  'Start every release note with the version number.',
+  {
+    allowedTools: ['add'],
+  },
+);
 const echo = defineTool({
   name: 'echo',
   description: 'Echo text.',
@@ -34,9 +39,12 @@ const echo = defineTool({
   execute: ({ text }) => String(text),
 });
 
-const sentTools = (request: unknown) => ((request as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((t) => t.function.name);
+const sentTools = (request: unknown) =>
+  ((request as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((t) => t.function.name);
 const userTexts = (request: unknown) =>
-  (request as { messages: Array<{ role: string; content: unknown }> }).messages.filter((m) => m.role === 'user').map((m) => String(m.content));
+  (request as { messages: Array<{ role: string; content: unknown }> }).messages
+    .filter((m) => m.role === 'user')
+    .map((m) => String(m.content));
 
 describe('skills as an agent option', () => {
   it('explicit: /skill:name injects the body, and its allowed-tools narrow the tools', async () => {
@@ -64,7 +72,7 @@ describe('skills as an agent option', () => {
     const script = [{ toolCalls: [{ name: 'load_skill', arguments: { name: 'release-notes' } }] }, { text: 'ok' }];
     const { agent, server } = await setup(script, { tools: [addTool], skills: { skills: [releaseNotes], match: false } });
     const result = await agent.run('hello there');
-    const system = (server.requests[0]!.messages[0] as { role: string; content: string });
+    const system = server.requests[0]!.messages[0] as { role: string; content: string };
     expect(system.role).toBe('system');
     expect(system.content).toContain('release-notes');
     expect(system.content).toContain('Write release notes from a changelog');
@@ -79,7 +87,11 @@ describe('memory as an agent option', () => {
   it('remember in one run, and the memory reaches a later run that asks about it', async () => {
     const memory = await openMemory({ path: ':memory:', project: 'test' });
     try {
-      const script = [{ toolCalls: [{ name: 'remember', arguments: { text: 'The staging database lives on port 6543.' } }] }, { text: 'noted' }, { text: 'port 6543' }];
+      const script = [
+        { toolCalls: [{ name: 'remember', arguments: { text: 'The staging database lives on port 6543.' } }] },
+        { text: 'noted' },
+        { text: 'port 6543' },
+      ];
       const { agent, server } = await setup(script, { memory });
       await agent.run('remember where the staging database is');
       await agent.run('which port does the staging database use?');
@@ -94,7 +106,13 @@ describe('memory as an agent option', () => {
 
 describe('tool-output paging and tool selection as agent options', () => {
   it('a cut result can be read on with read_tool_output', async () => {
-    const big = defineTool({ name: 'big', description: 'Big output.', parameters: { type: 'object', properties: {} }, effect: 'pure', execute: () => 'a'.repeat(30_000) + 'THE-END' });
+    const big = defineTool({
+      name: 'big',
+      description: 'Big output.',
+      parameters: { type: 'object', properties: {} },
+      effect: 'pure',
+      execute: () => 'a'.repeat(30_000) + 'THE-END',
+    });
     const script = (request: { messages: Array<{ role: string; content: unknown }> }) => {
       const tools = request.messages.filter((m) => m.role === 'tool');
       if (tools.length === 0) return { toolCalls: [{ name: 'big', arguments: {} }] };
@@ -114,9 +132,19 @@ describe('tool-output paging and tool selection as agent options', () => {
 
   it('with many tools only a subset is sent, and search_tools brings one in for the next turn', async () => {
     const many = Array.from({ length: 40 }, (_, i) =>
-      defineTool({ name: `tool_${i}`, description: i === 33 ? 'Convert temperatures between celsius and fahrenheit.' : `Tool number ${i}.`, parameters: { type: 'object', properties: {} }, effect: 'pure', execute: () => `ran ${i}` }),
+      defineTool({
+        name: `tool_${i}`,
+        description: i === 33 ? 'Convert temperatures between celsius and fahrenheit.' : `Tool number ${i}.`,
+        parameters: { type: 'object', properties: {} },
+        effect: 'pure',
+        execute: () => `ran ${i}`,
+      }),
     );
-    const script = [{ toolCalls: [{ name: 'search_tools', arguments: { query: 'fahrenheit' } }] }, { toolCalls: [{ name: 'tool_33', arguments: {} }] }, { text: 'ok' }];
+    const script = [
+      { toolCalls: [{ name: 'search_tools', arguments: { query: 'fahrenheit' } }] },
+      { toolCalls: [{ name: 'tool_33', arguments: {} }] },
+      { text: 'ok' },
+    ];
     const source = { id: 'many', tools: () => many };
     const { agent, server } = await setup(script, { tools: [addTool], toolSources: [source], toolSelection: { maxTools: 8, fill: false } });
     const result = await agent.run('convert 20C');

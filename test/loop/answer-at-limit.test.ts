@@ -82,13 +82,20 @@ describe('an answer at the limit', () => {
   it('drops a tool call the model makes in that answer: not run, not in the history or the log', async () => {
     let n = 0;
     const { agent } = await setup(
-      (request) => (request.toolNames.length === 0 ? { text: 'almost done', toolCalls: [{ name: 'add', arguments: { a: 9, b: 9 } }], usage } : { toolCalls: [{ name: 'add', arguments: { a: ++n, b: 1 } }], usage }),
+      (request) =>
+        request.toolNames.length === 0
+          ? { text: 'almost done', toolCalls: [{ name: 'add', arguments: { a: 9, b: 9 } }], usage }
+          : { toolCalls: [{ name: 'add', arguments: { a: ++n, b: 1 } }], usage },
       { tools: [addTool], limits: { maxSteps: 1, finalAnswerOnStop: true } },
     );
     const { events, result } = await collect(agent.run('add'));
     expect(result).toMatchObject({ reason: 'max_steps', text: 'almost done' });
     expect(result.totals.toolCalls).toBe(1);
-    expect(result.messages.at(-1)).toMatchObject({ role: 'assistant', stopReason: 'stop', content: [{ type: 'text', text: 'almost done' }] });
+    expect(result.messages.at(-1)).toMatchObject({
+      role: 'assistant',
+      stopReason: 'stop',
+      content: [{ type: 'text', text: 'almost done' }],
+    });
     expect(messagesFromEvents(events)).toEqual(result.messages);
   });
 
@@ -107,7 +114,10 @@ describe('an answer at the limit', () => {
   it('never runs past the budget: a turn that used it all up leaves no last request', async () => {
     const seen: ScriptRequest[] = [];
     const { agent } = await setup(
-      (request) => (seen.push(request), { toolCalls: [{ name: 'add', arguments: { a: 1, b: seen.length } }], usage: { prompt_tokens: 900, completion_tokens: 200 } }),
+      (request) => (
+        seen.push(request),
+        { toolCalls: [{ name: 'add', arguments: { a: 1, b: seen.length } }], usage: { prompt_tokens: 900, completion_tokens: 200 } }
+      ),
       { tools: [addTool], limits: { maxTokens: 1000, finalAnswerOnStop: true } },
     );
     const result = await agent.run('add');
@@ -119,7 +129,10 @@ describe('an answer at the limit', () => {
   it('never runs past the budget after another limit either', async () => {
     const seen: ScriptRequest[] = [];
     const { agent } = await setup(
-      (request) => (seen.push(request), { toolCalls: [{ name: 'add', arguments: { a: 1, b: seen.length } }], usage: { prompt_tokens: 100, completion_tokens: 20 } }),
+      (request) => (
+        seen.push(request),
+        { toolCalls: [{ name: 'add', arguments: { a: 1, b: seen.length } }], usage: { prompt_tokens: 100, completion_tokens: 20 } }
+      ),
       // Room for the first turn, not for an answer of up to 2048 tokens after it.
       { tools: [addTool], limits: { maxSteps: 1, maxTokens: 1000, finalAnswerOnStop: true } },
     );
@@ -129,6 +142,8 @@ describe('an answer at the limit', () => {
   });
 
   it('refuses a limits.finalAnswerOnStop that is not a boolean', async () => {
-    await expect(setup([{ text: 'x' }], { limits: { finalAnswerOnStop: 'yes' as unknown as boolean } })).rejects.toThrow(/limits\.finalAnswerOnStop.*true or false/);
+    await expect(setup([{ text: 'x' }], { limits: { finalAnswerOnStop: 'yes' as unknown as boolean } })).rejects.toThrow(
+      /limits\.finalAnswerOnStop.*true or false/,
+    );
   });
 });

@@ -37,7 +37,11 @@ describe('an answer past the size limit', () => {
     const baseUrl = await endlessAnswer();
     const store = new MemoryRunStore();
     // A smaller limit than the default 32 MiB keeps the test quick on a busy machine; the path is the same.
-    const agent = new Agent({ model: { provider: 'openai', id: 'm', api: 'openai-chat', baseUrl, apiKey: 'k' }, store, modelOptions: { maxAnswerChars: LIMIT } });
+    const agent = new Agent({
+      model: { provider: 'openai', id: 'm', api: 'openai-chat', baseUrl, apiKey: 'k' },
+      store,
+      modelOptions: { maxAnswerChars: LIMIT },
+    });
     const result = await agent.run('write for ever');
     expect(result).toMatchObject({ status: 'stopped', reason: 'answer_too_long', error: { code: 'answer_too_long' } });
     expect(result.text.length).toBeGreaterThan(LIMIT / 2);

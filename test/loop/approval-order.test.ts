@@ -33,7 +33,15 @@ function payTool() {
 }
 
 /** The review's case: one call to coerce, one the validation rejects. */
-const review = [{ toolCalls: [{ name: 'pay', arguments: { amount: '5' } }, { name: 'pay', arguments: { amount: 'lots', bogus: 1 } }] }, { text: 'end' }];
+const review = [
+  {
+    toolCalls: [
+      { name: 'pay', arguments: { amount: '5' } },
+      { name: 'pay', arguments: { amount: 'lots', bogus: 1 } },
+    ],
+  },
+  { text: 'end' },
+];
 const centsHook: AgentHooks['beforeToolCall'] = (_call, args) => ({ arguments: { ...args, amount: (args.amount as number) * 100 } });
 
 const approvalEvents = (events: RunEvent[]) => events.filter((e) => e.type === 'approval_requested' || e.type === 'approval_decided');
@@ -85,7 +93,16 @@ describe('approvals under a policy, in the dispatcher order', () => {
     const asked: unknown[] = [];
     let open = 0;
     let maxOpen = 0;
-    const calls = [{ toolCalls: [{ name: 'pay', arguments: { amount: 1 } }, { name: 'pay', arguments: { amount: 2 } }, { name: 'pay', arguments: { amount: 3 } }] }, { text: 'end' }];
+    const calls = [
+      {
+        toolCalls: [
+          { name: 'pay', arguments: { amount: 1 } },
+          { name: 'pay', arguments: { amount: 2 } },
+          { name: 'pay', arguments: { amount: 3 } },
+        ],
+      },
+      { text: 'end' },
+    ];
     const { agent } = await setup(calls, {
       tools: [tool],
       approvalPolicy: () => 'ask',
@@ -132,8 +149,12 @@ describe('approvals under a policy, in the dispatcher order', () => {
     expect(ran).toEqual([]);
     // Only the valid call waits; the invalid one was answered with its validation error.
     const requested = events.filter((e) => e.type === 'approval_requested');
-    expect(requested).toEqual([expect.objectContaining({ arguments: { amount: 500, currency: 'EUR' }, argumentsHash: hashOf({ amount: 500, currency: 'EUR' }) })]);
-    expect(events.filter((e) => e.type === 'tool_finished').map((e) => e.type === 'tool_finished' && e.errorCode)).toEqual(['invalid_arguments']);
+    expect(requested).toEqual([
+      expect.objectContaining({ arguments: { amount: 500, currency: 'EUR' }, argumentsHash: hashOf({ amount: 500, currency: 'EUR' }) }),
+    ]);
+    expect(events.filter((e) => e.type === 'tool_finished').map((e) => e.type === 'tool_finished' && e.errorCode)).toEqual([
+      'invalid_arguments',
+    ]);
     expect(events.some((e) => e.type === 'tool_started')).toBe(false);
 
     const approved = await agent.approve(result.runId, { argumentsHash: hashOf({ amount: 500, currency: 'EUR' }) });
@@ -144,7 +165,12 @@ describe('approvals under a policy, in the dispatcher order', () => {
   it('an approval is never applied to other arguments: a changed hook after the pause refuses the call', async () => {
     const store = new MemoryRunStore();
     const first = payTool();
-    const { agent, server } = await setup([review[0]!, { text: 'end' }], { tools: [first.tool], store, approvalPolicy: () => 'ask', hooks: { beforeToolCall: centsHook } });
+    const { agent, server } = await setup([review[0]!, { text: 'end' }], {
+      tools: [first.tool],
+      store,
+      approvalPolicy: () => 'ask',
+      hooks: { beforeToolCall: centsHook },
+    });
     const paused = await agent.run('pay');
     expect(paused.status).toBe('paused');
     // Another process, whose hook patches differently (same tools: the resume is allowed).
@@ -159,7 +185,10 @@ describe('approvals under a policy, in the dispatcher order', () => {
     const result = await other.approve(paused.runId);
     expect(result.status).toBe('done');
     expect(second.ran).toEqual([]);
-    const tools = server.requests.at(-1)!.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    const tools = server.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === 'tool')
+      .map((m) => String(m.content));
     expect(tools[0]).toMatch(/permission denied for tool "pay": .*not the ones a person approved/);
   });
 
@@ -169,17 +198,40 @@ describe('approvals under a policy, in the dispatcher order', () => {
     const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 };
     const events = [
       { ...base, seq: 0, type: 'run_started', traceId: 't', history: [], input: { role: 'user', content: 'pay' } },
-      { ...base, seq: 1, type: 'assistant_message', step: 1, message: { role: 'assistant', content: [call], stopReason: 'toolUse', provider: 'p', model: 'm', usage } },
+      {
+        ...base,
+        seq: 1,
+        type: 'assistant_message',
+        step: 1,
+        message: { role: 'assistant', content: [call], stopReason: 'toolUse', provider: 'p', model: 'm', usage },
+      },
       { ...base, seq: 2, type: 'permission_decided', step: 1, toolCallId: 'c1', name: 'pay', decision: 'ask' },
       { ...base, seq: 3, type: 'tool_started', step: 1, toolCallId: 'c1', name: 'pay', arguments: { amount: 5 }, idempotencyKey: 'r:1:0' },
     ] as unknown as RunEvent[];
     expect(resumeStateFrom(events).pending!.started.has('c1')).toBe(false);
-    const requested = { ...base, seq: 4, type: 'approval_requested', step: 1, toolCallId: 'c1', name: 'pay', arguments: { amount: 5 }, argumentsHash: 'h' } as RunEvent;
+    const requested = {
+      ...base,
+      seq: 4,
+      type: 'approval_requested',
+      step: 1,
+      toolCallId: 'c1',
+      name: 'pay',
+      arguments: { amount: 5 },
+      argumentsHash: 'h',
+    } as RunEvent;
     const waiting = resumeStateFrom([...events, requested]).pending!;
     expect(waiting.started.has('c1')).toBe(false);
     expect(waiting.approvalsRequested.get('c1')).toBe('h');
     // Once a decision is logged the call may have run: it counts as started.
-    const decided = { ...base, seq: 5, type: 'approval_decided', step: 1, toolCallId: 'c1', approved: true, argumentsHash: 'h' } as RunEvent;
+    const decided = {
+      ...base,
+      seq: 5,
+      type: 'approval_decided',
+      step: 1,
+      toolCallId: 'c1',
+      approved: true,
+      argumentsHash: 'h',
+    } as RunEvent;
     expect(resumeStateFrom([...events, requested, decided]).pending!.started.has('c1')).toBe(true);
   });
 
@@ -202,7 +254,13 @@ describe('approvals under a policy, in the dispatcher order', () => {
     expect(logged.some((e) => e.type === 'tool_started')).toBe(true);
     const second = payTool();
     const shown: unknown[] = [];
-    const other = new Agent({ model: server.model(), tools: [second.tool], store, approvalPolicy: () => 'ask', hooks: { onConfirm: (_c, args) => (shown.push(args), true) } });
+    const other = new Agent({
+      model: server.model(),
+      tools: [second.tool],
+      store,
+      approvalPolicy: () => 'ask',
+      hooks: { onConfirm: (_c, args) => (shown.push(args), true) },
+    });
     const result = await other.resume(dead.runId);
     expect(result).toMatchObject({ status: 'done', text: 'end' });
     expect(shown).toEqual([{ amount: 5, currency: 'EUR' }]);

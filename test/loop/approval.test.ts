@@ -20,7 +20,11 @@ function gatedTool() {
 }
 
 const askForDeploy = (call: { name: string }) => (call.name === 'deploy' ? ('ask' as const) : ('allow' as const));
-const script = [{ toolCalls: [{ name: 'deploy', arguments: { env: 'prod' } }] }, { text: 'Deployed.' }, { text: 'Understood, not deployed.' }];
+const script = [
+  { toolCalls: [{ name: 'deploy', arguments: { env: 'prod' } }] },
+  { text: 'Deployed.' },
+  { text: 'Understood, not deployed.' },
+];
 
 describe('approvals that survive restarts', () => {
   it('an ask pauses the run durably; another process approves it and the run completes', async () => {
@@ -45,7 +49,10 @@ describe('approvals that survive restarts', () => {
     expect(stored.find((e) => e.type === 'approval_decided')).toMatchObject({ approved: true, reason: 'looks fine' });
     expect(messagesFromEvents(stored)).toEqual(approved.messages);
     // Approving twice is harmless: nothing waits any more, nothing runs again.
-    expect(await other.approve(handle.runId)).toMatchObject({ status: 'failed', error: { code: 'conflict', message: expect.stringMatching(/not waiting for approval/) } });
+    expect(await other.approve(handle.runId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'conflict', message: expect.stringMatching(/not waiting for approval/) },
+    });
     expect(second.runs()).toBe(1);
   });
 
@@ -69,9 +76,15 @@ describe('approvals that survive restarts', () => {
     await paused;
     expect(await agent.approve(paused.runId, { toolCallId: 'call_other' })).toMatchObject({
       status: 'failed',
-      error: { code: 'conflict', message: expect.stringMatching(/matches no call waiting for approval \(waiting: call_\w+ \(arguments [0-9a-f]{32}\)\)/) },
+      error: {
+        code: 'conflict',
+        message: expect.stringMatching(/matches no call waiting for approval \(waiting: call_\w+ \(arguments [0-9a-f]{32}\)\)/),
+      },
     });
-    expect(await agent.approve(paused.runId, { argumentsHash: 'f'.repeat(32) })).toMatchObject({ status: 'failed', error: { code: 'conflict' } });
+    expect(await agent.approve(paused.runId, { argumentsHash: 'f'.repeat(32) })).toMatchObject({
+      status: 'failed',
+      error: { code: 'conflict' },
+    });
     expect(await store.getRun(paused.runId)).toMatchObject({ status: 'paused' });
     expect(gated.runs()).toBe(0);
     expect((await agent.approve(paused.runId)).status).toBe('done');
@@ -101,7 +114,10 @@ describe('approvals that survive restarts', () => {
     // The record says the run is being driven, not waiting.
     expect(await store.getRun(paused.runId)).toMatchObject({ status: 'running' });
     const epoch = (await store.getRun(paused.runId))!.leaseEpoch;
-    expect(await agent.approve(paused.runId)).toMatchObject({ status: 'failed', error: { code: 'conflict', message: expect.stringMatching(/not waiting for approval \(it is running\)/) } });
+    expect(await agent.approve(paused.runId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'conflict', message: expect.stringMatching(/not waiting for approval \(it is running\)/) },
+    });
     // The same decision checked against the log, past a record that still said paused, is refused before the lease too.
     expect((await store.getRun(paused.runId))!.leaseEpoch).toBe(epoch);
     release();
@@ -115,7 +131,10 @@ describe('approvals that survive restarts', () => {
     const paused = agent.run('deploy it');
     await paused;
     const epoch = (await store.getRun(paused.runId))!.leaseEpoch;
-    expect(await agent.approve(paused.runId, { toolCallId: 'call_other' })).toMatchObject({ status: 'failed', error: { code: 'conflict' } });
+    expect(await agent.approve(paused.runId, { toolCallId: 'call_other' })).toMatchObject({
+      status: 'failed',
+      error: { code: 'conflict' },
+    });
     expect((await store.getRun(paused.runId))!.leaseEpoch).toBe(epoch);
   });
 
@@ -135,16 +154,32 @@ describe('approvals that survive restarts', () => {
   it('a call no person decided is decided by the policy again when the run continues, and that decision is logged', async () => {
     const store = new MemoryRunStore();
     const gated = gatedTool();
-    const audit = defineTool({ name: 'audit', description: 'Audits.', parameters: { type: 'object', properties: {} }, execute: () => 'audited' });
-    const policy = (call: { name: string }) => (call.name === 'deploy' ? ('ask' as const) : { decision: 'deny' as const, rule: 'no audits today' });
-    const both = [{ toolCalls: [{ name: 'deploy', arguments: { env: 'prod' } }, { name: 'audit', arguments: {} }] }, { text: 'Done.' }];
+    const audit = defineTool({
+      name: 'audit',
+      description: 'Audits.',
+      parameters: { type: 'object', properties: {} },
+      execute: () => 'audited',
+    });
+    const policy = (call: { name: string }) =>
+      call.name === 'deploy' ? ('ask' as const) : { decision: 'deny' as const, rule: 'no audits today' };
+    const both = [
+      {
+        toolCalls: [
+          { name: 'deploy', arguments: { env: 'prod' } },
+          { name: 'audit', arguments: {} },
+        ],
+      },
+      { text: 'Done.' },
+    ];
     const { agent } = await setup(both, { tools: [gated.tool, audit], store, approvalPolicy: policy });
     const paused = agent.run('deploy and audit');
     await paused;
     const before = (await store.loadEvents(paused.runId)).length;
     expect((await agent.approve(paused.runId)).status).toBe('done');
     const after = (await store.loadEvents(paused.runId)).slice(before);
-    expect(after.filter((e) => e.type === 'permission_decided')).toEqual([expect.objectContaining({ name: 'audit', decision: 'deny', rule: 'no audits today' })]);
+    expect(after.filter((e) => e.type === 'permission_decided')).toEqual([
+      expect.objectContaining({ name: 'audit', decision: 'deny', rule: 'no audits today' }),
+    ]);
     expect(gated.runs()).toBe(1);
   });
 });

@@ -4,13 +4,17 @@ import { seedTools } from '../../src/tools/builtin/index.js';
 import { addTool, collect, gateTool, roles, setup } from './helpers.js';
 
 const call = (name: string, args: Record<string, unknown> | string) => ({ toolCalls: [{ name, arguments: args }] });
-const lastToolContent = (messages: Array<{ role: string; content?: unknown }>) => String(messages.filter((m) => m.role === 'tool').at(-1)?.content);
+const lastToolContent = (messages: Array<{ role: string; content?: unknown }>) =>
+  String(messages.filter((m) => m.role === 'tool').at(-1)?.content);
 
 describe('errors a model can fix are fed back', () => {
   it('a failing tool is reported, and the corrected call on the next turn succeeds', async () => {
-    const { agent, server } = await setup([call('calculate', { expression: '1/0' }), call('calculate', { expression: '1/4' }), { text: 'It is 0.25.' }], {
-      tools: seedTools(),
-    });
+    const { agent, server } = await setup(
+      [call('calculate', { expression: '1/0' }), call('calculate', { expression: '1/4' }), { text: 'It is 0.25.' }],
+      {
+        tools: seedTools(),
+      },
+    );
     const result = await agent.run('1/0 then 1/4');
     expect(result.reason).toBe('final_answer');
     expect(lastToolContent(server.requests[1]!.messages)).toMatch(/zero/i);
@@ -51,7 +55,12 @@ describe('tool batches', () => {
         return String(tag);
       },
     });
-    const turn = { toolCalls: [{ name: 'sleepy', arguments: { ms: 300, tag: 'first' } }, { name: 'sleepy', arguments: { ms: 1, tag: 'second' } }] };
+    const turn = {
+      toolCalls: [
+        { name: 'sleepy', arguments: { ms: 300, tag: 'first' } },
+        { name: 'sleepy', arguments: { ms: 1, tag: 'second' } },
+      ],
+    };
     const { agent, server } = await setup([turn, { text: 'done' }], { tools: [sleepy] });
     const { events, result } = await collect(agent.run('go'));
     expect(finished).toEqual(['second', 'first']);
@@ -117,9 +126,10 @@ describe('steering and follow-ups', () => {
 
 describe('abort leaves a valid history', () => {
   it('mid-stream: the partial answer is not in the history, and the history is accepted by a model', async () => {
-    const { agent, server } = await setup(
-      [{ text: 'a long answer that streams slowly '.repeat(20), fault: { type: 'slow', tokenDelayMs: 20 } }, { text: 'fresh' }],
-    );
+    const { agent, server } = await setup([
+      { text: 'a long answer that streams slowly '.repeat(20), fault: { type: 'slow', tokenDelayMs: 20 } },
+      { text: 'fresh' },
+    ]);
     const handle = agent.run('talk');
     for await (const event of handle) if (event.type === 'text_delta') break;
     handle.abort();
@@ -134,7 +144,15 @@ describe('abort leaves a valid history', () => {
   it('mid-tool: every call gets a result, so no tool call dangles', async () => {
     const gate = gateTool();
     const { agent, server } = await setup(
-      [{ toolCalls: [{ name: 'wait', arguments: {} }, { name: 'add', arguments: { a: 1, b: 1 } }] }, { text: 'continued' }],
+      [
+        {
+          toolCalls: [
+            { name: 'wait', arguments: {} },
+            { name: 'add', arguments: { a: 1, b: 1 } },
+          ],
+        },
+        { text: 'continued' },
+      ],
       { tools: [gate.tool, addTool] },
     );
     const handle = agent.run('start');
@@ -177,7 +195,10 @@ describe('retries', () => {
     ]);
     const { events, result } = await collect(agent.run('hi'));
     expect(result.text).toBe('clean answer');
-    expect(events.filter((e) => e.type === 'retry_scheduled').map((e) => e.type === 'retry_scheduled' && e.error.code)).toEqual(['server_error', 'stream_cut']);
+    expect(events.filter((e) => e.type === 'retry_scheduled').map((e) => e.type === 'retry_scheduled' && e.error.code)).toEqual([
+      'server_error',
+      'stream_cut',
+    ]);
     expect(result.messages.filter((m) => m.role === 'assistant')).toHaveLength(1);
   });
 
@@ -189,7 +210,8 @@ describe('retries', () => {
         signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
       });
     const script = [{ fault: { type: 'status' as const, status: 500 } }, { text: 'second try' }];
-    const requestsOf = (events: Array<{ type: string }>) => events.flatMap((e) => (e.type === 'model_request' ? [(e as unknown as { attempt: number }).attempt] : []));
+    const requestsOf = (events: Array<{ type: string }>) =>
+      events.flatMap((e) => (e.type === 'model_request' ? [(e as unknown as { attempt: number }).attempt] : []));
 
     const waited = await setup(script, { retry: { sleep } });
     const run = waited.agent.run('hi');

@@ -19,7 +19,11 @@ function shellTool() {
   const tool = defineTool({
     name: 'bash',
     description: 'Runs a command.',
-    parameters: { type: 'object', properties: { command: { type: 'string' }, timeout: { type: 'integer', default: 30 } }, required: ['command'] },
+    parameters: {
+      type: 'object',
+      properties: { command: { type: 'string' }, timeout: { type: 'integer', default: 30 } },
+      required: ['command'],
+    },
     risk: 'execute',
     permissionSubject: (args) => (typeof args.command === 'string' ? args.command : undefined),
     execute: (args) => {
@@ -30,7 +34,8 @@ function shellTool() {
   return { tool, ran };
 }
 
-const ofType = <T extends RunEvent['type']>(events: RunEvent[], type: T) => events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
+const ofType = <T extends RunEvent['type']>(events: RunEvent[], type: T) =>
+  events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
 
 describe('the recorded arguments are the ones that run', () => {
   it('a repaired call is recorded, traced and replayed with its repaired arguments, the model text beside them', async () => {
@@ -43,14 +48,19 @@ describe('the recorded arguments are the ones that run', () => {
     expect(ran).toEqual([{ command: 'echo pwned > hacked.txt; echo ok', timeout: 30 }]);
     // A divergence check compares what ran: a replay sending plain JSON is the same run.
     const { tool: again } = shellTool();
-    const plain = await setup([{ toolCalls: [{ name: 'bash', arguments: { command: 'echo pwned > hacked.txt; echo ok' } }] }, { text: 'done' }], { tools: [again] });
+    const plain = await setup(
+      [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo pwned > hacked.txt; echo ok' } }] }, { text: 'done' }],
+      { tools: [again] },
+    );
     const replayed = await collect(plain.agent.run('go'));
     expect(firstDivergence(events, replayed.events)).toBeUndefined();
   });
 
   it('plain arguments that need nothing carry no rawArguments', async () => {
     const { tool } = shellTool();
-    const { agent } = await setup([{ toolCalls: [{ name: 'bash', arguments: { command: 'ls', timeout: 5 } }] }, { text: 'done' }], { tools: [tool] });
+    const { agent } = await setup([{ toolCalls: [{ name: 'bash', arguments: { command: 'ls', timeout: 5 } }] }, { text: 'done' }], {
+      tools: [tool],
+    });
     const { events } = await collect(agent.run('go'));
     expect(ofType(events, 'tool_started')[0]).not.toHaveProperty('rawArguments');
   });
@@ -109,15 +119,32 @@ describe('a policy answer that is not a decision fails closed', () => {
     ['undefined', () => undefined, /returned undefined/],
     ["async 'deny'", async () => 'deny', /the permission policy does not allow it/],
     ['async rejection', () => Promise.reject(new Error('policy store down')), /approval policy failed \(policy store down\)/],
-    ['a throw', () => { throw new Error('bug in policy'); }, /approval policy failed \(bug in policy\)/],
+    [
+      'a throw',
+      () => {
+        throw new Error('bug in policy');
+      },
+      /approval policy failed \(bug in policy\)/,
+    ],
     ["async 'maybe'", async () => 'maybe', /returned "maybe"/],
   ];
   it.each(cases)('%s denies, with a reason naming what came back, and every call gets a result', async (_label, policy, reason) => {
     const { tool, ran } = shellTool();
-    const { agent } = await setup([{ toolCalls: [{ name: 'bash', arguments: { command: 'ls' } }, { name: 'bash', arguments: { command: 'pwd' } }] }, { text: 'done' }], {
-      tools: [tool],
-      approvalPolicy: policy as never,
-    });
+    const { agent } = await setup(
+      [
+        {
+          toolCalls: [
+            { name: 'bash', arguments: { command: 'ls' } },
+            { name: 'bash', arguments: { command: 'pwd' } },
+          ],
+        },
+        { text: 'done' },
+      ],
+      {
+        tools: [tool],
+        approvalPolicy: policy as never,
+      },
+    );
     const { events, result } = await collect(agent.run('go'));
     expect(result.status).toBe('done');
     expect(ran).toEqual([]);
@@ -134,11 +161,22 @@ describe('a policy answer that is not a decision fails closed', () => {
   it("an async 'allow' runs and an async 'ask' goes to the person", async () => {
     const { tool, ran } = shellTool();
     let asked = 0;
-    const { agent } = await setup([{ toolCalls: [{ name: 'bash', arguments: { command: 'ls' } }, { name: 'bash', arguments: { command: 'pwd' } }] }, { text: 'done' }], {
-      tools: [tool],
-      approvalPolicy: async (call) => ((call.arguments.command === 'ls' ? 'allow' : 'ask') as 'allow' | 'ask'),
-      hooks: { onConfirm: () => (asked++, false) },
-    });
+    const { agent } = await setup(
+      [
+        {
+          toolCalls: [
+            { name: 'bash', arguments: { command: 'ls' } },
+            { name: 'bash', arguments: { command: 'pwd' } },
+          ],
+        },
+        { text: 'done' },
+      ],
+      {
+        tools: [tool],
+        approvalPolicy: async (call) => (call.arguments.command === 'ls' ? 'allow' : 'ask') as 'allow' | 'ask',
+        hooks: { onConfirm: () => (asked++, false) },
+      },
+    );
     await collect(agent.run('go'));
     expect(ran.map((a) => a.command)).toEqual(['ls']);
     expect(asked).toBe(1);
@@ -156,7 +194,10 @@ describe('the repaired call through the real shell tool', () => {
     const { createWorkspaceTools } = await import('../../src/workspace/index.js');
     const tools = createWorkspaceTools({ root: dir, tools: ['bash'] });
     const policy = createPermissionPolicy({ mode: 'yolo', deny: ['bash(echo*)'] });
-    const { agent } = await setup([{ toolCalls: [{ name: 'bash', arguments: FENCED }] }, { text: 'done' }], { tools, approvalPolicy: (call, t) => policy.decide(call, t) });
+    const { agent } = await setup([{ toolCalls: [{ name: 'bash', arguments: FENCED }] }, { text: 'done' }], {
+      tools,
+      approvalPolicy: (call, t) => policy.decide(call, t),
+    });
     await collect(agent.run('go'));
     expect(existsSync(join(dir, 'hacked.txt'))).toBe(false);
   });

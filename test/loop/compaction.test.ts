@@ -6,7 +6,13 @@ import { Agent } from '../../src/loop/agent.js';
 import { messagesFromEvents } from '../../src/loop/fold.js';
 import { firstDivergence, replayModel } from '../../src/loop/replay.js';
 import { resumeStateFrom } from '../../src/loop/resume-state.js';
-import { startScriptedServer, type ReceivedRequest, type ScriptMessage, type ScriptRequest, type ScriptTurn } from '../../src/testing/index.js';
+import {
+  startScriptedServer,
+  type ReceivedRequest,
+  type ScriptMessage,
+  type ScriptRequest,
+  type ScriptTurn,
+} from '../../src/testing/index.js';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import { collect, setup } from './helpers.js';
@@ -25,7 +31,13 @@ const contextLengthFault: ScriptTurn = {
   fault: {
     type: 'status',
     status: 400,
-    body: { error: { message: "This model's maximum context length is 2000 tokens. However, your messages resulted in 2400 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } },
+    body: {
+      error: {
+        message: "This model's maximum context length is 2000 tokens. However, your messages resulted in 2400 tokens.",
+        type: 'invalid_request_error',
+        code: 'context_length_exceeded',
+      },
+    },
   },
 };
 
@@ -66,11 +78,15 @@ function expectNoOrphans(messages: readonly ScriptMessage[]): void {
       let j = i - 1;
       while (j >= 0 && messages[j]?.role === 'tool') j--;
       const call = messages[j];
-      expect(call?.role === 'assistant' && call.toolCalls.some((c) => c.id === message.toolCallId), `orphan tool result ${message.toolCallId}`).toBe(true);
+      expect(
+        call?.role === 'assistant' && call.toolCalls.some((c) => c.id === message.toolCallId),
+        `orphan tool result ${message.toolCallId}`,
+      ).toBe(true);
     }
     if (message.role === 'assistant') {
       const answered = new Set<string>();
-      for (let j = i + 1; j < messages.length && messages[j]?.role === 'tool'; j++) answered.add((messages[j] as { toolCallId: string }).toolCallId);
+      for (let j = i + 1; j < messages.length && messages[j]?.role === 'tool'; j++)
+        answered.add((messages[j] as { toolCallId: string }).toolCallId);
       for (const call of message.toolCalls) expect(answered.has(call.id), `unanswered tool call ${call.id}`).toBe(true);
     }
   }
@@ -79,7 +95,8 @@ function expectNoOrphans(messages: readonly ScriptMessage[]): void {
 /** A request's messages without the context message the harness adds at the end. */
 const conversation = (request: ScriptRequest) => request.messages.filter((m) => !m.content.startsWith(CONTEXT_BLOCK_HEADER));
 /** The `n` of the step calls among messages. */
-const callsIn = (messages: readonly ScriptMessage[]) => messages.flatMap((m) => (m.role === 'assistant' ? m.toolCalls.map((c) => Number(JSON.parse(c.arguments).n)) : []));
+const callsIn = (messages: readonly ScriptMessage[]) =>
+  messages.flatMap((m) => (m.role === 'assistant' ? m.toolCalls.map((c) => Number(JSON.parse(c.arguments).n)) : []));
 const stored = (events: RunEvent[]) => events.filter((e) => !DELTA_EVENT_TYPES.has(e.type));
 const compactions = (events: RunEvent[]) => events.flatMap((e) => (e.type === 'context_compacted' ? [e] : []));
 
@@ -106,7 +123,9 @@ describe('compaction in a long run', () => {
     expect(summaries).toHaveLength(done.length);
 
     // Under the window on every request, by the server's own count (the prompt it reports).
-    const sizes = server.received.filter((r) => !isSummaryRequest(r.request as ScriptRequest)).map((r) => Math.ceil(JSON.stringify(r.body).length / 4));
+    const sizes = server.received
+      .filter((r) => !isSummaryRequest(r.request as ScriptRequest))
+      .map((r) => Math.ceil(JSON.stringify(r.body).length / 4));
     expect(Math.max(...sizes)).toBeLessThan(WINDOW);
 
     for (const request of main) expectNoOrphans(request.messages);
@@ -139,7 +158,10 @@ describe('compaction in a long run', () => {
     for (let n = 1; n < firstKept; n++) expect(summarized.has(n), `step ${n} was never summarized`).toBe(true);
     for (const event of done) {
       const text = String(event.summary.content);
-      expect(main.some((request) => request.messages[0]?.content === text), 'a summary never reached a request').toBe(true);
+      expect(
+        main.some((request) => request.messages[0]?.content === text),
+        'a summary never reached a request',
+      ).toBe(true);
     }
     expect(String(done.at(-1)?.summary.content)).toContain(`SUMMARY OF STEPS 1-${firstKept - 1}:`);
 
@@ -149,7 +171,10 @@ describe('compaction in a long run', () => {
 });
 
 /** A script: `steps` tool turns, then `final`; summary requests answered by {@link summarize}; `refuse(i)` turns main request i into a context-length error. */
-function stepsScript(steps: number, options: { refuse?: (main: number) => boolean; summary?: (request: ScriptRequest) => ScriptTurn; final?: string } = {}) {
+function stepsScript(
+  steps: number,
+  options: { refuse?: (main: number) => boolean; summary?: (request: ScriptRequest) => ScriptTurn; final?: string } = {},
+) {
   let main = 0;
   let answered = 0;
   return (request: ScriptRequest): ScriptTurn => {
@@ -163,14 +188,20 @@ function stepsScript(steps: number, options: { refuse?: (main: number) => boolea
 
 describe('a context-length error from the provider', () => {
   it('is recovered by one compaction and one retry of the same step', async () => {
-    const { agent, server } = await setup(stepsScript(24, { refuse: (i) => i === 25 }), { tools: [stepTool], limits: { maxSteps: 30 }, context: { summaryMaxTokens: 100 } });
+    const { agent, server } = await setup(stepsScript(24, { refuse: (i) => i === 25 }), {
+      tools: [stepTool],
+      limits: { maxSteps: 30 },
+      context: { summaryMaxTokens: 100 },
+    });
     const { events, result } = await collect(agent.run('Do 24 steps.'));
     expect(result.reason).toBe('final_answer');
     const [compaction, ...more] = compactions(events);
     expect(more).toHaveLength(0);
     expect(compaction).toMatchObject({ reason: 'context_length', step: 25, summarizer: 'model', keptTurns: 5, keptMessages: 10 });
     // The refused request and its retry are attempts 1 and 2 of step 25.
-    expect(events.filter((e) => e.type === 'model_request' && e.step === 25).map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2]);
+    expect(events.filter((e) => e.type === 'model_request' && e.step === 25).map((e) => (e as { attempt: number }).attempt)).toEqual([
+      1, 2,
+    ]);
     const { main, summaries } = split(server.received);
     expect(summaries).toHaveLength(1);
     const [refused, retried] = main.slice(24);
@@ -191,11 +222,17 @@ describe('a context-length error from the provider', () => {
 
   it("keeps the provider's words when even the compacted request would not fit", async () => {
     // A large system prompt: compacting the steps cannot bring the request under the smaller window.
-    const { agent } = await setup(stepsScript(6, { refuse: (i) => i === 7 }), { tools: [stepTool], system: 'Rules. '.repeat(1_500), context: { keepTurns: 1 } });
+    const { agent } = await setup(stepsScript(6, { refuse: (i) => i === 7 }), {
+      tools: [stepTool],
+      system: 'Rules. '.repeat(1_500),
+      context: { keepTurns: 1 },
+    });
     const { events, result } = await collect(agent.run('Do 6 steps.'));
     expect(compactions(events)).toHaveLength(1);
     expect(result).toMatchObject({ status: 'failed', reason: 'fatal_error', error: { code: 'context_length' } });
-    expect(result.error?.message).toMatch(/maximum context length is 2000 tokens.*\. Compacting the history did not help: the next request is about \d+ tokens even after compaction/s);
+    expect(result.error?.message).toMatch(
+      /maximum context length is 2000 tokens.*\. Compacting the history did not help: the next request is about \d+ tokens even after compaction/s,
+    );
   });
 
   it('fails the run with the provider error when there is nothing to compact', async () => {
@@ -209,8 +246,14 @@ describe('a context-length error from the provider', () => {
 
 describe('compaction', () => {
   it('falls back to a summary written from the task record when the summary model fails', async () => {
-    const failing = (): ScriptTurn => ({ fault: { type: 'status', status: 400, body: { error: { message: 'summaries are not allowed here', type: 'invalid_request_error' } } } });
-    const { agent } = await setup(stepsScript(24, { refuse: (i) => i === 25, summary: failing }), { tools: [stepTool], limits: { maxSteps: 30 }, context: { summaryMaxTokens: 150 } });
+    const failing = (): ScriptTurn => ({
+      fault: { type: 'status', status: 400, body: { error: { message: 'summaries are not allowed here', type: 'invalid_request_error' } } },
+    });
+    const { agent } = await setup(stepsScript(24, { refuse: (i) => i === 25, summary: failing }), {
+      tools: [stepTool],
+      limits: { maxSteps: 30 },
+      context: { summaryMaxTokens: 150 },
+    });
     const { events, result } = await collect(agent.run('Do 24 steps.'));
     expect(result.error).toBeUndefined();
     expect(result.reason).toBe('final_answer');
@@ -224,7 +267,7 @@ describe('compaction', () => {
     expect(text).toMatch(/the first \d+ left out for space/);
   });
 
-  it('adds the summary request\'s tokens to the run totals, as the resume fold does', async () => {
+  it("adds the summary request's tokens to the run totals, as the resume fold does", async () => {
     const store = new MemoryRunStore();
     const { agent } = await setup(stepsScript(8, { refuse: (i) => i === 9 }), { tools: [stepTool], store });
     const handle = agent.run('Do 8 steps.');
@@ -266,7 +309,8 @@ describe('compaction', () => {
     const script = (request: ScriptRequest): ScriptTurn => {
       if (isSummaryRequest(request)) return summarize(request);
       main++;
-      if (phase === 'first') return main <= 20 ? { toolCalls: [{ name: 'step', arguments: { n: main } }] } : { fault: { type: 'status', status: 401 } };
+      if (phase === 'first')
+        return main <= 20 ? { toolCalls: [{ name: 'step', arguments: { n: main } }] } : { fault: { type: 'status', status: 401 } };
       return { text: 'resumed and done' };
     };
     const options = { tools: [stepTool], store, modelInfo: { contextWindow: 1_000 }, limits: { maxSteps: 50 } };
@@ -302,7 +346,12 @@ describe('compaction', () => {
   });
 
   it('context: false sends the bare history and never compacts', async () => {
-    const { agent, server } = await setup(stepsScript(30), { tools: [stepTool], limits: { maxSteps: 40 }, modelInfo: { contextWindow: 1_000 }, context: false });
+    const { agent, server } = await setup(stepsScript(30), {
+      tools: [stepTool],
+      limits: { maxSteps: 40 },
+      modelInfo: { contextWindow: 1_000 },
+      context: false,
+    });
     const { events, result } = await collect(agent.run('Do 30 steps.'));
     expect(result.reason).toBe('final_answer');
     expect(compactions(events)).toHaveLength(0);
@@ -335,7 +384,16 @@ describe('layers in a run', () => {
 
   it('rules and skills join the system prompt; memory is retrieved once per user input', async () => {
     const queries: string[] = [];
-    const memory = { retrieve: (query: string) => (queries.push(query), [{ text: 'The build uses pnpm.', source: 'notes.md', score: 0.9 }, { text: 'irrelevant', score: 0.1 }]), minScore: 0.5 };
+    const memory = {
+      retrieve: (query: string) => (
+        queries.push(query),
+        [
+          { text: 'The build uses pnpm.', source: 'notes.md', score: 0.9 },
+          { text: 'irrelevant', score: 0.1 },
+        ]
+      ),
+      minScore: 0.5,
+    };
     const { agent, server } = await setup([{ toolCalls: [{ name: 'step', arguments: { n: 1 } }] }, { text: 'done' }], {
       tools: [stepTool],
       system: 'You are careful.',
@@ -362,7 +420,12 @@ describe('every wire accepts the compacted history and the context message', () 
     it(`${api}: a compaction after a context-length error, then the task layer, in requests the server validates`, async () => {
       const server = await startScriptedServer({ script: stepsScript(8, { refuse: (i) => i === 9 }) });
       try {
-        const agent = new Agent({ model: server.model('m', api), tools: [stepTool], context: { task: 'always', summaryMaxTokens: 100 }, retry: { baseDelayMs: 5, jitter: false } });
+        const agent = new Agent({
+          model: server.model('m', api),
+          tools: [stepTool],
+          context: { task: 'always', summaryMaxTokens: 100 },
+          retry: { baseDelayMs: 5, jitter: false },
+        });
         const { events, result } = await collect(agent.run('Do 8 steps.'));
         expect(result.reason).toBe('final_answer');
         expect(compactions(events)).toHaveLength(1);

@@ -9,10 +9,13 @@ const pricing = { input: 3, output: 15 };
 describe('cost in USD', () => {
   it('each usage event carries its cost, and the run totals it', async () => {
     let n = 0;
-    const { agent } = await setup(() => (n++ < 2 ? { toolCalls: [{ name: 'add', arguments: { a: n, b: 1 } }], usage } : { text: 'done', usage }), {
-      tools: [addTool],
-      modelInfo: { pricing },
-    });
+    const { agent } = await setup(
+      () => (n++ < 2 ? { toolCalls: [{ name: 'add', arguments: { a: n, b: 1 } }], usage } : { text: 'done', usage }),
+      {
+        tools: [addTool],
+        modelInfo: { pricing },
+      },
+    );
     const { events, result } = await collect(agent.run('add'));
     const costs = events.flatMap((e) => (e.type === 'assistant_message' ? [e.message.usage.cost?.total] : []));
     expect(costs).toEqual([1.35, 1.35, 1.35].map((c) => expect.closeTo(c, 10)));
@@ -34,9 +37,13 @@ describe('cost in USD', () => {
   });
 
   it('a USD budget for a model without a price is a configuration error that says what to give', () => {
-    expect(() => new Agent({ model: { provider: 'scripted', id: 'x', api: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1' }, limits: { maxCostUsd: 1 } })).toThrow(
-      /no price for scripted\/x: give one as modelInfo/,
-    );
+    expect(
+      () =>
+        new Agent({
+          model: { provider: 'scripted', id: 'x', api: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1' },
+          limits: { maxCostUsd: 1 },
+        }),
+    ).toThrow(/no price for scripted\/x: give one as modelInfo/);
   });
 
   it('a catalog model is priced without any configuration', () => {

@@ -19,10 +19,18 @@ const WIRES: ModelApi[] = ['openai-chat', 'anthropic-messages', 'openai-response
 const nested = (depth: number) => `{"a":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)},"b":1}`;
 
 async function runWith(api: ModelApi, rawArguments: string) {
-  const server = await startScriptedServer({ script: [{ toolCalls: [{ name: 'add', arguments: rawArguments }] }, { text: 'ok' }], chunkSize: 4096 });
+  const server = await startScriptedServer({
+    script: [{ toolCalls: [{ name: 'add', arguments: rawArguments }] }, { text: 'ok' }],
+    chunkSize: 4096,
+  });
   servers.push(server);
   const store = new MemoryRunStore();
-  const agent = new Agent({ model: server.model('scripted', api), tools: [addTool], store, retry: { baseDelayMs: 5, maxDelayMs: 50, jitter: false } });
+  const agent = new Agent({
+    model: server.model('scripted', api),
+    tools: [addTool],
+    store,
+    retry: { baseDelayMs: 5, maxDelayMs: 50, jitter: false },
+  });
   const handle = agent.run('go');
   const result = await handle;
   const events = await store.loadEvents(result.runId);
@@ -53,11 +61,19 @@ describe('tool arguments past the limits', () => {
   });
 
   it('a refused call goes back to the model as {} beside its error, not as the text it sent', async () => {
-    const server = await startScriptedServer({ script: [{ toolCalls: [{ name: 'add', arguments: 'not json at all' }] }, { toolCalls: [{ name: 'add', arguments: nested(5_000) }] }, { text: 'ok' }] });
+    const server = await startScriptedServer({
+      script: [
+        { toolCalls: [{ name: 'add', arguments: 'not json at all' }] },
+        { toolCalls: [{ name: 'add', arguments: nested(5_000) }] },
+        { text: 'ok' },
+      ],
+    });
     servers.push(server);
     const agent = new Agent({ model: server.model(), tools: [addTool] });
     expect((await agent.run('go')).reason).toBe('final_answer');
-    const sent = server.requests.at(-1)!.messages.flatMap((m) => ('tool_calls' in m && m.tool_calls ? m.tool_calls.map((c) => c.function.arguments) : []));
+    const sent = server.requests
+      .at(-1)!
+      .messages.flatMap((m) => ('tool_calls' in m && m.tool_calls ? m.tool_calls.map((c) => c.function.arguments) : []));
     expect(sent).toEqual(['{}', '{}']);
   });
 

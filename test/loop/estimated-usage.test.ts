@@ -35,7 +35,11 @@ function script(turns: number, usage?: Record<string, number>) {
 
 async function agentFor(turns: number, options: Omit<AgentOptions, 'model'> = {}, usage?: Record<string, number>) {
   server = await startServer(script(turns, usage));
-  return new Agent({ ...options, tools: [addTool], model: { provider: 'local', id: 'some-model', api: 'openai-chat', baseUrl: server.baseUrl } });
+  return new Agent({
+    ...options,
+    tools: [addTool],
+    model: { provider: 'local', id: 'some-model', api: 'openai-chat', baseUrl: server.baseUrl },
+  });
 }
 
 const answers = (events: RunEvent[]) => events.flatMap((e) => (e.type === 'assistant_message' ? [e.message] : []));
@@ -82,7 +86,8 @@ describe('usage a server does not report', () => {
     const { events, result } = await collect(agent.run('add twice'));
     expect(result.reason).toBe('final_answer');
     const messages = answers(events);
-    for (const message of messages) expect(message.usage).toMatchObject({ estimated: true, input: expect.any(Number), output: expect.any(Number) });
+    for (const message of messages)
+      expect(message.usage).toMatchObject({ estimated: true, input: expect.any(Number), output: expect.any(Number) });
     expect(messages[0]!.usage.input).toBeGreaterThan(0);
     expect(messages[1]!.usage.input).toBeGreaterThan(messages[0]!.usage.input);
     expect(result.totals.usage.estimated).toBe(true);

@@ -5,7 +5,12 @@ import { addTool, collect, gateTool, setup } from './helpers.js';
 
 describe('the event log of a run', () => {
   it('stored events are numbered from 0 without gaps (deltas share the next one), stamped with the run id, JSON-serializable, ending with run_finished', async () => {
-    const turn = { toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }, { name: 'add', arguments: { a: 3, b: 4 } }] };
+    const turn = {
+      toolCalls: [
+        { name: 'add', arguments: { a: 1, b: 2 } },
+        { name: 'add', arguments: { a: 3, b: 4 } },
+      ],
+    };
     const { agent } = await setup([turn, { text: 'Sums: 3 and 7.' }], { tools: [addTool] });
     const handle = agent.run('add both');
     const { events, result } = await collect(handle);
@@ -31,7 +36,12 @@ describe('the event log of a run', () => {
 
   it('rebuilds the run: the fold of the stored (non-delta) events equals the result history', async () => {
     const gate = gateTool();
-    const turn = { toolCalls: [{ name: 'wait', arguments: {} }, { name: 'add', arguments: { a: 5, b: 6 } }] };
+    const turn = {
+      toolCalls: [
+        { name: 'wait', arguments: {} },
+        { name: 'add', arguments: { a: 5, b: 6 } },
+      ],
+    };
     const { agent } = await setup([turn, { text: 'all done' }], { tools: [gate.tool, addTool] });
     const handle = agent.run('go', { history: [{ role: 'user', content: 'earlier' }] });
     await gate.started;
@@ -43,9 +53,20 @@ describe('the event log of a run', () => {
   });
 
   it('a tool call carries an idempotency key stable for its turn and index', async () => {
-    const { agent } = await setup([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }, { name: 'add', arguments: { a: 2, b: 2 } }] }, { text: 'ok' }], {
-      tools: [addTool],
-    });
+    const { agent } = await setup(
+      [
+        {
+          toolCalls: [
+            { name: 'add', arguments: { a: 1, b: 2 } },
+            { name: 'add', arguments: { a: 2, b: 2 } },
+          ],
+        },
+        { text: 'ok' },
+      ],
+      {
+        tools: [addTool],
+      },
+    );
     const handle = agent.run('go');
     const { events } = await collect(handle);
     const assistantSeq = events.find((e) => e.type === 'assistant_message')!.seq;

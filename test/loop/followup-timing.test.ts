@@ -7,7 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { addTool, roles, setup } from './helpers.js';
 
-const echo = (request: { messages: Array<{ role: string; content: string }> }) => ({ text: `reply to ${request.messages.at(-1)?.content}` });
+const echo = (request: { messages: Array<{ role: string; content: string }> }) => ({
+  text: `reply to ${request.messages.at(-1)?.content}`,
+});
 
 describe('a follow-up queued on the final assistant_message', () => {
   it('from subscribe(): the run answers it', async () => {

@@ -85,7 +85,9 @@ describe('a run that is only awaited', () => {
     const { agent } = await setup([{ text: 'ok' }]);
     const run = agent.run('x');
     await run;
-    expect(() => run[Symbol.asyncIterator]()).toThrow(/no longer keeps its events.*Promise\.all\(\[run\.result, iterate\(run\)\]\).*run\.subscribe/);
+    expect(() => run[Symbol.asyncIterator]()).toThrow(
+      /no longer keeps its events.*Promise\.all\(\[run\.result, iterate\(run\)\]\).*run\.subscribe/,
+    );
   });
 
   it('refuses it the same way when the run had already ended before the await', async () => {

@@ -65,7 +65,12 @@ describe('a signal passed to many runs', () => {
 
   it('holds none after a stored run paused, was approved and finished', async () => {
     const store = new MemoryRunStore();
-    const deploy = defineTool({ name: 'deploy', description: 'Deploys.', parameters: { type: 'object', properties: {} }, execute: () => 'deployed' });
+    const deploy = defineTool({
+      name: 'deploy',
+      description: 'Deploys.',
+      parameters: { type: 'object', properties: {} },
+      execute: () => 'deployed',
+    });
     const { agent } = await setup([{ toolCalls: [{ name: 'deploy', arguments: {} }] }, { text: 'Deployed.' }], {
       tools: [deploy],
       store,

@@ -26,19 +26,41 @@ describe('handoff', () => {
     const server = await startScriptedServer({
       script: (request) => {
         const turn = request.messages.filter((m) => m.role === 'assistant').length;
-        if (request.api === 'openai-chat') return { toolCalls: [{ name: 'transfer_to_billing', arguments: {}, id: 'call_triage_1' }], usage };
+        if (request.api === 'openai-chat')
+          return { toolCalls: [{ name: 'transfer_to_billing', arguments: {}, id: 'call_triage_1' }], usage };
         // Billing (Anthropic wire): refunds, then answers.
         if (turn === 1) return { toolCalls: [{ name: 'refund', arguments: { invoice: 'INV-7' }, id: 'toolu_refund_1' }], usage };
         return { text: 'Refunded INV-7.', usage };
       },
     });
     servers.push(server);
-    const billing = new Agent({ name: 'billing', model: server.model('claude-billing', 'anthropic-messages'), system: 'You handle invoices.', retry, tools: [refund] });
-    const triage = new Agent({ name: 'triage', model: server.model('gpt-triage', 'openai-chat'), system: 'You route requests.', retry, tools: [handoff(billing)] });
+    const billing = new Agent({
+      name: 'billing',
+      model: server.model('claude-billing', 'anthropic-messages'),
+      system: 'You handle invoices.',
+      retry,
+      tools: [refund],
+    });
+    const triage = new Agent({
+      name: 'triage',
+      model: server.model('gpt-triage', 'openai-chat'),
+      system: 'You route requests.',
+      retry,
+      tools: [handoff(billing)],
+    });
     const { events, result } = await collect(triage.run('I was charged twice for INV-7'));
     expect(result).toMatchObject({ status: 'done', reason: 'final_answer', text: 'Refunded INV-7.', agent: 'billing' });
     const switched = events.filter((e) => e.type === 'handoff');
-    expect(switched).toEqual([expect.objectContaining({ type: 'handoff', step: 1, toolCallId: 'call_triage_1', from: 'triage', to: 'billing', model: { provider: 'scripted', id: 'claude-billing', api: 'anthropic-messages' } })]);
+    expect(switched).toEqual([
+      expect.objectContaining({
+        type: 'handoff',
+        step: 1,
+        toolCallId: 'call_triage_1',
+        from: 'triage',
+        to: 'billing',
+        model: { provider: 'scripted', id: 'claude-billing', api: 'anthropic-messages' },
+      }),
+    ]);
     // Logged right after the handoff call's end.
     const at = events.findIndex((e) => e.type === 'handoff');
     expect(events[at - 1]).toMatchObject({ type: 'tool_finished', toolCallId: 'call_triage_1' });
@@ -51,7 +73,11 @@ describe('handoff', () => {
     expect(second.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(second.messages[0]).toMatchObject({ role: 'user', content: 'I was charged twice for INV-7' });
     expect(second.messages[2]).toMatchObject({ role: 'tool', content: 'Transferred the conversation to the billing agent.' });
-    expect(result.messages.filter((m) => m.role === 'assistant').map((m) => (m.role === 'assistant' ? m.api : ''))).toEqual(['openai-chat', 'anthropic-messages', 'anthropic-messages']);
+    expect(result.messages.filter((m) => m.role === 'assistant').map((m) => (m.role === 'assistant' ? m.api : ''))).toEqual([
+      'openai-chat',
+      'anthropic-messages',
+      'anthropic-messages',
+    ]);
   });
 
   it('a resumed run goes on with the agent it was handed to', async () => {
@@ -66,7 +92,13 @@ describe('handoff', () => {
     });
     servers.push(server);
     const store = new MemoryRunStore();
-    const waiter = new Agent({ name: 'waiter', model: server.model('claude-waiter', 'anthropic-messages'), retry, tools: [gate.tool], store });
+    const waiter = new Agent({
+      name: 'waiter',
+      model: server.model('claude-waiter', 'anthropic-messages'),
+      retry,
+      tools: [gate.tool],
+      store,
+    });
     const first = new Agent({ name: 'first', model: server.model('gpt-first', 'openai-chat'), retry, tools: [handoff(waiter)], store });
     const handle = first.run('go');
     await gate.started;

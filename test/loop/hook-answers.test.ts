@@ -24,7 +24,9 @@ describe('shouldStopAfterTurn answering with the wrong shape', () => {
     });
     const result = await agent.run('add');
     expect(result).toMatchObject({ status: 'failed', reason: 'fatal_error', error: { code: 'config' } });
-    expect(result.error?.message).toMatch(/^hooks\.shouldStopAfterTurn must return true, a non-empty reason or \{ stop: true, reason\? \} to stop/);
+    expect(result.error?.message).toMatch(
+      /^hooks\.shouldStopAfterTurn must return true, a non-empty reason or \{ stop: true, reason\? \} to stop/,
+    );
     expect(result.error?.message).toMatch(returned);
     // The turn's work is kept; no further model call was made.
     expect(result.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
@@ -36,7 +38,10 @@ describe('shouldStopAfterTurn answering with the wrong shape', () => {
       tools: [addTool],
       hooks: { shouldStopAfterTurn: (async () => 42) as unknown as AgentHooks['shouldStopAfterTurn'] },
     });
-    expect(await agent.run('add')).toMatchObject({ reason: 'fatal_error', error: { code: 'config', message: expect.stringMatching(/returned 42/) } });
+    expect(await agent.run('add')).toMatchObject({
+      reason: 'fatal_error',
+      error: { code: 'config', message: expect.stringMatching(/returned 42/) },
+    });
   });
 
   it.each([
@@ -54,7 +59,10 @@ describe('shouldStopAfterTurn answering with the wrong shape', () => {
   });
 
   it('{ stop: true, reason } still stops with the reason kept', async () => {
-    const { agent } = await setup(addThenAnswer(), { tools: [addTool], hooks: { shouldStopAfterTurn: () => ({ stop: true, reason: 'seen enough' }) } });
+    const { agent } = await setup(addThenAnswer(), {
+      tools: [addTool],
+      hooks: { shouldStopAfterTurn: () => ({ stop: true, reason: 'seen enough' }) },
+    });
     expect(await agent.run('add')).toMatchObject({ reason: 'hook', detail: 'seen enough' });
   });
 });
@@ -62,12 +70,26 @@ describe('shouldStopAfterTurn answering with the wrong shape', () => {
 describe('transformContext returning something that is not a request', () => {
   const bogus = { role: 'bogus', content: 'x' };
   it.each([
-    ['a message of no known role', (messages: Message[]) => [...messages, bogus], /^hooks\.transformContext\(…\)\[1\]\.role: expected 'user', 'assistant' or 'tool', got "bogus"/],
-    ['a message without content', (messages: Message[]) => [messages[0], { role: 'user' }], /^hooks\.transformContext\(…\)\[1\]: expected a user message \(\{ role: 'user', content: string \| parts\[\] \}\), got \{"role":"user"\}$/],
-    ['something that is not an object', (messages: Message[]) => [...messages, 'hello'], /^hooks\.transformContext\(…\)\[1\]: expected a message object, got "hello"/],
+    [
+      'a message of no known role',
+      (messages: Message[]) => [...messages, bogus],
+      /^hooks\.transformContext\(…\)\[1\]\.role: expected 'user', 'assistant' or 'tool', got "bogus"/,
+    ],
+    [
+      'a message without content',
+      (messages: Message[]) => [messages[0], { role: 'user' }],
+      /^hooks\.transformContext\(…\)\[1\]: expected a user message \(\{ role: 'user', content: string \| parts\[\] \}\), got \{"role":"user"\}$/,
+    ],
+    [
+      'something that is not an object',
+      (messages: Message[]) => [...messages, 'hello'],
+      /^hooks\.transformContext\(…\)\[1\]: expected a message object, got "hello"/,
+    ],
     ['an empty list', () => [], /^hooks\.transformContext must return an array of messages.*got an empty array/],
   ])('%s fails the run with a config error before any request', async (_label, transform, message) => {
-    const { agent, server } = await setup([{ text: 'never' }], { hooks: { transformContext: transform as unknown as AgentHooks['transformContext'] } });
+    const { agent, server } = await setup([{ text: 'never' }], {
+      hooks: { transformContext: transform as unknown as AgentHooks['transformContext'] },
+    });
     const result = await agent.run('hi');
     expect(result).toMatchObject({ status: 'failed', reason: 'fatal_error', error: { code: 'config' } });
     expect(result.error?.message).toMatch(message);
@@ -75,7 +97,9 @@ describe('transformContext returning something that is not a request', () => {
   });
 
   it('a valid list is sent as returned', async () => {
-    const { agent, server } = await setup([{ text: 'ok' }], { hooks: { transformContext: (messages) => [{ role: 'user', content: 'be brief' }, ...messages] } });
+    const { agent, server } = await setup([{ text: 'ok' }], {
+      hooks: { transformContext: (messages) => [{ role: 'user', content: 'be brief' }, ...messages] },
+    });
     expect(await agent.run('hi')).toMatchObject({ reason: 'final_answer' });
     expect(server.requests[0]!.messages.map((m) => m.content)).toEqual(['be brief', 'hi']);
   });

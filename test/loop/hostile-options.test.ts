@@ -20,15 +20,21 @@ describe('options of the wrong shape', () => {
       code: 'config',
       message: 'modelConfig.baseUrl: expected a string, got 42',
     });
-    expect(configError({ model: 'openai/gpt-4o-mini', modelConfig: { apiKey: ['k'] } })?.message).toMatch(/^modelConfig\.apiKey: expected a string, got/);
-    expect(configError({ model: 'openai/gpt-4o-mini', modelConfig: { apiKey: 'k', headers: { a: 1 } } })?.message).toMatch(/^modelConfig\.headers: expected an object of header names/);
+    expect(configError({ model: 'openai/gpt-4o-mini', modelConfig: { apiKey: ['k'] } })?.message).toMatch(
+      /^modelConfig\.apiKey: expected a string, got/,
+    );
+    expect(configError({ model: 'openai/gpt-4o-mini', modelConfig: { apiKey: 'k', headers: { a: 1 } } })?.message).toMatch(
+      /^modelConfig\.headers: expected an object of header names/,
+    );
     expect(configError({ model: 'openai/gpt-4o-mini', modelConfig: 'k' })?.message).toMatch(/^modelConfig: expected an object/);
   });
 
   it('store: {} is refused at construction, naming the missing methods', () => {
     const error = configError({ model: 'openai/gpt-4o-mini', modelConfig: { apiKey: 'k' }, store: {} });
     expect(error).toMatchObject({ code: 'config' });
-    expect(error?.message).toMatch(/^store: expected a run store .* with createRun, acquireLease, append, loadEvents, getRun, listRuns, updateRun, got/);
+    expect(error?.message).toMatch(
+      /^store: expected a run store .* with createRun, acquireLease, append, loadEvents, getRun, listRuns, updateRun, got/,
+    );
   });
 });
 

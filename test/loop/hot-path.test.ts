@@ -66,7 +66,12 @@ describe('the loop keeps every observable event while doing less for unobserved 
     const result = await handle;
     const { events } = await collect((await setup(script(), { tools: [addTool] })).agent.run('add twice'));
     expect(heard.map((e) => e.type)).toEqual(events.map((e) => e.type));
-    expect(heard.filter((e) => e.type === 'text_delta').map((e) => (e as { delta: string }).delta).join('')).toBe('Adding.Both sums are done.');
+    expect(
+      heard
+        .filter((e) => e.type === 'text_delta')
+        .map((e) => (e as { delta: string }).delta)
+        .join(''),
+    ).toBe('Adding.Both sums are done.');
     expect(result.reason).toBe('final_answer');
   });
 
@@ -77,11 +82,24 @@ describe('the loop keeps every observable event while doing less for unobserved 
       parameters: { type: 'object', properties: {} },
       execute: () => new Promise<string>((resolve) => setTimeout(() => resolve('late'), 20)),
     });
-    const turn = { toolCalls: [{ name: 'slow', arguments: {} }, { name: 'add', arguments: { a: 1, b: 1 } }, { name: 'add', arguments: { a: 2, b: 2 } }] };
+    const turn = {
+      toolCalls: [
+        { name: 'slow', arguments: {} },
+        { name: 'add', arguments: { a: 1, b: 1 } },
+        { name: 'add', arguments: { a: 2, b: 2 } },
+      ],
+    };
     const { agent, server } = await setup([turn, { text: 'ok' }], { tools: [slow, addTool], toolExecution: 'sequential' });
     const { events } = await collect(agent.run('go'));
     const order = events.flatMap((e) => (e.type === 'tool_started' || e.type === 'tool_finished' ? [`${e.type}:${e.name}`] : []));
-    expect(order).toEqual(['tool_started:slow', 'tool_finished:slow', 'tool_started:add', 'tool_finished:add', 'tool_started:add', 'tool_finished:add']);
+    expect(order).toEqual([
+      'tool_started:slow',
+      'tool_finished:slow',
+      'tool_started:add',
+      'tool_finished:add',
+      'tool_started:add',
+      'tool_finished:add',
+    ]);
     const results = server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
     expect(results).toEqual(['late', '2', '4']);
   });
@@ -93,7 +111,12 @@ describe('the loop keeps every observable event while doing less for unobserved 
       parameters: { type: 'object', properties: {} },
       execute: () => new Promise<string>((resolve) => setTimeout(() => resolve('late'), 20)),
     });
-    const turn = { toolCalls: [{ name: 'slow', arguments: {} }, { name: 'add', arguments: { a: 1, b: 1 } }] };
+    const turn = {
+      toolCalls: [
+        { name: 'slow', arguments: {} },
+        { name: 'add', arguments: { a: 1, b: 1 } },
+      ],
+    };
     const { agent, server } = await setup([turn, { text: 'ok' }], { tools: [slow, addTool] });
     const { events } = await collect(agent.run('go'));
     const order = events.flatMap((e) => (e.type === 'tool_started' || e.type === 'tool_finished' ? [`${e.type}:${e.name}`] : []));

@@ -51,15 +51,29 @@ describe('no_progress', () => {
     const { agent } = await setup([...cycle, ...cycle, ...cycle, { text: 'never' }], { tools: [read] });
     const result = await agent.run('go');
     expect(result).toMatchObject({ reason: 'no_progress' });
-    expect(result.detail).toContain('the same 3 turns repeated 3 times in a cycle: read {"page":"a"}, then read {"page":"b"}, then read {"page":"c"}');
-    const moving = await setup([page('a'), page('b'), page('a'), page('c'), page('a'), page('b'), page('a'), { text: 'done' }], { tools: [read] });
+    expect(result.detail).toContain(
+      'the same 3 turns repeated 3 times in a cycle: read {"page":"a"}, then read {"page":"b"}, then read {"page":"c"}',
+    );
+    const moving = await setup([page('a'), page('b'), page('a'), page('c'), page('a'), page('b'), page('a'), { text: 'done' }], {
+      tools: [read],
+    });
     expect((await moving.agent.run('go')).reason).toBe('final_answer');
   });
 
   it('the tracker ignores key order and the order of calls in a batch; 0 turns it off', () => {
     const tracker = new RepeatTracker(2);
-    expect(tracker.recordTurn([{ name: 't', args: { a: 1, b: 2 } }, { name: 'u', args: {} }])).toBeUndefined();
-    expect(tracker.recordTurn([{ name: 'u', args: {} }, { name: 't', args: { b: 2, a: 1 } }])).toContain('2 turns in a row');
+    expect(
+      tracker.recordTurn([
+        { name: 't', args: { a: 1, b: 2 } },
+        { name: 'u', args: {} },
+      ]),
+    ).toBeUndefined();
+    expect(
+      tracker.recordTurn([
+        { name: 'u', args: {} },
+        { name: 't', args: { b: 2, a: 1 } },
+      ]),
+    ).toContain('2 turns in a row');
     const off = new RepeatTracker(0);
     for (let i = 0; i < 10; i++) expect(off.recordTurn([{ name: 't', args: {} }])).toBeUndefined();
   });

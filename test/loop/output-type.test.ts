@@ -13,7 +13,10 @@ describe('the type of result.output', () => {
       expectTypeOf((await fromZod.run('q')).output).toEqualTypeOf<{ city: string; population?: number | undefined } | undefined>();
       const fromTypeBox = new Agent({ model: 'openai/x', outputSchema: Type.Object({ ok: Type.Boolean() }) });
       expectTypeOf((await fromTypeBox.run('q').result).output).toEqualTypeOf<{ ok: boolean } | undefined>();
-      const fromJson = new Agent({ model: 'openai/x', outputSchema: jsonSchema<{ answer: number }>({ type: 'object', properties: { answer: { type: 'number' } } }) });
+      const fromJson = new Agent({
+        model: 'openai/x',
+        outputSchema: jsonSchema<{ answer: number }>({ type: 'object', properties: { answer: { type: 'number' } } }),
+      });
       expectTypeOf((await fromJson.resume('run_1')).output).toEqualTypeOf<{ answer: number } | undefined>();
       const plain = new Agent({ model: 'openai/x', outputSchema: { type: 'object', properties: {} } });
       expectTypeOf((await plain.run('q')).output).toEqualTypeOf<Record<string, unknown> | undefined>();

@@ -21,7 +21,8 @@ function counted(name: string) {
 
 /** A policy as data: read allows, deploy asks, wipe is denied by a named rule. */
 function policy(call: ToolCall) {
-  if (call.name === 'wipe') return { decision: 'deny' as const, rule: 'deny wipe', reason: 'wiping is never allowed here (rule: deny wipe)' };
+  if (call.name === 'wipe')
+    return { decision: 'deny' as const, rule: 'deny wipe', reason: 'wiping is never allowed here (rule: deny wipe)' };
   if (call.name === 'deploy') return { decision: 'ask' as const, rule: 'ask deploy' };
   return { decision: 'allow' as const, rule: 'default: risk read allows' };
 }
@@ -69,7 +70,11 @@ describe('the permission policy in the loop', () => {
       'permission denied for tool "deploy": a person declined it: not today',
       'permission denied for tool "wipe": wiping is never allowed here (rule: deny wipe)',
     ]);
-    expect(events.find((e) => e.type === 'approval_decided')).toMatchObject({ toolCallId: expect.any(String), approved: false, reason: 'not today' });
+    expect(events.find((e) => e.type === 'approval_decided')).toMatchObject({
+      toolCallId: expect.any(String),
+      approved: false,
+      reason: 'not today',
+    });
   });
 
   it('without a store or a person, only the calls that ask are refused; the others run', async () => {
@@ -93,7 +98,9 @@ describe('the permission policy in the loop', () => {
     expect(result.status).toBe('done');
     expect([read.calls.length, deploy.calls.length, wipe.calls.length]).toEqual([1, 1, 0]);
     const stored = await store.loadEvents(paused.runId);
-    const finished = stored.filter((e) => e.type === 'tool_finished').map((e) => e.type === 'tool_finished' && [e.name, e.errorCode ?? 'ok']);
+    const finished = stored
+      .filter((e) => e.type === 'tool_finished')
+      .map((e) => e.type === 'tool_finished' && [e.name, e.errorCode ?? 'ok']);
     expect(finished).toEqual([
       ['read', 'ok'],
       ['deploy', 'ok'],
@@ -101,9 +108,12 @@ describe('the permission policy in the loop', () => {
     ]);
   });
 
-  it('a call of an unknown tool gets the dispatcher\'s answer, not a policy decision', async () => {
+  it("a call of an unknown tool gets the dispatcher's answer, not a policy decision", async () => {
     const read = counted('read');
-    const { agent } = await setup([{ toolCalls: [{ name: 'nope', arguments: {} }] }, { text: 'ok' }], { tools: [read.tool], approvalPolicy: policy });
+    const { agent } = await setup([{ toolCalls: [{ name: 'nope', arguments: {} }] }, { text: 'ok' }], {
+      tools: [read.tool],
+      approvalPolicy: policy,
+    });
     const { events, result } = await collect(agent.run('go'));
     expect(decisions(events)).toEqual([]);
     expect(JSON.stringify(result.messages)).toMatch(/unknown tool \\"nope\\"/);

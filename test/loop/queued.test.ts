@@ -26,7 +26,11 @@ describe('a text turn that goes on because a message is queued', () => {
   it('asks shouldStopAfterTurn, with the turn and no tool results', async () => {
     const asked: Array<{ step: number; toolResults: number }> = [];
     const { agent } = await setup([{ text: 'one' }, { text: 'two' }, { text: 'three' }], {
-      hooks: { shouldStopAfterTurn: ({ step, toolResults }) => (asked.push({ step, toolResults: toolResults.length }), step === 2 ? 'enough' : false) },
+      hooks: {
+        shouldStopAfterTurn: ({ step, toolResults }) => (
+          asked.push({ step, toolResults: toolResults.length }), step === 2 ? 'enough' : false
+        ),
+      },
     });
     const handle = agent.run('hello');
     handle.followUp('again');
@@ -49,7 +53,9 @@ describe('a text turn that goes on because a message is queued', () => {
 
 describe('queued messages', () => {
   it('a steer sent before the run starts is in the first model request', async () => {
-    const { agent, server } = await setup([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: 'ok' }], { tools: [addTool] });
+    const { agent, server } = await setup([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: 'ok' }], {
+      tools: [addTool],
+    });
     const handle = agent.run('add');
     handle.steer('use small numbers');
     const { events, result } = await collect(handle);
@@ -78,7 +84,10 @@ describe('queued messages', () => {
     expect(server.requests).toHaveLength(1);
     expect(result.messages.at(-1)!.role).toBe('tool');
     expect(events.some((e) => e.type === 'message_injected')).toBe(false);
-    expect(handle.unsent).toEqual({ steering: [{ role: 'user', content: 'a late steer' }], followUps: [{ role: 'user', content: 'a late follow-up' }] });
+    expect(handle.unsent).toEqual({
+      steering: [{ role: 'user', content: 'a late steer' }],
+      followUps: [{ role: 'user', content: 'a late follow-up' }],
+    });
   });
 
   it("shouldStopAfterTurn returning '' does not stop the run", async () => {
@@ -103,7 +112,9 @@ describe('an output schema', () => {
   const schema = { type: 'object', properties: { answer: { type: 'integer' } }, required: ['answer'] };
 
   it('a text answer is met with a reminder to call the final-answer tool, and the call then ends the run', async () => {
-    const { agent, server } = await setup([{ text: 'It is 42.' }, { toolCalls: [{ name: 'final_answer', arguments: { answer: 42 } }] }], { outputSchema: schema });
+    const { agent, server } = await setup([{ text: 'It is 42.' }, { toolCalls: [{ name: 'final_answer', arguments: { answer: 42 } }] }], {
+      outputSchema: schema,
+    });
     const result = await agent.run('answer?');
     expect(result).toMatchObject({ reason: 'done_signal', output: { answer: 42 } });
     expect(result.totals.steps).toBe(2);

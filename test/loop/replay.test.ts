@@ -16,18 +16,28 @@ function adder(offset = 0) {
 }
 
 const strip = (events: Awaited<ReturnType<typeof collect>>['events']) =>
-  events.filter((e) => !DELTA_EVENT_TYPES.has(e.type)).map(({ runId, at: _a, ...rest }) => {
-    // Run ids (and the idempotency keys made from them) and times differ by construction.
-    const copy = JSON.parse(JSON.stringify(rest).split(runId).join('RUN')) as Record<string, unknown>;
-    delete copy.traceId;
-    if (copy.type === 'tool_finished') delete copy.durationMs;
-    if (copy.type === 'run_finished') delete copy.result;
-    return copy;
-  });
+  events
+    .filter((e) => !DELTA_EVENT_TYPES.has(e.type))
+    .map(({ runId, at: _a, ...rest }) => {
+      // Run ids (and the idempotency keys made from them) and times differ by construction.
+      const copy = JSON.parse(JSON.stringify(rest).split(runId).join('RUN')) as Record<string, unknown>;
+      delete copy.traceId;
+      if (copy.type === 'tool_finished') delete copy.durationMs;
+      if (copy.type === 'run_finished') delete copy.result;
+      return copy;
+    });
 
 describe('replaying a recorded run', () => {
   it('the same agent on the replay model reproduces the same events, with no divergence', async () => {
-    const script = [{ toolCalls: [{ name: 'add', arguments: { a: 2, b: 40 } }, { name: 'add', arguments: { a: 1, b: 1 } }] }, { text: 'Sums: 42 and 2.' }];
+    const script = [
+      {
+        toolCalls: [
+          { name: 'add', arguments: { a: 2, b: 40 } },
+          { name: 'add', arguments: { a: 1, b: 1 } },
+        ],
+      },
+      { text: 'Sums: 42 and 2.' },
+    ];
     const { agent } = await setup(script, { tools: [adder()] });
     const recorded = await collect(agent.run('add these'));
     const replayAgent = new Agent({ model: agent.model, tools: [adder()], streamFn: replayModel(recorded.events) });
@@ -43,7 +53,11 @@ describe('replaying a recorded run', () => {
     const recorded = await collect(agent.run('add'));
     const changed = new Agent({ model: agent.model, tools: [adder(1)], streamFn: replayModel(recorded.events) });
     const replayed = await collect(changed.run('add'));
-    expect(firstDivergence(recorded.events, replayed.events)).toMatchObject({ kind: 'tool_result', expected: 'add: 42', actual: 'add: 43' });
+    expect(firstDivergence(recorded.events, replayed.events)).toMatchObject({
+      kind: 'tool_result',
+      expected: 'add: 42',
+      actual: 'add: 43',
+    });
   });
 
   it('a replay that asks the model more often than recorded fails saying so', async () => {
@@ -53,6 +67,9 @@ describe('replaying a recorded run', () => {
     const handle = replay.run('x');
     handle.followUp('and more');
     const result = await handle;
-    expect(result).toMatchObject({ status: 'failed', error: { message: expect.stringMatching(/asked the model 2 times; the recording has 1 answers/) } });
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: { message: expect.stringMatching(/asked the model 2 times; the recording has 1 answers/) },
+    });
   });
 });

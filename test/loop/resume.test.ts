@@ -63,7 +63,11 @@ describe('durable runs', () => {
     };
     const pure = effectTool('pure');
     const unsafe = effectTool('unsafe');
-    const script = [{ toolCalls: [{ name: 'do_pure', arguments: {} }] }, { toolCalls: [{ name: 'do_unsafe', arguments: {} }] }, { text: 'ok' }];
+    const script = [
+      { toolCalls: [{ name: 'do_pure', arguments: {} }] },
+      { toolCalls: [{ name: 'do_unsafe', arguments: {} }] },
+      { text: 'ok' },
+    ];
     const { agent } = await setup(script, { tools: [pure.tool, unsafe.tool], store });
     const handle = agent.run('go');
     const { events, result } = await collect(handle);
@@ -138,7 +142,10 @@ describe('durable runs', () => {
     const hold = new Promise<void>((r) => (release = r));
     const store = new MemoryRunStore();
     const first = effectTool('idempotent', { hold });
-    const { agent, server } = await setup([{ toolCalls: [{ name: 'do_idempotent', arguments: {} }] }, { text: 'ok' }, { text: 'ok again' }], { tools: [first.tool], store });
+    const { agent, server } = await setup(
+      [{ toolCalls: [{ name: 'do_idempotent', arguments: {} }] }, { text: 'ok' }, { text: 'ok again' }],
+      { tools: [first.tool], store },
+    );
     const zombie = agent.run('act');
     await first.started;
     const successor = new Agent({ model: server.model(), tools: [effectTool('idempotent').tool], store });
@@ -175,16 +182,25 @@ describe('durable runs', () => {
 
   it('refuses to resume a finished run, an unknown run, or one whose agent changed (unless forced)', async () => {
     const store = new MemoryRunStore();
-    const { agent, server } = await setup([{ text: 'done' }, { fault: { type: 'status', status: 401 } }, { text: 'again' }], { store, system: 'v1' });
+    const { agent, server } = await setup([{ text: 'done' }, { fault: { type: 'status', status: 401 } }, { text: 'again' }], {
+      store,
+      system: 'v1',
+    });
     const finished = agent.run('x');
     await finished;
-    expect(await agent.resume(finished.runId)).toMatchObject({ status: 'failed', error: { code: 'conflict', message: expect.stringMatching(/is done/) } });
+    expect(await agent.resume(finished.runId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'conflict', message: expect.stringMatching(/is done/) },
+    });
     expect(await agent.resume('run_nope')).toMatchObject({ status: 'failed', error: { code: 'not_found' } });
 
     const failed = agent.run('y');
     expect(await failed).toMatchObject({ status: 'failed', error: { code: 'auth' } });
     const changed = new Agent({ model: server.model(), store, system: 'v2' });
-    expect(await changed.resume(failed.runId)).toMatchObject({ status: 'failed', error: { code: 'conflict', message: expect.stringMatching(/the agent changed since run .* started \(the system prompt\)/) } });
+    expect(await changed.resume(failed.runId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'conflict', message: expect.stringMatching(/the agent changed since run .* started \(the system prompt\)/) },
+    });
     expect(await changed.resume(failed.runId, { force: true })).toMatchObject({ status: 'done', text: 'again' });
   });
 

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/tools/define.js';
 import { addTool, gateTool, setup } from './helpers.js';
 
-const call = (name: string, args: Record<string, unknown> | string, id?: string) => ({ toolCalls: [{ name, arguments: args, ...(id ? { id } : {}) }] });
+const call = (name: string, args: Record<string, unknown> | string, id?: string) => ({
+  toolCalls: [{ name, arguments: args, ...(id ? { id } : {}) }],
+});
 
 describe('stop reasons', () => {
   it('final_answer: a text-only answer ends the run', async () => {
@@ -40,10 +42,9 @@ describe('stop reasons', () => {
 
   it('done_signal: the final-answer tool with arguments valid against the output schema', async () => {
     const schema = { type: 'object', properties: { answer: { type: 'integer' } }, required: ['answer'] };
-    const { agent, server } = await setup(
-      [call('final_answer', { answer: 'forty-two' }), call('final_answer', { answer: '42' })],
-      { outputSchema: schema },
-    );
+    const { agent, server } = await setup([call('final_answer', { answer: 'forty-two' }), call('final_answer', { answer: '42' })], {
+      outputSchema: schema,
+    });
     const result = await agent.run('answer?');
     expect(result).toMatchObject({ status: 'done', reason: 'done_signal', output: { answer: 42 } });
     // The invalid first attempt went back to the model naming the parameter.
@@ -92,10 +93,13 @@ describe('stop reasons', () => {
 
   it('budget: the run stops once its total tokens reach the limit', async () => {
     let n = 0;
-    const { agent } = await setup(() => ({ ...call('add', { a: n, b: n++ }), usage: { prompt_tokens: 60, completion_tokens: 40, total_tokens: 100 } }), {
-      tools: [addTool],
-      limits: { maxTokens: 250 },
-    });
+    const { agent } = await setup(
+      () => ({ ...call('add', { a: n, b: n++ }), usage: { prompt_tokens: 60, completion_tokens: 40, total_tokens: 100 } }),
+      {
+        tools: [addTool],
+        limits: { maxTokens: 250 },
+      },
+    );
     const result = await agent.run('spend');
     expect(result).toMatchObject({ status: 'stopped', reason: 'budget' });
     expect(result.totals.usage.total).toBe(300);

@@ -8,7 +8,13 @@ import type { DispatchOutcome } from '../../src/tools/types.js';
 
 function outcome(name: string, extra: { isError?: boolean; terminate?: boolean } = {}): DispatchOutcome {
   return {
-    result: { role: 'tool', toolCallId: `id-${name}`, toolName: name, content: [{ type: 'text', text: 'ok' }], isError: extra.isError === true },
+    result: {
+      role: 'tool',
+      toolCallId: `id-${name}`,
+      toolName: name,
+      content: [{ type: 'text', text: 'ok' }],
+      isError: extra.isError === true,
+    },
     terminate: extra.terminate === true,
     arguments: { n: 1 },
     durationMs: 0,
@@ -17,12 +23,30 @@ function outcome(name: string, extra: { isError?: boolean; terminate?: boolean }
 
 function facts(outcomes: DispatchOutcome[]): TurnFacts {
   return {
-    calls: outcomes.map((o) => ({ type: 'tool_call' as const, id: o.result.toolCallId, name: o.result.toolName, arguments: {}, rawArguments: '{}' })),
+    calls: outcomes.map((o) => ({
+      type: 'tool_call' as const,
+      id: o.result.toolCallId,
+      name: o.result.toolName,
+      arguments: {},
+      rawArguments: '{}',
+    })),
     outcomes,
-    assistant: { role: 'assistant', content: [], stopReason: 'tool_use', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 }, provider: 'p', model: 'm' },
+    assistant: {
+      role: 'assistant',
+      content: [],
+      stopReason: 'tool_use',
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 },
+      provider: 'p',
+      model: 'm',
+    },
     step: 1,
     messages: [],
-    totals: { steps: 1, toolCalls: outcomes.length, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 }, durationMs: 0 },
+    totals: {
+      steps: 1,
+      toolCalls: outcomes.length,
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 },
+      durationMs: 0,
+    },
     repeats: new RepeatTracker(3),
     breaker: new ToolErrorBreaker(5),
   };
@@ -32,13 +56,24 @@ const deps = (over: Partial<LoopDeps> = {}) => ({ stopOnToolError: false, ...ove
 
 describe('the stop rules', () => {
   it('are asked in their order', () => {
-    expect(STOP_RULES.map((rule) => rule.name)).toEqual(['doneSignal', 'everyToolTerminates', 'firstToolError', 'toolErrorStreak', 'noProgress']);
+    expect(STOP_RULES.map((rule) => rule.name)).toEqual([
+      'doneSignal',
+      'everyToolTerminates',
+      'firstToolError',
+      'toolErrorStreak',
+      'noProgress',
+    ]);
   });
 
   it('each answers a reason, or nothing', () => {
-    expect(doneSignal(deps({ finalAnswerTool: 'final_answer' }), facts([outcome('final_answer')]))).toEqual({ reason: 'done_signal', output: { n: 1 } });
+    expect(doneSignal(deps({ finalAnswerTool: 'final_answer' }), facts([outcome('final_answer')]))).toEqual({
+      reason: 'done_signal',
+      output: { n: 1 },
+    });
     expect(doneSignal(deps({ finalAnswerTool: 'final_answer' }), facts([outcome('final_answer', { isError: true })]))).toBeUndefined();
-    expect(everyToolTerminates(deps(), facts([outcome('a', { terminate: true }), outcome('b', { terminate: true })]))).toEqual({ reason: 'terminate' });
+    expect(everyToolTerminates(deps(), facts([outcome('a', { terminate: true }), outcome('b', { terminate: true })]))).toEqual({
+      reason: 'terminate',
+    });
     expect(everyToolTerminates(deps(), facts([outcome('a', { terminate: true }), outcome('b')]))).toBeUndefined();
     expect(firstToolError(deps({ stopOnToolError: true }), facts([outcome('a', { isError: true })]))).toEqual({ reason: 'tool_errors' });
     expect(firstToolError(deps(), facts([outcome('a', { isError: true })]))).toBeUndefined();

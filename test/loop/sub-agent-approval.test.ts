@@ -19,7 +19,14 @@ async function build(store: MemoryRunStore, runs: string[], parentStored = true)
       const turn = request.messages.filter((m) => m.role === 'assistant').length;
       const tool = request.messages.filter((m) => m.role === 'tool').find((m) => m.role === 'tool' && m.name !== 'note');
       if (request.model === 'lead') {
-        if (turn === 0) return { toolCalls: [{ name: 'deployer', arguments: { task: 'deploy v2' } }, { name: 'note', arguments: { text: 'started' } }], usage };
+        if (turn === 0)
+          return {
+            toolCalls: [
+              { name: 'deployer', arguments: { task: 'deploy v2' } },
+              { name: 'note', arguments: { text: 'started' } },
+            ],
+            usage,
+          };
         return { text: `lead done: ${tool?.role === 'tool' ? tool.content : ''}`, usage };
       }
       if (turn === 0) return { toolCalls: [{ name: 'deploy', arguments: { version: 'v2' } }], usage };
@@ -47,8 +54,21 @@ async function build(store: MemoryRunStore, runs: string[], parentStored = true)
       return 'noted';
     },
   });
-  const deployer = new Agent({ name: 'deployer', model: server.model('deployer'), store, retry, tools: [deploy], approvalPolicy: (call) => (call.name === 'deploy' ? 'ask' : 'allow') });
-  const lead = new Agent({ name: 'lead', model: server.model('lead'), ...(parentStored ? { store } : {}), retry, tools: [agentTool(deployer, { name: 'deployer', description: 'Deploys.' }), note] });
+  const deployer = new Agent({
+    name: 'deployer',
+    model: server.model('deployer'),
+    store,
+    retry,
+    tools: [deploy],
+    approvalPolicy: (call) => (call.name === 'deploy' ? 'ask' : 'allow'),
+  });
+  const lead = new Agent({
+    name: 'lead',
+    model: server.model('lead'),
+    ...(parentStored ? { store } : {}),
+    retry,
+    tools: [agentTool(deployer, { name: 'deployer', description: 'Deploys.' }), note],
+  });
   return lead;
 }
 
@@ -63,14 +83,25 @@ describe('an approval inside a sub-agent', () => {
     expect((await store.getRun(paused.runId))?.status).toBe('paused');
     const waiting = await waitingInTree(store, paused.runId);
     expect(waiting).toEqual([
-      { runId: expect.stringMatching(/\./), depth: 1, parentRunId: paused.runId, toolCallId: expect.any(String), name: 'deploy', arguments: { version: 'v2' }, argumentsHash: expect.any(String) },
+      {
+        runId: expect.stringMatching(/\./),
+        depth: 1,
+        parentRunId: paused.runId,
+        toolCallId: expect.any(String),
+        name: 'deploy',
+        arguments: { version: 'v2' },
+        argumentsHash: expect.any(String),
+      },
     ]);
     const child = waiting[0]!;
     expect((await store.getRun(child.runId))?.status).toBe('paused');
     // A decision for another call, or other arguments, is refused as stale.
     const fresh = await build(store, runs);
     const stale = await fresh.approve(paused.runId, { toolCallId: child.toolCallId, argumentsHash: 'not-the-hash' });
-    expect(stale).toMatchObject({ status: 'failed', error: { code: 'conflict', message: expect.stringContaining(`waiting: ${child.toolCallId} of run ${child.runId}`) } });
+    expect(stale).toMatchObject({
+      status: 'failed',
+      error: { code: 'conflict', message: expect.stringContaining(`waiting: ${child.toolCallId} of run ${child.runId}`) },
+    });
     expect(runs).toEqual(['note started']);
 
     const done = await fresh.approve(paused.runId, { toolCallId: child.toolCallId, argumentsHash: child.argumentsHash });
@@ -95,7 +126,9 @@ describe('an approval inside a sub-agent', () => {
     const lead = await build(store, runs, false);
     const result = await lead.run('ship it');
     expect(result.status).toBe('done');
-    expect(result.text).toMatch(/^lead done: sub-agent "deployer" \(run run_[\w.]+\) waits for a person's approval, and this run has no store to pause in/);
+    expect(result.text).toMatch(
+      /^lead done: sub-agent "deployer" \(run run_[\w.]+\) waits for a person's approval, and this run has no store to pause in/,
+    );
     const [child] = await store.listRuns();
     expect(child?.status).toBe('paused');
     expect(runs).toEqual(['note started']);

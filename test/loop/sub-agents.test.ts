@@ -17,7 +17,9 @@ const retry = { baseDelayMs: 5, maxDelayMs: 50, jitter: false };
 
 /** One server for the whole tree: each agent has its own model id, and the script answers by it. */
 async function tree(script: (request: ScriptRequest, turn: number) => ScriptTurn): Promise<ScriptedServer> {
-  const server = await startScriptedServer({ script: (request) => script(request, request.messages.filter((m) => m.role === 'assistant').length) });
+  const server = await startScriptedServer({
+    script: (request) => script(request, request.messages.filter((m) => m.role === 'assistant').length),
+  });
   servers.push(server);
   return server;
 }
@@ -31,7 +33,14 @@ describe('sub-agents (agentTool)', () => {
   it('a parent runs two children in parallel: each is a run of its own, its events reach the parent with depth, its usage counts in the parent', async () => {
     const server = await tree((request, turn) => {
       if (request.model === 'lead') {
-        if (turn === 0) return { toolCalls: [{ name: 'researcher', arguments: { task: 'find the facts' } }, { name: 'reviewer', arguments: { task: 'check the draft' } }], usage };
+        if (turn === 0)
+          return {
+            toolCalls: [
+              { name: 'researcher', arguments: { task: 'find the facts' } },
+              { name: 'reviewer', arguments: { task: 'check the draft' } },
+            ],
+            usage,
+          };
         const results = request.messages.filter((m) => m.role === 'tool').map((m) => (m.role === 'tool' ? m.content : ''));
         return { text: `combined: ${results.join(' + ')}`, usage };
       }
@@ -46,7 +55,10 @@ describe('sub-agents (agentTool)', () => {
       model: server.model('lead'),
       store,
       retry,
-      tools: [agentTool(researcher, { name: 'researcher', description: 'Finds facts.' }), agentTool(reviewer, { name: 'reviewer', description: 'Reviews a draft.' })],
+      tools: [
+        agentTool(researcher, { name: 'researcher', description: 'Finds facts.' }),
+        agentTool(reviewer, { name: 'reviewer', description: 'Reviews a draft.' }),
+      ],
     });
     const { events, result } = await collect(lead.run('write the report'));
     expect(result).toMatchObject({ status: 'done', reason: 'final_answer', agent: 'lead' });
@@ -86,7 +98,16 @@ describe('sub-agents (agentTool)', () => {
 
   it('children run in parallel, as parallel tool calls do', async () => {
     const server = await tree((request, turn) => {
-      if (request.model === 'lead') return turn === 0 ? { toolCalls: [{ name: 'a', arguments: { task: 'x' } }, { name: 'b', arguments: { task: 'y' } }], usage } : { text: 'ok', usage };
+      if (request.model === 'lead')
+        return turn === 0
+          ? {
+              toolCalls: [
+                { name: 'a', arguments: { task: 'x' } },
+                { name: 'b', arguments: { task: 'y' } },
+              ],
+              usage,
+            }
+          : { text: 'ok', usage };
       return turn === 0 ? { toolCalls: [{ name: 'meet', arguments: {} }], usage } : { text: 'met', usage };
     });
     let inside = 0;
@@ -102,7 +123,8 @@ describe('sub-agents (agentTool)', () => {
         return 'met';
       },
     });
-    const child = (name: string) => agentTool(new Agent({ name, model: server.model(name), retry, tools: [meet] }), { name, description: `Child ${name}.` });
+    const child = (name: string) =>
+      agentTool(new Agent({ name, model: server.model(name), retry, tools: [meet] }), { name, description: `Child ${name}.` });
     const lead = new Agent({ model: server.model('lead'), retry, tools: [child('a'), child('b')] });
     const result = await lead.run('go');
     expect(result).toMatchObject({ status: 'done', text: 'ok' });
@@ -127,7 +149,8 @@ describe('sub-agents (agentTool)', () => {
 
   it('a child stopped by its own limit returns an error result naming the limit', async () => {
     const server = await tree((request, turn) => {
-      if (request.model === 'lead') return turn === 0 ? { toolCalls: [{ name: 'adder', arguments: { task: 'add forever' } }], usage } : { text: 'parent done', usage };
+      if (request.model === 'lead')
+        return turn === 0 ? { toolCalls: [{ name: 'adder', arguments: { task: 'add forever' } }], usage } : { text: 'parent done', usage };
       return { toolCalls: [{ name: 'add', arguments: { a: turn, b: 1 } }], usage };
     });
     const adder = new Agent({ name: 'adder', model: server.model('adder'), retry, tools: [addTool], limits: { maxSteps: 2 } });
@@ -135,7 +158,10 @@ describe('sub-agents (agentTool)', () => {
     const { events, result } = await collect(lead.run('go'));
     expect(result).toMatchObject({ status: 'done', text: 'parent done' });
     const finished = events.find((e) => e.type === 'tool_finished' && e.runId === result.runId);
-    expect(finished?.type === 'tool_finished' && finished.result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/sub-agent "adder" .* stopped \(max_steps\)/) }] });
+    expect(finished?.type === 'tool_finished' && finished.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringMatching(/sub-agent "adder" .* stopped \(max_steps\)/) }],
+    });
     const childEnd = events.find((e) => e.type === 'run_finished' && e.runId !== result.runId);
     expect(childEnd).toMatchObject({ status: 'stopped', reason: 'max_steps', depth: 1 });
   });
@@ -148,8 +174,16 @@ describe('sub-agents (agentTool)', () => {
     });
     // An agent that can hand work to itself.
     let self!: Agent;
-    const proxy: SubAgent = { options: {}, run: (input, options) => self.run(input, options), resume: (id, options) => self.resume(id, options) };
-    self = new Agent({ model: server.model('recursive'), retry, tools: [agentTool(proxy, { name: 'delegate', description: 'Hands work to a copy of itself.', maxDepth: 2 })] });
+    const proxy: SubAgent = {
+      options: {},
+      run: (input, options) => self.run(input, options),
+      resume: (id, options) => self.resume(id, options),
+    };
+    self = new Agent({
+      model: server.model('recursive'),
+      retry,
+      tools: [agentTool(proxy, { name: 'delegate', description: 'Hands work to a copy of itself.', maxDepth: 2 })],
+    });
     const { events, result } = await collect(self.run('start'));
     expect(result.status).toBe('done');
     const depths = new Set(events.map((e) => e.depth ?? 0));
@@ -158,7 +192,13 @@ describe('sub-agents (agentTool)', () => {
     const refused = events.find((e) => e.type === 'tool_finished' && e.depth === 2);
     expect(refused?.type === 'tool_finished' && refused.result).toMatchObject({
       isError: true,
-      content: [{ text: expect.stringContaining('was not started (max_depth): it would run at depth 3 of the tree of runs, and at most 2 levels are allowed') }],
+      content: [
+        {
+          text: expect.stringContaining(
+            'was not started (max_depth): it would run at depth 3 of the tree of runs, and at most 2 levels are allowed',
+          ),
+        },
+      ],
     });
     expect(refused?.type === 'tool_finished' && refused.result.details).toMatchObject({ reason: 'max_depth', depth: 3, maxDepth: 2 });
   });
@@ -171,7 +211,14 @@ describe('sub-agents (agentTool)', () => {
       return { toolCalls: [{ name: 'add', arguments: { a: turn, b: 1 } }], usage: costly };
     });
     const pricing = { input: 10, output: 0 };
-    const spender = new Agent({ name: 'spender', model: server.model('spender'), retry, tools: [addTool], modelInfo: { pricing }, limits: { maxSteps: 50 } });
+    const spender = new Agent({
+      name: 'spender',
+      model: server.model('spender'),
+      retry,
+      tools: [addTool],
+      modelInfo: { pricing },
+      limits: { maxSteps: 50 },
+    });
     const lead = new Agent({
       model: server.model('lead'),
       retry,
@@ -208,7 +255,12 @@ describe('sub-agents (agentTool)', () => {
       outputSchema: { type: 'object', properties: { grade: { type: 'string' }, score: { type: 'integer' } }, required: ['grade', 'score'] },
       limits: { maxTokens: 100_000 },
     });
-    const lead = new Agent({ model: server.model('lead'), retry, limits: { maxTokens: 1000, timeoutMs: 60_000 }, tools: [agentTool(grader, { name: 'grader', description: 'Grades.' })] });
+    const lead = new Agent({
+      model: server.model('lead'),
+      retry,
+      limits: { maxTokens: 1000, timeoutMs: 60_000 },
+      tools: [agentTool(grader, { name: 'grader', description: 'Grades.' })],
+    });
     const { events, result } = await collect(lead.run('grade the essay'));
     // The score came as a string and was coerced by the child's schema.
     expect(result).toMatchObject({ status: 'done', text: '{"grade":"A","score":9}' });
@@ -223,7 +275,8 @@ describe('sub-agents (agentTool)', () => {
   it('aborting the parent aborts its child', async () => {
     const gate = gateTool('wait');
     const server = await tree((request, turn) => {
-      if (request.model === 'lead') return turn === 0 ? { toolCalls: [{ name: 'waiter', arguments: { task: 'wait' } }], usage } : { text: 'never', usage };
+      if (request.model === 'lead')
+        return turn === 0 ? { toolCalls: [{ name: 'waiter', arguments: { task: 'wait' } }], usage } : { text: 'never', usage };
       return turn === 0 ? { toolCalls: [{ name: 'wait', arguments: {} }], usage } : { text: 'released', usage };
     });
     const waiter = new Agent({ name: 'waiter', model: server.model('waiter'), retry, tools: [gate.tool] });

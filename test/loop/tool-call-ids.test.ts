@@ -50,7 +50,10 @@ describe.each<ModelApi>(['openai-chat', 'anthropic-messages', 'openai-responses'
   });
 
   it('two calls with the same id in one response get distinct ids and keys', async () => {
-    const script = [toolCalls({ name: 'add', arguments: { a: 1, b: 2 }, id: 'same' }, { name: 'add', arguments: { a: 3, b: 4 }, id: 'same' }), text('done')];
+    const script = [
+      toolCalls({ name: 'add', arguments: { a: 1, b: 2 }, id: 'same' }, { name: 'add', arguments: { a: 3, b: 4 }, id: 'same' }),
+      text('done'),
+    ];
     const { server, agent } = await setup(api, script);
     const { events, result } = await collect(agent.run('add both'));
     expect(result.error).toBeUndefined();
@@ -64,7 +67,15 @@ describe.each<ModelApi>(['openai-chat', 'anthropic-messages', 'openai-responses'
   it('a call repeating an id of the history the run starts from is renamed', async () => {
     const history: Message[] = [
       { role: 'user', content: 'add 1 and 2' },
-      { role: 'assistant', content: [{ type: 'tool_call', id: 'call_0', name: 'add', arguments: { a: 1, b: 2 }, rawArguments: '{"a":1,"b":2}' }], stopReason: 'tool_use', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 }, provider: 'scripted', model: 'm', api },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_call', id: 'call_0', name: 'add', arguments: { a: 1, b: 2 }, rawArguments: '{"a":1,"b":2}' }],
+        stopReason: 'tool_use',
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 },
+        provider: 'scripted',
+        model: 'm',
+        api,
+      },
       { role: 'tool', toolCallId: 'call_0', toolName: 'add', content: [{ type: 'text', text: '3' }], isError: false },
     ];
     const { server, agent } = await setup(api, [toolCall('add', { a: 3, b: 4 }, 'call_0'), text('7.')]);

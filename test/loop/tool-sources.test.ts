@@ -85,11 +85,16 @@ describe('least privilege: allowedTools', () => {
     expect(offered).toEqual(['add', 'github__issues', 'github__pulls']);
     const toolResult = result.messages.find((m) => m.role === 'tool');
     expect(toolResult).toMatchObject({ isError: true });
-    expect(toolResult?.role === "tool" && toolResult.content[0]).toEqual({ type: "text", text: "unknown tool \"secret\". Available tools: add, github__issues, github__pulls" });
+    expect(toolResult?.role === 'tool' && toolResult.content[0]).toEqual({
+      type: 'text',
+      text: 'unknown tool "secret". Available tools: add, github__issues, github__pulls',
+    });
   });
 
   it('a malformed allowedTools entry is a config error that shows a valid example', () => {
-    expect(() => new Agent({ model: 'ollama/llama3.1', tools: [addTool], allowedTools: ['bash(ls)'] })).toThrow(/not a tool name or glob.*github__\*/);
+    expect(() => new Agent({ model: 'ollama/llama3.1', tools: [addTool], allowedTools: ['bash(ls)'] })).toThrow(
+      /not a tool name or glob.*github__\*/,
+    );
   });
 
   it('the final-answer tool stays available when allowedTools does not name it', async () => {
@@ -105,7 +110,7 @@ describe('least privilege: allowedTools', () => {
 });
 
 describe('tool progress', () => {
-  it("ctx.progress reaches listeners as tool_progress events, which are not stored", async () => {
+  it('ctx.progress reaches listeners as tool_progress events, which are not stored', async () => {
     const store = new MemoryRunStore();
     const slow = defineTool({
       name: 'slow',

@@ -6,7 +6,12 @@ import { ReinError } from '../../src/errors.js';
 import type { Message } from '../../src/model/types.js';
 import { addTool, roles, setup } from './helpers.js';
 
-const model = { provider: 'openai', id: 'scripted', api: 'openai-chat', baseUrl: 'http://127.0.0.1:1/v1' } as unknown as AgentOptions['model'];
+const model = {
+  provider: 'openai',
+  id: 'scripted',
+  api: 'openai-chat',
+  baseUrl: 'http://127.0.0.1:1/v1',
+} as unknown as AgentOptions['model'];
 
 function refusal(options: Record<string, unknown>): string {
   try {
@@ -26,7 +31,10 @@ describe('agent options are checked in the constructor', () => {
     [{ limits: { maxSteps: -1 } }, /limits\.maxSteps.*got -1/],
     [{ limits: { timeoutMs: -5 } }, /limits\.timeoutMs: expected a positive number of milliseconds.*, got -5/],
     // A Node timer waits at most 2^31-1 ms; a longer one fires at once.
-    [{ limits: { timeoutMs: 2_147_483_648 } }, /limits\.timeoutMs: expected a positive number of milliseconds, at most 2147483647 \(about 24\.8 days; leave timeoutMs out for no time limit\), got 2147483648/],
+    [
+      { limits: { timeoutMs: 2_147_483_648 } },
+      /limits\.timeoutMs: expected a positive number of milliseconds, at most 2147483647 \(about 24\.8 days; leave timeoutMs out for no time limit\), got 2147483648/,
+    ],
     [{ limits: { timeoutMs: Infinity } }, /limits\.timeoutMs.*got Infinity/],
     [{ toolTimeoutMs: 3e9 }, /toolTimeoutMs: expected a number of milliseconds from 0 to 2147483647.*got 3000000000/],
     [{ limits: { maxTokens: -1 } }, /limits\.maxTokens.*got -1/],
@@ -39,7 +47,10 @@ describe('agent options are checked in the constructor', () => {
     [{ tools: addTool }, /tools: expected an array of tools/],
     [{ tools: [null] }, /tools\[0\]: expected a tool.*got null/],
     [{ hooks: { transformContext: 'x' } }, /hooks\.transformContext: expected a function, got "x"/],
-    [{ hooks: { shouldStopAfterTrun: () => true } }, /hooks\.shouldStopAfterTrun is not an option: did you mean hooks\.shouldStopAfterTurn\?/],
+    [
+      { hooks: { shouldStopAfterTrun: () => true } },
+      /hooks\.shouldStopAfterTrun is not an option: did you mean hooks\.shouldStopAfterTurn\?/,
+    ],
     [{ model: undefined }, /model: expected a 'provider\/model' string.*got undefined/],
     [{ model: 42 }, /model: expected.*got 42/],
     [{ model: '' }, /model: expected/],
@@ -69,7 +80,14 @@ describe('agent options are checked in the constructor', () => {
   });
 
   it('accepts the documented special values', () => {
-    expect(() => new Agent({ model, limits: { maxSteps: Infinity, noProgressRepeats: 0, maxConsecutiveToolErrors: 0, timeoutMs: undefined }, toolTimeoutMs: 0 })).not.toThrow();
+    expect(
+      () =>
+        new Agent({
+          model,
+          limits: { maxSteps: Infinity, noProgressRepeats: 0, maxConsecutiveToolErrors: 0, timeoutMs: undefined },
+          toolTimeoutMs: 0,
+        }),
+    ).not.toThrow();
     expect(() => new Agent({ model, toolTimeoutMs: Infinity, toolExecution: 'sequential', maxToolOutputChars: 100 })).not.toThrow();
     expect(() => new Agent({ model, limits: { timeoutMs: 2_147_483_647 }, toolTimeoutMs: 2_147_483_647 })).not.toThrow();
   });
@@ -79,9 +97,17 @@ describe('a run refuses input it cannot start from, synchronously', () => {
   it.each([
     ['run(undefined)', (agent: Agent) => agent.run(undefined as never), /run\(input\): expected a string or a user message.*got undefined/],
     ['run(null)', (agent: Agent) => agent.run(null as never), /run\(input\).*got null/],
-    ['history: [null]', (agent: Agent) => agent.run('x', { history: [null as never] }), /history\[0\]: expected a message object, got null/],
+    [
+      'history: [null]',
+      (agent: Agent) => agent.run('x', { history: [null as never] }),
+      /history\[0\]: expected a message object, got null/,
+    ],
     ['history of a bad role', (agent: Agent) => agent.run('x', { history: [{ role: 'bogus' } as never] }), /history\[0\]\.role/],
-    ['steer(undefined)', (agent: Agent) => agent.run('x').steer(undefined as never), /steer: expected a string or a user message.*got undefined/],
+    [
+      'steer(undefined)',
+      (agent: Agent) => agent.run('x').steer(undefined as never),
+      /steer: expected a string or a user message.*got undefined/,
+    ],
     ['followUp(42)', (agent: Agent) => agent.run('x').followUp(42 as never), /followUp: expected.*got 42/],
   ])('%s', async (_label, start, message) => {
     const { agent } = await setup([{ text: 'hi' }, { text: 'hi' }]);
@@ -92,7 +118,14 @@ describe('a run refuses input it cannot start from, synchronously', () => {
 describe('the starting history is made whole', () => {
   const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 };
   const asking = (call: Record<string, unknown>): Message =>
-    ({ role: 'assistant', content: [{ type: 'tool_call', id: 'c1', name: 'add', ...call }], stopReason: 'tool_use', usage, provider: 'openai', model: 'x' }) as Message;
+    ({
+      role: 'assistant',
+      content: [{ type: 'tool_call', id: 'c1', name: 'add', ...call }],
+      stopReason: 'tool_use',
+      usage,
+      provider: 'openai',
+      model: 'x',
+    }) as Message;
 
   it('a call without a result gets the error result the wire gets, in the run history and its events', async () => {
     const history = [{ role: 'user', content: 'earlier' } as Message, asking({ arguments: { a: 1, b: 2 }, rawArguments: '{"a":1,"b":2}' })];
@@ -118,7 +151,9 @@ describe('the starting history is made whole', () => {
     const result = await agent.run('now', { history: [{ role: 'user', content: 'earlier' }, asking({ arguments: { a: 1 } })] });
     expect(result.reason).toBe('final_answer');
     expect(result.messages[1]).toMatchObject({ content: [{ type: 'tool_call', arguments: { a: 1 }, rawArguments: '{"a":1}' }] });
-    expect((server.requests[0]!.messages[1] as { tool_calls: Array<{ function: { arguments: string } }> }).tool_calls[0]!.function.arguments).toBe('{"a":1}');
+    expect(
+      (server.requests[0]!.messages[1] as { tool_calls: Array<{ function: { arguments: string } }> }).tool_calls[0]!.function.arguments,
+    ).toBe('{"a":1}');
   });
 
   it('a whole history is used as given (the same array)', async () => {

@@ -48,18 +48,21 @@ let current: Served | undefined;
 
 function forward(req: IncomingMessage, res: ServerResponse): void {
   const target = new URL(scripted.origin);
-  const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } }, (up) => {
-    const parts: Buffer[] = [];
-    up.on('data', (d: Buffer) => parts.push(d));
-    up.on('end', () => {
-      const body = Buffer.concat(parts);
-      const contentType = String(up.headers['content-type'] ?? 'text/event-stream');
-      // The first answer of the run: the one with text, thinking and a tool call.
-      recorded ??= { body, contentType };
-      res.writeHead(up.statusCode ?? 200, { 'content-type': contentType });
-      res.end(body);
-    });
-  });
+  const upstream = httpRequest(
+    { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+    (up) => {
+      const parts: Buffer[] = [];
+      up.on('data', (d: Buffer) => parts.push(d));
+      up.on('end', () => {
+        const body = Buffer.concat(parts);
+        const contentType = String(up.headers['content-type'] ?? 'text/event-stream');
+        // The first answer of the run: the one with text, thinking and a tool call.
+        recorded ??= { body, contentType };
+        res.writeHead(up.statusCode ?? 200, { 'content-type': contentType });
+        res.end(body);
+      });
+    },
+  );
   req.pipe(upstream);
 }
 
@@ -80,7 +83,11 @@ async function serve(res: ServerResponse): Promise<void> {
 
 beforeAll(async () => {
   scripted = await startScriptedServer({
-    script: () => ({ text: 'Hello there, this is a longer answer to fuzz.', thinking: 'Let me think.', toolCalls: [{ name: 'note', arguments: { text: 'a [nested] {value}', n: 3 } }] }),
+    script: () => ({
+      text: 'Hello there, this is a longer answer to fuzz.',
+      thinking: 'Let me think.',
+      toolCalls: [{ name: 'note', arguments: { text: 'a [nested] {value}', n: 3 } }],
+    }),
     chunkSize: 5,
     recordRequests: false,
   });
@@ -182,7 +189,9 @@ function mutate(original: Buffer, contentType: string, rand: () => number): { se
 
 describe('fuzzing the model wire', () => {
   for (const api of WIRES) {
-    it(`${api}: ${CASES_PER_WIRE} mutated responses each end with a documented stop reason and a log that folds to the result`, { timeout: 600_000 }, async () => {
+    it(`${api}: ${CASES_PER_WIRE} mutated responses each end with a documented stop reason and a log that folds to the result`, {
+      timeout: 600_000,
+    }, async () => {
       const original = await record(api);
       expect(original.body.length).toBeGreaterThan(100);
       const rand = random(SEED ^ WIRES.indexOf(api));

@@ -3,7 +3,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
 import type { AgentOptions } from '../../src/loop/options.js';
-import { startScriptedServer, text, toolCall, toolCalls, type Fault, type Script, type ScriptedServer, type ScriptMessage } from '../../src/testing/index.js';
+import {
+  startScriptedServer,
+  text,
+  toolCall,
+  toolCalls,
+  type Fault,
+  type Script,
+  type ScriptedServer,
+  type ScriptMessage,
+} from '../../src/testing/index.js';
 import type { ModelApi } from '../../src/model/types.js';
 import { defineTool } from '../../src/tools/define.js';
 import { addTool, collect, gateTool } from './helpers.js';
@@ -70,7 +79,12 @@ describe.each(WIRES)('the loop over the $api wire', ({ api, transient, retry }) 
     const [, assistant, tool] = second;
     expect(assistant).toMatchObject({ role: 'assistant', toolCalls: [{ name: 'add' }] });
     expect(JSON.parse((assistant as Extract<ScriptMessage, { role: 'assistant' }>).toolCalls[0]!.arguments)).toEqual({ a: 2, b: 40 });
-    expect(tool).toMatchObject({ role: 'tool', content: '42', name: 'add', toolCallId: (assistant as Extract<ScriptMessage, { role: 'assistant' }>).toolCalls[0]!.id });
+    expect(tool).toMatchObject({
+      role: 'tool',
+      content: '42',
+      name: 'add',
+      toolCallId: (assistant as Extract<ScriptMessage, { role: 'assistant' }>).toolCalls[0]!.id,
+    });
   });
 
   it('parallel calls run concurrently and are written back in call order', async () => {
@@ -83,13 +97,17 @@ describe.each(WIRES)('the loop over the $api wire', ({ api, transient, retry }) 
       parameters: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
       execute: async ({ tag: t }, ctx) => {
         // Only a concurrent run lets "first" finish: it waits for "second" (or the abort).
-        if (t === 'first') await Promise.race([second, new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))]);
+        if (t === 'first')
+          await Promise.race([second, new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))]);
         finished.push(String(t));
         if (t === 'second') secondDone();
         return String(t);
       },
     });
-    const { server, agent } = await setup([toolCalls({ name: 'tag', arguments: { tag: 'first' } }, { name: 'tag', arguments: { tag: 'second' } }), text('done')], { tools: [tag] });
+    const { server, agent } = await setup(
+      [toolCalls({ name: 'tag', arguments: { tag: 'first' } }, { name: 'tag', arguments: { tag: 'second' } }), text('done')],
+      { tools: [tag] },
+    );
     const result = await agent.run('go');
     expect(result.error).toBeUndefined();
     expect(result.reason).toBe('final_answer');
@@ -120,20 +138,28 @@ describe.each(WIRES)('the loop over the $api wire', ({ api, transient, retry }) 
   });
 
   it('a thinking turn goes back in a form the server accepts', async () => {
-    const { server, agent } = await setup([{ thinking: 'I should add these.', toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, text('3')], { tools: [addTool] });
+    const { server, agent } = await setup(
+      [{ thinking: 'I should add these.', toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, text('3')],
+      { tools: [addTool] },
+    );
     const result = await agent.run('1 + 2?');
     expect(result.error).toBeUndefined();
     expect(result.reason).toBe('final_answer');
     const first = result.messages[1];
-    expect(first?.role === 'assistant' && first.content.find((c) => c.type === 'thinking')).toMatchObject({ thinking: 'I should add these.' });
+    expect(first?.role === 'assistant' && first.content.find((c) => c.type === 'thinking')).toMatchObject({
+      thinking: 'I should add these.',
+    });
     expect(roles(sent(server, 1))).toBe('user,assistant,tool');
   });
 
   it('abort mid-tool leaves a history the server then accepts', async () => {
     const gate = gateTool();
-    const { server, agent } = await setup([toolCalls({ name: 'wait', arguments: {} }, { name: 'add', arguments: { a: 1, b: 1 } }), text('continued')], {
-      tools: [gate.tool, addTool],
-    });
+    const { server, agent } = await setup(
+      [toolCalls({ name: 'wait', arguments: {} }, { name: 'add', arguments: { a: 1, b: 1 } }), text('continued')],
+      {
+        tools: [gate.tool, addTool],
+      },
+    );
     const handle = agent.run('start');
     expect(await startedOrEnded(gate.started, handle)).toBe('started');
     handle.abort();

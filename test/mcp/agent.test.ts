@@ -27,7 +27,10 @@ describe('an agent with MCP servers as a tool source', () => {
             toolCalls: [
               { name: 'everything__echo', arguments: { message: 'hello from the model' } },
               { name: 'fs__read_text_file', arguments: { path: join(dir, 'plan.md') } },
-              { name: 'memory__create_entities', arguments: { entities: [{ name: 'plan', entityType: 'doc', observations: ['ship the MCP host'] }] } },
+              {
+                name: 'memory__create_entities',
+                arguments: { entities: [{ name: 'plan', entityType: 'doc', observations: ['ship the MCP host'] }] },
+              },
             ],
           };
         }
@@ -48,7 +51,9 @@ describe('an agent with MCP servers as a tool source', () => {
     expect(result.text).toBe('All done.');
 
     // The model was offered the servers' tools under their rein names.
-    expect(seen[0]?.toolNames).toEqual(expect.arrayContaining(['everything__echo', 'fs__read_text_file', 'memory__create_entities', 'list_resources', 'read_resource']));
+    expect(seen[0]?.toolNames).toEqual(
+      expect.arrayContaining(['everything__echo', 'fs__read_text_file', 'memory__create_entities', 'list_resources', 'read_resource']),
+    );
 
     const results = result.messages.filter((m): m is ToolResultMessage => m.role === 'tool');
     const byName = Object.fromEntries(results.map((r) => [r.toolName, r]));
@@ -57,7 +62,10 @@ describe('an agent with MCP servers as a tool source', () => {
     expect(byName.memory__create_entities?.isError).toBe(false);
     expect(textOf(byName.memory__create_entities!.content)).toContain('"name": "plan"');
     expect(textOf(byName.memory__search_nodes!.content)).toContain('ship the MCP host');
-    expect(byName['everything__trigger-long-running-operation']?.details).toMatchObject({ server: 'everything', tool: 'trigger-long-running-operation' });
+    expect(byName['everything__trigger-long-running-operation']?.details).toMatchObject({
+      server: 'everything',
+      tool: 'trigger-long-running-operation',
+    });
 
     // The tool results the model was sent on the next turn are the servers' real answers.
     expect(seen[1]?.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(

@@ -13,13 +13,21 @@ function stdio(env: Record<string, string> = {}): McpServerConfig {
 }
 
 /** Resolves with the first event `pick` accepts. */
-function nextEvent<T extends McpEvent>(events: McpEvent[], listeners: Array<(e: McpEvent) => void>, pick: (e: McpEvent) => e is T): Promise<T> {
+function nextEvent<T extends McpEvent>(
+  events: McpEvent[],
+  listeners: Array<(e: McpEvent) => void>,
+  pick: (e: McpEvent) => e is T,
+): Promise<T> {
   const found = events.find(pick);
   if (found) return Promise.resolve(found);
   return new Promise((resolve) => listeners.push((e) => pick(e) && resolve(e)));
 }
 
-function recorder(): { events: McpEvent[]; onEvent: (e: McpEvent) => void; next: <T extends McpEvent>(pick: (e: McpEvent) => e is T) => Promise<T> } {
+function recorder(): {
+  events: McpEvent[];
+  onEvent: (e: McpEvent) => void;
+  next: <T extends McpEvent>(pick: (e: McpEvent) => e is T) => Promise<T>;
+} {
   const events: McpEvent[] = [];
   const listeners: Array<(e: McpEvent) => void> = [];
   return {
@@ -65,7 +73,9 @@ describe('server logs', () => {
   for (const transport of ['stdio', 'http'] as const) {
     it(`reach the log sink and events at the level set in config (${transport})`, async () => {
       const config: McpServerConfig =
-        transport === 'stdio' ? { ...stdio(), logLevel: 'warning' } : { url: `${(await startHttpServer([FEATURES, 'http'], /listening (\d+)/)).url}/mcp`, logLevel: 'warning' };
+        transport === 'stdio'
+          ? { ...stdio(), logLevel: 'warning' }
+          : { url: `${(await startHttpServer([FEATURES, 'http'], /listening (\d+)/)).url}/mcp`, logLevel: 'warning' };
       const log: McpLogEntry[] = [];
       const rec = recorder();
       const mcp = await host({ f: config }, { log: (e) => log.push(e), onEvent: rec.onEvent });
@@ -73,7 +83,13 @@ describe('server logs', () => {
       await rec.next((e): e is Extract<McpEvent, { type: 'mcp_log' }> => e.type === 'mcp_log' && e.level === 'emergency');
       const levels = rec.events.filter((e) => e.type === 'mcp_log').map((e) => (e as { level: string }).level);
       expect(levels).toEqual(['warning', 'error', 'critical', 'alert', 'emergency']);
-      expect(rec.events.find((e) => e.type === 'mcp_log')).toEqual({ type: 'mcp_log', server: 'f', level: 'warning', logger: 'fixture', data: { at: 'warning' } });
+      expect(rec.events.find((e) => e.type === 'mcp_log')).toEqual({
+        type: 'mcp_log',
+        server: 'f',
+        level: 'warning',
+        logger: 'fixture',
+        data: { at: 'warning' },
+      });
       const server = log.filter((e) => e.kind === 'server');
       expect(server.map((e) => e.level)).toEqual(['warn', 'error', 'error', 'error', 'error']);
       expect(server[0]?.message).toBe('fixture: {"at":"warning"}');
@@ -105,7 +121,9 @@ describe('roots', () => {
     const listed = JSON.parse(textOf((await mcp.callTool('f', 'roots', {})).content)) as { roots: Array<{ uri: string; name: string }> };
     expect(listed.roots).toEqual([{ uri: pathToFileURL(dir).href, name: dir.split('/').pop() }]);
     await mcp.setRoots([other]);
-    const changed = await rec.next((e): e is Extract<McpEvent, { type: 'mcp_log' }> => e.type === 'mcp_log' && String(e.data).startsWith('roots changed'));
+    const changed = await rec.next(
+      (e): e is Extract<McpEvent, { type: 'mcp_log' }> => e.type === 'mcp_log' && String(e.data).startsWith('roots changed'),
+    );
     expect(changed.data).toBe(`roots changed: ${pathToFileURL(other).href}`);
     expect(mcp.roots()).toEqual([{ uri: pathToFileURL(other).href, name: other.split('/').pop() }]);
   });
@@ -132,7 +150,8 @@ describe('list changes, subscriptions, completion', () => {
 
   for (const transport of ['stdio', 'http'] as const) {
     it(`delivers updates of subscribed resources as events, from config and at run time (${transport})`, async () => {
-      const base: McpServerConfig = transport === 'stdio' ? stdio() : { url: `${(await startHttpServer([FEATURES, 'http'], /listening (\d+)/)).url}/mcp` };
+      const base: McpServerConfig =
+        transport === 'stdio' ? stdio() : { url: `${(await startHttpServer([FEATURES, 'http'], /listening (\d+)/)).url}/mcp` };
       const rec = recorder();
       const mcp = await host({ f: { ...base, subscribe: ['fixture://one'] } }, { onEvent: rec.onEvent });
       expect(textOf((await mcp.callTool('f', 'touch', { uri: 'fixture://one' })).content)).toBe('notified');
@@ -154,8 +173,14 @@ describe('list changes, subscriptions, completion', () => {
 
   it('completes prompt arguments, with the arguments given as context, and /server:prompt lines', async () => {
     const mcp = await host({ f: stdio() });
-    expect(await mcp.complete('f', { type: 'ref/prompt', name: 'greet' }, { name: 'name', value: 'A' })).toEqual({ values: ['Ada', 'Alan'], total: 4, hasMore: false });
-    expect((await mcp.complete('f', { type: 'ref/prompt', name: 'greet' }, { name: 'name', value: 'A' }, { title: 'Prof' })).values).toEqual(['Alan']);
+    expect(await mcp.complete('f', { type: 'ref/prompt', name: 'greet' }, { name: 'name', value: 'A' })).toEqual({
+      values: ['Ada', 'Alan'],
+      total: 4,
+      hasMore: false,
+    });
+    expect(
+      (await mcp.complete('f', { type: 'ref/prompt', name: 'greet' }, { name: 'name', value: 'A' }, { title: 'Prof' })).values,
+    ).toEqual(['Alan']);
     expect(await mcp.completePromptCommand('/')).toEqual(['/f:']);
     expect(await mcp.completePromptCommand('/f:gr')).toEqual(['/f:greet ']);
     expect(await mcp.completePromptCommand('/f:greet B')).toEqual(['/f:greet Barbara']);
@@ -163,9 +188,13 @@ describe('list changes, subscriptions, completion', () => {
     expect(await mcp.completePromptCommand('/f:greet title=Prof name=A')).toEqual(['/f:greet title=Prof name=Alan']);
   });
 
-  it('completes server-everything\'s completable prompt', async () => {
+  it("completes server-everything's completable prompt", async () => {
     const mcp = await host({ everything: everything() });
-    const { values } = await mcp.complete('everything', { type: 'ref/prompt', name: 'completable-prompt' }, { name: 'department', value: 'En' });
+    const { values } = await mcp.complete(
+      'everything',
+      { type: 'ref/prompt', name: 'completable-prompt' },
+      { name: 'department', value: 'En' },
+    );
     expect(values).toContain('Engineering');
   });
 });

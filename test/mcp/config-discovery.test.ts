@@ -102,7 +102,9 @@ describe('the project .mcp.json', () => {
     const named = join(cwd, '.mcp.json');
     const config = await loadMcpConfig({ cwd, home, files: [named] });
     expect(config.servers).toEqual({});
-    expect(config.diagnostics).toEqual([{ severity: 'error', file: named, key: '', message: 'does not exist: check the path given for it' }]);
+    expect(config.diagnostics).toEqual([
+      { severity: 'error', file: named, key: '', message: 'does not exist: check the path given for it' },
+    ]);
     const rootFile = join(repo, '.mcp.json');
     expect((await loadMcpConfig({ cwd, home, files: [rootFile] })).servers).toEqual({ root: { command: 'root-cmd' } });
   });

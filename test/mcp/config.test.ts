@@ -8,12 +8,16 @@ import { loadMcpConfig } from '../../src/mcp/config.js';
 import { startMcp } from '../../src/mcp/host.js';
 import { tempDir } from './helpers.js';
 
-async function project(files: { project?: unknown; user?: unknown }): Promise<{ cwd: string; home: string; projectFile: string; userFile: string }> {
+async function project(files: {
+  project?: unknown;
+  user?: unknown;
+}): Promise<{ cwd: string; home: string; projectFile: string; userFile: string }> {
   const cwd = await tempDir();
   const home = await tempDir();
   const projectFile = join(cwd, '.mcp.json');
   const userFile = join(home, '.rein', 'mcp.json');
-  if (files.project !== undefined) await writeFile(projectFile, typeof files.project === 'string' ? files.project : JSON.stringify(files.project, null, 2));
+  if (files.project !== undefined)
+    await writeFile(projectFile, typeof files.project === 'string' ? files.project : JSON.stringify(files.project, null, 2));
   if (files.user !== undefined) {
     await mkdir(join(home, '.rein'), { recursive: true });
     await writeFile(userFile, typeof files.user === 'string' ? files.user : JSON.stringify(files.user));
@@ -24,7 +28,12 @@ async function project(files: { project?: unknown; user?: unknown }): Promise<{ 
 describe('loadMcpConfig', () => {
   it('reads the user file then the project file; the project wins on a shared name', async () => {
     const p = await project({
-      user: { mcpServers: { shared: { command: 'user-cmd' }, mine: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } } } },
+      user: {
+        mcpServers: {
+          shared: { command: 'user-cmd' },
+          mine: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
+        },
+      },
       project: { mcpServers: { shared: { command: 'project-cmd', args: ['--x', 3], cwd: 'tools', env: { PORT: 8080 } } } },
     });
     const config = await loadMcpConfig({ cwd: p.cwd, home: p.home, env: { TOKEN: 'secret' } });
@@ -46,7 +55,9 @@ describe('loadMcpConfig', () => {
     const absent = join(p.cwd, 'nope.json');
     const config = await loadMcpConfig({ cwd: p.cwd, home: p.home, files: [absent, p.projectFile] });
     expect(Object.keys(config.servers)).toEqual(['ok']);
-    expect(config.diagnostics).toEqual([{ severity: 'error', file: absent, key: '', message: 'does not exist: check the path given for it' }]);
+    expect(config.diagnostics).toEqual([
+      { severity: 'error', file: absent, key: '', message: 'does not exist: check the path given for it' },
+    ]);
   });
 
   it('startMcp: a file named in configFiles that does not exist is reported; the default files stay optional', async () => {
@@ -55,7 +66,9 @@ describe('loadMcpConfig', () => {
     const named = await startMcp({ cwd: p.cwd, home: p.home, configFiles: [absent] });
     const defaults = await startMcp({ cwd: p.cwd, home: p.home });
     try {
-      expect(named.diagnostics).toEqual([{ severity: 'error', file: absent, key: '', message: 'does not exist: check the path given for it' }]);
+      expect(named.diagnostics).toEqual([
+        { severity: 'error', file: absent, key: '', message: 'does not exist: check the path given for it' },
+      ]);
       expect(defaults.diagnostics).toEqual([]);
     } finally {
       await Promise.all([named.close(), defaults.close()]);
@@ -69,10 +82,20 @@ describe('loadMcpConfig', () => {
   });
 
   it('a file that is not JSON is reported with line and column, and the other file still counts', async () => {
-    const p = await project({ project: '{\n  "mcpServers": {\n    "a": { "command": "x", }\n  }\n}', user: { mcpServers: { ok: { command: 'ok' } } } });
+    const p = await project({
+      project: '{\n  "mcpServers": {\n    "a": { "command": "x", }\n  }\n}',
+      user: { mcpServers: { ok: { command: 'ok' } } },
+    });
     const config = await loadMcpConfig({ cwd: p.cwd, home: p.home });
     expect(Object.keys(config.servers)).toEqual(['ok']);
-    expect(config.diagnostics).toEqual([{ severity: 'error', file: p.projectFile, key: '', message: expect.stringMatching(/^is not valid JSON \(line 3, column \d+: .*\); no server of this file was started$/) }]);
+    expect(config.diagnostics).toEqual([
+      {
+        severity: 'error',
+        file: p.projectFile,
+        key: '',
+        message: expect.stringMatching(/^is not valid JSON \(line 3, column \d+: .*\); no server of this file was started$/),
+      },
+    ]);
   });
 
   it('reports each broken entry with its key and keeps the good ones', async () => {
@@ -97,7 +120,9 @@ describe('loadMcpConfig', () => {
     const keys = config.diagnostics.map((d) => `${d.key}: ${d.message}`);
     expect(keys).toEqual([
       'mcpServers.nocommand.command: is missing: give "command" (and "args") to start a local server, or "url" for a remote one',
-      expect.stringMatching(/^mcpServers\.typo\.timeoutMS: is not a known field of a stdio server \(known: type, timeoutMs, .*\); remove it or fix its spelling$/),
+      expect.stringMatching(
+        /^mcpServers\.typo\.timeoutMS: is not a known field of a stdio server \(known: type, timeoutMs, .*\); remove it or fix its spelling$/,
+      ),
       'mcpServers.both: has both "command" and "url": keep "command" for a local (stdio) server or "url" for a remote one',
       'mcpServers.badurl.url: must be an http:// or https:// URL; got "ftp://example.com"',
       'mcpServers.badtypes.timeoutMs: must be a positive number of milliseconds; got number -1',
@@ -144,7 +169,9 @@ describe('loadMcpConfig', () => {
     const config = await loadMcpConfig({ cwd: p.cwd, home: p.home, servers: { s: { command: 'code' }, t: { url: 'nope' } } });
     expect(config.servers).toEqual({ s: { command: 'code' } });
     expect(config.sources).toEqual({ s: 'options' });
-    expect(config.diagnostics).toEqual([{ severity: 'error', key: 'mcpServers.t.url', server: 't', message: 'must be an http:// or https:// URL; got "nope"' }]);
+    expect(config.diagnostics).toEqual([
+      { severity: 'error', key: 'mcpServers.t.url', server: 't', message: 'must be an http:// or https:// URL; got "nope"' },
+    ]);
   });
 
   it('a file without mcpServers is a warning, a wrong shape an error', async () => {
@@ -161,7 +188,9 @@ describe('expandVars', () => {
   it('expands ${VAR} and ${VAR:-default}, and reports unset variables', () => {
     const missing: string[] = [];
     const env = { HOME: '/home/me', EMPTY: '' };
-    expect(expandVars('${HOME}/x ${EMPTY:-fallback} ${NOPE:-} ${GONE} $HOME', env, (name) => missing.push(name))).toBe('/home/me/x fallback   $HOME');
+    expect(expandVars('${HOME}/x ${EMPTY:-fallback} ${NOPE:-} ${GONE} $HOME', env, (name) => missing.push(name))).toBe(
+      '/home/me/x fallback   $HOME',
+    );
     expect(missing).toEqual(['GONE']);
   });
 });

@@ -28,10 +28,21 @@ for (const transport of ['stdio', 'http'] as const) {
       const events: McpEvent[] = [];
       const mcp = await host(
         { f: await features(transport) },
-        { onEvent: (e) => events.push(e), elicit: async (request) => (asked.push(request), { action: 'accept', content: { name: 'Ada', age: '36' as unknown as number } }) },
+        {
+          onEvent: (e) => events.push(e),
+          elicit: async (request) => (asked.push(request), { action: 'accept', content: { name: 'Ada', age: '36' as unknown as number } }),
+        },
       );
-      const result = JSON.parse(textOf((await mcp.callTool('f', 'ask', {})).content)) as { action: string; content: Record<string, unknown> };
-      expect(asked[0]).toMatchObject({ server: 'f', mode: 'form', message: 'Who are you?', defaults: { age: 30, colour: 'green', subscribe: false } });
+      const result = JSON.parse(textOf((await mcp.callTool('f', 'ask', {})).content)) as {
+        action: string;
+        content: Record<string, unknown>;
+      };
+      expect(asked[0]).toMatchObject({
+        server: 'f',
+        mode: 'form',
+        message: 'Who are you?',
+        defaults: { age: 30, colour: 'green', subscribe: false },
+      });
       expect(asked[0]?.requestedSchema?.required).toEqual(['name']);
       // "36" was coerced to the integer the schema asks for; the fields left out got their defaults.
       expect(result).toEqual({ action: 'accept', content: { name: 'Ada', age: 36, colour: 'green', subscribe: false } });
@@ -44,7 +55,9 @@ for (const transport of ['stdio', 'http'] as const) {
       const answers = [{ action: 'accept' as const, content: { name: '' } }, { action: 'decline' as const }, { action: 'cancel' as const }];
       const mcp = await host({ f: await features(transport) }, { elicit: async () => answers.shift() ?? { action: 'cancel' } });
       // The server's request fails with the problem, and so does its tool.
-      await expect(mcp.callTool('f', 'ask', {})).rejects.toThrow(/does not match the requested schema: parameter "name" must have at least 1 character/);
+      await expect(mcp.callTool('f', 'ask', {})).rejects.toThrow(
+        /does not match the requested schema: parameter "name" must have at least 1 character/,
+      );
       expect(JSON.parse(textOf((await mcp.callTool('f', 'ask', {})).content))).toEqual({ action: 'decline' });
       expect(JSON.parse(textOf((await mcp.callTool('f', 'ask', {})).content))).toEqual({ action: 'cancel' });
     });
@@ -58,9 +71,17 @@ for (const transport of ['stdio', 'http'] as const) {
         events.push(e);
         if (e.type === 'mcp_elicitation_complete') completed();
       };
-      const mcp = await host({ f: await features(transport) }, { onEvent, elicit: async (request) => (asked.push(request), { action: 'accept' }) });
+      const mcp = await host(
+        { f: await features(transport) },
+        { onEvent, elicit: async (request) => (asked.push(request), { action: 'accept' }) },
+      );
       expect(JSON.parse(textOf((await mcp.callTool('f', 'ask_url', {})).content))).toEqual({ action: 'accept' });
-      expect(asked[0]).toMatchObject({ mode: 'url', url: 'https://example.com/link?session=1', elicitationId: 'e-1', message: 'Link your account' });
+      expect(asked[0]).toMatchObject({
+        mode: 'url',
+        url: 'https://example.com/link?session=1',
+        elicitationId: 'e-1',
+        message: 'Link your account',
+      });
       // The server's notifications/elicitation/complete arrives as an event.
       await complete;
       expect(events).toContainEqual({ type: 'mcp_elicitation_complete', server: 'f', elicitationId: 'e-1' });
@@ -73,14 +94,31 @@ for (const transport of ['stdio', 'http'] as const) {
       models.push(model);
       const usages: Usage[] = [];
       const events: McpEvent[] = [];
-      const mcp = await host({ f: await features(transport) }, { onEvent: (e) => events.push(e), sample: modelSampler({ model: model.model(), decision: 'allow', onUsage: (u) => usages.push(u) }) });
-      const result = JSON.parse(textOf((await mcp.callTool('f', 'sample', { prompt: 'Capital of France?' })).content)) as { content: { text: string }; model: string; role: string };
+      const mcp = await host(
+        { f: await features(transport) },
+        {
+          onEvent: (e) => events.push(e),
+          sample: modelSampler({ model: model.model(), decision: 'allow', onUsage: (u) => usages.push(u) }),
+        },
+      );
+      const result = JSON.parse(textOf((await mcp.callTool('f', 'sample', { prompt: 'Capital of France?' })).content)) as {
+        content: { text: string };
+        model: string;
+        role: string;
+      };
       expect(result).toMatchObject({ role: 'assistant', content: { type: 'text', text: 'Paris.' }, stopReason: 'endTurn' });
       // The model saw the server's system prompt and message.
       expect(model.requests[0]).toMatchObject({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user' }] });
       expect(usages).toHaveLength(1);
       expect(usages[0]?.output).toBeGreaterThan(0);
-      expect(events).toContainEqual(expect.objectContaining({ type: 'mcp_sampling', server: 'f', decision: 'allow', usage: expect.objectContaining({ output: usages[0]?.output }) }));
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: 'mcp_sampling',
+          server: 'f',
+          decision: 'allow',
+          usage: expect.objectContaining({ output: usages[0]?.output }),
+        }),
+      );
     });
 
     it('asks by default, and a refusal reaches the server as a rejection', async () => {
@@ -88,7 +126,10 @@ for (const transport of ['stdio', 'http'] as const) {
       models.push(model);
       const shown: McpSamplingRequest[] = [];
       const events: McpEvent[] = [];
-      const mcp = await host({ f: await features(transport) }, { onEvent: (e) => events.push(e), sample: modelSampler({ model: model.model(), ask: async (r) => (shown.push(r), false) }) });
+      const mcp = await host(
+        { f: await features(transport) },
+        { onEvent: (e) => events.push(e), sample: modelSampler({ model: model.model(), ask: async (r) => (shown.push(r), false) }) },
+      );
       await expect(mcp.callTool('f', 'sample', { prompt: 'hi' })).rejects.toThrow(/MCP error -1: sampling was refused: the person refused/);
       expect(shown[0]?.params).toMatchObject({ systemPrompt: 'Be brief.', maxTokens: 50 });
       expect(model.requests).toHaveLength(0);
@@ -101,7 +142,10 @@ describe('server-everything', () => {
   it('a tool that needs a URL opened first (-32042) is asked through elicit and sent again', async () => {
     const asked: McpElicitRequest[] = [];
     const events: McpEvent[] = [];
-    const mcp = await host({ everything: everything() }, { onEvent: (e) => events.push(e), elicit: async (request) => (asked.push(request), { action: 'accept' }) });
+    const mcp = await host(
+      { everything: everything() },
+      { onEvent: (e) => events.push(e), elicit: async (request) => (asked.push(request), { action: 'accept' }) },
+    );
     const result = await mcp.callTool('everything', 'trigger-url-elicitation', { url: 'https://example.com/consent', errorPath: true });
     expect(result.isError).toBe(false);
     // First the URL the error named, then the URL of the retried call's own elicitation.
@@ -118,7 +162,10 @@ describe('server-everything', () => {
     const mcp = await host(
       { everything: everything() },
       {
-        elicit: async (request) => ({ action: 'accept', content: { ...(request.defaults as Record<string, string>), name: 'Ada', email: 'ada@example.com' } }),
+        elicit: async (request) => ({
+          action: 'accept',
+          content: { ...(request.defaults as Record<string, string>), name: 'Ada', email: 'ada@example.com' },
+        }),
         sample: modelSampler({ model: model.model(), decision: 'allow' }),
       },
     );

@@ -8,7 +8,18 @@ import { startMcp } from '../../src/mcp/host.js';
 import type { McpHost } from '../../src/mcp/host.js';
 import { createDispatcher } from '../../src/tools/dispatch.js';
 import type { DispatchOutcome } from '../../src/tools/types.js';
-import { EVERYTHING, HTTP_FIXTURE, fixture, host, nextToolChange, startHttpServer, tempDir, textOf, trackPids, waitForState } from './helpers.js';
+import {
+  EVERYTHING,
+  HTTP_FIXTURE,
+  fixture,
+  host,
+  nextToolChange,
+  startHttpServer,
+  tempDir,
+  textOf,
+  trackPids,
+  waitForState,
+} from './helpers.js';
 
 /** Runs one call through rein's dispatcher, as an agent would. */
 function dispatch(mcp: McpHost, name: string, args: Record<string, unknown>): Promise<DispatchOutcome> {
@@ -72,17 +83,21 @@ describe('a server that never answers', () => {
 
   it('a server that never finishes starting fails after its start-up timeout, without delaying the others', async () => {
     const started = performance.now();
-    const mcp = await host(
-      { silent: fixture({ FIXTURE_SILENT: '1' }, { startupTimeoutMs: 600 }), ok: fixture() },
-      { reconnect: false },
-    );
+    const mcp = await host({ silent: fixture({ FIXTURE_SILENT: '1' }, { startupTimeoutMs: 600 }), ok: fixture() }, { reconnect: false });
     expect(performance.now() - started).toBeLessThan(10_000);
     const [silent, ok] = mcp.status();
-    expect(silent).toMatchObject({ name: 'silent', state: 'failed', lastError: expect.stringContaining('did not finish starting within 600 ms') });
+    expect(silent).toMatchObject({
+      name: 'silent',
+      state: 'failed',
+      lastError: expect.stringContaining('did not finish starting within 600 ms'),
+    });
     expect(silent?.lastError).toContain('silent server, reading and never answering');
     expect(silent?.pid).toBeUndefined();
     expect(ok?.state).toBe('connected');
-    await expect(mcp.callTool('silent', 'echo', { text: 'x' })).rejects.toMatchObject({ code: 'mcp_unavailable', message: expect.stringContaining('failed to start') });
+    await expect(mcp.callTool('silent', 'echo', { text: 'x' })).rejects.toMatchObject({
+      code: 'mcp_unavailable',
+      message: expect.stringContaining('failed to start'),
+    });
   });
 
   it('a server whose event loop freezes is found out by ping, killed and restarted', async () => {
@@ -139,17 +154,36 @@ describe('three servers, one broken in config', () => {
     try {
       expect(mcp.diagnostics).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ severity: 'error', file, key: 'mcpServers.broken.command', server: 'broken', message: expect.stringContaining('is missing') }),
-          expect.objectContaining({ severity: 'error', file, key: 'mcpServers.broken.timeoutMS', message: expect.stringContaining('not a known field') }),
+          expect.objectContaining({
+            severity: 'error',
+            file,
+            key: 'mcpServers.broken.command',
+            server: 'broken',
+            message: expect.stringContaining('is missing'),
+          }),
+          expect.objectContaining({
+            severity: 'error',
+            file,
+            key: 'mcpServers.broken.timeoutMS',
+            message: expect.stringContaining('not a known field'),
+          }),
         ]),
       );
       const byName = Object.fromEntries(mcp.status().map((s) => [s.name, s]));
       expect(byName.everything?.state).toBe('connected');
       expect(byName.faulty?.state).toBe('connected');
-      expect(byName.broken).toMatchObject({ state: 'failed', transport: 'unknown', source: file, lastError: expect.stringContaining(`${file}: mcpServers.broken.command is missing`) });
+      expect(byName.broken).toMatchObject({
+        state: 'failed',
+        transport: 'unknown',
+        source: file,
+        lastError: expect.stringContaining(`${file}: mcpServers.broken.command is missing`),
+      });
       expect(textOf((await mcp.callTool('everything', 'echo', { message: 'a' })).content)).toBe('Echo: a');
       expect(textOf((await mcp.callTool('faulty', 'echo', { text: 'b' })).content)).toBe('b');
-      await expect(mcp.callTool('broken', 'x')).rejects.toMatchObject({ code: 'mcp_unavailable', message: expect.stringContaining('configuration is broken') });
+      await expect(mcp.callTool('broken', 'x')).rejects.toMatchObject({
+        code: 'mcp_unavailable',
+        message: expect.stringContaining('configuration is broken'),
+      });
     } finally {
       await mcp.close();
     }
@@ -158,7 +192,10 @@ describe('three servers, one broken in config', () => {
   it('a command that does not exist is reported, not thrown', async () => {
     const mcp = await host({ missing: { command: 'rein-no-such-mcp-server' }, ok: fixture() }, { reconnect: false });
     const [missing, ok] = mcp.status();
-    expect(missing).toMatchObject({ state: 'failed', lastError: expect.stringContaining('cannot start "rein-no-such-mcp-server": not found (check "command" and PATH') });
+    expect(missing).toMatchObject({
+      state: 'failed',
+      lastError: expect.stringContaining('cannot start "rein-no-such-mcp-server": not found (check "command" and PATH'),
+    });
     expect(ok?.state).toBe('connected');
   });
 });
@@ -169,7 +206,10 @@ describe('an HTTP server that forgets its sessions', () => {
     const mcp = await host({ remote: { url: `${url}/mcp`, type: 'http' } });
     expect(textOf((await mcp.callTool('remote', 'echo', { text: 'one' })).content)).toBe('one');
     await mcp.callTool('remote', 'forget_sessions');
-    await vi.waitFor(async () => expect(await (await fetch(`${url}/stats`)).json()).toMatchObject({ sessions: 0 }), { timeout: 5000, interval: 20 });
+    await vi.waitFor(async () => expect(await (await fetch(`${url}/stats`)).json()).toMatchObject({ sessions: 0 }), {
+      timeout: 5000,
+      interval: 20,
+    });
 
     const again = await mcp.callTool('remote', 'echo', { text: 'two' });
     expect(textOf(again.content)).toBe('two');

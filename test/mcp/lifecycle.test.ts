@@ -68,7 +68,10 @@ describe('talking to servers', () => {
     const mcp = await host({ off: fixture({}, { enabled: false }) });
     expect(mcp.status()[0]).toMatchObject({ name: 'off', state: 'disabled', toolCount: 0 });
     expect(mcp.status()[0]?.pid).toBeUndefined();
-    await expect(mcp.callTool('off', 'echo', { text: 'x' })).rejects.toMatchObject({ code: 'mcp_unavailable', message: expect.stringContaining('is disabled in its configuration') });
+    await expect(mcp.callTool('off', 'echo', { text: 'x' })).rejects.toMatchObject({
+      code: 'mcp_unavailable',
+      message: expect.stringContaining('is disabled in its configuration'),
+    });
     await expect(mcp.whenConnected('off')).rejects.toMatchObject({ code: 'mcp_unavailable' });
   });
 
@@ -101,7 +104,10 @@ describe('naming and filtering', () => {
   it('allow and deny lists with globs decide which tools are offered', async () => {
     const mcp = await host({ f: fixture({}, { tools: { allow: ['*_content', 'echo', 'who*'], deny: ['who*'] } }) });
     expect(mcp.toolInfo('f').map((t) => t.mcpName)).toEqual(['echo', 'all_content']);
-    await expect(mcp.callTool('f', 'whoami')).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('filtered out') });
+    await expect(mcp.callTool('f', 'whoami')).rejects.toMatchObject({
+      code: 'not_found',
+      message: expect.stringContaining('filtered out'),
+    });
   });
 });
 
@@ -128,7 +134,9 @@ describe('schemas and results', () => {
     expect(failed.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'the widget is jammed; try widget 2' }] });
     const thrown = await dispatch(mcp, 'f__throw', {});
     expect(thrown.result.isError).toBe(true);
-    expect(textOf(thrown.result.content)).toBe('tool "f__throw" failed: MCP server "f" refused tools/call "throw": MCP error -32602: n must be even');
+    expect(textOf(thrown.result.content)).toBe(
+      'tool "f__throw" failed: MCP server "f" refused tools/call "throw": MCP error -32602: n must be even',
+    );
   });
 
   it('maps every content type', async () => {
@@ -141,7 +149,10 @@ describe('schemas and results', () => {
     expect(embeddedText).toEqual({ type: 'text', text: '[resource fixture://a.txt (text/plain) from f]\nembedded text' });
     expect(imageLabel).toEqual({ type: 'text', text: '[resource fixture://b.png (image/png) from f]' });
     expect(imageBlob).toMatchObject({ type: 'image', mimeType: 'image/png' });
-    expect(binary).toEqual({ type: 'text', text: '[resource fixture://c.bin (application/octet-stream) from f] binary, 6 bytes: not shown' });
+    expect(binary).toEqual({
+      type: 'text',
+      text: '[resource fixture://c.bin (application/octet-stream) from f] binary, 6 bytes: not shown',
+    });
     expect(link).toEqual({
       type: 'text',
       text: '[resource link] notes: fixture://notes.txt (text/plain); read it with read_resource {"server":"f","uri":"fixture://notes.txt"}',
@@ -178,7 +189,11 @@ describe('schemas and results', () => {
     const expanded = await mcp.expandMentions('see @f:fixture://notes.txt and @f:fixture://missing and @unknown:x://y');
     expect(expanded.attached).toEqual([{ server: 'f', uri: 'fixture://notes.txt' }]);
     expect(textOf(expanded.content.slice(1))).toBe('[resource fixture://notes.txt (text/plain) from f]\nremember the milk');
-    expect(expanded.problems).toEqual([expect.stringMatching(/^@f:fixture:\/\/missing was not attached: MCP server "f" refused resources\/read "fixture:\/\/missing": .*no resource fixture:\/\/missing/)]);
+    expect(expanded.problems).toEqual([
+      expect.stringMatching(
+        /^@f:fixture:\/\/missing was not attached: MCP server "f" refused resources\/read "fixture:\/\/missing": .*no resource fixture:\/\/missing/,
+      ),
+    ]);
     const prompt = await mcp.expandPromptCommand('/f:greet Ada');
     expect(prompt?.arguments).toEqual({ who: 'Ada' });
     expect(textOf(prompt!.content)).toBe('Greet Ada in a kind way.');

@@ -25,7 +25,12 @@ describe('tool names', () => {
 
   it('are unique: later duplicates get _2, _3 within 64 characters', () => {
     const namer = new ToolNamer(['read_resource']);
-    expect([namer.name('echo'), namer.name('echo'), namer.name('e.cho'), namer.name('read_resource')]).toEqual(['echo', 'echo_2', 'e_cho', 'read_resource_2']);
+    expect([namer.name('echo'), namer.name('echo'), namer.name('e.cho'), namer.name('read_resource')]).toEqual([
+      'echo',
+      'echo_2',
+      'e_cho',
+      'read_resource_2',
+    ]);
     const longNamer = new ToolNamer();
     const a = longNamer.name('y'.repeat(64));
     const b = longNamer.name('y'.repeat(64));
@@ -38,20 +43,34 @@ describe('tool names', () => {
 describe('input schemas', () => {
   it('get type object and properties, and keep only draft-04..07 $schema', () => {
     expect(normalizeInputSchema(undefined)).toEqual({ type: 'object', properties: {} });
-    expect(normalizeInputSchema({ properties: { q: { type: 'string' } } })).toEqual({ type: 'object', properties: { q: { type: 'string' } } });
+    expect(normalizeInputSchema({ properties: { q: { type: 'string' } } })).toEqual({
+      type: 'object',
+      properties: { q: { type: 'string' } },
+    });
     expect(normalizeInputSchema({ type: ['object', 'null'] })).toEqual({ type: 'object', properties: {} });
     expect(normalizeInputSchema({ type: 'string' })).toEqual({ type: 'object', properties: {} });
-    expect(normalizeInputSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' })).toEqual({ type: 'object', properties: {} });
-    expect(normalizeInputSchema({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' })).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#' });
+    expect(normalizeInputSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' })).toEqual({
+      type: 'object',
+      properties: {},
+    });
+    expect(normalizeInputSchema({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' })).toMatchObject({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+    });
   });
 
   it('rewrite draft-04 boolean exclusive bounds, at any depth', () => {
     const schema = normalizeInputSchema({
       $schema: 'http://json-schema.org/draft-04/schema#',
       type: 'object',
-      properties: { a: { type: 'number', maximum: 5, exclusiveMaximum: true }, b: { type: 'array', items: { type: 'number', minimum: 1, exclusiveMinimum: false } } },
+      properties: {
+        a: { type: 'number', maximum: 5, exclusiveMaximum: true },
+        b: { type: 'array', items: { type: 'number', minimum: 1, exclusiveMinimum: false } },
+      },
     });
-    expect(schema.properties).toEqual({ a: { type: 'number', exclusiveMaximum: 5 }, b: { type: 'array', items: { type: 'number', minimum: 1 } } });
+    expect(schema.properties).toEqual({
+      a: { type: 'number', exclusiveMaximum: 5 },
+      b: { type: 'array', items: { type: 'number', minimum: 1 } },
+    });
   });
 
   it('a schema that does not compile becomes an open object, with a warning', async () => {
@@ -70,7 +89,14 @@ describe('input schemas', () => {
     const client = { request: async () => ({ tools: structuredClone(tools) }) } as unknown as Parameters<typeof fetchServerTools>[0];
     const schemas: PreparedSchemas = new Map();
     const notes: string[] = [];
-    const list = () => fetchServerTools(client, () => true, { timeout: 1000 }, (note) => notes.push(note), schemas);
+    const list = () =>
+      fetchServerTools(
+        client,
+        () => true,
+        { timeout: 1000 },
+        (note) => notes.push(note),
+        schemas,
+      );
     const first = await list();
     const again = await list();
     expect(again.map((t) => t.parameters)).toEqual(first.map((t) => t.parameters));
@@ -103,15 +129,23 @@ describe('tool results', () => {
   });
 
   it('an empty error still says something, and unknown parts are shown as JSON', () => {
-    expect(toToolOutput({ content: [], isError: true }, 's', 't').content).toEqual([{ type: 'text', text: 'tool "t" of MCP server "s" reported an error without a message' }]);
-    expect(toToolOutput({ content: [{ type: 'hologram', beam: 1 }] }, 's', 't').content).toEqual([{ type: 'text', text: '{"type":"hologram","beam":1}' }]);
+    expect(toToolOutput({ content: [], isError: true }, 's', 't').content).toEqual([
+      { type: 'text', text: 'tool "t" of MCP server "s" reported an error without a message' },
+    ]);
+    expect(toToolOutput({ content: [{ type: 'hologram', beam: 1 }] }, 's', 't').content).toEqual([
+      { type: 'text', text: '{"type":"hologram","beam":1}' },
+    ]);
     expect(toToolOutput(null, 's', 't').content).toEqual([{ type: 'text', text: '(no output)' }]);
   });
 });
 
 describe('/server:prompt and @server:uri', () => {
   it('parses prompt commands and quoted arguments', () => {
-    expect(parsePromptCommand('/everything:args-prompt city="New York"  state=NY ')).toEqual({ server: 'everything', prompt: 'args-prompt', rest: 'city="New York"  state=NY' });
+    expect(parsePromptCommand('/everything:args-prompt city="New York"  state=NY ')).toEqual({
+      server: 'everything',
+      prompt: 'args-prompt',
+      rest: 'city="New York"  state=NY',
+    });
     expect(parsePromptCommand('/help')).toBeUndefined();
     expect(parsePromptCommand('hello /a:b')).toBeUndefined();
     expect(splitArgs(`a "b c" 'd e' k="v w" x`)).toEqual(['a', 'b c', 'd e', 'k=v w', 'x']);

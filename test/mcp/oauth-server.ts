@@ -82,7 +82,9 @@ function s256(verifier: string): string {
 
 function makeMcp(scopeOf: () => string): McpServer {
   const mcp = new McpServer({ name: 'protected', version: '1.0.0' });
-  mcp.registerTool('whoami', { description: 'the scope of the token' }, () => ({ content: [{ type: 'text', text: `scope: ${scopeOf()}` }] }));
+  mcp.registerTool('whoami', { description: 'the scope of the token' }, () => ({
+    content: [{ type: 'text', text: `scope: ${scopeOf()}` }],
+  }));
   mcp.registerTool('admin', { description: 'needs the admin scope' }, () => ({ content: [{ type: 'text', text: 'admin done' }] }));
   return mcp;
 }
@@ -91,7 +93,10 @@ function makeMcp(scopeOf: () => string): McpServer {
 export async function startOAuthServer(options: OAuthServerOptions = {}): Promise<OAuthTestServer> {
   const prm = options.prm ?? 'path';
   const clients = new Map(Object.entries(options.clients ?? {}));
-  const codes = new Map<string, { clientId: string; challenge: string; redirectUri: string; scope: string; resource: string | undefined }>();
+  const codes = new Map<
+    string,
+    { clientId: string; challenge: string; redirectUri: string; scope: string; resource: string | undefined }
+  >();
   const tokens = new Map<string, IssuedToken>();
   const refreshTokens = new Map<string, IssuedToken>();
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; scope: { current: string } }>();
@@ -124,13 +129,21 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
     let id = form.get('client_id') ?? undefined;
     let secret = form.get('client_secret') ?? undefined;
-    if (basic) [id, secret] = Buffer.from(basic[1] as string, 'base64').toString().split(':').map(decodeURIComponent);
+    if (basic)
+      [id, secret] = Buffer.from(basic[1] as string, 'base64')
+        .toString()
+        .split(':')
+        .map(decodeURIComponent);
     const assertion = form.get('client_assertion');
     if (assertion) {
       const claims = JSON.parse(Buffer.from(assertion.split('.')[1] as string, 'base64url').toString()) as { iss: string };
       const client = clients.get(claims.iss);
       if (!client?.publicKeyPem) return undefined;
-      await jwtVerify(assertion, await importSPKI(client.publicKeyPem, 'RS256'), { issuer: claims.iss, subject: claims.iss, audience: [state.issuer, tokenUrl] });
+      await jwtVerify(assertion, await importSPKI(client.publicKeyPem, 'RS256'), {
+        issuer: claims.iss,
+        subject: claims.iss,
+        audience: [state.issuer, tokenUrl],
+      });
       return claims.iss;
     }
     if (id === undefined) return undefined;
@@ -151,7 +164,9 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
     ...(options.cimd ? { client_id_metadata_document_supported: true } : {}),
-    ...(options.asMetadata === 'openid' ? { jwks_uri: `${state.origin}/jwks`, subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'] } : {}),
+    ...(options.asMetadata === 'openid'
+      ? { jwks_uri: `${state.origin}/jwks`, subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'] }
+      : {}),
   });
 
   const http: Server = createServer(async (req, res) => {
@@ -161,7 +176,8 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     const prmDoc = { resource, authorization_servers: [state.issuer], scopes_supported: [options.defaultScope ?? 'mcp'] };
     // Protected resource metadata (RFC 9728).
     if (req.method === 'GET' && url.pathname === '/meta/prm' && prm === 'header') return json(res, 200, prmDoc);
-    if (req.method === 'GET' && url.pathname === '/.well-known/oauth-protected-resource/mcp' && prm === 'path') return json(res, 200, prmDoc);
+    if (req.method === 'GET' && url.pathname === '/.well-known/oauth-protected-resource/mcp' && prm === 'path')
+      return json(res, 200, prmDoc);
     if (req.method === 'GET' && url.pathname === '/.well-known/oauth-protected-resource' && prm === 'root') return json(res, 200, prmDoc);
     // Authorization server metadata (RFC 8414 / OpenID discovery) at the issuer's locations.
     const kind = options.asMetadata ?? 'oauth';
@@ -179,14 +195,20 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
       const id = `dyn-${randomUUID()}`;
       const secret = meta.token_endpoint_auth_method === 'none' ? undefined : `sec-${randomBytes(8).toString('hex')}`;
       clients.set(id, { ...(secret ? { secret } : {}) });
-      return json(res, 201, { ...meta, client_id: id, ...(secret ? { client_secret: secret } : {}), client_id_issued_at: Math.floor(Date.now() / 1000) });
+      return json(res, 201, {
+        ...meta,
+        client_id: id,
+        ...(secret ? { client_secret: secret } : {}),
+        client_id_issued_at: Math.floor(Date.now() / 1000),
+      });
     }
     if (req.method === 'GET' && url.pathname === '/authorize') {
       const p = url.searchParams;
       const clientId = p.get('client_id') ?? '';
       const redirectUri = p.get('redirect_uri') ?? '';
       const known = clients.has(clientId) || (options.cimd === true && clientId.startsWith('https://'));
-      if (!known || !/^http:\/\/127\.0\.0\.1:\d+\/callback$/.test(redirectUri)) return json(res, 400, { error: 'invalid_request', error_description: 'unknown client or redirect' });
+      if (!known || !/^http:\/\/127\.0\.0\.1:\d+\/callback$/.test(redirectUri))
+        return json(res, 400, { error: 'invalid_request', error_description: 'unknown client or redirect' });
       const back = new URL(redirectUri);
       back.searchParams.set('state', p.get('state') ?? '');
       if (p.get('code_challenge_method') !== 'S256' || !p.get('code_challenge')) {
@@ -198,7 +220,13 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
         const scope = p.get('scope') ?? options.defaultScope ?? 'mcp';
         state.authorizeScopes.push(scope);
         state.resources.push(p.get('resource') ?? undefined);
-        codes.set(code, { clientId, challenge: p.get('code_challenge') as string, redirectUri, scope, resource: p.get('resource') ?? undefined });
+        codes.set(code, {
+          clientId,
+          challenge: p.get('code_challenge') as string,
+          redirectUri,
+          scope,
+          resource: p.get('resource') ?? undefined,
+        });
         back.searchParams.set('code', code);
       }
       res.writeHead(302, { location: back.href }).end();
@@ -213,8 +241,10 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
       if (grant === 'authorization_code') {
         const code = codes.get(form.get('code') ?? '');
         codes.delete(form.get('code') ?? '');
-        if (!code || code.clientId !== clientId || code.redirectUri !== form.get('redirect_uri')) return json(res, 400, { error: 'invalid_grant' });
-        if (s256(form.get('code_verifier') ?? '') !== code.challenge) return json(res, 400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
+        if (!code || code.clientId !== clientId || code.redirectUri !== form.get('redirect_uri'))
+          return json(res, 400, { error: 'invalid_grant' });
+        if (s256(form.get('code_verifier') ?? '') !== code.challenge)
+          return json(res, 400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
         state.pkceVerified++;
         state.resources.push(form.get('resource') ?? undefined);
         return json(res, 200, issue(clientId, code.scope, form.get('resource') ?? undefined));
@@ -244,7 +274,14 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     const text = req.method === 'POST' ? await body(req) : '';
     const message = text ? (JSON.parse(text) as { method?: string; params?: { name?: string } }) : undefined;
     if (message?.method === 'tools/call' && message.params?.name === 'admin' && !token.scope.split(' ').includes('admin')) {
-      return json(res, 403, { error: 'insufficient_scope' }, { 'www-authenticate': `Bearer error="insufficient_scope", scope="mcp admin"${prm === 'header' ? `, resource_metadata="${state.origin}/meta/prm"` : ''}` });
+      return json(
+        res,
+        403,
+        { error: 'insufficient_scope' },
+        {
+          'www-authenticate': `Bearer error="insufficient_scope", scope="mcp admin"${prm === 'header' ? `, resource_metadata="${state.origin}/meta/prm"` : ''}`,
+        },
+      );
     }
     const id = req.headers['mcp-session-id'];
     let session = typeof id === 'string' ? sessions.get(id) : undefined;

@@ -24,13 +24,22 @@ async function oauthServer(options: OAuthServerOptions = {}): Promise<OAuthTestS
 }
 
 /** A host with one server `p`, a browser that follows the login, and everything it logged. */
-async function connect(server: OAuthTestServer, extra: Record<string, unknown> = {}, options: { reinHome?: string; authorize?: boolean } = {}) {
+async function connect(
+  server: OAuthTestServer,
+  extra: Record<string, unknown> = {},
+  options: { reinHome?: string; authorize?: boolean } = {},
+) {
   const reinHome = options.reinHome ?? (await tempDir('rein-home-'));
   const log: McpLogEntry[] = [];
   const events: McpEvent[] = [];
   const mcp = await host(
     { p: { url: server.url, ...extra } },
-    { reinHome, log: (e) => log.push(e), onEvent: (e) => events.push(e), ...(options.authorize === false ? {} : { authorize: followInBrowser }) },
+    {
+      reinHome,
+      log: (e) => log.push(e),
+      onEvent: (e) => events.push(e),
+      ...(options.authorize === false ? {} : { authorize: followInBrowser }),
+    },
   );
   return { mcp, reinHome, log, events };
 }
@@ -57,7 +66,11 @@ describe('discovery', () => {
     ['protected resource metadata at the root well-known URL', { prm: 'root' }, /GET \/.well-known\/oauth-protected-resource$/m],
     ['authorization server metadata by OpenID discovery', { asMetadata: 'openid' }, /GET \/.well-known\/openid-configuration$/m],
     ['RFC 8414 metadata of an issuer with a path', { issuerPath: '/tenant' }, /GET \/.well-known\/oauth-authorization-server\/tenant/],
-    ['OpenID discovery of an issuer with a path', { asMetadata: 'openid', issuerPath: '/tenant' }, /GET \/.well-known\/openid-configuration\/tenant/],
+    [
+      'OpenID discovery of an issuer with a path',
+      { asMetadata: 'openid', issuerPath: '/tenant' },
+      /GET \/.well-known\/openid-configuration\/tenant/,
+    ],
     ['a legacy server without resource metadata (its own origin)', { prm: 'none' }, /GET \/.well-known\/oauth-authorization-server$/m],
   ];
   for (const [name, options, seen] of cases) {
@@ -77,7 +90,11 @@ describe('registration and the code flow', () => {
     const { mcp, reinHome, log, events } = await connect(server);
     expect(mcp.status()[0]?.state).toBe('connected');
     expect(server.registrations).toHaveLength(1);
-    expect(server.registrations[0]).toMatchObject({ client_name: 'rein', redirect_uris: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)], grant_types: ['authorization_code', 'refresh_token'] });
+    expect(server.registrations[0]).toMatchObject({
+      client_name: 'rein',
+      redirect_uris: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)],
+      grant_types: ['authorization_code', 'refresh_token'],
+    });
     expect(server.pkceVerified).toBe(1);
     expect(server.resources).toEqual([server.url, server.url]);
     const files = filesUnder(reinHome);
@@ -173,7 +190,11 @@ describe('refresh and step-up', () => {
 describe('client credentials', () => {
   it('with a client secret', async () => {
     const server = await oauthServer({ clients: { machine: { secret: 'm-secret' } } });
-    const { mcp, log } = await connect(server, { auth: { grant: 'client_credentials', clientId: 'machine', clientSecret: 'm-secret', scope: 'mcp' } }, { authorize: false });
+    const { mcp, log } = await connect(
+      server,
+      { auth: { grant: 'client_credentials', clientId: 'machine', clientSecret: 'm-secret', scope: 'mcp' } },
+      { authorize: false },
+    );
     expect(mcp.status()[0]?.state).toBe('connected');
     expect(server.grants).toEqual(['client_credentials']);
     expect(server.requests).not.toContain('GET /authorize');
@@ -182,16 +203,26 @@ describe('client credentials', () => {
 
   it('with a private-key JWT', async () => {
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const server = await oauthServer({ clients: { signer: { publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() } } });
+    const server = await oauthServer({
+      clients: { signer: { publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() } },
+    });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const { mcp } = await connect(server, { auth: { grant: 'client_credentials', clientId: 'signer', privateKeyPem: pem } }, { authorize: false });
+    const { mcp } = await connect(
+      server,
+      { auth: { grant: 'client_credentials', clientId: 'signer', privateKeyPem: pem } },
+      { authorize: false },
+    );
     expect(mcp.status()[0]?.state).toBe('connected');
     expect(textOf((await mcp.callTool('p', 'whoami', {})).content)).toBe('scope: mcp');
   });
 
-  it('a wrong secret fails with the server\'s answer', async () => {
+  it("a wrong secret fails with the server's answer", async () => {
     const server = await oauthServer({ clients: { machine: { secret: 'right' } } });
-    const { mcp } = await connect(server, { auth: { grant: 'client_credentials', clientId: 'machine', clientSecret: 'wrong' } }, { authorize: false });
+    const { mcp } = await connect(
+      server,
+      { auth: { grant: 'client_credentials', clientId: 'machine', clientSecret: 'wrong' } },
+      { authorize: false },
+    );
     expect(mcp.status()[0]?.state).not.toBe('connected');
     expect(mcp.status()[0]?.lastError).toMatch(/authorization server answered invalid_client/);
   });
@@ -216,7 +247,15 @@ describe('tokens stay out of runs', () => {
     const store = new SqliteStore({ path: join(dir, 'rein.db') });
     try {
       const { agent } = await setup(
-        (_request, { index }) => (index === 0 ? { toolCalls: [{ name: 'p__whoami', arguments: {} }, { name: 'p__admin', arguments: {} }] } : { text: 'done' }),
+        (_request, { index }) =>
+          index === 0
+            ? {
+                toolCalls: [
+                  { name: 'p__whoami', arguments: {} },
+                  { name: 'p__admin', arguments: {} },
+                ],
+              }
+            : { text: 'done' },
         { toolSources: [mcp], store },
       );
       server.expireTokens();

@@ -79,14 +79,17 @@ function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, server
   }
   const target = new URL(req.url);
   const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
-  const upstream = http.request({ host: '127.0.0.1', port: serverPort, method: req.method, path: target.pathname + target.search, headers, agent }, (answer) => {
-    const back = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
-    res.writeHead(answer.statusCode ?? 502, back);
-    // Each piece goes on as it arrives: an event stream must not wait for the end.
-    answer.on('data', (chunk: Buffer) => res.write(chunk));
-    answer.on('end', () => res.end());
-    answer.on('error', () => res.destroy());
-  });
+  const upstream = http.request(
+    { host: '127.0.0.1', port: serverPort, method: req.method, path: target.pathname + target.search, headers, agent },
+    (answer) => {
+      const back = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+      res.writeHead(answer.statusCode ?? 502, back);
+      // Each piece goes on as it arrives: an event stream must not wait for the end.
+      answer.on('data', (chunk: Buffer) => res.write(chunk));
+      answer.on('end', () => res.end());
+      answer.on('error', () => res.destroy());
+    },
+  );
   upstream.on('error', () => res.destroy());
   // The client went away (a cancelled event stream): so does the request to the server.
   res.on('close', () => upstream.destroy());

@@ -7,7 +7,12 @@ import { EVERYTHING, FILESYSTEM, MEMORY, everything, freePort, host, startHttpSe
 describe('server-everything over stdio', () => {
   it('offers its tools as <server>__<tool> with their schemas, risk and effect', async () => {
     const mcp = await host({ everything: everything() });
-    expect(mcp.status()[0]).toMatchObject({ name: 'everything', transport: 'stdio', state: 'connected', serverInfo: { name: 'mcp-servers/everything' } });
+    expect(mcp.status()[0]).toMatchObject({
+      name: 'everything',
+      transport: 'stdio',
+      state: 'connected',
+      serverInfo: { name: 'mcp-servers/everything' },
+    });
     const echo = mcp.tools().find((t) => t.name === 'everything__echo');
     expect(echo?.parameters).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
     expect(echo).toMatchObject({ risk: 'read', effect: 'pure', timeoutMs: 60_000 });
@@ -45,7 +50,12 @@ describe('server-everything over stdio', () => {
   it('surfaces progress notifications of a long call', async () => {
     const mcp = await host({ everything: everything() });
     const progress: Array<{ progress: number; total?: number }> = [];
-    const result = await mcp.callTool('everything', 'trigger-long-running-operation', { duration: 0.3, steps: 3 }, { onProgress: (p) => progress.push(p) });
+    const result = await mcp.callTool(
+      'everything',
+      'trigger-long-running-operation',
+      { duration: 0.3, steps: 3 },
+      { onProgress: (p) => progress.push(p) },
+    );
     expect(textOf(result.content)).toContain('Long running operation completed');
     expect(progress).toEqual([
       { progress: 1, total: 3 },
@@ -64,12 +74,21 @@ describe('server-everything over stdio', () => {
     const read = await mcp.readResource('everything', doc!.uri);
     expect(textOf(read.parts)).toContain(`[resource ${doc!.uri}`);
 
-    const ctx = { signal: new AbortController().signal, runId: 'r', toolCallId: 'c', idempotencyKey: 'k', log: () => {}, progress: () => {} };
+    const ctx = {
+      signal: new AbortController().signal,
+      runId: 'r',
+      toolCallId: 'c',
+      idempotencyKey: 'k',
+      log: () => {},
+      progress: () => {},
+    };
     const listTool = mcp.tools().find((t) => t.name === 'list_resources')!;
     const listed = (await listTool.execute({}, ctx)) as { content: string };
     expect(listed.content).toContain(`everything: ${doc!.uri}`);
     const readTool = mcp.tools().find((t) => t.name === 'read_resource')!;
-    const blob = (await readTool.execute({ server: 'everything', uri: 'demo://resource/dynamic/blob/1' }, ctx)) as { content: Array<{ type: string; text?: string }> };
+    const blob = (await readTool.execute({ server: 'everything', uri: 'demo://resource/dynamic/blob/1' }, ctx)) as {
+      content: Array<{ type: string; text?: string }>;
+    };
     expect(textOf(blob.content)).toMatch(/binary, \d+ bytes: not shown/);
   });
 
@@ -91,7 +110,10 @@ describe('server-everything over stdio', () => {
       code: 'invalid_arguments',
       message: expect.stringContaining('missing city; usage: /everything:args-prompt city=<city> [state=<state>]'),
     });
-    await expect(mcp.expandPromptCommand('/everything:nope')).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('/everything:args-prompt') });
+    await expect(mcp.expandPromptCommand('/everything:nope')).rejects.toMatchObject({
+      code: 'not_found',
+      message: expect.stringContaining('/everything:args-prompt'),
+    });
     expect(await mcp.expandPromptCommand('/help')).toBeUndefined();
     expect(await mcp.expandPromptCommand('/other:prompt x')).toBeUndefined();
 
@@ -150,7 +172,8 @@ describe('server-filesystem confined to a temporary folder', () => {
     let rootsTaken: () => void = () => undefined;
     const taken = new Promise<void>((resolve) => (rootsTaken = resolve));
     // The server asks for the roots after `initialized` and says so on stderr.
-    const log = (entry: { message: string }): void => void (/Updated allowed directories from MCP roots/.test(entry.message) && rootsTaken());
+    const log = (entry: { message: string }): void =>
+      void (/Updated allowed directories from MCP roots/.test(entry.message) && rootsTaken());
     const mcp = await host({ fs: { command: process.execPath, args: [FILESYSTEM, other], roots: [workspace] } }, { log });
     await taken;
     const inside = await mcp.callTool('fs', 'read_text_file', { path: join(workspace, 'a.md') });

@@ -27,7 +27,10 @@ describe('memory through a real agent', () => {
   it('a note remembered in one run is retrieved into the next run and found by recall', async () => {
     const { path, memory } = await fileMemory();
     const first = await setup(
-      [{ toolCalls: [{ name: 'remember', arguments: { text: 'The staging database is reset every Monday.', tags: ['staging'] } }] }, { text: 'Noted.' }],
+      [
+        { toolCalls: [{ name: 'remember', arguments: { text: 'The staging database is reset every Monday.', tags: ['staging'] } }] },
+        { text: 'Noted.' },
+      ],
       { tools: createMemoryTools(memory) },
     );
     expect((await first.agent.run('Remember that staging resets on Mondays.')).reason).toBe('final_answer');
@@ -45,6 +48,8 @@ describe('memory through a real agent', () => {
     await second.agent.run(input);
     const [turn1, turn2] = second.server.received.map((r) => r.request!) as [ScriptRequest, ScriptRequest];
     expect(turn1.system).toMatch(/<memory>[\s\S]*- \[1\] The staging database is reset every Monday\. \(tags: staging; from: run /);
-    expect(turn2.messages.filter((m) => m.role === 'tool').at(-1)!.content).toMatch(/^- \[1\] The staging database is reset every Monday\./);
+    expect(turn2.messages.filter((m) => m.role === 'tool').at(-1)!.content).toMatch(
+      /^- \[1\] The staging database is reset every Monday\./,
+    );
   });
 });

@@ -11,7 +11,11 @@ describe('memory modules', () => {
   it('import no SQLite driver themselves, and open their file through openSqliteFile inside openMemory', () => {
     const offenders = readdirSync(dir)
       .filter((name) => name.endsWith('.ts'))
-      .filter((name) => /^import (?!type )[^;]*from '(better-sqlite3|node:sqlite)'|import\('(better-sqlite3|node:sqlite)'\)/m.test(readFileSync(join(dir, name), 'utf8')));
+      .filter((name) =>
+        /^import (?!type )[^;]*from '(better-sqlite3|node:sqlite)'|import\('(better-sqlite3|node:sqlite)'\)/m.test(
+          readFileSync(join(dir, name), 'utf8'),
+        ),
+      );
     expect(offenders).toEqual([]);
     expect(readFileSync(join(dir, 'sqlite-memory.ts'), 'utf8')).toMatch(/export async function openMemory[\s\S]*openSqliteFile\(/);
   });

@@ -29,7 +29,9 @@ const texts = (hits: Array<{ text: string }>) => hits.map((h) => h.text);
 describe('the FTS5 query builder', () => {
   it('quotes every word and ORs them, so no user text is FTS5 syntax', () => {
     expect(ftsQuery('deploy AND staging NOT prod')).toBe('"deploy" OR "staging" OR "prod"');
-    expect(ftsQuery('NEAR(a b) col:x "quoted" ^start prefix* -minus')).toBe('"near" OR "b" OR "col" OR "x" OR "quoted" OR "start" OR "prefix" OR "minus"');
+    expect(ftsQuery('NEAR(a b) col:x "quoted" ^start prefix* -minus')).toBe(
+      '"near" OR "b" OR "col" OR "x" OR "quoted" OR "start" OR "prefix" OR "minus"',
+    );
     expect(ftsQuery('Café naïve 東京 tokyo tokyo')).toBe('"café" OR "naïve" OR "東京" OR "tokyo"');
   });
 
@@ -79,7 +81,24 @@ describe('SQLite FTS5 memory', () => {
     const memory = await memoryAt({ path: ':memory:', project: 'p' });
     memory.remember('Use "double quotes" in SQL identifiers, e.g. "user".');
     memory.remember('C++ and C# projects build with make.');
-    for (const query of ['"', '""', 'AND', 'OR OR', 'NOT', 'a:b', '*', 'NEAR(', ')', '^', 'user"', '"user', "'; DROP TABLE memories; --", '\u0000', '\u{1F600}', 'x'.repeat(5000)]) {
+    for (const query of [
+      '"',
+      '""',
+      'AND',
+      'OR OR',
+      'NOT',
+      'a:b',
+      '*',
+      'NEAR(',
+      ')',
+      '^',
+      'user"',
+      '"user',
+      "'; DROP TABLE memories; --",
+      '\u0000',
+      '\u{1F600}',
+      'x'.repeat(5000),
+    ]) {
       await expect(memory.retrieve(query, 5)).resolves.toBeInstanceOf(Array);
     }
     expect(texts(await memory.retrieve('"user"', 5))).toEqual(['Use "double quotes" in SQL identifiers, e.g. "user".']);

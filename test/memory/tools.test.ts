@@ -30,8 +30,14 @@ describe('memory tools', () => {
   it('remember stores a note (once) and recall finds it', async () => {
     const m = await memory();
     const tools = createMemoryTools(m);
-    expect(await call(tools, 'remember', { text: 'Releases are cut from the main branch.', tags: ['release'] })).toEqual({ text: 'Remembered as memory 1.', isError: false });
-    expect(await call(tools, 'remember', { text: 'Releases are cut from the main branch.' })).toEqual({ text: 'Already remembered as memory 1.', isError: false });
+    expect(await call(tools, 'remember', { text: 'Releases are cut from the main branch.', tags: ['release'] })).toEqual({
+      text: 'Remembered as memory 1.',
+      isError: false,
+    });
+    expect(await call(tools, 'remember', { text: 'Releases are cut from the main branch.' })).toEqual({
+      text: 'Already remembered as memory 1.',
+      isError: false,
+    });
     const found = await call(tools, 'recall', { query: 'which branch do releases come from?' });
     expect(found.isError).toBe(false);
     expect(found.text).toMatch(/^- \[1\] Releases are cut from the main branch\. \(tags: release; from: run run-7; \d{4}-\d{2}-\d{2}\)$/);
@@ -40,7 +46,10 @@ describe('memory tools', () => {
   it('recall says when nothing matches, and refuses a query with no word', async () => {
     const tools = createMemoryTools(await memory());
     expect(await call(tools, 'recall', { query: 'anything' })).toEqual({ text: 'No saved note matches "anything".', isError: false });
-    expect(await call(tools, 'recall', { query: '?!' })).toMatchObject({ isError: true, text: expect.stringMatching(/no word to search for/) });
+    expect(await call(tools, 'recall', { query: '?!' })).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/no word to search for/),
+    });
   });
 
   it('recall honours limit', async () => {
@@ -71,7 +80,13 @@ describe('memory tools', () => {
 });
 
 describe('memoryLayer', () => {
-  const snippet = (id: string, text: string, extra: Partial<MemorySnippet> = {}): MemorySnippet => ({ id, text, score: 1, createdAt: Date.UTC(2025, 0, 2), ...extra });
+  const snippet = (id: string, text: string, extra: Partial<MemorySnippet> = {}): MemorySnippet => ({
+    id,
+    text,
+    score: 1,
+    createdAt: Date.UTC(2025, 0, 2),
+    ...extra,
+  });
 
   it('is empty for no snippets', () => {
     expect(memoryLayer([])).toBe('');

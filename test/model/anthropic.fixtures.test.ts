@@ -27,7 +27,9 @@ const ANTHROPIC: Partial<ModelRef> = { provider: 'anthropic', id: 'claude-sonnet
 function anthropicFixture(file: string): ScriptedResponse {
   const response = fixtureResponse(file);
   if (!file.endsWith('.chunks.jsonl')) return response;
-  const lines = readFixture(file).split('\n').filter((line) => line.trim() !== '');
+  const lines = readFixture(file)
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   const body = lines.map((line) => `event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`).join('');
   return { ...response, body };
 }
@@ -76,7 +78,12 @@ describe('anthropic recordings', () => {
   it('plain text with whitespace-padded data lines and a ping', async () => {
     const { message, events } = await replay('anthropic/stream-text.sse');
     expect(textOf(message)).toBe('- Captain\n- Scoop');
-    expect(events.filter((e) => e.type === 'text_delta').map((e) => e.type === 'text_delta' && e.delta)).toEqual(['-', ' Captain', '\n- Sc', 'oop']);
+    expect(events.filter((e) => e.type === 'text_delta').map((e) => e.type === 'text_delta' && e.delta)).toEqual([
+      '-',
+      ' Captain',
+      '\n- Sc',
+      'oop',
+    ]);
     expect(message.stopReason).toBe('stop');
     expect(message.responseId).toBe('msg_017A4s3HAsrqf5d2WvBmrpLr');
     expect(message.usage).toEqual(usage(17, 10));
@@ -103,7 +110,9 @@ describe('anthropic recordings', () => {
   it('text, then a tool call whose arguments arrive as input_json_delta fragments', async () => {
     const { message, events } = await replay('anthropic/stream-tool-use.sse');
     expect(message.content.map((b) => b.type)).toEqual(['text', 'tool_call']);
-    expect(textOf(message)).toBe("I'll help you find out the current temperature in San Francisco. I'll use the get_current_temperature function to retrieve this information.");
+    expect(textOf(message)).toBe(
+      "I'll help you find out the current temperature in San Francisco. I'll use the get_current_temperature function to retrieve this information.",
+    );
     const [call] = toolCallsOf(message);
     expect([call?.id, call?.name, call?.arguments, call?.rawArguments]).toEqual([
       'toolu_01Lfr3kUnHMZApePPRWMv1uS',
@@ -144,7 +153,9 @@ describe('anthropic recordings', () => {
     expect(thinking).toMatchObject({ type: 'thinking', signature: signaturesIn('anthropic/stream-thinking-text.sse')[0] });
     expect(thinking?.type === 'thinking' && thinking.signature).toMatch(/^EvMCCkYICxgC.*jfQYAQ==$/);
     expect(thinking?.type === 'thinking' && thinking.redacted).toBeUndefined();
-    expect(textOf(message)).toMatch(/^Here are the basic steps for safely crossing the street:\n\n\*\*At intersections with traffic lights:\*\*/);
+    expect(textOf(message)).toMatch(
+      /^Here are the basic steps for safely crossing the street:\n\n\*\*At intersections with traffic lights:\*\*/,
+    );
     expect(textOf(message)).toMatch(/Always prioritize safety over speed when crossing streets\.$/);
     // Anthropic's empty thinking_delta before the signature is not an event.
     expect(events.filter((e) => e.type === 'thinking_delta')).toHaveLength(13);
@@ -161,7 +172,12 @@ describe('anthropic recordings', () => {
     expect(message.content[0]).toMatchObject({ signature: signaturesIn('anthropic/stream-thinking-tool-use.sse')[0] });
     expect(signaturesIn('anthropic/stream-thinking-tool-use.sse')[0]).toMatch(/^EoQDCm0IDhgC.*jSBwUxgB$/);
     const [call] = toolCallsOf(message);
-    expect([call?.id, call?.name, call?.arguments, call?.rawArguments]).toEqual(['toolu_01825dXWLSoJwCst1qTsiWdb', 'fixed_version', {}, '']);
+    expect([call?.id, call?.name, call?.arguments, call?.rawArguments]).toEqual([
+      'toolu_01825dXWLSoJwCst1qTsiWdb',
+      'fixed_version',
+      {},
+      '',
+    ]);
     expect(message.stopReason).toBe('tool_use');
     expect(message.usage).toEqual(usage(598, 92, 0, 0, 53));
   });
@@ -169,7 +185,7 @@ describe('anthropic recordings', () => {
   it('turn 2 after the tool result: text with an emoji, thinking_tokens 0', async () => {
     const { message } = await replay('anthropic/stream-thinking-tool-use-turn2.sse');
     expect(textOf(message)).toBe(
-      'The version is **0.32a0**.\n\nHere\'s a joke about it: \n\nLooks like this version is still in alpha testing... I guess you could say it\'s going through a "0.32a good time" before becoming stable! 😄\n\n(It\'s at version 0.32a, which means it\'s far from 1.0, so plenty of room to grow!)',
+      "The version is **0.32a0**.\n\nHere's a joke about it: \n\nLooks like this version is still in alpha testing... I guess you could say it's going through a \"0.32a good time\" before becoming stable! 😄\n\n(It's at version 0.32a, which means it's far from 1.0, so plenty of room to grow!)",
     );
     expect(message.stopReason).toBe('stop');
     expect(message.usage).toEqual(usage(707, 89));
@@ -179,7 +195,11 @@ describe('anthropic recordings', () => {
     const { message } = await replay('anthropic/stream-adaptive-thinking-opus.sse', { model: { id: 'claude-opus-4-6' } });
     expect(message.content.map((b) => b.type)).toEqual(['text', 'thinking', 'text']);
     expect(message.content[0]).toEqual({ type: 'text', text: '\n\n' });
-    expect(message.content[1]).toMatchObject({ type: 'thinking', thinking: 'Brief answer with two pet pelican names.', signature: signaturesIn('anthropic/stream-adaptive-thinking-opus.sse')[0] });
+    expect(message.content[1]).toMatchObject({
+      type: 'thinking',
+      thinking: 'Brief answer with two pet pelican names.',
+      signature: signaturesIn('anthropic/stream-adaptive-thinking-opus.sse')[0],
+    });
     expect(message.content[2]).toEqual({ type: 'text', text: '1. **Captain Scoop**\n2. **Gullet**' });
     expect(message.usage).toEqual(usage(34, 44));
   });
@@ -190,7 +210,9 @@ describe('anthropic recordings', () => {
     expect(thinkingOf(message)).toBe('Let me calculate this mathematical expression.');
     expect(message.content[0]).toMatchObject({ signature: signaturesIn('anthropic/stream-server-tool-code-execution.sse')[0] });
     expect(message.content[1]).toEqual({ type: 'text', text: "I'll calculate that expression for you right away!" });
-    expect(message.content[2]?.type === 'text' && message.content[2].text).toMatch(/^Following the standard \*\*order of operations \(PEMDAS\/BODMAS\)\*\*/);
+    expect(message.content[2]?.type === 'text' && message.content[2].text).toMatch(
+      /^Following the standard \*\*order of operations \(PEMDAS\/BODMAS\)\*\*/,
+    );
     expect(message.content[2]?.type === 'text' && message.content[2].text).toMatch(/✅ Final Answer: \*\*-428,330,955\.97745\*\*$/);
     expect(toolCallsOf(message)).toEqual([]);
     expect(events.some((e) => e.type === 'tool_call_start' || e.type === 'tool_call_delta')).toBe(false);
@@ -218,7 +240,10 @@ describe('anthropic recordings', () => {
   });
 
   it('non-streaming: thinking with signature, text, and a tool call with empty input', async () => {
-    const { message, events } = await replay('anthropic/nonstream-thinking-tool-use.json', { stream: false, model: { id: 'claude-sonnet-4-0' } });
+    const { message, events } = await replay('anthropic/nonstream-thinking-tool-use.json', {
+      stream: false,
+      model: { id: 'claude-sonnet-4-0' },
+    });
     expect(events.map((e) => e.type)).toEqual([
       'start',
       'thinking_start',
@@ -232,10 +257,15 @@ describe('anthropic recordings', () => {
       'done',
     ]);
     expect(thinkingOf(message)).toMatch(/^The user is asking about the largest city in "the user country"\./);
-    expect(message.content[0]).toMatchObject({ type: 'thinking', signature: signaturesIn('anthropic/nonstream-thinking-tool-use.json')[0] });
+    expect(message.content[0]).toMatchObject({
+      type: 'thinking',
+      signature: signaturesIn('anthropic/nonstream-thinking-tool-use.json')[0],
+    });
     expect(signaturesIn('anthropic/nonstream-thinking-tool-use.json')[0]).toMatch(/^EqEECkYICxgC.*EK5\/JwYAQ==$/);
     expect(textOf(message)).toBe("I'll help you find the largest city in your country. First, let me determine which country you're from.");
-    expect(toolCallsOf(message).map((c) => [c.id, c.name, c.arguments])).toEqual([['toolu_01YGzqpRE16Vricda3Aqcejo', 'get_user_country', {}]]);
+    expect(toolCallsOf(message).map((c) => [c.id, c.name, c.arguments])).toEqual([
+      ['toolu_01YGzqpRE16Vricda3Aqcejo', 'get_user_country', {}],
+    ]);
     expect(message.responseId).toBe('msg_01WvueFjZVbHcj4H4zUzeGv2');
     expect(message.stopReason).toBe('tool_use');
     expect(message.usage).toEqual(usage(398, 155));
@@ -246,9 +276,24 @@ describe('anthropic recordings', () => {
     const { message } = await replay('anthropic/nonstream-parallel-tool-use.json', { stream: false, model: { id: 'claude-sonnet-4-6' } });
     expect(textOf(message)).toBe("I'll execute all 3 parallel searches simultaneously right now!");
     expect(toolCallsOf(message).map((c) => [c.id, c.name, c.arguments, c.rawArguments])).toEqual([
-      ['toolu_01NwzvrxEz6tvT3A8ydvMtHu', 'parallel_local_search_one', { query: 'latest OpenAI model release notes' }, '{"query":"latest OpenAI model release notes"}'],
-      ['toolu_01YCxzSB1suk9uPVC1uwfHz9', 'parallel_local_search_two', { query: 'latest Anthropic model release notes' }, '{"query":"latest Anthropic model release notes"}'],
-      ['toolu_01Mauvxzv58eDY7pUt9HMKGy', 'parallel_local_search_three', { query: 'latest Gemini model release notes' }, '{"query":"latest Gemini model release notes"}'],
+      [
+        'toolu_01NwzvrxEz6tvT3A8ydvMtHu',
+        'parallel_local_search_one',
+        { query: 'latest OpenAI model release notes' },
+        '{"query":"latest OpenAI model release notes"}',
+      ],
+      [
+        'toolu_01YCxzSB1suk9uPVC1uwfHz9',
+        'parallel_local_search_two',
+        { query: 'latest Anthropic model release notes' },
+        '{"query":"latest Anthropic model release notes"}',
+      ],
+      [
+        'toolu_01Mauvxzv58eDY7pUt9HMKGy',
+        'parallel_local_search_three',
+        { query: 'latest Gemini model release notes' },
+        '{"query":"latest Gemini model release notes"}',
+      ],
     ]);
     expect(message.stopReason).toBe('tool_use');
     expect(message.usage).toEqual(usage(914, 169));
@@ -290,7 +335,9 @@ interface IssueItem {
   body: unknown;
 }
 
-const issueItems = (JSON.parse(readFixture('errors/observed-in-issue-reports.json')) as { items: IssueItem[] }).items.filter((item) => item.provider === 'anthropic');
+const issueItems = (JSON.parse(readFixture('errors/observed-in-issue-reports.json')) as { items: IssueItem[] }).items.filter(
+  (item) => item.provider === 'anthropic',
+);
 
 function issueItem(scenario: RegExp): IssueItem {
   const item = issueItems.find((candidate) => scenario.test(candidate.scenario));
@@ -300,7 +347,8 @@ function issueItem(scenario: RegExp): IssueItem {
 
 function httpError(item: IssueItem, extraHeaders: Record<string, string> = {}): ScriptedResponse {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...extraHeaders };
-  for (const [name, value] of Object.entries(item.headers ?? {})) if (name !== 'content-length' && name !== 'connection') headers[name] = value;
+  for (const [name, value] of Object.entries(item.headers ?? {}))
+    if (name !== 'content-length' && name !== 'connection') headers[name] = value;
   return { status: item.status ?? 500, headers, body: item.body === null ? '' : JSON.stringify(item.body) };
 }
 
@@ -348,7 +396,10 @@ describe('anthropic errors from issue reports', () => {
     const text = readFixture('anthropic/stream-text.sse');
     // The recorded stream up to its first text delta, then the error frame.
     const cut = text.slice(0, text.indexOf('event: content_block_stop'));
-    const { message, events } = await replayResponse({ headers: { 'content-type': 'text/event-stream' }, body: `${cut}event: error\ndata: ${JSON.stringify(body)}\n\n` });
+    const { message, events } = await replayResponse({
+      headers: { 'content-type': 'text/event-stream' },
+      body: `${cut}event: error\ndata: ${JSON.stringify(body)}\n\n`,
+    });
     const { error } = errorOf(events);
     expect([error.code, error.kind, error.status]).toEqual(['overloaded', 'transient', undefined]);
     expect(error.message).toContain('(in the stream)');

@@ -37,13 +37,26 @@ const start = (usage: Record<string, unknown> = { input_tokens: 10, output_token
 const blockStart = (index: number, block: Record<string, unknown>) => ({ type: 'content_block_start', index, content_block: block });
 const delta = (index: number, d: Record<string, unknown>) => ({ type: 'content_block_delta', index, delta: d });
 const blockStop = (index: number) => ({ type: 'content_block_stop', index });
-const messageDelta = (stopReason: string, usage: Record<string, unknown> = { output_tokens: 5 }) => ({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage });
+const messageDelta = (stopReason: string, usage: Record<string, unknown> = { output_tokens: 5 }) => ({
+  type: 'message_delta',
+  delta: { stop_reason: stopReason, stop_sequence: null },
+  usage,
+});
 const STOP = { type: 'message_stop' };
-const textBlock = (index: number, text: string) => [blockStart(index, { type: 'text', text: '' }), delta(index, { type: 'text_delta', text }), blockStop(index)];
+const textBlock = (index: number, text: string) => [
+  blockStart(index, { type: 'text', text: '' }),
+  delta(index, { type: 'text_delta', text }),
+  blockStop(index),
+];
 
-async function run(responses: ScriptedResponse[], options: { signal?: AbortSignal; stream?: boolean; toolCallIds?: ReadonlySet<string> } = {}) {
+async function run(
+  responses: ScriptedResponse[],
+  options: { signal?: AbortSignal; stream?: boolean; toolCallIds?: ReadonlySet<string> } = {},
+) {
   server = await startServer(responses);
-  const result = await collect(streamAnthropic(testModel(server.baseUrl, CLAUDE), { messages: [{ role: 'user', content: 'hi' }] }, options));
+  const result = await collect(
+    streamAnthropic(testModel(server.baseUrl, CLAUDE), { messages: [{ role: 'user', content: 'hi' }] }, options),
+  );
   expectWellFormed(result.events, result.message);
   return result;
 }
@@ -63,8 +76,13 @@ describe('anthropic quirks', () => {
       { type: 'thinking', thinking: '', signature: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP', redacted: true },
       { type: 'text', text: 'Done.' },
     ]);
-    const request = buildAnthropicRequest(testModel('http://127.0.0.1:1', CLAUDE), { messages: [{ role: 'user', content: 'hi' }, message, { role: 'user', content: 'more' }] });
-    expect(request.messages[1]?.content[0]).toEqual({ type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' });
+    const request = buildAnthropicRequest(testModel('http://127.0.0.1:1', CLAUDE), {
+      messages: [{ role: 'user', content: 'hi' }, message, { role: 'user', content: 'more' }],
+    });
+    expect(request.messages[1]?.content[0]).toEqual({
+      type: 'redacted_thinking',
+      data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP',
+    });
   });
 
   it('cache writes: cache_creation_input_tokens become cacheWrite, counted in total', async () => {
@@ -117,7 +135,14 @@ describe('anthropic quirks', () => {
       delta(index, { type: 'input_json_delta', partial_json: `{"n":${n}}` }),
       blockStop(index),
     ];
-    const body = frames([start(), ...useBlock(0, 'same', 1), ...useBlock(1, 'same', 2), ...useBlock(2, 'toolu_earlier', 3), messageDelta('tool_use'), STOP]);
+    const body = frames([
+      start(),
+      ...useBlock(0, 'same', 1),
+      ...useBlock(1, 'same', 2),
+      ...useBlock(2, 'toolu_earlier', 3),
+      messageDelta('tool_use'),
+      STOP,
+    ]);
     const { message, events } = await run([{ headers: SSE, body }], { toolCallIds: new Set(['toolu_earlier']) });
     const ids = toolCallsOf(message).map((c) => c.id);
     expect(ids[0]).toBe('same');
@@ -129,7 +154,10 @@ describe('anthropic quirks', () => {
 
   it('decodes payload-only frames (no `event:` lines) the same way', async () => {
     const recorded = readFixture('anthropic/stream-tool-use.sse');
-    const payloadOnly = recorded.split('\n').filter((line) => !line.startsWith('event:')).join('\n');
+    const payloadOnly = recorded
+      .split('\n')
+      .filter((line) => !line.startsWith('event:'))
+      .join('\n');
     const { message } = await run([{ headers: SSE, body: payloadOnly }]);
     expect(toolCallsOf(message).map((c) => [c.id, c.arguments])).toEqual([['toolu_01Lfr3kUnHMZApePPRWMv1uS', { city: 'San Francisco' }]]);
     expect(message.stopReason).toBe('tool_use');
@@ -186,11 +214,27 @@ describe('anthropic quirks', () => {
   });
 
   it('HTTP errors Anthropic words its own way', async () => {
-    const respond = (status: number, type: string, message: string): ScriptedResponse => ({ status, headers: JSON_TYPE, body: JSON.stringify({ type: 'error', error: { type, message } }) });
-    const limit = await run([respond(400, 'invalid_request_error', 'input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again')]);
+    const respond = (status: number, type: string, message: string): ScriptedResponse => ({
+      status,
+      headers: JSON_TYPE,
+      body: JSON.stringify({ type: 'error', error: { type, message } }),
+    });
+    const limit = await run([
+      respond(
+        400,
+        'invalid_request_error',
+        'input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again',
+      ),
+    ]);
     expect(lastError(limit.events)).toMatchObject({ code: 'context_length', kind: 'fatal', status: 400 });
     await server?.close();
-    const credit = await run([respond(400, 'invalid_request_error', 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.')]);
+    const credit = await run([
+      respond(
+        400,
+        'invalid_request_error',
+        'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.',
+      ),
+    ]);
     expect(lastError(credit.events)).toMatchObject({ code: 'rate_limited', kind: 'fatal' });
     await server?.close();
     const forbidden = await run([respond(403, 'permission_error', 'Your API key does not have permission to use the specified resource.')]);
@@ -204,8 +248,18 @@ describe('anthropic quirks', () => {
 
   it('aborting mid-stream ends with stopReason aborted and the text so far', async () => {
     const controller = new AbortController();
-    server = await startServer([{ headers: SSE, body: [frames([start(), blockStart(0, { type: 'text', text: '' }), delta(0, { type: 'text_delta', text: 'streaming…' })])], hold: true }]);
-    const stream = streamAnthropic(testModel(server.baseUrl, CLAUDE), { messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal });
+    server = await startServer([
+      {
+        headers: SSE,
+        body: [frames([start(), blockStart(0, { type: 'text', text: '' }), delta(0, { type: 'text_delta', text: 'streaming…' })])],
+        hold: true,
+      },
+    ]);
+    const stream = streamAnthropic(
+      testModel(server.baseUrl, CLAUDE),
+      { messages: [{ role: 'user', content: 'hi' }] },
+      { signal: controller.signal },
+    );
     const events: AssistantStreamEvent[] = [];
     for await (const event of stream) {
       events.push(event);
@@ -220,7 +274,9 @@ describe('anthropic quirks', () => {
 
   it('an already aborted signal sends no request', async () => {
     server = await startServer([]);
-    const { message } = await collect(streamAnthropic(testModel(server.baseUrl, CLAUDE), { messages: [] }, { signal: AbortSignal.abort() }));
+    const { message } = await collect(
+      streamAnthropic(testModel(server.baseUrl, CLAUDE), { messages: [] }, { signal: AbortSignal.abort() }),
+    );
     expect(message.stopReason).toBe('aborted');
     expect(server.requests).toHaveLength(0);
   });
@@ -255,7 +311,15 @@ describe('anthropic through streamWithRetry', () => {
 
   it('retries a 529 after its retry-after, then succeeds', async () => {
     server = await startServer([overloaded, overloaded, fixtureResponse('anthropic/stream-text.sse')]);
-    const { events, message } = await collect(streamWithRetry(streamAnthropic, model(), { messages: [{ role: 'user', content: 'hi' }] }, {}, { ...instant, maxRetries: 2, baseDelayMs: 10, jitter: false }));
+    const { events, message } = await collect(
+      streamWithRetry(
+        streamAnthropic,
+        model(),
+        { messages: [{ role: 'user', content: 'hi' }] },
+        {},
+        { ...instant, maxRetries: 2, baseDelayMs: 10, jitter: false },
+      ),
+    );
     const retries = events.filter((e): e is Extract<AssistantStreamEvent, { type: 'retry' }> => e.type === 'retry');
     expect(retries.map((r) => [r.attempt, r.delayMs, r.error.code, r.error.status])).toEqual([
       [1, 2000, 'overloaded', 529],
@@ -269,7 +333,9 @@ describe('anthropic through streamWithRetry', () => {
   it('retries an overloaded `event: error` mid-stream; the voided attempt’s text is not in the result', async () => {
     const failing = `${frames([start(), ...textBlock(0, 'PARTIAL')])}event: error\ndata: ${JSON.stringify({ type: 'error', error: { details: null, type: 'overloaded_error', message: 'Overloaded' }, request_id: 'req_1' })}\n\n`;
     server = await startServer([{ headers: SSE, body: failing }, fixtureResponse('anthropic/stream-text.sse')]);
-    const { events, message } = await collect(streamWithRetry(streamAnthropic, model(), { messages: [{ role: 'user', content: 'hi' }] }, {}, { ...instant, maxRetries: 1 }));
+    const { events, message } = await collect(
+      streamWithRetry(streamAnthropic, model(), { messages: [{ role: 'user', content: 'hi' }] }, {}, { ...instant, maxRetries: 1 }),
+    );
     expect(events.filter((e) => e.type === 'retry')).toHaveLength(1);
     expect(textOf(message)).toBe('- Captain\n- Scoop');
     expect(JSON.stringify(message)).not.toContain('PARTIAL');
@@ -278,7 +344,9 @@ describe('anthropic through streamWithRetry', () => {
   it('does not retry a mid-stream invalid_request_error', async () => {
     const failing = `${frames([start()])}event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'bad' } })}\n\n`;
     server = await startServer([{ headers: SSE, body: failing }, fixtureResponse('anthropic/stream-text.sse')]);
-    const { events, message } = await collect(streamWithRetry(streamAnthropic, model(), { messages: [{ role: 'user', content: 'hi' }] }, {}, instant));
+    const { events, message } = await collect(
+      streamWithRetry(streamAnthropic, model(), { messages: [{ role: 'user', content: 'hi' }] }, {}, instant),
+    );
     expect(events.some((e) => e.type === 'retry')).toBe(false);
     expect(message.error?.code).toBe('bad_request');
     expect(server?.requests).toHaveLength(1);

@@ -4,7 +4,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamAnthropic } from '../../src/model/providers/anthropic.js';
-import { anthropicHeaders, buildAnthropicBody, buildAnthropicRequest, defaultMaxTokens, messagesTarget, messagesUrl } from '../../src/model/providers/anthropic-request.js';
+import {
+  anthropicHeaders,
+  buildAnthropicBody,
+  buildAnthropicRequest,
+  defaultMaxTokens,
+  messagesTarget,
+  messagesUrl,
+} from '../../src/model/providers/anthropic-request.js';
 import type { AnthropicBlock, AnthropicRequest } from '../../src/model/providers/anthropic-request.js';
 import type { AssistantMessage, Context, Message, ModelRef } from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
@@ -22,7 +29,16 @@ const CLAUDE: Partial<ModelRef> = { provider: 'anthropic', id: 'claude-sonnet-4-
 const claude = (overrides: Partial<ModelRef> = {}): ModelRef => testModel('http://127.0.0.1:1', { ...CLAUDE, ...overrides });
 
 function assistant(content: AssistantMessage['content'], from: Partial<AssistantMessage> = {}): AssistantMessage {
-  return { role: 'assistant', content, stopReason: 'tool_use', usage: emptyUsage(), provider: 'anthropic', model: 'claude-sonnet-4-5', api: 'anthropic-messages', ...from };
+  return {
+    role: 'assistant',
+    content,
+    stopReason: 'tool_use',
+    usage: emptyUsage(),
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    api: 'anthropic-messages',
+    ...from,
+  };
 }
 
 /**
@@ -63,10 +79,31 @@ const context: Context = {
       { type: 'tool_call', id: 'toolu_1', name: 'ls', arguments: { dir: '.' }, rawArguments: '{"dir": "."}' },
       { type: 'tool_call', id: 'toolu_2', name: 'pwd', arguments: {}, rawArguments: '' },
     ]),
-    { role: 'tool', toolCallId: 'toolu_1', toolName: 'ls', content: [{ type: 'text', text: 'a.txt' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }], isError: false },
+    {
+      role: 'tool',
+      toolCallId: 'toolu_1',
+      toolName: 'ls',
+      content: [
+        { type: 'text', text: 'a.txt' },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      ],
+      isError: false,
+    },
     { role: 'tool', toolCallId: 'toolu_2', toolName: 'pwd', content: [{ type: 'text', text: 'permission denied' }], isError: true },
-    { role: 'user', content: [{ type: 'text', text: 'What is in this?' }, { type: 'image', data: 'iVBOR', mimeType: 'image/jpeg' }] },
-    { role: 'user', content: [{ type: 'text', text: 'one' }, { type: 'text', text: '  ' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What is in this?' },
+        { type: 'image', data: 'iVBOR', mimeType: 'image/jpeg' },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'one' },
+        { type: 'text', text: '  ' },
+      ],
+    },
   ],
   tools: [{ name: 'ls', description: 'List files', parameters: { type: 'object', properties: { dir: { type: 'string' } } } }],
 };
@@ -93,7 +130,10 @@ describe('Anthropic Messages request', () => {
           {
             type: 'tool_result',
             tool_use_id: 'toolu_1',
-            content: [{ type: 'text', text: 'a.txt' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }],
+            content: [
+              { type: 'text', text: 'a.txt' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+            ],
           },
           { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'permission denied' }], is_error: true },
           // The user's own messages after the results join the same user turn, results first.
@@ -117,7 +157,11 @@ describe('Anthropic Messages request', () => {
 
   it('max_tokens: required, defaulted per model; no system, tools or stream when not wanted', () => {
     const request = buildAnthropicRequest(claude(), { messages: [{ role: 'user', content: 'hi' }], tools: [] }, { stream: false });
-    expect(request).toEqual({ model: 'claude-sonnet-4-5', max_tokens: 8192, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    expect(request).toEqual({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 8192,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
     expect(defaultMaxTokens('claude-3-haiku-20240307')).toBe(4096);
     expect(defaultMaxTokens('claude-3-opus-latest')).toBe(4096);
     expect(defaultMaxTokens('claude-3-5-haiku-latest')).toBe(8192);
@@ -127,7 +171,10 @@ describe('Anthropic Messages request', () => {
   it('thinking levels become budgets; max_tokens leaves room above the budget; no temperature with thinking', () => {
     const messages: Message[] = [{ role: 'user', content: 'hi' }];
     const ask = (options: Parameters<typeof buildAnthropicRequest>[2]) => buildAnthropicRequest(claude(), { messages }, options);
-    expect(ask({ thinking: 'low', temperature: 0.5 })).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 8192 + 1024 });
+    expect(ask({ thinking: 'low', temperature: 0.5 })).toMatchObject({
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      max_tokens: 8192 + 1024,
+    });
     expect(ask({ thinking: 'low', temperature: 0.5 })).not.toHaveProperty('temperature');
     expect(ask({ thinking: 'medium' })).toMatchObject({ thinking: { budget_tokens: 4096 }, max_tokens: 8192 + 4096 });
     expect(ask({ thinking: 'high' })).toMatchObject({ thinking: { budget_tokens: 16384 }, max_tokens: 8192 + 16384 });
@@ -144,10 +191,19 @@ describe('Anthropic Messages request', () => {
   it('turn 2 of a recorded thinking + tool exchange: thinking and its signature go back exactly as Anthropic recorded them', async () => {
     const haiku = (baseUrl: string) => testModel(baseUrl, { ...CLAUDE, id: 'claude-haiku-4-5-20251001' });
     const question = 'Use the fixed_version tool. Then tell me the version and make one short joke about it. Think about it first.';
-    server = await startServer([fixtureResponse('anthropic/stream-thinking-tool-use.sse'), fixtureResponse('anthropic/stream-thinking-tool-use-turn2.sse')]);
+    server = await startServer([
+      fixtureResponse('anthropic/stream-thinking-tool-use.sse'),
+      fixtureResponse('anthropic/stream-thinking-tool-use-turn2.sse'),
+    ]);
     const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: question }] }];
     const turn1 = await collect(streamAnthropic(haiku(server.baseUrl), { messages }, { thinking: 'low' }));
-    messages.push(turn1.message, { role: 'tool', toolCallId: 'toolu_01825dXWLSoJwCst1qTsiWdb', toolName: 'fixed_version', content: [{ type: 'text', text: '0.32a0' }], isError: false });
+    messages.push(turn1.message, {
+      role: 'tool',
+      toolCallId: 'toolu_01825dXWLSoJwCst1qTsiWdb',
+      toolName: 'fixed_version',
+      content: [{ type: 'text', text: '0.32a0' }],
+      isError: false,
+    });
     const turn2 = await collect(streamAnthropic(haiku(server.baseUrl), { messages }, { thinking: 'low' }));
     expectWellFormed(turn2.events, turn2.message);
     expect(turn2.message.stopReason).toBe('stop');
@@ -160,7 +216,9 @@ describe('Anthropic Messages request', () => {
     const asBlocks = (request: AnthropicRequest) =>
       request.messages.map((m) => ({
         ...m,
-        content: m.content.map((b: AnthropicBlock) => (b.type === 'tool_result' && typeof b.content === 'string' ? { ...b, content: [{ type: 'text', text: b.content }] } : b)),
+        content: m.content.map((b: AnthropicBlock) =>
+          b.type === 'tool_result' && typeof b.content === 'string' ? { ...b, content: [{ type: 'text', text: b.content }] } : b,
+        ),
       }));
     expect(asBlocks(sent)).toEqual(asBlocks(recorded));
     expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: recorded.thinking?.budget_tokens });
@@ -169,7 +227,12 @@ describe('Anthropic Messages request', () => {
 
   it('a history from OpenAI (ids like call_abc.1, numeric ids, reasoning, empty content) becomes a valid request', () => {
     const longId = `call_${'x'.repeat(70)}`;
-    const openai = (content: AssistantMessage['content']): AssistantMessage => ({ ...assistant(content), provider: 'openai', model: 'gpt-4o', api: 'openai-chat' });
+    const openai = (content: AssistantMessage['content']): AssistantMessage => ({
+      ...assistant(content),
+      provider: 'openai',
+      model: 'gpt-4o',
+      api: 'openai-chat',
+    });
     const history: Message[] = [
       { role: 'user', content: 'Read both files.' },
       openai([
@@ -202,7 +265,12 @@ describe('Anthropic Messages request', () => {
     expect(results?.content).toEqual([
       { type: 'tool_result', tool_use_id: '7', content: [{ type: 'text', text: 'B' }] },
       { type: 'tool_result', tool_use_id: 'call_abc_1_0', content: [{ type: 'text', text: 'A' }] },
-      { type: 'tool_result', tool_use_id: ids[2], content: [{ type: 'text', text: expect.stringMatching(/tool "read" has no result/) }], is_error: true },
+      {
+        type: 'tool_result',
+        tool_use_id: ids[2],
+        content: [{ type: 'text', text: expect.stringMatching(/tool "read" has no result/) }],
+        is_error: true,
+      },
     ]);
     // The same foreign id later maps to the same Anthropic id; an empty result has no content.
     expect(again?.content).toEqual([{ type: 'tool_use', id: 'call_abc_1_0', name: 'read', input: { path: 'a' } }]);
@@ -218,8 +286,20 @@ describe('Anthropic Messages request', () => {
   });
 
   it('keeps thinking on in later steps of a tool loop, whose messages have no thinking of their own', () => {
-    const call = (id: string): AssistantMessage['content'][number] => ({ type: 'tool_call', id, name: 'ls', arguments: {}, rawArguments: '{}' });
-    const result = (id: string): Message => ({ role: 'tool', toolCallId: id, toolName: 'ls', content: [{ type: 'text', text: 'ok' }], isError: false });
+    const call = (id: string): AssistantMessage['content'][number] => ({
+      type: 'tool_call',
+      id,
+      name: 'ls',
+      arguments: {},
+      rawArguments: '{}',
+    });
+    const result = (id: string): Message => ({
+      role: 'tool',
+      toolCallId: id,
+      toolName: 'ls',
+      content: [{ type: 'text', text: 'ok' }],
+      isError: false,
+    });
     const history: Message[] = [
       { role: 'user', content: 'go' },
       assistant([{ type: 'thinking', thinking: 'plan', signature: 'sig' }, call('toolu_a')]),
@@ -229,32 +309,75 @@ describe('Anthropic Messages request', () => {
       assistant([call('toolu_c')]),
       result('toolu_c'),
     ];
-    expect(buildAnthropicRequest(claude(), { messages: history }, { thinking: 'low' }).thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
+    expect(buildAnthropicRequest(claude(), { messages: history }, { thinking: 'low' }).thinking).toEqual({
+      type: 'enabled',
+      budget_tokens: 1024,
+    });
     // A loop begun without thinking cannot go on with it ...
     const unthought = history.map((m, i) => (i === 1 ? assistant([call('toolu_a')]) : m));
     expect(buildAnthropicRequest(claude(), { messages: unthought }, { thinking: 'low' })).not.toHaveProperty('thinking');
     // ... but a new user message starts a new turn, which may think again.
-    expect(buildAnthropicRequest(claude(), { messages: [...unthought, assistant([{ type: 'text', text: 'done' }], { stopReason: 'stop' }), { role: 'user', content: 'next' }] }, { thinking: 'low' }).thinking).toBeDefined();
+    expect(
+      buildAnthropicRequest(
+        claude(),
+        {
+          messages: [...unthought, assistant([{ type: 'text', text: 'done' }], { stopReason: 'stop' }), { role: 'user', content: 'next' }],
+        },
+        { thinking: 'low' },
+      ).thinking,
+    ).toBeDefined();
   });
 
   it('another Claude model’s thinking becomes text; unsigned thinking is text; failed turns are dropped', () => {
     const history: Message[] = [
       { role: 'user', content: 'a' },
-      assistant([{ type: 'thinking', thinking: 'from opus', signature: 'opus-sig' }, { type: 'thinking', thinking: '', signature: 'opus-redacted', redacted: true }, { type: 'text', text: 'A' }], { model: 'claude-opus-4-6', stopReason: 'stop' }),
+      assistant(
+        [
+          { type: 'thinking', thinking: 'from opus', signature: 'opus-sig' },
+          { type: 'thinking', thinking: '', signature: 'opus-redacted', redacted: true },
+          { type: 'text', text: 'A' },
+        ],
+        { model: 'claude-opus-4-6', stopReason: 'stop' },
+      ),
       { role: 'user', content: 'b' },
       assistant([{ type: 'text', text: 'half' }], { stopReason: 'aborted' }),
       { role: 'user', content: 'c' },
-      assistant([{ type: 'thinking', thinking: 'no signature (cut stream)' }, { type: 'text', text: '\n\n' }, { type: 'text', text: 'C' }], { stopReason: 'stop' }),
+      assistant(
+        [
+          { type: 'thinking', thinking: 'no signature (cut stream)' },
+          { type: 'text', text: '\n\n' },
+          { type: 'text', text: 'C' },
+        ],
+        { stopReason: 'stop' },
+      ),
       { role: 'user', content: '' },
     ];
     const request = buildAnthropicRequest(claude(), { messages: history });
     expectValidMessages(request);
     expect(request.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'a' }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'from opus' }, { type: 'text', text: 'A' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'from opus' },
+          { type: 'text', text: 'A' },
+        ],
+      },
       // The aborted turn is gone, so the two user turns around it are one.
-      { role: 'user', content: [{ type: 'text', text: 'b' }, { type: 'text', text: 'c' }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'no signature (cut stream)' }, { type: 'text', text: 'C' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'b' },
+          { type: 'text', text: 'c' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'no signature (cut stream)' },
+          { type: 'text', text: 'C' },
+        ],
+      },
     ]);
   });
 

@@ -40,7 +40,8 @@ const ADAPTERS: Adapter[] = [
   {
     name: 'anthropic',
     stream: streamAnthropic,
-    model: (baseUrl) => testModel(baseUrl, { provider: 'anthropic', api: 'anthropic-messages', id: 'claude-sonnet-4-5', apiKey: 'sk-ant-test' }),
+    model: (baseUrl) =>
+      testModel(baseUrl, { provider: 'anthropic', api: 'anthropic-messages', id: 'claude-sonnet-4-5', apiKey: 'sk-ant-test' }),
     path: '/gw/v1/messages',
     added: '',
   },
@@ -59,7 +60,9 @@ describe.each(ADAPTERS)('$name with a base URL carrying a query, a fragment and 
   it('posts to the base path + the API path, with the base query after it and without the fragment', async () => {
     server = await startServer([NOT_FOUND]);
     const origin = new URL(server.baseUrl).origin;
-    await collect(adapter.stream(adapter.model(`${origin}/gw/?api-version=2024-10-21#frag`), { messages: [{ role: 'user', content: 'hi' }] }));
+    await collect(
+      adapter.stream(adapter.model(`${origin}/gw/?api-version=2024-10-21#frag`), { messages: [{ role: 'user', content: 'hi' }] }),
+    );
     expect(server.requests[0]?.url).toBe(`${adapter.path}?api-version=2024-10-21${adapter.added}`);
   });
 
@@ -76,7 +79,9 @@ describe.each(ADAPTERS)('$name with a base URL carrying a query, a fragment and 
   });
 
   it('a base URL that does not parse is quoted without what may be its password', async () => {
-    const { events } = await collect(adapter.stream(adapter.model('http://alice:pa/ss@127.0.0.1:1/v1'), { messages: [{ role: 'user', content: 'hi' }] }));
+    const { events } = await collect(
+      adapter.stream(adapter.model('http://alice:pa/ss@127.0.0.1:1/v1'), { messages: [{ role: 'user', content: 'hi' }] }),
+    );
     expect(events[events.length - 1]?.type).toBe('error');
     const text = JSON.stringify(events);
     for (const secret of ['alice', 'pa/ss']) expect(text).not.toContain(secret);

@@ -44,9 +44,11 @@ describe('displayUrl', () => {
   });
 
   it('drops query parameters named like secrets, keeps the rest', () => {
-    expect(displayUrl('https://h/v1?api-version=2024-10-21&api-key=k1&key=k2&api_key=k3&token=t&access_token=t2&sig=s&X-Amz-Signature=s2&password=p&secret=x&code=c')).toBe(
-      'https://h/v1?api-version=2024-10-21',
-    );
+    expect(
+      displayUrl(
+        'https://h/v1?api-version=2024-10-21&api-key=k1&key=k2&api_key=k3&token=t&access_token=t2&sig=s&X-Amz-Signature=s2&password=p&secret=x&code=c',
+      ),
+    ).toBe('https://h/v1?api-version=2024-10-21');
     expect(displayUrl('https://h/v1?key=k1')).toBe('https://h/v1');
     expect(displayUrl('https://h/v1?%6Bey=k1&a=1')).toBe('https://h/v1?a=1');
   });

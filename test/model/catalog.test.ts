@@ -27,14 +27,29 @@ describe('lookupModel', () => {
       pricing: { input: 2.5, output: 10, cacheRead: 1.25, cacheWrite: 2.5 },
       note: expect.any(String),
     });
-    expect(lookupModel('anthropic', 'claude-opus-4-1')).toMatchObject({ catalogId: 'anthropic/claude-opus-4-1', reasoning: true, pricing: { input: 15, output: 75 } });
-    expect(lookupModel('gemini', 'gemini-2.5-flash-lite')).toMatchObject({ catalogId: 'gemini/gemini-2.5-flash-lite', contextWindow: 1_048_576 });
+    expect(lookupModel('anthropic', 'claude-opus-4-1')).toMatchObject({
+      catalogId: 'anthropic/claude-opus-4-1',
+      reasoning: true,
+      pricing: { input: 15, output: 75 },
+    });
+    expect(lookupModel('gemini', 'gemini-2.5-flash-lite')).toMatchObject({
+      catalogId: 'gemini/gemini-2.5-flash-lite',
+      contextWindow: 1_048_576,
+    });
   });
 
   it('covers the common models of each vendor', () => {
     const required = {
       openai: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5-nano'],
-      anthropic: ['claude-opus-4-1', 'claude-opus-4', 'claude-sonnet-4-5', 'claude-sonnet-4', 'claude-3-7-sonnet', 'claude-haiku-4-5', 'claude-3-5-haiku'],
+      anthropic: [
+        'claude-opus-4-1',
+        'claude-opus-4',
+        'claude-sonnet-4-5',
+        'claude-sonnet-4',
+        'claude-3-7-sonnet',
+        'claude-haiku-4-5',
+        'claude-3-5-haiku',
+      ],
       gemini: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.0-flash'],
     };
     for (const [provider, ids] of Object.entries(required)) {
@@ -79,15 +94,24 @@ describe('lookupModel', () => {
   });
 
   it('openai-responses shares OpenAI’s entries', () => {
-    expect(lookupModel('openai-responses', 'gpt-5-2025-08-07')).toMatchObject({ catalogId: 'openai/gpt-5', pricing: lookupModel('openai', 'gpt-5').pricing });
+    expect(lookupModel('openai-responses', 'gpt-5-2025-08-07')).toMatchObject({
+      catalogId: 'openai/gpt-5',
+      pricing: lookupModel('openai', 'gpt-5').pricing,
+    });
   });
 
   it('maps OpenRouter vendor/model ids to the vendor’s entry, dots in Claude versions included', () => {
-    expect(lookupModel('openrouter', 'anthropic/claude-sonnet-4.5')).toMatchObject({ provider: 'openrouter', id: 'anthropic/claude-sonnet-4.5', catalogId: 'anthropic/claude-sonnet-4-5' });
+    expect(lookupModel('openrouter', 'anthropic/claude-sonnet-4.5')).toMatchObject({
+      provider: 'openrouter',
+      id: 'anthropic/claude-sonnet-4.5',
+      catalogId: 'anthropic/claude-sonnet-4-5',
+    });
     expect(lookupModel('openrouter', 'anthropic/claude-3.7-sonnet').catalogId).toBe('anthropic/claude-3-7-sonnet');
     expect(lookupModel('openrouter', 'openai/gpt-4.1-mini').catalogId).toBe('openai/gpt-4.1-mini');
     expect(lookupModel('openrouter', 'google/gemini-2.5-pro').catalogId).toBe('gemini/gemini-2.5-pro');
-    expect(lookupModel('openrouter', 'anthropic/claude-sonnet-4.5:thinking').pricing).toEqual(lookupModel('anthropic', 'claude-sonnet-4-5').pricing);
+    expect(lookupModel('openrouter', 'anthropic/claude-sonnet-4.5:thinking').pricing).toEqual(
+      lookupModel('anthropic', 'claude-sonnet-4-5').pricing,
+    );
     // `:free` variants cost nothing; the limits are the vendor's.
     expect(lookupModel('openrouter', 'google/gemini-2.0-flash-exp:free')).toMatchObject({
       catalogId: 'gemini/gemini-2.0-flash',
@@ -112,7 +136,12 @@ describe('lookupModel', () => {
 
   it('lets config overrides win, completing a partial price with the catalog’s', () => {
     const info = lookupModel('openai', 'gpt-4o', { contextWindow: 64_000, reasoning: true, pricing: { input: 2 } });
-    expect(info).toMatchObject({ contextWindow: 64_000, maxOutputTokens: 16_384, reasoning: true, pricing: { input: 2, output: 10, cacheRead: 1.25, cacheWrite: 2.5 } });
+    expect(info).toMatchObject({
+      contextWindow: 64_000,
+      maxOutputTokens: 16_384,
+      reasoning: true,
+      pricing: { input: 2, output: 10, cacheRead: 1.25, cacheWrite: 2.5 },
+    });
     // `undefined` in an override (a config key left empty) changes nothing.
     expect(lookupModel('openai', 'gpt-4o', { pricing: { input: undefined } }).pricing?.input).toBe(2.5);
     // The catalog itself is not changed by an override.
@@ -121,10 +150,16 @@ describe('lookupModel', () => {
 
   it('prices an unknown model from an override with input and output (cache prices default to input)', () => {
     const overrides = { maxOutputTokens: 32_768, pricing: { input: 0.5, output: 1.5 } };
-    expect(lookupModel('ollama', 'qwen3:32b', overrides)).toMatchObject({ maxOutputTokens: 32_768, pricing: { input: 0.5, output: 1.5, cacheRead: 0.5, cacheWrite: 0.5 } });
+    expect(lookupModel('ollama', 'qwen3:32b', overrides)).toMatchObject({
+      maxOutputTokens: 32_768,
+      pricing: { input: 0.5, output: 1.5, cacheRead: 0.5, cacheWrite: 0.5 },
+    });
     // An input price alone is not a price: the output is what dominates.
     expect(lookupModel('ollama', 'qwen3:32b', { pricing: { input: 0.5 } }).pricing).toBeUndefined();
-    expect(costOf({ provider: 'ollama', id: 'qwen3:32b' }, usage({ input: 2_000_000, output: 1_000_000 }), overrides)?.total).toBeCloseTo(2.5, 12);
+    expect(costOf({ provider: 'ollama', id: 'qwen3:32b' }, usage({ input: 2_000_000, output: 1_000_000 }), overrides)?.total).toBeCloseTo(
+      2.5,
+      12,
+    );
   });
 });
 
@@ -158,7 +193,11 @@ describe('the catalog data', () => {
   it('listModels returns every entry with its vendor as provider', () => {
     const listed = listModels();
     expect(listed).toHaveLength(Object.values(CATALOG).flat().length);
-    expect(listed.find((m) => m.id === 'claude-haiku-4-5')).toMatchObject({ provider: 'anthropic', catalogId: 'anthropic/claude-haiku-4-5', pricing: { input: 1, output: 5 } });
+    expect(listed.find((m) => m.id === 'claude-haiku-4-5')).toMatchObject({
+      provider: 'anthropic',
+      catalogId: 'anthropic/claude-haiku-4-5',
+      pricing: { input: 1, output: 5 },
+    });
     // Callers may change what they get without changing the catalog.
     listed[0]!.pricing!.input = 999;
     expect(listModels()[0]!.pricing!.input).not.toBe(999);
@@ -167,7 +206,10 @@ describe('the catalog data', () => {
 
 describe('costOf', () => {
   it('splits the cost like the usage and totals it', () => {
-    const cost = costOf({ provider: 'anthropic', id: 'claude-opus-4-1' }, usage({ input: 1_000_000, output: 100_000, cacheRead: 2_000_000, cacheWrite: 400_000 }));
+    const cost = costOf(
+      { provider: 'anthropic', id: 'claude-opus-4-1' },
+      usage({ input: 1_000_000, output: 100_000, cacheRead: 2_000_000, cacheWrite: 400_000 }),
+    );
     expect(cost?.input).toBeCloseTo(15, 12);
     expect(cost?.output).toBeCloseTo(7.5, 12);
     expect(cost?.cacheRead).toBeCloseTo(3, 12);
@@ -176,7 +218,13 @@ describe('costOf', () => {
   });
 
   it('zero usage costs zero', () => {
-    expect(costOf({ provider: 'gemini', id: 'gemini-2.5-pro' }, usage({}))).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
+    expect(costOf({ provider: 'gemini', id: 'gemini-2.5-pro' }, usage({}))).toEqual({
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      total: 0,
+    });
   });
 });
 

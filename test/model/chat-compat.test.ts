@@ -21,12 +21,20 @@ afterEach(async () => {
 const SSE = { 'content-type': 'text/event-stream' };
 const answer = (content: string) => ({
   headers: SSE,
-  body: sseBody([{ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: 'stop' }] }]),
+  body: sseBody([
+    { id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: 'stop' }] },
+  ]),
 });
 
 describe('the Chat Completions compatibility record', () => {
   it('is detected from the base URL: api.openai.com takes max_completion_tokens, other servers max_tokens', () => {
-    expect(detectChatCompat('openai', 'https://api.openai.com/v1')).toEqual({ streamUsage: true, maxTokensField: 'max_completion_tokens', reasoningEffort: true, thinkingFormat: 'think-tags', toolCallIds: 'any' });
+    expect(detectChatCompat('openai', 'https://api.openai.com/v1')).toEqual({
+      streamUsage: true,
+      maxTokensField: 'max_completion_tokens',
+      reasoningEffort: true,
+      thinkingFormat: 'think-tags',
+      toolCallIds: 'any',
+    });
     expect(detectChatCompat('openai', 'https://api.openai.com.evil.example/v1').maxTokensField).toBe('max_tokens');
     expect(detectChatCompat('ollama', 'http://127.0.0.1:11434/v1').maxTokensField).toBe('max_tokens');
   });
@@ -37,8 +45,15 @@ describe('the Chat Completions compatibility record', () => {
       providers: { mylab: { baseUrl: server.baseUrl, compat: { maxTokensField: 'max_completion_tokens', streamUsage: false } } },
       compat: { reasoningEffort: false, thinkingFormat: 'fields' },
     });
-    expect(declared.compat).toEqual({ maxTokensField: 'max_completion_tokens', streamUsage: false, reasoningEffort: false, thinkingFormat: 'fields' });
-    const { message } = await collect(streamOpenAIChat(declared, { messages: [{ role: 'user', content: 'hi' }] }, { maxTokens: 100, thinking: 'high' }));
+    expect(declared.compat).toEqual({
+      maxTokensField: 'max_completion_tokens',
+      streamUsage: false,
+      reasoningEffort: false,
+      thinkingFormat: 'fields',
+    });
+    const { message } = await collect(
+      streamOpenAIChat(declared, { messages: [{ role: 'user', content: 'hi' }] }, { maxTokens: 100, thinking: 'high' }),
+    );
     const body = server.requests[0]?.json as Record<string, unknown>;
     expect(body.max_completion_tokens).toBe(100);
     expect(body).not.toHaveProperty('max_tokens');
@@ -48,7 +63,9 @@ describe('the Chat Completions compatibility record', () => {
     expect(textOf(message)).toBe('<think>hm</think>Hello');
     // Undeclared, the same server gets the generic record.
     const plain = testModel(server.baseUrl, { id: 'm2' });
-    const second = await collect(streamOpenAIChat(plain, { messages: [{ role: 'user', content: 'hi' }] }, { maxTokens: 100, thinking: 'high' }));
+    const second = await collect(
+      streamOpenAIChat(plain, { messages: [{ role: 'user', content: 'hi' }] }, { maxTokens: 100, thinking: 'high' }),
+    );
     const body2 = server.requests[1]?.json as Record<string, unknown>;
     expect([body2.max_tokens, body2.reasoning_effort, body2.stream_options]).toEqual([100, 'high', { include_usage: true }]);
     expect([thinkingOf(second.message), textOf(second.message)]).toEqual(['hm', 'Hello']);
@@ -59,7 +76,15 @@ describe('the Chat Completions compatibility record', () => {
     const model = testModel(server.baseUrl, { compat: { toolCallIds: 'mistral' } });
     const messages: Message[] = [
       { role: 'user', content: 'hi' },
-      { role: 'assistant', content: [{ type: 'tool_call', id: 'toolu_01ABCdef_long-id', name: 'f', arguments: {}, rawArguments: '{}' }], stopReason: 'tool_use', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 }, provider: 'anthropic', model: 'claude', api: 'anthropic-messages' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_call', id: 'toolu_01ABCdef_long-id', name: 'f', arguments: {}, rawArguments: '{}' }],
+        stopReason: 'tool_use',
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 0 },
+        provider: 'anthropic',
+        model: 'claude',
+        api: 'anthropic-messages',
+      },
       { role: 'tool', toolCallId: 'toolu_01ABCdef_long-id', toolName: 'f', content: [{ type: 'text', text: 'r' }], isError: false },
     ];
     await collect(streamOpenAIChat(model, { messages }));
@@ -71,7 +96,18 @@ describe('the Chat Completions compatibility record', () => {
 
   it('what a server refused wins over what was declared, in one cache keyed by base URL and model', async () => {
     server = await startServer([
-      { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { message: "Unknown parameter: 'stream_options'", type: 'invalid_request_error', param: 'stream_options', code: 'unknown_parameter' } }) },
+      {
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          error: {
+            message: "Unknown parameter: 'stream_options'",
+            type: 'invalid_request_error',
+            param: 'stream_options',
+            code: 'unknown_parameter',
+          },
+        }),
+      },
       answer('ok'),
     ]);
     const model = testModel(server.baseUrl, { compat: { streamUsage: true } });
@@ -85,9 +121,17 @@ describe('the Chat Completions compatibility record', () => {
   });
 
   it('a quirk rein does not know, or a value it does not take, is refused naming what to write', () => {
-    expect(() => resolveModel('ollama/x', { compat: { maxTokens: 'max_tokens' } as never })).toThrow(/compat\.maxTokens is not a quirk rein knows: use streamUsage, maxTokensField/);
-    expect(() => resolveModel('ollama/x', { compat: { maxTokensField: 'max_output_tokens' } as never })).toThrow(/compat\.maxTokensField must be "max_tokens" or "max_completion_tokens", not "max_output_tokens"/);
-    expect(() => resolveModel('lab/x', { providers: { lab: { baseUrl: 'http://127.0.0.1:1/v1', compat: { streamUsage: 'no' } as never } } })).toThrow(/providers\.lab\.compat\.streamUsage must be true or false/);
-    expect(() => new Agent({ model: 'ollama/x', modelConfig: { compat: { toolCallIds: 'short' } as never } })).toThrow(/modelConfig\.compat\.toolCallIds must be "any" or "mistral"/);
+    expect(() => resolveModel('ollama/x', { compat: { maxTokens: 'max_tokens' } as never })).toThrow(
+      /compat\.maxTokens is not a quirk rein knows: use streamUsage, maxTokensField/,
+    );
+    expect(() => resolveModel('ollama/x', { compat: { maxTokensField: 'max_output_tokens' } as never })).toThrow(
+      /compat\.maxTokensField must be "max_tokens" or "max_completion_tokens", not "max_output_tokens"/,
+    );
+    expect(() =>
+      resolveModel('lab/x', { providers: { lab: { baseUrl: 'http://127.0.0.1:1/v1', compat: { streamUsage: 'no' } as never } } }),
+    ).toThrow(/providers\.lab\.compat\.streamUsage must be true or false/);
+    expect(() => new Agent({ model: 'ollama/x', modelConfig: { compat: { toolCallIds: 'short' } as never } })).toThrow(
+      /modelConfig\.compat\.toolCallIds must be "any" or "mistral"/,
+    );
   });
 });

@@ -56,7 +56,11 @@ export async function startServer(script: Script): Promise<TestServer> {
       const response =
         typeof script === 'function'
           ? script(request, n)
-          : (script[n] ?? { status: 500, headers: { 'content-type': 'text/plain' }, body: `fixture server: no response scripted for request ${n}` });
+          : (script[n] ?? {
+              status: 500,
+              headers: { 'content-type': 'text/plain' },
+              body: `fixture server: no response scripted for request ${n}`,
+            });
       return send(res, response);
     });
   });

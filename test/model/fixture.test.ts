@@ -36,7 +36,10 @@ function lookup(answer: (order: string) => string) {
 /** Records one run of the agent against the scripted server, as the wire `api`. */
 async function record(api: ModelApi): Promise<{ file: string; model: (base: string) => ModelRef; text: string }> {
   const provider = await startScriptedServer({
-    script: (request) => (request.messages.at(-1)?.role === 'tool' ? text(`Order 42 is ${request.messages.at(-1)?.content}.`) : toolCall('order_status', { order: '42' })),
+    script: (request) =>
+      request.messages.at(-1)?.role === 'tool'
+        ? text(`Order 42 is ${request.messages.at(-1)?.content}.`)
+        : toolCall('order_status', { order: '42' }),
   });
   closing.push(provider);
   const file = join(dir, 'run.fixture.jsonl');
@@ -82,7 +85,11 @@ describe('recording a run', () => {
       const changedBase = api === 'openai-chat' || api === 'openai-responses' ? again.url : again.origin;
       const changed = await new Agent({ model: model(changedBase), tools: [lookup(() => 'lost')] }).run('where is order 42?');
       expect(changed.status).toBe('failed');
-      expect(again.divergence).toMatchObject({ request: 2, actual: expect.stringContaining('lost'), expected: expect.stringContaining('shipped') });
+      expect(again.divergence).toMatchObject({
+        request: 2,
+        actual: expect.stringContaining('lost'),
+        expected: expect.stringContaining('shipped'),
+      });
       expect(again.divergence?.message).toMatch(/^request 2 differs from the recording at \S+: expected .*shipped.*, got .*lost/);
       expect(changed.error?.message).toContain(again.divergence?.message);
     });
@@ -91,18 +98,33 @@ describe('recording a run', () => {
   it('drives a test in process with replayModel, through the same adapter', async () => {
     const { file, model, text: said } = await record('openai-chat');
     const replay = replayModel(loadFixture(file));
-    const same = await new Agent({ model: model('http://127.0.0.1:9/v1'), tools: [lookup(() => 'shipped')], streamFn: replay }).run('where is order 42?');
+    const same = await new Agent({ model: model('http://127.0.0.1:9/v1'), tools: [lookup(() => 'shipped')], streamFn: replay }).run(
+      'where is order 42?',
+    );
     expect(same.text).toBe(said);
     expect(replay.divergence).toBeUndefined();
     const changedReplay = replayModel(loadFixture(file));
-    const changed = await new Agent({ model: model('http://127.0.0.1:9/v1'), tools: [lookup(() => 'shipped')], streamFn: changedReplay }).run('where is order 43?');
+    const changed = await new Agent({
+      model: model('http://127.0.0.1:9/v1'),
+      tools: [lookup(() => 'shipped')],
+      streamFn: changedReplay,
+    }).run('where is order 43?');
     expect(changed.status).toBe('failed');
-    expect(changedReplay.divergence).toMatchObject({ request: 1, at: 'messages[0].content', expected: '"where is order 42?"', actual: '"where is order 43?"' });
+    expect(changedReplay.divergence).toMatchObject({
+      request: 1,
+      at: 'messages[0].content',
+      expected: '"where is order 42?"',
+      actual: '"where is order 43?"',
+    });
   });
 
   it('a file that is not a fixture is refused saying what it must be', () => {
-    expect(() => parseFixture('[]', 'x.json')).toThrow(/x\.json is not a rein fixture: its first line must be \{"rein":"fixture","version":1\}/);
-    expect(() => parseFixture('{"rein":"fixture","version":1}\n{"api":"soap"}', 'f')).toThrow(/f, line 2: "api" must be one of openai-chat/);
+    expect(() => parseFixture('[]', 'x.json')).toThrow(
+      /x\.json is not a rein fixture: its first line must be \{"rein":"fixture","version":1\}/,
+    );
+    expect(() => parseFixture('{"rein":"fixture","version":1}\n{"api":"soap"}', 'f')).toThrow(
+      /f, line 2: "api" must be one of openai-chat/,
+    );
     expect(() => loadFixture(join(dir, 'missing.jsonl'))).toThrow(/no such fixture file/);
     expect(firstDifference({ a: [1, { b: 2 }] }, { a: [1, { b: 3 }] }, '')).toEqual({ path: 'a[1].b', expected: '2', actual: '3' });
   });

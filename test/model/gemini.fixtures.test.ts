@@ -18,7 +18,11 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function replay(file: string, id: string, options: { stream?: boolean } = {}): Promise<{ events: AssistantStreamEvent[]; message: AssistantMessage }> {
+async function replay(
+  file: string,
+  id: string,
+  options: { stream?: boolean } = {},
+): Promise<{ events: AssistantStreamEvent[]; message: AssistantMessage }> {
   server = await startServer([fixtureResponse(`gemini/${file}`)]);
   const result = await collect(streamGemini(geminiModel(server.baseUrl, id), { messages: [{ role: 'user', content: 'hi' }] }, options));
   expectWellFormed(result.events, result.message);
@@ -32,7 +36,12 @@ async function replay(file: string, id: string, options: { stream?: boolean } = 
  */
 function frames(file: string): Array<Record<string, any>> {
   const text = readFixture(`gemini/${file}`);
-  const lines = file.endsWith('.jsonl') ? text.split('\n') : text.split(/\r?\n/).filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+  const lines = file.endsWith('.jsonl')
+    ? text.split('\n')
+    : text
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6));
   return lines.filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, any>);
 }
 
@@ -49,7 +58,12 @@ describe('gemini recordings', () => {
     expect(message.stopReason).toBe('stop');
     // The last frame's usage counts (earlier frames carry provisional counts).
     expect(message.usage).toEqual({ input: 13, output: 8, cacheRead: 0, cacheWrite: 0, reasoning: 0, total: 21 });
-    expect([message.api, message.responseId, message.provider, message.model]).toEqual(['gemini', 'w1peaMz6INOvnvgPgYfPiQY', 'gemini', 'gemini-2.0-flash-exp']);
+    expect([message.api, message.responseId, message.provider, message.model]).toEqual([
+      'gemini',
+      'w1peaMz6INOvnvgPgYfPiQY',
+      'gemini',
+      'gemini-2.0-flash-exp',
+    ]);
     const request = server?.requests[0];
     expect(request?.url).toBe('/v1beta/models/gemini-2.0-flash-exp:streamGenerateContent?alt=sse');
     expect(request?.headers['x-goog-api-key']).toBe('test-key');
@@ -61,9 +75,19 @@ describe('gemini recordings', () => {
     const { message, events } = await replay('stream-thinking.sse', 'gemini-2.5-flash');
     const recorded = frames('stream-thinking.sse').map((f) => f.candidates[0].content.parts[0]);
     expect(message.content.map((b) => b.type)).toEqual(['thinking', 'text']);
-    expect(thinkingOf(message)).toBe(recorded.filter((p) => p.thought).map((p) => p.text).join(''));
+    expect(thinkingOf(message)).toBe(
+      recorded
+        .filter((p) => p.thought)
+        .map((p) => p.text)
+        .join(''),
+    );
     expect(thinkingOf(message)).toMatch(/^\*\*Initiating Calculations\*\*/);
-    expect(textOf(message)).toBe(recorded.filter((p) => !p.thought).map((p) => p.text).join(''));
+    expect(textOf(message)).toBe(
+      recorded
+        .filter((p) => !p.thought)
+        .map((p) => p.text)
+        .join(''),
+    );
     expect(textOf(message)).toMatch(/Therefore, 2 \+ 2 equals \*\*4\*\*\.$/);
     const types = events.map((e) => e.type);
     expect(types.indexOf('thinking_end')).toBeLessThan(types.indexOf('text_start'));
@@ -84,7 +108,12 @@ describe('gemini recordings', () => {
     const recorded = frames('stream-function-call-thought-signature.sse')[0]?.candidates[0].content.parts[0];
     expect(message.content).toHaveLength(1);
     const [call] = toolCallsOf(message);
-    expect([call?.id, call?.name, call?.arguments, call?.rawArguments]).toEqual(['call_QUVVadTSNJ6_qtsPvN7J8Q0_0', 'get_country', {}, '{}']);
+    expect([call?.id, call?.name, call?.arguments, call?.rawArguments]).toEqual([
+      'call_QUVVadTSNJ6_qtsPvN7J8Q0_0',
+      'get_country',
+      {},
+      '{}',
+    ]);
     expect(call?.signature).toBe(recorded.thoughtSignature);
     expect(call?.signature).toMatch(/^EpwICpkIAXLI2nxlU6gsWZaZ/);
     expect(message.stopReason).toBe('tool_use');
@@ -124,7 +153,11 @@ describe('gemini recordings', () => {
     expect(calls[0]?.signature).toBe(recorded[0]?.candidates[0].content.parts[0].thoughtSignature);
     expect(calls[1]?.signature).toBeUndefined();
     const deltas = events.filter((e) => e.type === 'tool_call_delta' && e.index === 0);
-    expect(deltas.map((e) => e.type === 'tool_call_delta' && e.partialArguments)).toEqual([{ location: 'Boston' }, { location: 'Boston' }, { location: 'Boston' }]);
+    expect(deltas.map((e) => e.type === 'tool_call_delta' && e.partialArguments)).toEqual([
+      { location: 'Boston' },
+      { location: 'Boston' },
+      { location: 'Boston' },
+    ]);
     // Each call ends when its last piece (no willContinue) arrives, before the next starts.
     const types = events.map((e) => (e.type.startsWith('tool_call') ? `${e.type}:${'index' in e ? e.index : ''}` : e.type));
     expect(types.indexOf('tool_call_end:0')).toBeLessThan(types.indexOf('tool_call_start:1'));

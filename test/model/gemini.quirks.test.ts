@@ -35,7 +35,11 @@ function status(code: number, rpcStatus: string, message: string, details?: unkn
 
 describe('gemini thought signatures in the stream', () => {
   it('an empty text part carrying only a signature signs the text before it', async () => {
-    const body = geminiSse([candidate([{ text: 'Paris' }]), candidate([{ text: '.' }]), candidate([{ text: '', thoughtSignature: 'c2lnLXRleHQ=' }], 'STOP')]);
+    const body = geminiSse([
+      candidate([{ text: 'Paris' }]),
+      candidate([{ text: '.' }]),
+      candidate([{ text: '', thoughtSignature: 'c2lnLXRleHQ=' }], 'STOP'),
+    ]);
     const { message, events } = await run([{ headers: SSE, body }]);
     expect(message.content).toEqual([{ type: 'text', text: 'Paris.', signature: 'c2lnLXRleHQ=' }]);
     expect(events.filter((e) => e.type === 'text_start')).toHaveLength(1);
@@ -57,7 +61,10 @@ describe('gemini thought signatures in the stream', () => {
   });
 
   it('a second, different signature starts a new text block instead of being merged away', async () => {
-    const body = geminiSse([candidate([{ text: 'one', thoughtSignature: 'b25l' }]), candidate([{ text: 'two', thoughtSignature: 'dHdv' }], 'STOP')]);
+    const body = geminiSse([
+      candidate([{ text: 'one', thoughtSignature: 'b25l' }]),
+      candidate([{ text: 'two', thoughtSignature: 'dHdv' }], 'STOP'),
+    ]);
     const { message } = await run([{ headers: SSE, body }]);
     expect(message.content).toEqual([
       { type: 'text', text: 'one', signature: 'b25l' },
@@ -68,7 +75,11 @@ describe('gemini thought signatures in the stream', () => {
 
 describe('gemini function calls in the stream', () => {
   it('assembles nested partialArgs: objects, arrays of objects, numbers, booleans, null, a string in three escaped pieces', async () => {
-    const piece = (jsonPath: string, value: Record<string, unknown>, willContinue = false) => ({ jsonPath, ...value, ...(willContinue ? { willContinue } : {}) });
+    const piece = (jsonPath: string, value: Record<string, unknown>, willContinue = false) => ({
+      jsonPath,
+      ...value,
+      ...(willContinue ? { willContinue } : {}),
+    });
     const fc = (functionCall: Record<string, unknown>) => candidate([{ functionCall }]);
     const body = geminiSse([
       fc({ name: 'plan', willContinue: true }),
@@ -76,7 +87,10 @@ describe('gemini function calls in the stream', () => {
       fc({ partialArgs: [piece('$.title', { stringValue: '\n\\ to 世界' }, true)], willContinue: true }),
       fc({ partialArgs: [piece('$.title', { stringValue: '' })], willContinue: true }),
       fc({ partialArgs: [piece('$.steps[0].n', { numberValue: 1 }), piece('$.steps[0].done', { boolValue: true })], willContinue: true }),
-      fc({ partialArgs: [piece('$.steps[1].n', { numberValue: 2.5 }), piece('$.steps[1].note', { nullValue: 'NULL_VALUE' })], willContinue: true }),
+      fc({
+        partialArgs: [piece('$.steps[1].n', { numberValue: 2.5 }), piece('$.steps[1].note', { nullValue: 'NULL_VALUE' })],
+        willContinue: true,
+      }),
       fc({ partialArgs: [piece("$.meta['owner name']", { stringValue: 'Ada' })], willContinue: true }),
       // The last piece ends the call: no willContinue on the functionCall.
       fc({ partialArgs: [piece('$.tags[0]', { stringValue: 'x' }), piece('$.tags[1]', { stringValue: 'y' })] }),
@@ -84,7 +98,15 @@ describe('gemini function calls in the stream', () => {
     ]);
     const { message, events } = await run([{ headers: SSE, body }], {}, 'gemini-3-pro-preview');
     const [call] = toolCallsOf(message);
-    const expected = { title: 'Say "hi"\n\\ to 世界', steps: [{ n: 1, done: true }, { n: 2.5, note: null }], meta: { 'owner name': 'Ada' }, tags: ['x', 'y'] };
+    const expected = {
+      title: 'Say "hi"\n\\ to 世界',
+      steps: [
+        { n: 1, done: true },
+        { n: 2.5, note: null },
+      ],
+      meta: { 'owner name': 'Ada' },
+      tags: ['x', 'y'],
+    };
     expect(call?.arguments).toEqual(expected);
     expect(JSON.parse(call?.rawArguments ?? '')).toEqual(expected);
     const partial = events.flatMap((e) => (e.type === 'tool_call_delta' ? [e.partialArguments] : []));
@@ -94,7 +116,16 @@ describe('gemini function calls in the stream', () => {
   });
 
   it('uses a call id the server sends; makes unique ones otherwise', async () => {
-    const body = geminiSse([candidate([{ functionCall: { id: 'srv_1', name: 'a', args: {} } }, { functionCall: { id: 'srv_1', name: 'b', args: {} } }, { functionCall: { name: 'c', args: {} } }], 'STOP')]);
+    const body = geminiSse([
+      candidate(
+        [
+          { functionCall: { id: 'srv_1', name: 'a', args: {} } },
+          { functionCall: { id: 'srv_1', name: 'b', args: {} } },
+          { functionCall: { name: 'c', args: {} } },
+        ],
+        'STOP',
+      ),
+    ]);
     const { message } = await run([{ headers: SSE, body }]);
     const ids = toolCallsOf(message).map((c) => c.id);
     expect(ids[0]).toBe('srv_1');
@@ -105,11 +136,20 @@ describe('gemini function calls in the stream', () => {
   it('text before a call is closed before the call starts', async () => {
     const body = geminiSse([candidate([{ text: 'Let me look.' }, { functionCall: { name: 'ls', args: { dir: '.' } } }], 'STOP')]);
     const { events } = await run([{ headers: SSE, body }]);
-    expect(events.map((e) => e.type)).toEqual(['start', 'text_start', 'text_delta', 'text_end', 'tool_call_start', 'tool_call_delta', 'tool_call_end', 'done']);
+    expect(events.map((e) => e.type)).toEqual([
+      'start',
+      'text_start',
+      'text_delta',
+      'text_end',
+      'tool_call_start',
+      'tool_call_delta',
+      'tool_call_end',
+      'done',
+    ]);
   });
 
   it('the partial-args writer: paths, and a call that never got arguments', () => {
-    expect(parsePath("$.a.b[12]['c d'][\"e\"]")).toEqual(['a', 'b', 12, 'c d', 'e']);
+    expect(parsePath('$.a.b[12][\'c d\']["e"]')).toEqual(['a', 'b', 12, 'c d', 'e']);
     expect(parsePath('a.b')).toBeUndefined();
     expect(parsePath('$.a[x]')).toBeUndefined();
     const empty = new PartialArgsWriter();
@@ -126,7 +166,11 @@ describe('gemini finish reasons and blocks', () => {
   });
 
   it('a blocked prompt (promptFeedback.blockReason, no candidates) → content_filter', async () => {
-    const blocked = { promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 }, responseId: 'r1' };
+    const blocked = {
+      promptFeedback: { blockReason: 'PROHIBITED_CONTENT' },
+      usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 },
+      responseId: 'r1',
+    };
     const { message } = await run([{ headers: SSE, body: geminiSse([blocked]) }]);
     expect(message.stopReason).toBe('content_filter');
     expect(message.content).toEqual([]);
@@ -134,7 +178,11 @@ describe('gemini finish reasons and blocks', () => {
   });
 
   it('MALFORMED_FUNCTION_CALL → a transient invalid_response quoting the finish message (another sample usually works)', async () => {
-    const body = geminiSse([candidate([], 'MALFORMED_FUNCTION_CALL', { candidates: [{ finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: 'Malformed function call: print(default_api.ls(' }] })]);
+    const body = geminiSse([
+      candidate([], 'MALFORMED_FUNCTION_CALL', {
+        candidates: [{ finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: 'Malformed function call: print(default_api.ls(' }],
+      }),
+    ]);
     const { message, events } = await run([{ headers: SSE, body }]);
     expect(errorOf(events)).toMatchObject({ code: 'invalid_response', kind: 'transient' });
     expect(errorOf(events).message).toContain('Malformed function call: print(default_api.ls(');
@@ -147,7 +195,13 @@ describe('gemini finish reasons and blocks', () => {
   });
 
   it('cached prompt tokens become cacheRead and leave input', async () => {
-    const usageMetadata = { promptTokenCount: 1200, cachedContentTokenCount: 1000, candidatesTokenCount: 5, thoughtsTokenCount: 20, totalTokenCount: 1225 };
+    const usageMetadata = {
+      promptTokenCount: 1200,
+      cachedContentTokenCount: 1000,
+      candidatesTokenCount: 5,
+      thoughtsTokenCount: 20,
+      totalTokenCount: 1225,
+    };
     const { message } = await run([{ headers: SSE, body: geminiSse([candidate([{ text: 'ok' }], 'STOP', { usageMetadata })]) }]);
     expect(message.usage).toEqual({ input: 200, output: 25, cacheRead: 1000, cacheWrite: 0, reasoning: 20, total: 1225 });
   });
@@ -156,7 +210,10 @@ describe('gemini finish reasons and blocks', () => {
 describe('gemini errors', () => {
   it('429 with RetryInfo → retryAfterMs from retryDelay', async () => {
     const body = status(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota.', [
-      { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests' }] },
+      {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests' }],
+      },
       { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '37s' },
     ]);
     const { events } = await run([{ status: 429, headers: JSON_TYPE, body }]);
@@ -164,7 +221,9 @@ describe('gemini errors', () => {
   });
 
   it('503 UNAVAILABLE overloaded → transient overloaded; 500 INTERNAL → transient server_error', async () => {
-    const overloaded = await run([{ status: 503, headers: JSON_TYPE, body: status(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.') }]);
+    const overloaded = await run([
+      { status: 503, headers: JSON_TYPE, body: status(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.') },
+    ]);
     expect(errorOf(overloaded.events)).toMatchObject({ code: 'overloaded', kind: 'transient', status: 503 });
     await server?.close();
     const internal = await run([{ status: 500, headers: JSON_TYPE, body: status(500, 'INTERNAL', 'An internal error has occurred.') }]);
@@ -178,15 +237,22 @@ describe('gemini errors', () => {
   });
 
   it('403 PERMISSION_DENIED → auth; another 400 → bad_request', async () => {
-    const denied = await run([{ status: 403, headers: JSON_TYPE, body: status(403, 'PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers.') }]);
+    const denied = await run([
+      { status: 403, headers: JSON_TYPE, body: status(403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers.") },
+    ]);
     expect(errorOf(denied.events)).toMatchObject({ code: 'auth', kind: 'fatal' });
     await server?.close();
-    const bad = await run([{ status: 400, headers: JSON_TYPE, body: status(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received. Unknown name "foo"') }]);
+    const bad = await run([
+      { status: 400, headers: JSON_TYPE, body: status(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received. Unknown name "foo"') },
+    ]);
     expect(errorOf(bad.events)).toMatchObject({ code: 'bad_request', kind: 'fatal' });
   });
 
   it('an error object inside a 200 stream ends it with that typed error and the partial message', async () => {
-    const body = geminiSse([candidate([{ text: 'Half' }]), { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }]);
+    const body = geminiSse([
+      candidate([{ text: 'Half' }]),
+      { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } },
+    ]);
     const { message, events } = await run([{ headers: SSE, body }]);
     expect(errorOf(events)).toMatchObject({ code: 'overloaded', kind: 'transient' });
     expect([message.stopReason, textOf(message)]).toEqual(['error', 'Half']);
@@ -212,7 +278,9 @@ describe('gemini errors', () => {
 
   it('an unreachable server is a transient network error naming the URL, never the key', async () => {
     const baseUrl = await closedPortUrl();
-    const { events, message } = await collect(streamGemini(geminiModel(baseUrl, 'gemini-2.5-flash', { apiKey: 'secret-key-123' }), { messages: [] }));
+    const { events, message } = await collect(
+      streamGemini(geminiModel(baseUrl, 'gemini-2.5-flash', { apiKey: 'secret-key-123' }), { messages: [] }),
+    );
     expectWellFormed(events, message);
     const error = errorOf(events);
     expect([error.code, error.kind]).toEqual(['network', 'transient']);
@@ -239,7 +307,11 @@ describe('gemini transport', () => {
   it('aborting mid-stream ends with stopReason aborted and the text so far', async () => {
     const controller = new AbortController();
     server = await startServer([{ headers: SSE, body: [geminiSse([candidate([{ text: 'streaming…' }])])], hold: true }]);
-    const stream = streamGemini(geminiModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal });
+    const stream = streamGemini(
+      geminiModel(server.baseUrl),
+      { messages: [{ role: 'user', content: 'hi' }] },
+      { signal: controller.signal },
+    );
     const events: AssistantStreamEvent[] = [];
     for await (const event of stream) {
       events.push(event);

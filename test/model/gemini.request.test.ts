@@ -4,7 +4,15 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamGemini } from '../../src/model/providers/gemini.js';
-import { SKIP_SIGNATURE, buildGeminiBody, geminiGeneration, geminiHeaders, geminiTarget, geminiUrl, generationConfig } from '../../src/model/providers/gemini-request.js';
+import {
+  SKIP_SIGNATURE,
+  buildGeminiBody,
+  geminiGeneration,
+  geminiHeaders,
+  geminiTarget,
+  geminiUrl,
+  generationConfig,
+} from '../../src/model/providers/gemini-request.js';
 import type { AssistantMessage, Context, Message, ModelRef, ToolCall } from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
 import { fixtureResponse, startServer } from './fixture-server.js';
@@ -33,7 +41,16 @@ function call(id: string, name: string, args: Record<string, unknown>, signature
 
 function assistant(content: AssistantMessage['content'], from: Partial<AssistantMessage> = {}): AssistantMessage {
   const stopReason = content.some((c) => c.type === 'tool_call') ? 'tool_use' : 'stop';
-  return { role: 'assistant', content, stopReason, usage: emptyUsage(), provider: 'gemini', model: 'gemini-2.5-flash', api: 'gemini', ...from };
+  return {
+    role: 'assistant',
+    content,
+    stopReason,
+    usage: emptyUsage(),
+    provider: 'gemini',
+    model: 'gemini-2.5-flash',
+    api: 'gemini',
+    ...from,
+  };
 }
 
 function result(toolCallId: string, toolName: string, text: string, isError = false): Message {
@@ -59,7 +76,16 @@ describe('gemini request body', () => {
   it('system instruction, user text and images, and no generationConfig when nothing is set', () => {
     const json = body(geminiModel(LOCAL), {
       system: 'You are terse.',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', data: 'iVBOR', mimeType: 'image/png' }, { type: 'text', text: '' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image', data: 'iVBOR', mimeType: 'image/png' },
+            { type: 'text', text: '' },
+          ],
+        },
+      ],
     });
     expect(json).toEqual({
       contents: [{ role: 'user', parts: [{ text: 'What is this?' }, { inlineData: { mimeType: 'image/png', data: 'iVBOR' } }] }],
@@ -81,7 +107,14 @@ describe('gemini request body', () => {
     });
     expect(json.contents).toEqual([
       { role: 'user', parts: [{ text: 'List and read.' }] },
-      { role: 'model', parts: [{ text: 'Looking.' }, { functionCall: { name: 'ls', args: { dir: '.' } } }, { functionCall: { name: 'cat', args: { path: 'x' } } }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'Looking.' },
+          { functionCall: { name: 'ls', args: { dir: '.' } } },
+          { functionCall: { name: 'cat', args: { path: 'x' } } },
+        ],
+      },
       {
         role: 'user',
         parts: [
@@ -102,7 +135,14 @@ describe('gemini request body', () => {
       call('call_1', 'get_country', {}, 'sig-call'),
       call('call_2', 'get_time', {}),
     ]);
-    const context: Context = { messages: [{ role: 'user', content: 'Where am I?' }, own, result('call_1', 'get_country', 'Mexico'), result('call_2', 'get_time', 'noon')] };
+    const context: Context = {
+      messages: [
+        { role: 'user', content: 'Where am I?' },
+        own,
+        result('call_1', 'get_country', 'Mexico'),
+        result('call_2', 'get_time', 'noon'),
+      ],
+    };
     const same = body(geminiModel(LOCAL, 'gemini-2.5-flash'), context);
     expect(same.contents[1]).toEqual({
       role: 'model',
@@ -128,12 +168,25 @@ describe('gemini request body', () => {
     const foreign = assistant([call('call_1', 'a', {}), call('call_2', 'b', {})], { model: 'gemini-2.5-flash' });
     const own = assistant([call('call_3', 'c', {}, 'real-sig'), call('call_4', 'd', {})], { model: 'gemini-3-pro-preview' });
     const json = body(geminiModel(LOCAL, 'gemini-3-pro-preview'), {
-      messages: [{ role: 'user', content: 'go' }, foreign, result('call_1', 'a', '1'), result('call_2', 'b', '2'), own, result('call_3', 'c', '3'), result('call_4', 'd', '4')],
+      messages: [
+        { role: 'user', content: 'go' },
+        foreign,
+        result('call_1', 'a', '1'),
+        result('call_2', 'b', '2'),
+        own,
+        result('call_3', 'c', '3'),
+        result('call_4', 'd', '4'),
+      ],
     });
     const signatures = json.contents.filter((c) => c.role === 'model').map((c) => c.parts.map((p) => p.thoughtSignature));
-    expect(signatures).toEqual([[SKIP_SIGNATURE, undefined], ['real-sig', undefined]]);
+    expect(signatures).toEqual([
+      [SKIP_SIGNATURE, undefined],
+      ['real-sig', undefined],
+    ]);
     // Older models validate nothing: no placeholder.
-    const older = body(geminiModel(LOCAL, 'gemini-2.5-flash-lite'), { messages: [{ role: 'user', content: 'go' }, foreign, result('call_1', 'a', '1'), result('call_2', 'b', '2')] });
+    const older = body(geminiModel(LOCAL, 'gemini-2.5-flash-lite'), {
+      messages: [{ role: 'user', content: 'go' }, foreign, result('call_1', 'a', '1'), result('call_2', 'b', '2')],
+    });
     expect(JSON.stringify(older)).not.toContain('thoughtSignature');
   });
 
@@ -160,7 +213,10 @@ describe('gemini request body', () => {
       { role: 'user', content: 'Go on.' },
     ];
     for (const id of ['gemini-2.5-flash', 'gemini-3-pro-preview']) {
-      const json = body(geminiModel(LOCAL, id), { messages, tools: [{ name: 'weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }] });
+      const json = body(geminiModel(LOCAL, id), {
+        messages,
+        tools: [{ name: 'weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+      });
       expectValidHistory(json.contents);
       const text = JSON.stringify(json);
       for (const leaked of ['toolu_', 'call_kz1', 'anthropic', 'redacted-blob', 'The answ']) expect(text).not.toContain(leaked);
@@ -168,7 +224,10 @@ describe('gemini request body', () => {
       const responses = json.contents[2]?.parts.filter((p) => p.functionResponse).map((p) => p.functionResponse);
       expect(responses?.[0]).toEqual({ name: 'weather', response: { output: '18°C' } });
       expect(responses?.[1]?.response.error).toMatch(/has no result/);
-      expect(json.contents.at(-1)).toEqual({ role: 'user', parts: [{ functionResponse: { name: 'convert', response: { output: '64.4°F' } } }, { text: 'Go on.' }] });
+      expect(json.contents.at(-1)).toEqual({
+        role: 'user',
+        parts: [{ functionResponse: { name: 'convert', response: { output: '64.4°F' } } }, { text: 'Go on.' }],
+      });
       const placeholders = text.split(SKIP_SIGNATURE).length - 1;
       expect(placeholders).toBe(id.startsWith('gemini-3') ? 2 : 0);
     }
@@ -178,7 +237,16 @@ describe('gemini request body', () => {
     const messages: Message[] = [
       { role: 'user', content: 'Screenshot please.' },
       assistant([call('call_1', 'screenshot', {})], { model: 'gemini-3-flash-preview' }),
-      { role: 'tool', toolCallId: 'call_1', toolName: 'screenshot', content: [{ type: 'text', text: 'taken' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }], isError: false },
+      {
+        role: 'tool',
+        toolCallId: 'call_1',
+        toolName: 'screenshot',
+        content: [
+          { type: 'text', text: 'taken' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        ],
+        isError: false,
+      },
     ];
     const image = { inlineData: { mimeType: 'image/png', data: 'AAAA' } };
     expect(body(geminiModel(LOCAL, 'gemini-3-flash-preview'), { messages }).contents[2]?.parts).toEqual([
@@ -209,7 +277,12 @@ describe('gemini request body', () => {
           {
             name: 'read',
             description: 'Read a file',
-            parametersJsonSchema: { type: 'object', properties: { path: { type: 'string', description: 'File path' }, limit: { type: ['integer', 'null'] } }, required: ['path'], additionalProperties: false },
+            parametersJsonSchema: {
+              type: 'object',
+              properties: { path: { type: 'string', description: 'File path' }, limit: { type: ['integer', 'null'] } },
+              required: ['path'],
+              additionalProperties: false,
+            },
           },
           { name: 'now', description: 'The time', parametersJsonSchema: { type: 'object', properties: {} } },
         ],
@@ -222,7 +295,11 @@ describe('gemini request body', () => {
           {
             name: 'read',
             description: 'Read a file',
-            parameters: { type: 'OBJECT', properties: { path: { type: 'STRING', description: 'File path' }, limit: { type: 'INTEGER', nullable: true } }, required: ['path'] },
+            parameters: {
+              type: 'OBJECT',
+              properties: { path: { type: 'STRING', description: 'File path' }, limit: { type: 'INTEGER', nullable: true } },
+              required: ['path'],
+            },
           },
           // An OBJECT with empty properties is rejected: a tool without parameters sends none.
           { name: 'now', description: 'The time' },
@@ -232,10 +309,19 @@ describe('gemini request body', () => {
   });
 
   it('generationConfig: max tokens, temperature, thinking budgets by level and model', () => {
-    expect(generationConfig('gemini-2.5-flash', 2.5, { maxTokens: 100, temperature: 0.2 })).toEqual({ maxOutputTokens: 100, temperature: 0.2 });
-    expect(generationConfig('gemini-2.5-flash', 2.5, { thinking: 'low' })).toEqual({ thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } });
-    expect(generationConfig('gemini-3-pro-preview', 3, { thinking: 'medium' })).toEqual({ thinkingConfig: { thinkingBudget: 8192, includeThoughts: true } });
-    expect(generationConfig('gemini-2.5-pro', 2.5, { thinking: 'high' })).toEqual({ thinkingConfig: { thinkingBudget: 24576, includeThoughts: true } });
+    expect(generationConfig('gemini-2.5-flash', 2.5, { maxTokens: 100, temperature: 0.2 })).toEqual({
+      maxOutputTokens: 100,
+      temperature: 0.2,
+    });
+    expect(generationConfig('gemini-2.5-flash', 2.5, { thinking: 'low' })).toEqual({
+      thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
+    });
+    expect(generationConfig('gemini-3-pro-preview', 3, { thinking: 'medium' })).toEqual({
+      thinkingConfig: { thinkingBudget: 8192, includeThoughts: true },
+    });
+    expect(generationConfig('gemini-2.5-pro', 2.5, { thinking: 'high' })).toEqual({
+      thinkingConfig: { thinkingBudget: 24576, includeThoughts: true },
+    });
     expect(generationConfig('gemini-2.5-flash', 2.5, { thinking: 'off' })).toEqual({ thinkingConfig: { thinkingBudget: 0 } });
     // Pro models cannot stop thinking: their smallest budget.
     expect(generationConfig('gemini-2.5-pro', 2.5, { thinking: 'off' })).toEqual({ thinkingConfig: { thinkingBudget: 128 } });
@@ -249,7 +335,9 @@ describe('gemini request body', () => {
   });
 
   it('the body is the same when messages come from the cache, and the cache keeps Gemini 3 and older apart', () => {
-    const context: Context = { messages: [{ role: 'user', content: 'go' }, assistant([call('call_1', 'a', {})], { model: 'other' }), result('call_1', 'a', '1')] };
+    const context: Context = {
+      messages: [{ role: 'user', content: 'go' }, assistant([call('call_1', 'a', {})], { model: 'other' }), result('call_1', 'a', '1')],
+    };
     const first = buildGeminiBody(geminiModel(LOCAL, 'gemini-3-flash-preview'), context);
     expect(buildGeminiBody(geminiModel(LOCAL, 'gemini-3-flash-preview'), context)).toBe(first);
     expect(first).toContain(SKIP_SIGNATURE);
@@ -257,42 +345,75 @@ describe('gemini request body', () => {
   });
 
   it('model generations from ids', () => {
-    expect(['gemini-2.0-flash', 'gemini-2.5-pro', 'models/gemini-3-pro-preview', 'gemini-3.1-pro-preview', 'gemini-flash-latest', 'gemma-3-27b-it', 'my-proxy-alias'].map(geminiGeneration)).toEqual([
-      2, 2.5, 3, 3.1, 3, 0, 2.5,
-    ]);
+    expect(
+      [
+        'gemini-2.0-flash',
+        'gemini-2.5-pro',
+        'models/gemini-3-pro-preview',
+        'gemini-3.1-pro-preview',
+        'gemini-flash-latest',
+        'gemma-3-27b-it',
+        'my-proxy-alias',
+      ].map(geminiGeneration),
+    ).toEqual([2, 2.5, 3, 3.1, 3, 0, 2.5]);
   });
 });
 
 describe('gemini URL and headers', () => {
   it('appends /v1beta/models/{id}:method, tolerating a versioned base, a trailing slash and a models/ prefix', () => {
-    const url = (baseUrl: string, id = 'gemini-2.5-flash', stream = true): string => geminiUrl({ ...geminiModel(LOCAL, id), baseUrl }, stream).href;
-    expect(url('https://generativelanguage.googleapis.com')).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
-    expect(url('https://generativelanguage.googleapis.com/', 'models/gemini-2.5-flash', false)).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent');
-    expect(url('https://proxy.example/gemini/v1beta')).toBe('https://proxy.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+    const url = (baseUrl: string, id = 'gemini-2.5-flash', stream = true): string =>
+      geminiUrl({ ...geminiModel(LOCAL, id), baseUrl }, stream).href;
+    expect(url('https://generativelanguage.googleapis.com')).toBe(
+      'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
+    );
+    expect(url('https://generativelanguage.googleapis.com/', 'models/gemini-2.5-flash', false)).toBe(
+      'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent',
+    );
+    expect(url('https://proxy.example/gemini/v1beta')).toBe(
+      'https://proxy.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
+    );
   });
 
   it('merges the base query with alt=sse (one alt, the base parameters kept) and drops a fragment', () => {
     const url = (baseUrl: string, stream = true): string => geminiUrl({ ...geminiModel(LOCAL, 'gemini-2.5-flash'), baseUrl }, stream).href;
-    expect(url('https://gw.example/gemini?route=eu')).toBe('https://gw.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?route=eu&alt=sse');
-    expect(url('https://gw.example/gemini/v1beta/?alt=json&key=k1#frag')).toBe('https://gw.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?key=k1&alt=sse');
-    expect(url('https://gw.example/gemini?route=eu#frag', false)).toBe('https://gw.example/gemini/v1beta/models/gemini-2.5-flash:generateContent?route=eu');
+    expect(url('https://gw.example/gemini?route=eu')).toBe(
+      'https://gw.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?route=eu&alt=sse',
+    );
+    expect(url('https://gw.example/gemini/v1beta/?alt=json&key=k1#frag')).toBe(
+      'https://gw.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?key=k1&alt=sse',
+    );
+    expect(url('https://gw.example/gemini?route=eu#frag', false)).toBe(
+      'https://gw.example/gemini/v1beta/models/gemini-2.5-flash:generateContent?route=eu',
+    );
   });
 
   it('errors quote the URL without the user, password or a key parameter', () => {
-    const target = geminiTarget({ ...geminiModel(LOCAL, 'gemini-2.5-flash'), baseUrl: 'https://alice:s3cret@gw.example/gemini?key=AIza-secret&route=eu' }, true);
-    expect(target.url.href).toBe('https://alice:s3cret@gw.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?key=AIza-secret&route=eu&alt=sse');
+    const target = geminiTarget(
+      { ...geminiModel(LOCAL, 'gemini-2.5-flash'), baseUrl: 'https://alice:s3cret@gw.example/gemini?key=AIza-secret&route=eu' },
+      true,
+    );
+    expect(target.url.href).toBe(
+      'https://alice:s3cret@gw.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?key=AIza-secret&route=eu&alt=sse',
+    );
     expect(target.errorUrl).toBe('https://gw.example/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?route=eu&alt=sse');
   });
 
   it('sends the key as x-goog-api-key (never in the URL), plus the model headers', () => {
-    expect(geminiHeaders(geminiModel(LOCAL, 'gemini-2.5-flash', { headers: { 'x-extra': '1' } }))).toEqual({ 'content-type': 'application/json', 'x-goog-api-key': 'test-key', 'x-extra': '1' });
+    expect(geminiHeaders(geminiModel(LOCAL, 'gemini-2.5-flash', { headers: { 'x-extra': '1' } }))).toEqual({
+      'content-type': 'application/json',
+      'x-goog-api-key': 'test-key',
+      'x-extra': '1',
+    });
     expect(geminiHeaders(geminiModel(LOCAL, 'gemini-2.5-flash', { apiKey: undefined }))).toEqual({ 'content-type': 'application/json' });
   });
 });
 
 describe('gemini round trip on the wire', () => {
   it('the decoded call, signature included, goes back as the recorded client sent it; the result follows', async () => {
-    server = await startServer([fixtureResponse('gemini/stream-function-call-thought-signature.sse'), fixtureResponse('gemini/stream-function-call-turn2-text.sse')]);
+    server = await startServer([
+      fixtureResponse('gemini/stream-function-call-thought-signature.sse'),
+      fixtureResponse('gemini/stream-function-call-turn2-text.sse'),
+    ]);
     const model = geminiModel(server.baseUrl, 'gemini-3-pro-preview');
     const tools = [{ name: 'get_country', description: '', parameters: { type: 'object', properties: {}, additionalProperties: false } }];
     const messages: Message[] = [{ role: 'user', content: 'What is the capital of the user country? Call the tool' }];

@@ -22,12 +22,19 @@ const SCHEMA: JsonSchema = {
     pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] },
     size: { type: 'number', exclusiveMinimum: 0 },
     meta: { type: 'object', additionalProperties: { type: 'string' } },
-    both: { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'boolean' } } }] },
+    both: {
+      allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'boolean' } } }],
+    },
   },
   required: ['owner', 'missing'],
   additionalProperties: false,
   $defs: {
-    Person: { type: 'object', $comment: 'x', properties: { name: { type: 'string' }, friend: { $ref: '#/$defs/Person' } }, required: ['name'] },
+    Person: {
+      type: 'object',
+      $comment: 'x',
+      properties: { name: { type: 'string' }, friend: { $ref: '#/$defs/Person' } },
+      required: ['name'],
+    },
   },
 };
 
@@ -58,12 +65,38 @@ describe('gemini schema: parametersJsonSchema (Gemini 2.5 and later)', () => {
   });
 
   it('gives a root without a type the object type', () => {
-    expect(toGeminiJsonSchema({ properties: { a: { type: 'string' } } })).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
+    expect(toGeminiJsonSchema({ properties: { a: { type: 'string' } } })).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' } },
+    });
   });
 });
 
 /** The fields of Google's `Schema` (generativelanguage v1beta); anything else is a 400 "Unknown name". */
-const SCHEMA_FIELDS = new Set(['type', 'format', 'title', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'minProperties', 'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering', 'default', 'items', 'minimum', 'maximum']);
+const SCHEMA_FIELDS = new Set([
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'maxItems',
+  'minItems',
+  'properties',
+  'required',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'example',
+  'anyOf',
+  'propertyOrdering',
+  'default',
+  'items',
+  'minimum',
+  'maximum',
+]);
 
 /** Keys of every schema node that `Schema` does not have (property names are free). */
 function unknownKeys(node: unknown, path = '$'): string[] {
@@ -71,9 +104,11 @@ function unknownKeys(node: unknown, path = '$'): string[] {
   const found: string[] = [];
   for (const [key, value] of Object.entries(node)) {
     if (!SCHEMA_FIELDS.has(key)) found.push(`${path}.${key}`);
-    if (key === 'properties') for (const [name, schema] of Object.entries(value as object)) found.push(...unknownKeys(schema, `${path}.properties.${name}`));
+    if (key === 'properties')
+      for (const [name, schema] of Object.entries(value as object)) found.push(...unknownKeys(schema, `${path}.properties.${name}`));
     else if (key === 'items') found.push(...unknownKeys(value, `${path}.items`));
-    else if (key === 'anyOf') for (const [i, schema] of (value as unknown[]).entries()) found.push(...unknownKeys(schema, `${path}.anyOf[${i}]`));
+    else if (key === 'anyOf')
+      for (const [i, schema] of (value as unknown[]).entries()) found.push(...unknownKeys(schema, `${path}.anyOf[${i}]`));
   }
   return found;
 }
@@ -90,12 +125,16 @@ describe('gemini schema: OpenAPI parameters (before Gemini 2.5)', () => {
   });
 
   it('type arrays and null branches become nullable; a single remaining branch is inlined', () => {
-    expect(toOpenApiSchema({ type: 'object', properties: { a: { type: ['string', 'null'] } } }).properties).toEqual({ a: { type: 'STRING', nullable: true } });
+    expect(toOpenApiSchema({ type: 'object', properties: { a: { type: ['string', 'null'] } } }).properties).toEqual({
+      a: { type: 'STRING', nullable: true },
+    });
     // The "uri" format is dropped: Gemini accepts only date-time and enum on strings.
     expect(props.note).toEqual({ type: 'STRING', nullable: true });
     expect(props.when).toEqual({ type: 'STRING', format: 'date-time' });
     expect(props.id).toEqual({ anyOf: [{ type: 'STRING' }, { type: 'INTEGER', format: 'int64' }] });
-    expect(toOpenApiSchema({ type: 'object', properties: { a: { type: ['string', 'number'] } } }).properties).toEqual({ a: { anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }] } });
+    expect(toOpenApiSchema({ type: 'object', properties: { a: { type: ['string', 'number'] } } }).properties).toEqual({
+      a: { anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }] },
+    });
   });
 
   it('const and enum become string enums (null making it nullable)', () => {
@@ -104,7 +143,12 @@ describe('gemini schema: OpenAPI parameters (before Gemini 2.5)', () => {
   });
 
   it('refs are inlined with their siblings, recursion becomes any, allOf is merged, tuples become anyOf items', () => {
-    expect(props.owner).toEqual({ type: 'OBJECT', description: 'Who owns it', properties: { name: { type: 'STRING' }, friend: {} }, required: ['name'] });
+    expect(props.owner).toEqual({
+      type: 'OBJECT',
+      description: 'Who owns it',
+      properties: { name: { type: 'STRING' }, friend: {} },
+      required: ['name'],
+    });
     expect(props.both).toEqual({ type: 'OBJECT', properties: { a: { type: 'STRING' }, b: { type: 'BOOLEAN' } }, required: ['a'] });
     expect(props.pair).toEqual({ type: 'ARRAY', items: { anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }] } });
     expect(props.size).toEqual({ type: 'NUMBER', minimum: 0 });
@@ -119,9 +163,13 @@ describe('gemini schema: OpenAPI parameters (before Gemini 2.5)', () => {
 describe('gemini schema: the declaration member', () => {
   it('parametersJsonSchema or parameters by model; nothing for a tool without parameters on older models', () => {
     const empty = { type: 'object', properties: {}, additionalProperties: false };
-    expect(declarationParameters(empty, true)).toEqual({ parametersJsonSchema: { type: 'object', properties: {}, additionalProperties: false } });
+    expect(declarationParameters(empty, true)).toEqual({
+      parametersJsonSchema: { type: 'object', properties: {}, additionalProperties: false },
+    });
     expect(declarationParameters(empty, false)).toEqual({});
     expect(declarationParameters({ type: 'object' }, false)).toEqual({});
-    expect(declarationParameters({ type: 'object', properties: { q: { type: 'string' } } }, false)).toEqual({ parameters: { type: 'OBJECT', properties: { q: { type: 'STRING' } } } });
+    expect(declarationParameters({ type: 'object', properties: { q: { type: 'string' } } }, false)).toEqual({
+      parameters: { type: 'OBJECT', properties: { q: { type: 'STRING' } } },
+    });
   });
 });

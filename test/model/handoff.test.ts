@@ -98,7 +98,10 @@ describe('prepareHistory', () => {
   });
 
   it('keeps the target’s own thinking and signatures as they are', () => {
-    const own = assistant(claude, [{ type: 'thinking', thinking: 'plan', signature: 'sig' }, { type: 'text', text: 'ok', signature: 't' }]);
+    const own = assistant(claude, [
+      { type: 'thinking', thinking: 'plan', signature: 'sig' },
+      { type: 'text', text: 'ok', signature: 't' },
+    ]);
     const history: Message[] = [user('q'), own, user('again'), assistant(gpt, [{ type: 'thinking', thinking: 'gpt thought' }])];
     const out = prepareHistory(history, claude);
     expect(out[1]).toBe(own);
@@ -118,9 +121,21 @@ describe('prepareHistory', () => {
   });
 
   it('answers a dangling tool call with a synthetic error result right after the results that arrived', () => {
-    const history: Message[] = [user('q'), assistant(gpt, [call('call_a'), call('call_b', 'fetch'), call('call_c')]), result('call_b'), user('where are the others?')];
+    const history: Message[] = [
+      user('q'),
+      assistant(gpt, [call('call_a'), call('call_b', 'fetch'), call('call_c')]),
+      result('call_b'),
+      user('where are the others?'),
+    ];
     const out = prepareHistory(history, gpt);
-    expect(shape(out)).toEqual(['user:q', 'assistant:call call_a,call call_b,call call_c', 'tool:call_b', 'tool:call_a:error', 'tool:call_c:error', 'user:where are the others?']);
+    expect(shape(out)).toEqual([
+      'user:q',
+      'assistant:call call_a,call call_b,call call_c',
+      'tool:call_b',
+      'tool:call_a:error',
+      'tool:call_c:error',
+      'user:where are the others?',
+    ]);
     const synthetic = out[3] as ToolResultMessage;
     expect(synthetic.toolName).toBe('lookup');
     expect(synthetic.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('"lookup" has no result') });
@@ -146,8 +161,21 @@ describe('prepareHistory', () => {
   });
 
   it('a result is tied to the assistant turn right before it, not to an older one', () => {
-    const history: Message[] = [user('q'), assistant(gpt, [call('call_a')]), result('call_a'), assistant(gpt, [call('call_b')]), result('call_a'), result('call_b')];
-    expect(shape(prepareHistory(history, gpt))).toEqual(['user:q', 'assistant:call call_a', 'tool:call_a', 'assistant:call call_b', 'tool:call_b']);
+    const history: Message[] = [
+      user('q'),
+      assistant(gpt, [call('call_a')]),
+      result('call_a'),
+      assistant(gpt, [call('call_b')]),
+      result('call_a'),
+      result('call_b'),
+    ];
+    expect(shape(prepareHistory(history, gpt))).toEqual([
+      'user:q',
+      'assistant:call call_a',
+      'tool:call_a',
+      'assistant:call call_b',
+      'tool:call_b',
+    ]);
   });
 });
 
@@ -161,7 +189,13 @@ describe('prepareHistory on a history that grows turn by turn', () => {
     history.push(assistant(claude, [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, call('c2')]));
     const prepared = prepareHistory(history, gpt);
     expect(prepared).not.toBe(history);
-    expect(prepared.at(-2)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'hmm' }, { type: 'tool_call', id: 'c2' }] });
+    expect(prepared.at(-2)).toMatchObject({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'hmm' },
+        { type: 'tool_call', id: 'c2' },
+      ],
+    });
     expect(prepared.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c2', isError: true });
   });
 });
@@ -207,7 +241,9 @@ describe('normalizeToolCallIds', () => {
   it('an id used twice gets one new name', () => {
     const bad = 'bad id';
     const history: Message[] = [assistant(gpt, [call(bad)]), result(bad), user('again'), assistant(gpt, [call(bad)]), result(bad)];
-    const ids = normalizeToolCallIds(history, valid, make).flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : m.role === 'assistant' ? m.content.flatMap((c) => (c.type === 'tool_call' ? [c.id] : [])) : []));
+    const ids = normalizeToolCallIds(history, valid, make).flatMap((m) =>
+      m.role === 'tool' ? [m.toolCallId] : m.role === 'assistant' ? m.content.flatMap((c) => (c.type === 'tool_call' ? [c.id] : [])) : [],
+    );
     expect(ids).toEqual(['call_0', 'call_0', 'call_0', 'call_0']);
   });
 });

@@ -4,7 +4,14 @@
  * URL's `user:password@`.
  */
 import { describe, expect, it } from 'vitest';
-import { emptyResponseError, errorFromNetwork, errorFromResponse, errorFromStreamPayload, streamCutError, withoutUserinfo } from '../../src/model/http-errors.js';
+import {
+  emptyResponseError,
+  errorFromNetwork,
+  errorFromResponse,
+  errorFromStreamPayload,
+  streamCutError,
+  withoutUserinfo,
+} from '../../src/model/http-errors.js';
 import type { ErrorContext } from '../../src/model/http-errors.js';
 import { HttpParseError } from '../../src/http/parser.js';
 import { UndecodableBodyError } from '../../src/http/inflate.js';
@@ -13,7 +20,12 @@ const ctx: ErrorContext = { provider: 'openai', model: 'm', url: 'https://127.0.
 
 /** An error as Node's TLS socket reports a failed handshake. */
 function eproto(reason: string): Error {
-  return Object.assign(new Error(`write EPROTO 801CEBE0437F0000:error:0A00010B:SSL routines:ssl3_get_record:${reason}:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n`), { code: 'EPROTO' });
+  return Object.assign(
+    new Error(
+      `write EPROTO 801CEBE0437F0000:error:0A00010B:SSL routines:ssl3_get_record:${reason}:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n`,
+    ),
+    { code: 'EPROTO' },
+  );
 }
 
 describe('errorFromNetwork: TLS', () => {
@@ -27,7 +39,12 @@ describe('errorFromNetwork: TLS', () => {
 
   it('a server that speaks only HTTP/2 (ALPN refused: "no application protocol") is fatal and says so', () => {
     const error = errorFromNetwork(
-      Object.assign(new Error('write EPROTO 808C0B80747F0000:error:0A000460:SSL routines:ssl3_read_bytes:tlsv1 alert no application protocol:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:SSL alert number 120\n'), { code: 'EPROTO' }),
+      Object.assign(
+        new Error(
+          'write EPROTO 808C0B80747F0000:error:0A000460:SSL routines:ssl3_read_bytes:tlsv1 alert no application protocol:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:SSL alert number 120\n',
+        ),
+        { code: 'EPROTO' },
+      ),
       ctx,
     );
     expect([error.code, error.kind]).toEqual(['config', 'fatal']);
@@ -35,7 +52,7 @@ describe('errorFromNetwork: TLS', () => {
     expect(error.message).toContain('use an HTTP/1.1 endpoint');
   });
 
-  it('another handshake failure is fatal and quotes OpenSSL\'s reason, not its whole text', () => {
+  it("another handshake failure is fatal and quotes OpenSSL's reason, not its whole text", () => {
     const error = errorFromNetwork(eproto('sslv3 alert handshake failure'), ctx);
     expect([error.code, error.kind]).toEqual(['network', 'fatal']);
     expect(error.message).toContain('failed: sslv3 alert handshake failure [EPROTO]');
@@ -50,10 +67,15 @@ describe('errorFromNetwork: TLS', () => {
 
 describe('errorFromNetwork: responses rein cannot read', () => {
   it('something that is not HTTP is fatal invalid_response quoting what arrived', () => {
-    const parse = new HttpParseError('not an HTTP/1.x status line: "SSH-2.0-OpenSSH_9.6" (an SSH server)', '"SSH-2.0-OpenSSH_9.6" (an SSH server)');
+    const parse = new HttpParseError(
+      'not an HTTP/1.x status line: "SSH-2.0-OpenSSH_9.6" (an SSH server)',
+      '"SSH-2.0-OpenSSH_9.6" (an SSH server)',
+    );
     const error = errorFromNetwork(parse, ctx);
     expect([error.code, error.kind]).toEqual(['invalid_response', 'fatal']);
-    expect(error.message).toMatch(/^https:\/\/127\.0\.0\.1:8443\/v1\/chat\/completions \(openai\/m\) answered with something that is not HTTP: "SSH-2\.0-OpenSSH_9\.6" \(an SSH server\)\. Check the base URL/);
+    expect(error.message).toMatch(
+      /^https:\/\/127\.0\.0\.1:8443\/v1\/chat\/completions \(openai\/m\) answered with something that is not HTTP: "SSH-2\.0-OpenSSH_9\.6" \(an SSH server\)\. Check the base URL/,
+    );
   });
 
   it('a malformed head is fatal invalid_response naming the problem: it would repeat', () => {
@@ -114,8 +136,12 @@ describe('a user and password in the URL never reach a message', () => {
     expect(absolute.message).not.toContain('hunter2');
   });
 
-  it('a 401 says when the URL\'s user and password were not sent because the API key took the Authorization header', () => {
-    const error = errorFromResponse(401, {}, '401 Authorization Required', { ...ctx, url: 'http://127.0.0.1:11434/v1/chat/completions', urlCredentialsNotSent: true });
+  it("a 401 says when the URL's user and password were not sent because the API key took the Authorization header", () => {
+    const error = errorFromResponse(401, {}, '401 Authorization Required', {
+      ...ctx,
+      url: 'http://127.0.0.1:11434/v1/chat/completions',
+      urlCredentialsNotSent: true,
+    });
     expect([error.code, error.kind]).toEqual(['auth', 'fatal']);
     expect(error.message).toContain('The user and password in the base URL were not sent: the API key takes the Authorization header');
     expect(error.message).toContain('leave OPENAI_API_KEY');

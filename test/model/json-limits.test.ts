@@ -19,7 +19,9 @@ describe('JSON depth, measured without recursion', () => {
 
 describe('argument limits', () => {
   it('refuses deep or long argument text with the limit named, before any parse', () => {
-    expect(argumentLimitError(`{"a":${'['.repeat(MAX_ARGUMENT_DEPTH)}${']'.repeat(MAX_ARGUMENT_DEPTH)}}`)).toContain('nested more than 64 levels deep');
+    expect(argumentLimitError(`{"a":${'['.repeat(MAX_ARGUMENT_DEPTH)}${']'.repeat(MAX_ARGUMENT_DEPTH)}}`)).toContain(
+      'nested more than 64 levels deep',
+    );
     expect(argumentLimitError(`{"a":${'['.repeat(MAX_ARGUMENT_DEPTH - 1)}${']'.repeat(MAX_ARGUMENT_DEPTH - 1)}}`)).toBeUndefined();
     expect(argumentLimitError(JSON.stringify({ s: 'x'.repeat(2_000_000) }))).toContain('the limit is 1,048,576');
     expect(repairArguments(`{"a":${'['.repeat(100_000)}`)).toMatchObject({ ok: false, error: expect.stringContaining('64 levels') });

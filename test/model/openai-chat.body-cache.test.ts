@@ -40,7 +40,12 @@ describe('Chat Completions body built from the JSON of earlier requests', () => 
   });
 
   it('a message replaced in the middle of the same array is sent as it is now', () => {
-    const history: Message[] = [{ role: 'user', content: 'one' }, assistantCall('c1', 1), result('c1', 'first'), { role: 'user', content: 'two' }];
+    const history: Message[] = [
+      { role: 'user', content: 'one' },
+      assistantCall('c1', 1),
+      result('c1', 'first'),
+      { role: 'user', content: 'two' },
+    ];
     expectExact(history);
     history[2] = result('c1', 'redacted');
     expectExact(history);
@@ -49,7 +54,12 @@ describe('Chat Completions body built from the JSON of earlier requests', () => 
   });
 
   it('a shortened array, and its last message replaced (as the context message is each turn), give the exact body', () => {
-    const history: Message[] = [{ role: 'user', content: 'one' }, assistantCall('c1', 1), result('c1', '1'), { role: 'user', content: 'block A' }];
+    const history: Message[] = [
+      { role: 'user', content: 'one' },
+      assistantCall('c1', 1),
+      result('c1', '1'),
+      { role: 'user', content: 'block A' },
+    ];
     expectExact(history);
     history[3] = { role: 'user', content: 'block B' };
     expectExact(history);

@@ -52,7 +52,8 @@ describe('openai-chat: errors and empty answers inside a 200 stream', () => {
   });
 
   it('finds the `error:` field at a line start when it arrives split over chunks, after content, or last without its blank line', async () => {
-    const body = sseBody([{ choices: [{ index: 0, delta: { content: 'Part' }, finish_reason: null }] }], false) + LLAMA_ERROR + 'data: [DONE]\n\n';
+    const body =
+      sseBody([{ choices: [{ index: 0, delta: { content: 'Part' }, finish_reason: null }] }], false) + LLAMA_ERROR + 'data: [DONE]\n\n';
     const split = await run([{ headers: SSE, body: byteChunks(body, 3) }]);
     expect(lastError(split.events).code).toBe('context_length');
     expect(textOf(split.message)).toBe('Part');
@@ -71,12 +72,21 @@ describe('openai-chat: errors and empty answers inside a 200 stream', () => {
     expect(message.stopReason).toBe('error');
     await server?.close();
     // A role-only delta and a usage chunk are not an answer either.
-    const roleOnly = sseBody([{ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }, { choices: [], usage: { prompt_tokens: 5, completion_tokens: 0, total_tokens: 5 } }]);
+    const roleOnly = sseBody([
+      { choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+      { choices: [], usage: { prompt_tokens: 5, completion_tokens: 0, total_tokens: 5 } },
+    ]);
     expect(lastError((await run([{ headers: SSE, body: roleOnly }])).events).code).toBe('server_error');
   });
 
   it('a bare error object as a frame (vLLM `object: "error"`, FastAPI `detail`) ends the stream with that error', async () => {
-    const vllm = { object: 'error', message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.", type: 'BadRequestError', param: null, code: 400 };
+    const vllm = {
+      object: 'error',
+      message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.",
+      type: 'BadRequestError',
+      param: null,
+      code: 400,
+    };
     const overflow = await run([{ headers: SSE, body: sseBody([vllm]) }]);
     expect(lastError(overflow.events).code).toBe('context_length');
     expect(lastError(overflow.events).message).toContain('maximum context length is 4096 tokens');
@@ -87,13 +97,17 @@ describe('openai-chat: errors and empty answers inside a 200 stream', () => {
   });
 
   it('a bare error object as the 200 JSON body of a non-streamed request is that error', async () => {
-    const { events } = await run([{ headers: JSON_TYPE, body: JSON.stringify({ detail: 'Internal server error: CUDA out of memory' }) }], { stream: false });
+    const { events } = await run([{ headers: JSON_TYPE, body: JSON.stringify({ detail: 'Internal server error: CUDA out of memory' }) }], {
+      stream: false,
+    });
     expect(lastError(events)).toMatchObject({ code: 'server_error', kind: 'transient' });
     expect(lastError(events).message).toContain('CUDA out of memory');
   });
 
   it('an empty answer with a finish_reason is still an answer', async () => {
-    const { message } = await run([{ headers: SSE, body: sseBody([{ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: 'stop' }] }]) }]);
+    const { message } = await run([
+      { headers: SSE, body: sseBody([{ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: 'stop' }] }]) },
+    ]);
     expect([message.stopReason, message.content]).toEqual(['stop', []]);
   });
 });
@@ -116,15 +130,32 @@ describe('openai-chat: tool calls and usage of other servers', () => {
   });
 
   it('a named delta repeating the same id, or continuations with null id and name, stay one call', async () => {
-    const call = (id: string | null, name: string | null, args: string) => ({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }] }, finish_reason: null }] });
-    const body = sseBody([call('call_x', 'read', '{"pa'), call('call_x', 'read', 'th":'), call(null, null, '"a"}'), { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }]);
+    const call = (id: string | null, name: string | null, args: string) => ({
+      choices: [
+        { index: 0, delta: { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }] }, finish_reason: null },
+      ],
+    });
+    const body = sseBody([
+      call('call_x', 'read', '{"pa'),
+      call('call_x', 'read', 'th":'),
+      call(null, null, '"a"}'),
+      { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+    ]);
     const { message } = await run([{ headers: SSE, body }]);
     expect(toolCallsOf(message).map((c) => [c.id, c.arguments])).toEqual([['call_x', { path: 'a' }]]);
   });
 
   it('a second header at the first call’s index, its arguments then at a new index without id or name, is one call (agno#8880)', async () => {
     const call = (index: number, id: string | undefined, name: string | undefined, args: string) => ({
-      choices: [{ index: 0, delta: { tool_calls: [{ index, ...(id ? { id, type: 'function' } : {}), function: { ...(name ? { name } : {}), arguments: args } }] }, finish_reason: null }],
+      choices: [
+        {
+          index: 0,
+          delta: {
+            tool_calls: [{ index, ...(id ? { id, type: 'function' } : {}), function: { ...(name ? { name } : {}), arguments: args } }],
+          },
+          finish_reason: null,
+        },
+      ],
     });
     const body = sseBody([
       call(0, 'call_1', 'calculate', ''),
@@ -143,20 +174,51 @@ describe('openai-chat: tool calls and usage of other servers', () => {
   });
 
   it('older TGI: tool_calls as one object, not an array, with null arguments and finish_reason eos_token', async () => {
-    const delta = (fn: Record<string, unknown>) => ({ choices: [{ index: 0, delta: { role: 'assistant', tool_calls: { index: 0, id: '', type: 'function', function: fn } }, finish_reason: null }] });
-    const body = sseBody([delta({ name: 'calculate', arguments: null }), delta({ name: null, arguments: '{"expression":"6*7"}' }), { choices: [{ index: 0, delta: {}, finish_reason: 'eos_token' }] }]);
+    const delta = (fn: Record<string, unknown>) => ({
+      choices: [
+        { index: 0, delta: { role: 'assistant', tool_calls: { index: 0, id: '', type: 'function', function: fn } }, finish_reason: null },
+      ],
+    });
+    const body = sseBody([
+      delta({ name: 'calculate', arguments: null }),
+      delta({ name: null, arguments: '{"expression":"6*7"}' }),
+      { choices: [{ index: 0, delta: {}, finish_reason: 'eos_token' }] },
+    ]);
     const { message } = await run([{ headers: SSE, body }]);
     expect(toolCallsOf(message).map((c) => [c.name, c.arguments])).toEqual([['calculate', { expression: '6*7' }]]);
     expect(message.stopReason).toBe('tool_use');
     await server?.close();
-    const completion = { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: { id: 'call_1', type: 'function', function: { name: 'calculate', arguments: '{"expression":"1"}' } } }, finish_reason: 'eos_token' }] };
+    const completion = {
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: { id: 'call_1', type: 'function', function: { name: 'calculate', arguments: '{"expression":"1"}' } },
+          },
+          finish_reason: 'eos_token',
+        },
+      ],
+    };
     const whole = await run([{ headers: JSON_TYPE, body: JSON.stringify(completion) }], { stream: false });
     expect(toolCallsOf(whole.message).map((c) => [c.id, c.arguments])).toEqual([['call_1', { expression: '1' }]]);
   });
 
   it('arguments encoded twice (a JSON string of the object) are read through in the parsed arguments; the raw text stays as sent', async () => {
     const raw = JSON.stringify(JSON.stringify({ expression: '6*7' }));
-    const body = sseBody([{ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'calculate', arguments: raw } }] }, finish_reason: null }] }, { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }]);
+    const body = sseBody([
+      {
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'calculate', arguments: raw } }] },
+            finish_reason: null,
+          },
+        ],
+      },
+      { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+    ]);
     const { message, events } = await run([{ headers: SSE, body }]);
     const end = events.find((e) => e.type === 'tool_call_end');
     expect(end?.type === 'tool_call_end' && end.toolCall.arguments).toEqual({ expression: '6*7' });
@@ -167,10 +229,35 @@ describe('openai-chat: tool calls and usage of other servers', () => {
     const SIG = 'EjQKMgEMOdbHJChLX75QUCJjyYlmSIGNATURE';
     const extra = { google: { thought_signature: SIG } };
     const first = sseBody([
-      { choices: [{ delta: { role: 'assistant', tool_calls: [{ extra_content: extra, function: { arguments: '{"expression":"6*7"}', name: 'calculate' }, id: 'function-call-1', type: 'function' }] }, index: 0 }], object: 'chat.completion.chunk' },
-      { choices: [{ delta: { role: 'assistant' }, finish_reason: 'stop', index: 0 }], object: 'chat.completion.chunk', usage: { completion_tokens: 20, prompt_tokens: 100, total_tokens: 120 } },
+      {
+        choices: [
+          {
+            delta: {
+              role: 'assistant',
+              tool_calls: [
+                {
+                  extra_content: extra,
+                  function: { arguments: '{"expression":"6*7"}', name: 'calculate' },
+                  id: 'function-call-1',
+                  type: 'function',
+                },
+              ],
+            },
+            index: 0,
+          },
+        ],
+        object: 'chat.completion.chunk',
+      },
+      {
+        choices: [{ delta: { role: 'assistant' }, finish_reason: 'stop', index: 0 }],
+        object: 'chat.completion.chunk',
+        usage: { completion_tokens: 20, prompt_tokens: 100, total_tokens: 120 },
+      },
     ]);
-    const { message } = await run([{ headers: SSE, body: first }, { headers: SSE, body: sseBody([{ choices: [{ index: 0, delta: { content: 'It is 42.' }, finish_reason: 'stop' }] }]) }]);
+    const { message } = await run([
+      { headers: SSE, body: first },
+      { headers: SSE, body: sseBody([{ choices: [{ index: 0, delta: { content: 'It is 42.' }, finish_reason: 'stop' }] }]) },
+    ]);
     const [call] = toolCallsOf(message);
     expect(call).toMatchObject({ id: 'function-call-1', name: 'calculate', arguments: { expression: '6*7' } });
     expect(JSON.parse(call?.signature ?? '')).toEqual(extra);
@@ -208,7 +295,13 @@ describe('openai-chat: bodies whose label does not match what they are', () => {
   });
 
   it('an event stream labelled application/json still streams: deltas arrive before the body ends', async () => {
-    server = await startServer([{ headers: JSON_TYPE, body: [sseBody([{ choices: [{ index: 0, delta: { content: 'first' }, finish_reason: null }] }], false)], hold: true }]);
+    server = await startServer([
+      {
+        headers: JSON_TYPE,
+        body: [sseBody([{ choices: [{ index: 0, delta: { content: 'first' }, finish_reason: null }] }], false)],
+        hold: true,
+      },
+    ]);
     const controller = new AbortController();
     const stream = streamOpenAIChat(testModel(server.baseUrl), { messages: [] }, { signal: controller.signal });
     const seen: string[] = [];

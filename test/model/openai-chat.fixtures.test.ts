@@ -109,7 +109,9 @@ describe('openai-chat recordings', () => {
 
   it('text after tool results (turn 2)', async () => {
     const { message } = await replay('openai-chat/stream-tool-call-then-text-turn2.sse');
-    expect(textOf(message)).toBe('The secrets associated with the passwords are:\n\n- "mellon": Welcome to Moria!\n- "radiance": Life before Death');
+    expect(textOf(message)).toBe(
+      'The secrets associated with the passwords are:\n\n- "mellon": Welcome to Moria!\n- "radiance": Life before Death',
+    );
     expect(message.stopReason).toBe('stop');
     expect(message.usage).toMatchObject({ input: 149, output: 28, total: 177 });
   });
@@ -222,7 +224,9 @@ describe('OpenAI-compatible recordings', () => {
   });
 
   it('Groq `event: error` frame → error event (malformed tool call, retryable)', async () => {
-    const { message, events } = await replay('openai-compatible/groq-stream-tool-use-failed-error-event.sse', { model: { provider: 'groq' } });
+    const { message, events } = await replay('openai-compatible/groq-stream-tool-use-failed-error-event.sse', {
+      model: { provider: 'groq' },
+    });
     const { error } = errorOf(events);
     expect([error.code, error.kind, error.status]).toEqual(['invalid_response', 'transient', 400]);
     expect(error.message).toContain('Tool call validation failed');
@@ -238,7 +242,10 @@ describe('OpenAI-compatible recordings', () => {
   });
 
   it('Ollama cloud non-streaming tool call with a reasoning field and content ""', async () => {
-    const { message } = await replay('openai-compatible/ollama-cloud-nonstream-tool-call.json', { stream: false, model: { provider: 'ollama' } });
+    const { message } = await replay('openai-compatible/ollama-cloud-nonstream-tool-call.json', {
+      stream: false,
+      model: { provider: 'ollama' },
+    });
     expect(message.content.map((b) => b.type)).toEqual(['thinking', 'tool_call']);
     expect(thinkingOf(message)).toMatch(/^The conversation: user asked "What is the capital of France\?"/);
     const [call] = toolCallsOf(message);
@@ -272,7 +279,9 @@ describe('OpenAI-compatible recordings', () => {
   });
 
   it('OpenRouter HTTP 429 → transient rate_limited quoting the upstream message', async () => {
-    const { events } = await replay('openai-compatible/openrouter-error-429-upstream-rate-limited.json', { model: { provider: 'openrouter' } });
+    const { events } = await replay('openai-compatible/openrouter-error-429-upstream-rate-limited.json', {
+      model: { provider: 'openrouter' },
+    });
     const { error } = errorOf(events);
     expect([error.code, error.kind, error.status]).toEqual(['rate_limited', 'transient', 429]);
     expect(error.message).toContain('Provider returned error');
@@ -280,7 +289,9 @@ describe('OpenAI-compatible recordings', () => {
   });
 
   it('OpenRouter error object inside a 200 stream → error event with the partial message', async () => {
-    const { message, events } = await replay('openai-compatible/openrouter-stream-error-in-chunk.sse', { model: { provider: 'openrouter' } });
+    const { message, events } = await replay('openai-compatible/openrouter-stream-error-in-chunk.sse', {
+      model: { provider: 'openrouter' },
+    });
     const { error } = errorOf(events);
     expect([error.code, error.kind, error.status]).toEqual(['bad_request', 'fatal', 400]);
     expect(error.message).toContain('Token limit reached');
@@ -301,7 +312,11 @@ describe('OpenAI-compatible recordings', () => {
   it('vLLM: tool header without arguments, then fragments', async () => {
     const { message } = await replay('openai-compatible/vllm-stream-tool-call.sse', { model: { provider: 'vllm' } });
     const [call] = toolCallsOf(message);
-    expect([call?.id, call?.name, call?.arguments]).toEqual(['chatcmpl-tool-ca99dda515524c6abe47d1ea22813507', 'run_command', { command: 'ls' }]);
+    expect([call?.id, call?.name, call?.arguments]).toEqual([
+      'chatcmpl-tool-ca99dda515524c6abe47d1ea22813507',
+      'run_command',
+      { command: 'ls' },
+    ]);
     expect(message.stopReason).toBe('tool_use');
   });
 });

@@ -14,9 +14,14 @@ function decode(pieces: string[]): { deltas: Delta[]; message: AssistantMessage 
   const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
   const events: AssistantStreamEvent[] = [];
   void out.listen((event) => events.push(event));
-  const decoder = new ChatDecoder(out, testModel('http://127.0.0.1:1/v1'), { provider: 'openai', model: 'gpt-4o', url: 'http://127.0.0.1:1/v1/chat/completions' });
+  const decoder = new ChatDecoder(out, testModel('http://127.0.0.1:1/v1'), {
+    provider: 'openai',
+    model: 'gpt-4o',
+    url: 'http://127.0.0.1:1/v1/chat/completions',
+  });
   decoder.start();
-  const chunk = (delta: unknown, finish: string | null = null) => JSON.stringify({ id: 'c1', choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    JSON.stringify({ id: 'c1', choices: [{ index: 0, delta, finish_reason: finish }] });
   decoder.sse(undefined, chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'write', arguments: '' } }] }));
   for (const piece of pieces) decoder.sse(undefined, chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   decoder.sse(undefined, chunk({}, 'tool_calls'));
@@ -37,7 +42,10 @@ describe('partialArguments of streamed tool call deltas', () => {
     expect(deltas).toHaveLength(PIECES.length);
     deltas.forEach((delta, i) => expect(delta.partialArguments).toEqual(expected(PIECES, i + 1)));
     expect(deltas[0]?.partialArguments).toEqual({ path: 'src/ma' });
-    expect(message.content[0]).toMatchObject({ type: 'tool_call', arguments: { path: 'src/main.ts', lines: [1, 20], note: 'a "quoted" word' } });
+    expect(message.content[0]).toMatchObject({
+      type: 'tool_call',
+      arguments: { path: 'src/main.ts', lines: [1, 20], note: 'a "quoted" word' },
+    });
   });
 
   it('read after the stream ended and in any order, each delta still shows its own point', () => {

@@ -21,7 +21,12 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null, ext
   return { id: 'chatcmpl-quirk', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra };
 }
 
-function tool(index: number | undefined, id: string | undefined, name: string | undefined, args: string | undefined): Record<string, unknown> {
+function tool(
+  index: number | undefined,
+  id: string | undefined,
+  name: string | undefined,
+  args: string | undefined,
+): Record<string, unknown> {
   const fn: Record<string, unknown> = {};
   if (name !== undefined) fn.name = name;
   if (args !== undefined) fn.arguments = args;
@@ -31,7 +36,10 @@ function tool(index: number | undefined, id: string | undefined, name: string | 
   return call;
 }
 
-async function run(responses: ScriptedResponse[], options: { signal?: AbortSignal; stream?: boolean; toolCallIds?: ReadonlySet<string> } = {}) {
+async function run(
+  responses: ScriptedResponse[],
+  options: { signal?: AbortSignal; stream?: boolean; toolCallIds?: ReadonlySet<string> } = {},
+) {
   server = await startServer(responses);
   const result = await collect(streamOpenAIChat(testModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, options));
   expectWellFormed(result.events, result.message);
@@ -61,7 +69,12 @@ describe('openai-chat quirks', () => {
     ]);
     const { message } = await run([{ headers: SSE, body }]);
     const calls = toolCallsOf(message);
-    expect(calls.map((c) => [c.name, c.arguments])).toEqual([['a', { n: 1 }], ['b', { n: 2 }], ['c', { n: 3 }], ['d', { n: 4 }]]);
+    expect(calls.map((c) => [c.name, c.arguments])).toEqual([
+      ['a', { n: 1 }],
+      ['b', { n: 2 }],
+      ['c', { n: 3 }],
+      ['d', { n: 4 }],
+    ]);
     const ids = calls.map((c) => c.id);
     expect(new Set(ids).size).toBe(4);
     expect(ids[2]).toBe('call_same');
@@ -105,7 +118,11 @@ describe('openai-chat quirks', () => {
   });
 
   it('ends the text block when a tool call starts, keeping the order of first appearance', async () => {
-    const body = sseBody([chunk({ content: 'Let me look.' }), chunk({ tool_calls: [tool(0, 'call_x', 'ls', '{}')] }), chunk({}, 'tool_calls')]);
+    const body = sseBody([
+      chunk({ content: 'Let me look.' }),
+      chunk({ tool_calls: [tool(0, 'call_x', 'ls', '{}')] }),
+      chunk({}, 'tool_calls'),
+    ]);
     const { message, events } = await run([{ headers: SSE, body }]);
     expect(message.content.map((b) => b.type)).toEqual(['text', 'tool_call']);
     const types = events.map((e) => e.type);
@@ -175,12 +192,19 @@ describe('openai-chat quirks', () => {
     const { message } = await run([{ headers: SSE, body: byteChunks(body, 5) }]);
     expect(textOf(message)).toBe(text);
     await server?.close();
-    const recorded = await run([{ ...fixtureResponse('openai-chat/stream-parallel-tool-calls.sse'), body: byteChunks(readFixture('openai-chat/stream-parallel-tool-calls.sse'), 3) }]);
+    const recorded = await run([
+      {
+        ...fixtureResponse('openai-chat/stream-parallel-tool-calls.sse'),
+        body: byteChunks(readFixture('openai-chat/stream-parallel-tool-calls.sse'), 3),
+      },
+    ]);
     expect(toolCallsOf(recorded.message).map((c) => c.arguments)).toEqual([{ password: 'mellon' }, { password: 'radiance' }]);
   });
 
   it('an HTML page answered with 200 is a fatal invalid_response pointing at the base URL', async () => {
-    const { events } = await run([{ headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html>\n<html><title>Open WebUI</title></html>' }]);
+    const { events } = await run([
+      { headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html>\n<html><title>Open WebUI</title></html>' },
+    ]);
     const error = lastError(events);
     expect([error.code, error.kind]).toEqual(['invalid_response', 'fatal']);
     expect(error.message).toContain('check the base URL');
@@ -202,7 +226,13 @@ describe('openai-chat quirks', () => {
   });
 
   it('reads prompt_cache_hit_tokens when there are no prompt_tokens_details', async () => {
-    const usage = { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 36 };
+    const usage = {
+      prompt_tokens: 100,
+      completion_tokens: 5,
+      total_tokens: 105,
+      prompt_cache_hit_tokens: 64,
+      prompt_cache_miss_tokens: 36,
+    };
     const { message } = await run([{ headers: SSE, body: sseBody([chunk({ content: 'x' }, 'stop', { usage })]) }]);
     expect(message.usage).toEqual({ input: 36, output: 5, cacheRead: 64, cacheWrite: 0, reasoning: 0, total: 105 });
   });
@@ -213,7 +243,12 @@ describe('openai-chat quirks', () => {
       chunk({ role: 'assistant', content: [thinkingPart('The user greets')] }),
       chunk({ content: [thinkingPart(', so I greet back.')] }),
       chunk({ content: [{ type: 'text', text: 'Hello' }] }),
-      chunk({ content: [{ type: 'text', text: ' there' }, { type: 'reference', reference_ids: [1] }] }),
+      chunk({
+        content: [
+          { type: 'text', text: ' there' },
+          { type: 'reference', reference_ids: [1] },
+        ],
+      }),
       chunk({}, 'stop'),
     ]);
     const streamed = await run([{ headers: SSE, body }]);
@@ -221,12 +256,21 @@ describe('openai-chat quirks', () => {
       { type: 'thinking', thinking: 'The user greets, so I greet back.' },
       { type: 'text', text: 'Hello there' },
     ]);
-    expect(streamed.events.filter((e) => e.type === 'thinking_delta').map((e) => (e as { delta: string }).delta)).toEqual(['The user greets', ', so I greet back.']);
+    expect(streamed.events.filter((e) => e.type === 'thinking_delta').map((e) => (e as { delta: string }).delta)).toEqual([
+      'The user greets',
+      ', so I greet back.',
+    ]);
     await server?.close();
     const completion = {
       id: 'x',
       object: 'chat.completion',
-      choices: [{ index: 0, message: { role: 'assistant', content: [thinkingPart('Short.'), { type: 'text', text: 'Hi!' }] }, finish_reason: 'stop' }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: [thinkingPart('Short.'), { type: 'text', text: 'Hi!' }] },
+          finish_reason: 'stop',
+        },
+      ],
       usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
     };
     const whole = await run([{ headers: { 'content-type': 'application/json' }, body: JSON.stringify(completion) }], { stream: false });
@@ -250,15 +294,31 @@ describe('openai-chat quirks', () => {
       { type: 'thinking', thinking: '\nuser wants hi\n' },
       { type: 'text', text: 'Hello!' },
     ]);
-    expect(events.map((e) => e.type)).toEqual(['start', 'thinking_start', 'thinking_delta', 'thinking_end', 'text_start', 'text_delta', 'text_end', 'done']);
+    expect(events.map((e) => e.type)).toEqual([
+      'start',
+      'thinking_start',
+      'thinking_delta',
+      'thinking_end',
+      'text_start',
+      'text_delta',
+      'text_end',
+      'done',
+    ]);
     await server?.close();
     // A <think> later in the answer is part of the answer.
-    const later = await run([{ headers: SSE, body: sseBody([chunk({ content: 'Use ' }), chunk({ content: '<think> tags</think>.' }), chunk({}, 'stop')]) }]);
+    const later = await run([
+      { headers: SSE, body: sseBody([chunk({ content: 'Use ' }), chunk({ content: '<think> tags</think>.' }), chunk({}, 'stop')]) },
+    ]);
     expect(later.message.content).toEqual([{ type: 'text', text: 'Use <think> tags</think>.' }]);
   });
 
   it('an unclosed <think> stays thinking and ends cleanly with an empty answer', async () => {
-    const { message } = await run([{ headers: SSE, body: sseBody([chunk({ content: '<think>I ran out' }), chunk({ content: ' of tokens </thi' }), chunk({}, 'length')]) }]);
+    const { message } = await run([
+      {
+        headers: SSE,
+        body: sseBody([chunk({ content: '<think>I ran out' }), chunk({ content: ' of tokens </thi' }), chunk({}, 'length')]),
+      },
+    ]);
     expect(message.content).toEqual([{ type: 'thinking', thinking: 'I ran out of tokens </thi' }]);
     expect(message.stopReason).toBe('length');
     await server?.close();
@@ -273,7 +333,9 @@ describe('openai-chat quirks', () => {
       object: 'chat.completion',
       choices: [{ index: 0, message: { role: 'assistant', content: '<think>\nShort.\n</think>\n\nHi!' }, finish_reason: 'stop' }],
     };
-    const { message } = await run([{ headers: { 'content-type': 'application/json' }, body: JSON.stringify(completion) }], { stream: false });
+    const { message } = await run([{ headers: { 'content-type': 'application/json' }, body: JSON.stringify(completion) }], {
+      stream: false,
+    });
     expect(message.content).toEqual([
       { type: 'thinking', thinking: '\nShort.\n' },
       { type: 'text', text: 'Hi!' },
@@ -289,16 +351,26 @@ describe('openai-chat quirks', () => {
   });
 
   it('finish_reason insufficient_system_resource (DeepSeek) is a transient server_error saying the provider lacked resources', async () => {
-    const { events, message } = await run([{ headers: SSE, body: sseBody([chunk({ content: 'The first three steps are: 1) open the' }), chunk({}, 'insufficient_system_resource')]) }]);
+    const { events, message } = await run([
+      {
+        headers: SSE,
+        body: sseBody([chunk({ content: 'The first three steps are: 1) open the' }), chunk({}, 'insufficient_system_resource')]),
+      },
+    ]);
     const error = lastError(events);
     expect([error.code, error.kind]).toEqual(['server_error', 'transient']);
     expect(error.message).toContain('for lack of resources');
     expect(message.stopReason).toBe('error');
   });
 
-  it('a finish_reason naming an error type (a gateway translating Anthropic\'s in-stream error) ends in that error, not an answer', async () => {
+  it("a finish_reason naming an error type (a gateway translating Anthropic's in-stream error) ends in that error, not an answer", async () => {
     // Portkey turns Anthropic's `event: error` {type: overloaded_error} into this finish reason.
-    const { events, message } = await run([{ headers: SSE, body: sseBody([chunk({ content: 'The answer is definitely not finished because' }), chunk({ content: '' }, 'overloaded_error')]) }]);
+    const { events, message } = await run([
+      {
+        headers: SSE,
+        body: sseBody([chunk({ content: 'The answer is definitely not finished because' }), chunk({ content: '' }, 'overloaded_error')]),
+      },
+    ]);
     const error = lastError(events);
     expect([error.code, error.kind]).toEqual(['overloaded', 'transient']);
     expect(error.message).toContain('finish_reason "overloaded_error": the answer is incomplete');
@@ -333,7 +405,11 @@ describe('openai-chat quirks', () => {
   });
 
   it('choices of other completions (index ≠ 0, n > 1) are ignored', async () => {
-    const choice = (index: number, delta: Record<string, unknown>, finish: string | null = null) => ({ index, delta, finish_reason: finish });
+    const choice = (index: number, delta: Record<string, unknown>, finish: string | null = null) => ({
+      index,
+      delta,
+      finish_reason: finish,
+    });
     const body = sseBody([
       { id: 'c', choices: [choice(1, { role: 'assistant', content: 'B1' }), choice(0, { role: 'assistant', content: 'A1' })] },
       { id: 'c', choices: [choice(1, { content: ' B2' })] },
@@ -344,14 +420,20 @@ describe('openai-chat quirks', () => {
     expect([textOf(message), message.stopReason]).toEqual(['A1 A2', 'stop']);
     await server?.close();
     // A server whose one choice is numbered 1 from the start is still read.
-    const fromOne = await run([{ headers: SSE, body: sseBody([{ choices: [choice(1, { content: 'one' })] }, { choices: [choice(1, {}, 'stop')] }]) }]);
+    const fromOne = await run([
+      { headers: SSE, body: sseBody([{ choices: [choice(1, { content: 'one' })] }, { choices: [choice(1, {}, 'stop')] }]) },
+    ]);
     expect(textOf(fromOne.message)).toBe('one');
   });
 
   it('aborting mid-stream ends with stopReason aborted and the text so far', async () => {
     const controller = new AbortController();
     server = await startServer([{ headers: SSE, body: [sseBody([chunk({ content: 'streaming…' })], false)], hold: true }]);
-    const stream = streamOpenAIChat(testModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal });
+    const stream = streamOpenAIChat(
+      testModel(server.baseUrl),
+      { messages: [{ role: 'user', content: 'hi' }] },
+      { signal: controller.signal },
+    );
     const events: AssistantStreamEvent[] = [];
     for await (const event of stream) {
       events.push(event);

@@ -20,8 +20,17 @@ afterEach(async () => {
 
 const SSE = { 'content-type': 'text/event-stream' };
 const JSON_TYPE = { 'content-type': 'application/json' };
-const GATEWAY_REFUSAL = JSON.stringify({ error: { message: "Unknown parameter: 'stream_options'.", type: 'invalid_request_error', param: 'stream_options', code: 'unknown_parameter' } });
-const AZURE_REFUSAL = JSON.stringify({ error: { message: 'Unrecognized request argument supplied: stream_options', type: 'invalid_request_error', param: null, code: null } });
+const GATEWAY_REFUSAL = JSON.stringify({
+  error: {
+    message: "Unknown parameter: 'stream_options'.",
+    type: 'invalid_request_error',
+    param: 'stream_options',
+    code: 'unknown_parameter',
+  },
+});
+const AZURE_REFUSAL = JSON.stringify({
+  error: { message: 'Unrecognized request argument supplied: stream_options', type: 'invalid_request_error', param: null, code: null },
+});
 
 const answer: ScriptedResponse = {
   headers: SSE,
@@ -33,13 +42,16 @@ const answer: ScriptedResponse = {
 
 /** A server that refuses any request carrying `stream_options` with `refusal`, and answers the others. */
 function strict(refusal: ScriptedResponse) {
-  return (request: RecordedRequest): ScriptedResponse => ((request.json as Record<string, unknown>).stream_options !== undefined ? refusal : answer);
+  return (request: RecordedRequest): ScriptedResponse =>
+    (request.json as Record<string, unknown>).stream_options !== undefined ? refusal : answer;
 }
 
 const sent = (s: TestServer) => s.requests.map((r) => 'stream_options' in (r.json as Record<string, unknown>));
 
 async function ask(s: TestServer, options: { stream?: boolean; maxTokens?: number } = {}, model = 'gpt-4o') {
-  const result = await collect(streamOpenAIChat(testModel(s.baseUrl, { id: model }), { messages: [{ role: 'user', content: 'hi' }] }, options));
+  const result = await collect(
+    streamOpenAIChat(testModel(s.baseUrl, { id: model }), { messages: [{ role: 'user', content: 'hi' }] }, options),
+  );
   expectWellFormed(result.events, result.message);
   return result;
 }
@@ -64,14 +76,26 @@ describe('openai-chat and servers that refuse stream_options', () => {
     expect(textOf((await ask(server)).message)).toBe('Hello');
     expect(sent(server)).toEqual([true, false]);
     await server.close();
-    server = await startServer(strict({ status: 422, headers: JSON_TYPE, body: JSON.stringify({ detail: [{ loc: ['body', 'stream_options'], msg: 'Extra inputs are not permitted' }] }) }));
+    server = await startServer(
+      strict({
+        status: 422,
+        headers: JSON_TYPE,
+        body: JSON.stringify({ detail: [{ loc: ['body', 'stream_options'], msg: 'Extra inputs are not permitted' }] }),
+      }),
+    );
     expect(textOf((await ask(server)).message)).toBe('Hello');
     expect(sent(server)).toEqual([true, false]);
   });
 
   it('another 400 is the error it is, sent once, and the next request still carries stream_options', async () => {
     server = await startServer([
-      { status: 400, headers: JSON_TYPE, body: JSON.stringify({ error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error', param: 'temperature' } }) },
+      {
+        status: 400,
+        headers: JSON_TYPE,
+        body: JSON.stringify({
+          error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error', param: 'temperature' },
+        }),
+      },
       answer,
     ]);
     const { message } = await ask(server);
@@ -99,9 +123,18 @@ describe('openai-chat and servers that refuse stream_options', () => {
     expect(sent(server)).toEqual([false, true]);
   });
 
-  it('only the error\'s own words count: a 422 that echoes the request naming stream_options is not a refusal of it', async () => {
+  it("only the error's own words count: a 422 that echoes the request naming stream_options is not a refusal of it", async () => {
     // FastAPI / pydantic servers echo the request under detail[].input.
-    const echo = JSON.stringify({ detail: [{ type: 'missing', loc: ['body', 'messages', 0, 'content'], msg: 'Field required', input: { role: 'user', stream_options: { include_usage: true } } }] });
+    const echo = JSON.stringify({
+      detail: [
+        {
+          type: 'missing',
+          loc: ['body', 'messages', 0, 'content'],
+          msg: 'Field required',
+          input: { role: 'user', stream_options: { include_usage: true } },
+        },
+      ],
+    });
     server = await startServer([{ status: 422, headers: JSON_TYPE, body: echo }, answer]);
     const { message } = await ask(server);
     expect(message.stopReason).toBe('error');
@@ -115,7 +148,9 @@ describe('openai-chat and servers that refuse stream_options', () => {
       controller.abort();
       return { status: 400, headers: JSON_TYPE, body: GATEWAY_REFUSAL };
     });
-    const result = await collect(streamOpenAIChat(testModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal }));
+    const result = await collect(
+      streamOpenAIChat(testModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal }),
+    );
     expectWellFormed(result.events, result.message);
     expect(result.message.stopReason).toBe('aborted');
     expect(server.requests).toHaveLength(1);
@@ -130,14 +165,23 @@ describe('openai-chat and servers that refuse stream_options', () => {
 });
 
 const MAX_TOKENS_REFUSAL = JSON.stringify({
-  error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' },
+  error: {
+    message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+    type: 'invalid_request_error',
+    param: 'max_tokens',
+    code: 'unsupported_parameter',
+  },
 });
 
 /** What a request sent as its output limit. */
 const limits = (s: TestServer) =>
   s.requests.map((r) => {
     const body = r.json as Record<string, unknown>;
-    return 'max_tokens' in body ? `max_tokens=${String(body.max_tokens)}` : 'max_completion_tokens' in body ? `max_completion_tokens=${String(body.max_completion_tokens)}` : 'none';
+    return 'max_tokens' in body
+      ? `max_tokens=${String(body.max_tokens)}`
+      : 'max_completion_tokens' in body
+        ? `max_completion_tokens=${String(body.max_completion_tokens)}`
+        : 'none';
   });
 
 describe('openai-chat and models that refuse max_tokens', () => {
@@ -169,7 +213,8 @@ describe('openai-chat and models that refuse max_tokens', () => {
   it("vLLM's \"'max_tokens' or 'max_completion_tokens' is too large\" is about the context, not a refusal of the name", async () => {
     const tooLarge = JSON.stringify({
       object: 'error',
-      message: "'max_tokens' or 'max_completion_tokens' is too large: 5000. This model's maximum context length is 4096 tokens and your request has 120 input tokens (5000 > 4096 - 120).",
+      message:
+        "'max_tokens' or 'max_completion_tokens' is too large: 5000. This model's maximum context length is 4096 tokens and your request has 120 input tokens (5000 > 4096 - 120).",
       type: 'BadRequestError',
       param: null,
       code: 400,
@@ -195,16 +240,38 @@ describe('openai-chat and thinking (reasoning_effort)', () => {
 
   it('sends the thinking level as reasoning_effort; off sends none', async () => {
     server = await startServer(() => answer);
-    await collect(streamOpenAIChat(testModel(server.baseUrl, { id: 'o3-mini' }), { messages: [{ role: 'user', content: 'hi' }] }, { thinking: 'high' }));
-    await collect(streamOpenAIChat(testModel(server.baseUrl, { id: 'o3-mini' }), { messages: [{ role: 'user', content: 'hi' }] }, { thinking: 'off' }));
+    await collect(
+      streamOpenAIChat(testModel(server.baseUrl, { id: 'o3-mini' }), { messages: [{ role: 'user', content: 'hi' }] }, { thinking: 'high' }),
+    );
+    await collect(
+      streamOpenAIChat(testModel(server.baseUrl, { id: 'o3-mini' }), { messages: [{ role: 'user', content: 'hi' }] }, { thinking: 'off' }),
+    );
     await collect(streamOpenAIChat(testModel(server.baseUrl, { id: 'o3-mini' }), { messages: [{ role: 'user', content: 'hi' }] }));
     expect(effortOf(server)).toEqual(['high', undefined, undefined]);
   });
 
   it('a model that refuses it is asked again without it, and not sent it again', async () => {
-    const refusal = JSON.stringify({ error: { message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.", type: 'invalid_request_error', param: 'reasoning_effort', code: 'unsupported_parameter' } });
-    server = await startServer((request) => ((request.json as Record<string, unknown>).reasoning_effort !== undefined ? { status: 400, headers: JSON_TYPE, body: refusal } : answer));
-    const ask = () => collect(streamOpenAIChat(testModel(server!.baseUrl, { id: 'gpt-4o' }), { messages: [{ role: 'user', content: 'hi' }] }, { thinking: 'low' }));
+    const refusal = JSON.stringify({
+      error: {
+        message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+        type: 'invalid_request_error',
+        param: 'reasoning_effort',
+        code: 'unsupported_parameter',
+      },
+    });
+    server = await startServer((request) =>
+      (request.json as Record<string, unknown>).reasoning_effort !== undefined
+        ? { status: 400, headers: JSON_TYPE, body: refusal }
+        : answer,
+    );
+    const ask = () =>
+      collect(
+        streamOpenAIChat(
+          testModel(server!.baseUrl, { id: 'gpt-4o' }),
+          { messages: [{ role: 'user', content: 'hi' }] },
+          { thinking: 'low' },
+        ),
+      );
     expect(textOf((await ask()).message)).toBe('Hello');
     expect(textOf((await ask()).message)).toBe('Hello');
     expect(effortOf(server)).toEqual(['low', undefined, undefined]);

@@ -30,10 +30,31 @@ const context: Context = {
       provider: 'openai',
       model: 'gpt-4o',
     },
-    { role: 'tool', toolCallId: 'call_1', toolName: 'ls', content: [{ type: 'text', text: 'a.txt' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }], isError: false },
+    {
+      role: 'tool',
+      toolCallId: 'call_1',
+      toolName: 'ls',
+      content: [
+        { type: 'text', text: 'a.txt' },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      ],
+      isError: false,
+    },
     { role: 'tool', toolCallId: 'call_2', toolName: 'pwd', content: [{ type: 'text', text: '/tmp' }], isError: false },
-    { role: 'user', content: [{ type: 'text', text: 'What is in this?' }, { type: 'image', data: 'iVBOR', mimeType: 'image/png' }] },
-    { role: 'user', content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What is in this?' },
+        { type: 'image', data: 'iVBOR', mimeType: 'image/png' },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'one' },
+        { type: 'text', text: 'two' },
+      ],
+    },
   ],
   tools: [{ name: 'ls', description: 'List files', parameters: { type: 'object', properties: { dir: { type: 'string' } } } }],
 };
@@ -41,7 +62,12 @@ const context: Context = {
 describe('Chat Completions request', () => {
   it('the body text built from cached per-message JSON is exactly the JSON of the request object', () => {
     for (const model of [testModel('http://127.0.0.1:1/v1'), testModel('https://api.openai.com/v1')]) {
-      for (const options of [{}, { stream: false }, { maxTokens: 100, temperature: 0.2 }, { maxTokens: 100, thinking: 'medium' as const, temperature: 1 }]) {
+      for (const options of [
+        {},
+        { stream: false },
+        { maxTokens: 100, temperature: 0.2 },
+        { maxTokens: 100, thinking: 'medium' as const, temperature: 1 },
+      ]) {
         const expected = JSON.stringify(buildChatRequest(model, context, options));
         expect(buildChatBody(model, context, options)).toBe(expected);
         // Second time round every message comes from the cache: still the same text.
@@ -49,7 +75,9 @@ describe('Chat Completions request', () => {
       }
     }
     const noSystem = { messages: context.messages };
-    expect(buildChatBody(testModel('http://127.0.0.1:1/v1'), noSystem)).toBe(JSON.stringify(buildChatRequest(testModel('http://127.0.0.1:1/v1'), noSystem)));
+    expect(buildChatBody(testModel('http://127.0.0.1:1/v1'), noSystem)).toBe(
+      JSON.stringify(buildChatRequest(testModel('http://127.0.0.1:1/v1'), noSystem)),
+    );
   });
 
   it('maps every message kind', () => {
@@ -76,18 +104,44 @@ describe('Chat Completions request', () => {
       },
       { role: 'user', content: 'one\ntwo' },
     ]);
-    expect(request.tools).toEqual([{ type: 'function', function: { name: 'ls', description: 'List files', parameters: context.tools?.[0]?.parameters } }]);
-    expect(request).toMatchObject({ model: 'gpt-4o', stream: true, stream_options: { include_usage: true }, max_tokens: 100, temperature: 0.2 });
+    expect(request.tools).toEqual([
+      { type: 'function', function: { name: 'ls', description: 'List files', parameters: context.tools?.[0]?.parameters } },
+    ]);
+    expect(request).toMatchObject({
+      model: 'gpt-4o',
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 100,
+      temperature: 0.2,
+    });
   });
 
   it('drops thinking, aborted and empty assistant turns and an empty tools list; content null beside tool calls', () => {
-    const request = buildChatRequest(testModel('http://127.0.0.1:1/v1'), {
-      messages: [
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm' }], stopReason: 'aborted', usage: emptyUsage(), provider: 'openai', model: 'm' },
-        { role: 'assistant', content: [{ type: 'tool_call', id: 'c', name: 'x', arguments: {}, rawArguments: '{}' }], stopReason: 'tool_use', usage: emptyUsage(), provider: 'openai', model: 'm' },
-      ],
-      tools: [],
-    }, { stream: false });
+    const request = buildChatRequest(
+      testModel('http://127.0.0.1:1/v1'),
+      {
+        messages: [
+          {
+            role: 'assistant',
+            content: [{ type: 'thinking', thinking: 'hmm' }],
+            stopReason: 'aborted',
+            usage: emptyUsage(),
+            provider: 'openai',
+            model: 'm',
+          },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_call', id: 'c', name: 'x', arguments: {}, rawArguments: '{}' }],
+            stopReason: 'tool_use',
+            usage: emptyUsage(),
+            provider: 'openai',
+            model: 'm',
+          },
+        ],
+        tools: [],
+      },
+      { stream: false },
+    );
     expect(request.messages).toEqual([
       { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'x', arguments: '{}' } }] },
       // A call left without a result gets a synthetic one: every API rejects a dangling call.

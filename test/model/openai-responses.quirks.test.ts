@@ -28,9 +28,22 @@ function sse(events: Json[]): string {
 }
 
 const created = { type: 'response.created', response: { id: 'resp_q', status: 'in_progress', output: [] } };
-const message = (i: number, id = `msg_${i}`): Json => ({ type: 'response.output_item.added', output_index: i, item: { id, type: 'message', role: 'assistant', content: [] } });
-const text = (i: number, delta: string): Json => ({ type: 'response.output_text.delta', output_index: i, content_index: 0, item_id: `msg_${i}`, delta });
-const completed = (extra: Json = {}): Json => ({ type: 'response.completed', response: { id: 'resp_q', status: 'completed', usage: null, ...extra } });
+const message = (i: number, id = `msg_${i}`): Json => ({
+  type: 'response.output_item.added',
+  output_index: i,
+  item: { id, type: 'message', role: 'assistant', content: [] },
+});
+const text = (i: number, delta: string): Json => ({
+  type: 'response.output_text.delta',
+  output_index: i,
+  content_index: 0,
+  item_id: `msg_${i}`,
+  delta,
+});
+const completed = (extra: Json = {}): Json => ({
+  type: 'response.completed',
+  response: { id: 'resp_q', status: 'completed', usage: null, ...extra },
+});
 
 async function run(responses: ScriptedResponse[], options: StreamOptions = {}) {
   server = await startServer(responses);
@@ -69,7 +82,16 @@ describe('openai-responses quirks', () => {
       { id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] },
     ];
     const { message: result, events } = await run([{ headers: SSE, body: sse([created, completed({ output })]) }]);
-    expect(events.map((e) => e.type)).toEqual(['start', 'thinking_start', 'thinking_delta', 'thinking_end', 'text_start', 'text_delta', 'text_end', 'done']);
+    expect(events.map((e) => e.type)).toEqual([
+      'start',
+      'thinking_start',
+      'thinking_delta',
+      'thinking_end',
+      'text_start',
+      'text_delta',
+      'text_end',
+      'done',
+    ]);
     expect(thinkingOf(result)).toBe('Think.');
     expect(result.content[0]).toMatchObject({ signature: JSON.stringify(output[0]) });
     expect(result.content[0]).not.toHaveProperty('redacted');
@@ -101,13 +123,23 @@ describe('openai-responses quirks', () => {
   it('completes arguments that only the done events carry, after a partial stream of deltas', async () => {
     const body = sse([
       created,
-      { type: 'response.output_item.added', output_index: 0, item: { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'ls', arguments: '' } },
+      {
+        type: 'response.output_item.added',
+        output_index: 0,
+        item: { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'ls', arguments: '' },
+      },
       { type: 'response.function_call_arguments.delta', output_index: 0, item_id: 'fc_1', delta: '{"dir":' },
-      { type: 'response.output_item.done', output_index: 0, item: { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'ls', arguments: '{"dir":"src"}' } },
+      {
+        type: 'response.output_item.done',
+        output_index: 0,
+        item: { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'ls', arguments: '{"dir":"src"}' },
+      },
       completed(),
     ]);
     const { message: result } = await run([{ headers: SSE, body }]);
-    expect(toolCallsOf(result)).toEqual([{ type: 'tool_call', id: 'call_1', name: 'ls', arguments: { dir: 'src' }, rawArguments: '{"dir":"src"}', signature: 'fc_1' }]);
+    expect(toolCallsOf(result)).toEqual([
+      { type: 'tool_call', id: 'call_1', name: 'ls', arguments: { dir: 'src' }, rawArguments: '{"dir":"src"}', signature: 'fc_1' },
+    ]);
   });
 
   it('keeps raw arguments that are not a JSON object and generates a missing call_id', async () => {
@@ -125,8 +157,17 @@ describe('openai-responses quirks', () => {
   });
 
   it('maps cached input tokens and an incomplete response cut by the content filter', async () => {
-    const usage = { input_tokens: 1200, input_tokens_details: { cached_tokens: 1024 }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 20 }, total_tokens: 1230 };
-    const incomplete = { type: 'response.incomplete', response: { id: 'resp_q', status: 'incomplete', incomplete_details: { reason: 'content_filter' }, usage } };
+    const usage = {
+      input_tokens: 1200,
+      input_tokens_details: { cached_tokens: 1024 },
+      output_tokens: 30,
+      output_tokens_details: { reasoning_tokens: 20 },
+      total_tokens: 1230,
+    };
+    const incomplete = {
+      type: 'response.incomplete',
+      response: { id: 'resp_q', status: 'incomplete', incomplete_details: { reason: 'content_filter' }, usage },
+    };
     const { message: result } = await run([{ headers: SSE, body: sse([created, message(0), text(0, 'Part'), incomplete]) }]);
     expect(result.stopReason).toBe('content_filter');
     expect(textOf(result)).toBe('Part');
@@ -134,14 +175,25 @@ describe('openai-responses quirks', () => {
   });
 
   it('an error event with code and message at the top level (the documented shape) is classified too', async () => {
-    const error = { type: 'error', code: 'rate_limit_exceeded', message: 'Rate limit reached. Please try again in 2s.', param: null, sequence_number: 4 };
+    const error = {
+      type: 'error',
+      code: 'rate_limit_exceeded',
+      message: 'Rate limit reached. Please try again in 2s.',
+      param: null,
+      sequence_number: 4,
+    };
     const { events } = await run([{ headers: SSE, body: sse([created, error]) }]);
     expect(lastError(events)).toMatchObject({ code: 'rate_limited', kind: 'transient', retryAfterMs: 2000 });
   });
 
   it('response.failed carries the error; without one it is a transient server_error', async () => {
     const failed = (error: Json | null): Json => ({ type: 'response.failed', response: { id: 'resp_q', status: 'failed', error } });
-    const context = await run([{ headers: SSE, body: sse([created, failed({ code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.' })]) }]);
+    const context = await run([
+      {
+        headers: SSE,
+        body: sse([created, failed({ code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.' })]),
+      },
+    ]);
     expect(lastError(context.events)).toMatchObject({ code: 'context_length', kind: 'fatal' });
     await server?.close();
     const unknown = await run([{ headers: SSE, body: sse([created, message(0), text(0, 'so far'), failed(null)]) }]);
@@ -158,7 +210,9 @@ describe('openai-responses quirks', () => {
   });
 
   it('a connection cut mid-stream is a transient stream_cut', async () => {
-    const { message: result, events } = await run([{ headers: SSE, body: [sse([created, message(0), text(0, 'before the cut')])], cut: true }]);
+    const { message: result, events } = await run([
+      { headers: SSE, body: [sse([created, message(0), text(0, 'before the cut')])], cut: true },
+    ]);
     expect(lastError(events)).toMatchObject({ code: 'stream_cut', kind: 'transient' });
     expect(lastError(events).message).toContain(`${server?.baseUrl}/responses`);
     expect(textOf(result)).toBe('before the cut');
@@ -195,13 +249,22 @@ describe('openai-responses quirks', () => {
 
   it('HTTP errors: 429 honours retry-after, 500 is transient, context_length_exceeded is fatal', async () => {
     const json = { 'content-type': 'application/json' };
-    const limited = await run([{ status: 429, headers: { ...json, 'retry-after': '3' }, body: '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}' }]);
+    const limited = await run([
+      {
+        status: 429,
+        headers: { ...json, 'retry-after': '3' },
+        body: '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}',
+      },
+    ]);
     expect(lastError(limited.events)).toMatchObject({ code: 'rate_limited', kind: 'transient', retryAfterMs: 3000, status: 429 });
     await server?.close();
-    const failed = await run([{ status: 500, headers: json, body: '{"error":{"message":"The server had an error","type":"server_error"}}' }]);
+    const failed = await run([
+      { status: 500, headers: json, body: '{"error":{"message":"The server had an error","type":"server_error"}}' },
+    ]);
     expect(lastError(failed.events)).toMatchObject({ code: 'server_error', kind: 'transient', status: 500 });
     await server?.close();
-    const body = '{"error":{"message":"Your input exceeds the context window of this model.","type":"invalid_request_error","code":"context_length_exceeded"}}';
+    const body =
+      '{"error":{"message":"Your input exceeds the context window of this model.","type":"invalid_request_error","code":"context_length_exceeded"}}';
     const overflow = await run([{ status: 400, headers: json, body }]);
     expect(lastError(overflow.events)).toMatchObject({ code: 'context_length', kind: 'fatal', status: 400 });
   });
@@ -209,7 +272,11 @@ describe('openai-responses quirks', () => {
   it('aborting mid-stream ends with stopReason aborted and the text so far', async () => {
     const controller = new AbortController();
     server = await startServer([{ headers: SSE, body: [sse([created, message(0), text(0, 'streaming…')])], hold: true }]);
-    const stream = streamOpenAIResponses(model(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal });
+    const stream = streamOpenAIResponses(
+      model(server.baseUrl),
+      { messages: [{ role: 'user', content: 'hi' }] },
+      { signal: controller.signal },
+    );
     const events: AssistantStreamEvent[] = [];
     for await (const event of stream) {
       events.push(event);
@@ -224,7 +291,9 @@ describe('openai-responses quirks', () => {
 
   it('an already aborted signal sends no request', async () => {
     server = await startServer([]);
-    const { message: result } = await collect(streamOpenAIResponses(model(server.baseUrl), { messages: [] }, { signal: AbortSignal.abort() }));
+    const { message: result } = await collect(
+      streamOpenAIResponses(model(server.baseUrl), { messages: [] }, { signal: AbortSignal.abort() }),
+    );
     expect(result.stopReason).toBe('aborted');
     expect(server.requests).toHaveLength(0);
   });

@@ -6,7 +6,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamOpenAIChat } from '../../src/model/providers/openai-chat.js';
 import { streamOpenAIResponses } from '../../src/model/providers/openai-responses.js';
-import { buildResponsesBody, buildResponsesRequest, isReasoningModel, responsesHeaders, responsesTarget, responsesUrl } from '../../src/model/providers/openai-responses-request.js';
+import {
+  buildResponsesBody,
+  buildResponsesRequest,
+  isReasoningModel,
+  responsesHeaders,
+  responsesTarget,
+  responsesUrl,
+} from '../../src/model/providers/openai-responses-request.js';
 import type { ResponsesInputItem } from '../../src/model/providers/openai-responses-request.js';
 import type { AssistantMessage, Context, Message, ModelRef, StreamOptions } from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
@@ -57,8 +64,23 @@ function contextWith(turn: AssistantMessage): Context {
       { role: 'user', content: 'List the files.' },
       turn,
       { role: 'tool', toolCallId: 'call_1', toolName: 'ls', content: [{ type: 'text', text: 'a.txt' }], isError: false },
-      { role: 'tool', toolCallId: 'call_2', toolName: 'pwd', content: [{ type: 'text', text: '/tmp' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }], isError: false },
-      { role: 'user', content: [{ type: 'text', text: 'What is in this?' }, { type: 'image', data: 'iVBOR', mimeType: 'image/png' }] },
+      {
+        role: 'tool',
+        toolCallId: 'call_2',
+        toolName: 'pwd',
+        content: [
+          { type: 'text', text: '/tmp' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        ],
+        isError: false,
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in this?' },
+          { type: 'image', data: 'iVBOR', mimeType: 'image/png' },
+        ],
+      },
     ],
     tools: [{ name: 'ls', description: 'List files', parameters: { type: 'object', properties: { dir: { type: 'string' } } } }],
   };
@@ -107,7 +129,12 @@ describe('Responses request', () => {
     expect(request.instructions).toBe('You are terse.');
     expect(request.input).toEqual([
       { role: 'user', content: [{ type: 'input_text', text: 'List the files.' }] },
-      { type: 'reasoning', id: 'rs_0123', encrypted_content: 'gAAAAB-encrypted', summary: [{ type: 'summary_text', text: 'Listing first.' }] },
+      {
+        type: 'reasoning',
+        id: 'rs_0123',
+        encrypted_content: 'gAAAAB-encrypted',
+        summary: [{ type: 'summary_text', text: 'Listing first.' }],
+      },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Looking.' }], id: 'msg_0123', phase: 'commentary' },
       { type: 'function_call', call_id: 'call_1', name: 'ls', arguments: '{"dir": "."}', id: 'fc_0001' },
       { type: 'function_call', call_id: 'call_2', name: 'pwd', arguments: '{}', id: 'fc_0002' },
@@ -128,8 +155,22 @@ describe('Responses request', () => {
         ],
       },
     ]);
-    expect(request.tools).toEqual([{ type: 'function', name: 'ls', description: 'List files', parameters: { type: 'object', properties: { dir: { type: 'string' } } }, strict: false }]);
-    expect(request).toMatchObject({ model: 'gpt-5', stream: true, store: false, include: ['reasoning.encrypted_content'], max_output_tokens: 100 });
+    expect(request.tools).toEqual([
+      {
+        type: 'function',
+        name: 'ls',
+        description: 'List files',
+        parameters: { type: 'object', properties: { dir: { type: 'string' } } },
+        strict: false,
+      },
+    ]);
+    expect(request).toMatchObject({
+      model: 'gpt-5',
+      stream: true,
+      store: false,
+      include: ['reasoning.encrypted_content'],
+      max_output_tokens: 100,
+    });
     expectValidInput(request.input);
   });
 
@@ -173,7 +214,15 @@ describe('Responses request', () => {
     });
     const { input } = buildResponsesRequest(responsesModel(), contextWith(turn));
     expect(input.slice(1, 6)).toEqual([
-      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'one ' }, { type: 'output_text', text: 'two' }], id: 'msg_1' },
+      {
+        type: 'message',
+        role: 'assistant',
+        content: [
+          { type: 'output_text', text: 'one ' },
+          { type: 'output_text', text: 'two' },
+        ],
+        id: 'msg_1',
+      },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'bare id' }], id: 'msg_2' },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'odd id' }] },
       { type: 'function_call', call_id: 'call_1', name: 'ls', arguments: '{}' },
@@ -182,18 +231,42 @@ describe('Responses request', () => {
   });
 
   it('continues a history written by the Chat Completions adapter', async () => {
-    server = await startServer([fixtureResponse('openai-chat/stream-parallel-tool-calls.sse'), fixtureResponse('openai-responses/stream-function-call-turn2-text.sse')]);
+    server = await startServer([
+      fixtureResponse('openai-chat/stream-parallel-tool-calls.sse'),
+      fixtureResponse('openai-responses/stream-function-call-turn2-text.sse'),
+    ]);
     const messages: Message[] = [{ role: 'user', content: 'Tell me the secrets.' }];
     const chat = await collect(streamOpenAIChat(testModel(server.baseUrl), { messages }));
     messages.push(chat.message);
-    for (const call of toolCallsOf(chat.message)) messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: `secret for ${String(call.arguments.password)}` }], isError: false });
-    const next = await collect(streamOpenAIResponses(testModel(server.baseUrl, { provider: 'openai-responses', api: 'openai-responses', id: 'gpt-4o' }), { messages }));
+    for (const call of toolCallsOf(chat.message))
+      messages.push({
+        role: 'tool',
+        toolCallId: call.id,
+        toolName: call.name,
+        content: [{ type: 'text', text: `secret for ${String(call.arguments.password)}` }],
+        isError: false,
+      });
+    const next = await collect(
+      streamOpenAIResponses(testModel(server.baseUrl, { provider: 'openai-responses', api: 'openai-responses', id: 'gpt-4o' }), {
+        messages,
+      }),
+    );
     expect(next.message.stopReason).toBe('stop');
     const { input } = server.requests[1]?.json as { input: ResponsesInputItem[] };
     expect(input).toEqual([
       { role: 'user', content: [{ type: 'input_text', text: 'Tell me the secrets.' }] },
-      { type: 'function_call', call_id: 'call_M26z19sncd7b4LBgzKRRbaUE', name: 'secret_retrieval_tool', arguments: '{"password": "mellon"}' },
-      { type: 'function_call', call_id: 'call_KPXe5NX7IcKkaBUhc6dto2QV', name: 'secret_retrieval_tool', arguments: '{"password": "radiance"}' },
+      {
+        type: 'function_call',
+        call_id: 'call_M26z19sncd7b4LBgzKRRbaUE',
+        name: 'secret_retrieval_tool',
+        arguments: '{"password": "mellon"}',
+      },
+      {
+        type: 'function_call',
+        call_id: 'call_KPXe5NX7IcKkaBUhc6dto2QV',
+        name: 'secret_retrieval_tool',
+        arguments: '{"password": "radiance"}',
+      },
       { type: 'function_call_output', call_id: 'call_M26z19sncd7b4LBgzKRRbaUE', output: 'secret for mellon' },
       { type: 'function_call_output', call_id: 'call_KPXe5NX7IcKkaBUhc6dto2QV', output: 'secret for radiance' },
     ]);
@@ -207,7 +280,13 @@ describe('Responses request', () => {
         { type: 'thinking', thinking: 'The user wants the weather.', signature: 'EqQBCkYIBxgCKkB…anthropic-signature' },
         { type: 'thinking', thinking: '', signature: 'EmwKAhgB…', redacted: true },
         { type: 'text', text: 'Checking.' },
-        { type: 'tool_call', id: 'toolu_01A09q90qw90lq917835lq9', name: 'weather', arguments: { city: 'Paris' }, rawArguments: '{"city":"Paris"}' },
+        {
+          type: 'tool_call',
+          id: 'toolu_01A09q90qw90lq917835lq9',
+          name: 'weather',
+          arguments: { city: 'Paris' },
+          rawArguments: '{"city":"Paris"}',
+        },
       ],
       stopReason: 'tool_use',
       usage: emptyUsage(),
@@ -227,7 +306,13 @@ describe('Responses request', () => {
     const messages: Message[] = [
       { role: 'user', content: 'Weather in Paris, then Rome?' },
       claude,
-      { role: 'tool', toolCallId: 'toolu_01A09q90qw90lq917835lq9', toolName: 'weather', content: [{ type: 'text', text: 'sunny' }], isError: false },
+      {
+        role: 'tool',
+        toolCallId: 'toolu_01A09q90qw90lq917835lq9',
+        toolName: 'weather',
+        content: [{ type: 'text', text: 'sunny' }],
+        isError: false,
+      },
       routed,
       { role: 'tool', toolCallId: 'functions.weather:0', toolName: 'weather', content: [{ type: 'text', text: 'rain' }], isError: false },
     ];
@@ -249,8 +334,12 @@ describe('Responses request', () => {
 
   it('drops aborted turns and answers a dangling call with a synthetic output', () => {
     const aborted = gpt5Turn({ stopReason: 'aborted', content: [{ type: 'text', text: 'Half' }] });
-    const dangling = gpt5Turn({ content: [{ type: 'tool_call', id: 'call_9', name: 'ls', arguments: {}, rawArguments: '{}', signature: 'fc_9' }] });
-    const { input } = buildResponsesRequest(responsesModel(), { messages: [{ role: 'user', content: 'go' }, aborted, { role: 'user', content: 'again' }, dangling] });
+    const dangling = gpt5Turn({
+      content: [{ type: 'tool_call', id: 'call_9', name: 'ls', arguments: {}, rawArguments: '{}', signature: 'fc_9' }],
+    });
+    const { input } = buildResponsesRequest(responsesModel(), {
+      messages: [{ role: 'user', content: 'go' }, aborted, { role: 'user', content: 'again' }, dangling],
+    });
     expect(input.slice(1)).toEqual([
       { role: 'user', content: [{ type: 'input_text', text: 'again' }] },
       { type: 'function_call', call_id: 'call_9', name: 'ls', arguments: '{}', id: 'fc_9' },
@@ -264,29 +353,63 @@ describe('Responses request', () => {
       return rest;
     };
     const encrypted = ['reasoning.encrypted_content'];
-    expect(options('gpt-5', { thinking: 'medium' })).toEqual({ stream: true, store: false, include: encrypted, reasoning: { effort: 'medium', summary: 'auto' } });
+    expect(options('gpt-5', { thinking: 'medium' })).toEqual({
+      stream: true,
+      store: false,
+      include: encrypted,
+      reasoning: { effort: 'medium', summary: 'auto' },
+    });
     expect(options('gpt-5', { temperature: 0.3 })).toEqual({ stream: true, store: false, include: encrypted });
-    expect(options('gpt-5', { thinking: 'off' })).toEqual({ stream: true, store: false, include: encrypted, reasoning: { effort: 'minimal' } });
+    expect(options('gpt-5', { thinking: 'off' })).toEqual({
+      stream: true,
+      store: false,
+      include: encrypted,
+      reasoning: { effort: 'minimal' },
+    });
     expect(options('gpt-5.1', { thinking: 'off' })).toMatchObject({ reasoning: { effort: 'none' } });
     expect(options('o4-mini', { thinking: 'off' })).toMatchObject({ reasoning: { effort: 'low' } });
-    expect(options('gpt-4o', { thinking: 'off', temperature: 0.3, maxTokens: 64, stream: false })).toEqual({ store: false, max_output_tokens: 64, temperature: 0.3 });
+    expect(options('gpt-4o', { thinking: 'off', temperature: 0.3, maxTokens: 64, stream: false })).toEqual({
+      store: false,
+      max_output_tokens: 64,
+      temperature: 0.3,
+    });
     // Asking for thinking on any other model is taken at its word (a local reasoning model).
-    expect(options('qwen3', { thinking: 'high' })).toEqual({ stream: true, store: false, include: encrypted, reasoning: { effort: 'high', summary: 'auto' } });
+    expect(options('qwen3', { thinking: 'high' })).toEqual({
+      stream: true,
+      store: false,
+      include: encrypted,
+      reasoning: { effort: 'high', summary: 'auto' },
+    });
   });
 
   it('recognizes reasoning models by name', () => {
-    expect(['o1', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5.1-codex-max', 'openai/gpt-5', 'codex-mini-latest'].filter((id) => !isReasoningModel(id))).toEqual([]);
-    expect(['gpt-4o', 'gpt-4.1', 'gpt-5-chat-latest', 'gpt-5.1-chat-latest', 'llama3.1', 'omni-moderation'].filter(isReasoningModel)).toEqual([]);
+    expect(
+      ['o1', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5.1-codex-max', 'openai/gpt-5', 'codex-mini-latest'].filter(
+        (id) => !isReasoningModel(id),
+      ),
+    ).toEqual([]);
+    expect(
+      ['gpt-4o', 'gpt-4.1', 'gpt-5-chat-latest', 'gpt-5.1-chat-latest', 'llama3.1', 'omni-moderation'].filter(isReasoningModel),
+    ).toEqual([]);
   });
 
   it('headers: bearer key when there is one, model headers last', () => {
-    expect(responsesHeaders(responsesModel({ headers: { 'x-title': 'rein' } }))).toEqual({ 'content-type': 'application/json', authorization: 'Bearer sk-test', 'x-title': 'rein' });
+    expect(responsesHeaders(responsesModel({ headers: { 'x-title': 'rein' } }))).toEqual({
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-test',
+      'x-title': 'rein',
+    });
     expect(responsesHeaders(responsesModel({ apiKey: undefined }))).not.toHaveProperty('authorization');
   });
 
   it('POSTs the body and headers to {baseUrl}/responses', async () => {
     server = await startServer([fixtureResponse('openai-responses/stream-text-single-delta.sse')]);
-    const model = testModel(`${server.baseUrl}/`, { provider: 'openai-responses', api: 'openai-responses', id: 'gpt-5', headers: { 'x-extra': '1' } });
+    const model = testModel(`${server.baseUrl}/`, {
+      provider: 'openai-responses',
+      api: 'openai-responses',
+      id: 'gpt-5',
+      headers: { 'x-extra': '1' },
+    });
     const context = contextWith(gpt5Turn());
     await collect(streamOpenAIResponses(model, context, { thinking: 'low' }));
     const [request] = server.requests;
@@ -301,7 +424,9 @@ describe('Responses request', () => {
 describe('Responses URL', () => {
   it('appends /responses to the base path, keeps the base query after it and drops a fragment', () => {
     expect(responsesUrl('https://api.openai.com/v1/').href).toBe('https://api.openai.com/v1/responses');
-    expect(responsesUrl('https://x.openai.azure.com/openai/v1?api-version=preview').href).toBe('https://x.openai.azure.com/openai/v1/responses?api-version=preview');
+    expect(responsesUrl('https://x.openai.azure.com/openai/v1?api-version=preview').href).toBe(
+      'https://x.openai.azure.com/openai/v1/responses?api-version=preview',
+    );
     expect(responsesUrl('https://gw.example/v1#frag').href).toBe('https://gw.example/v1/responses');
   });
 

@@ -137,8 +137,31 @@ describe('PartialJsonParser', () => {
 
   it('fails without throwing on invalid JSON, exactly where JSON.parse fails', () => {
     const invalid = [
-      '{"a" 1}', '{,}', '[1,]', '{"a":1,}', '{} x', '01', '[01]', '-', '1.', '1e', '.5', '+1', '{"a":tru}',
-      '{"a":nul', '[}', '{]', '{"a\n":1}', '"\\x"', '"\\u12G4"', '{a:1}', "{'a':1}", '[1 2]', '{"a":1 "b":2}', 'undefined', '--1',
+      '{"a" 1}',
+      '{,}',
+      '[1,]',
+      '{"a":1,}',
+      '{} x',
+      '01',
+      '[01]',
+      '-',
+      '1.',
+      '1e',
+      '.5',
+      '+1',
+      '{"a":tru}',
+      '{"a":nul',
+      '[}',
+      '{]',
+      '{"a\n":1}',
+      '"\\x"',
+      '"\\u12G4"',
+      '{a:1}',
+      "{'a':1}",
+      '[1 2]',
+      '{"a":1 "b":2}',
+      'undefined',
+      '--1',
     ];
     for (const text of invalid) {
       expect(() => JSON.parse(text), text).toThrow();

@@ -14,17 +14,26 @@ async function read(text: string, size: number, stopReason: AssistantMessage['st
   reader.push({ type: 'text_start', index: 0 });
   for (let i = 0; i < text.length; i += size) reader.push({ type: 'text_delta', index: 0, delta: text.slice(i, i + size) });
   reader.push({ type: 'text_end', index: 0, text });
-  const inner: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text }], stopReason, usage: emptyUsage(), provider: 'p', model: 'm' };
+  const inner: AssistantMessage = {
+    role: 'assistant',
+    content: [{ type: 'text', text }],
+    stopReason,
+    usage: emptyUsage(),
+    provider: 'p',
+    model: 'm',
+  };
   reader.push({ type: 'done', message: inner });
   const message = await done;
   return { events, message };
 }
 
-const calls = (message: AssistantMessage) => message.content.flatMap((b) => (b.type === 'tool_call' ? [{ name: b.name, raw: b.rawArguments, args: b.arguments }] : []));
+const calls = (message: AssistantMessage) =>
+  message.content.flatMap((b) => (b.type === 'tool_call' ? [{ name: b.name, raw: b.rawArguments, args: b.arguments }] : []));
 const texts = (message: AssistantMessage) => message.content.flatMap((b) => (b.type === 'text' ? [b.text] : []));
 
 describe('prompted tool calls in streamed text', () => {
-  const answer = 'Let me add them.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 40}}\n</tool_call>\n<tool_call>{"name":"read_file","arguments":{"path":"a.txt"}}</tool_call>\n';
+  const answer =
+    'Let me add them.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 40}}\n</tool_call>\n<tool_call>{"name":"read_file","arguments":{"path":"a.txt"}}</tool_call>\n';
 
   it('reads several calls, the same however the text is cut into deltas', async () => {
     for (const size of [1, 2, 3, 5, 7, 11, 1000]) {
@@ -60,8 +69,8 @@ describe('prompted tool calls in streamed text', () => {
     expect(message.stopReason).toBe('stop');
   });
 
-  it('a malformed call keeps the model\'s argument text, for the dispatcher to repair or refuse', async () => {
-    const { message } = await read("<tool_call>{\"name\": \"add\", \"arguments\": {'a': 1, b: 2,}}</tool_call>", 4);
+  it("a malformed call keeps the model's argument text, for the dispatcher to repair or refuse", async () => {
+    const { message } = await read('<tool_call>{"name": "add", "arguments": {\'a\': 1, b: 2,}}</tool_call>', 4);
     expect(calls(message)).toEqual([{ name: 'add', raw: "{'a': 1, b: 2,}", args: {} }]);
     expect(parseCallText('{"name": "add", "arguments": {"a": 1')).toEqual({ name: 'add', rawArguments: '{"a": 1' });
     expect(parseCallText('not a call at all')).toBeUndefined();

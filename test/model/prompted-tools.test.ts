@@ -29,7 +29,12 @@ function adder() {
   const tool = defineTool({
     name: 'add',
     description: 'Adds two numbers. Use it for any sum.',
-    parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+      additionalProperties: false,
+    },
     execute: ({ a, b }) => {
       calls.push({ a: a as number, b: b as number });
       return String((a as number) + (b as number));
@@ -41,24 +46,41 @@ function adder() {
 /** Ollama's answer on /v1 to tools for a model whose template has none (ollama/ollama#6027). */
 const OLLAMA_REFUSAL = { error: { message: 'llama3:latest does not support tools', type: 'api_error', param: null, code: null } };
 /** vLLM started without --enable-auto-tool-choice (langchain4j/langchain4j#3475). */
-const VLLM_REFUSAL = { object: 'error', message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', type: 'BadRequestError', param: null, code: 400 };
+const VLLM_REFUSAL = {
+  object: 'error',
+  message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+  type: 'BadRequestError',
+  param: null,
+  code: 400,
+};
 
-const toolResponses = (request: ScriptRequest) => request.messages.filter((m) => m.role === 'user' && String(m.content).startsWith('<tool_response'));
+const toolResponses = (request: ScriptRequest) =>
+  request.messages.filter((m) => m.role === 'user' && String(m.content).startsWith('<tool_response'));
 
 /** A model without tool calling: it reads its tools in the system prompt and answers with calls in its text. */
 function promptedModel(refusal: unknown, answer: string) {
   return (request: ScriptRequest): ScriptTurn => {
     if (refusal !== undefined && request.toolNames.length > 0) return fault({ type: 'status', status: 400, body: refusal });
-    if (!(request.system ?? '').includes('<tool_call>') || !(request.system ?? '').includes('## add')) return text('I was not told of any tool.');
+    if (!(request.system ?? '').includes('<tool_call>') || !(request.system ?? '').includes('## add'))
+      return text('I was not told of any tool.');
     if (toolResponses(request).length === 0) return text(answer);
-    return text(`The results: ${toolResponses(request).map((m) => String(m.content)).join(' ')}`);
+    return text(
+      `The results: ${toolResponses(request)
+        .map((m) => String(m.content))
+        .join(' ')}`,
+    );
   };
 }
 
 describe('prompted tools', () => {
-  for (const [server, refusal] of [['Ollama', OLLAMA_REFUSAL], ['vLLM', VLLM_REFUSAL]] as const) {
+  for (const [server, refusal] of [
+    ['Ollama', OLLAMA_REFUSAL],
+    ['vLLM', VLLM_REFUSAL],
+  ] as const) {
     it(`a refusal of tools as ${server} answers it switches the model to tools in the prompt, for this run and the next`, async () => {
-      const scripted = await serve(promptedModel(refusal, 'Adding.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 40}}\n</tool_call>'));
+      const scripted = await serve(
+        promptedModel(refusal, 'Adding.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 40}}\n</tool_call>'),
+      );
       const { tool, calls } = adder();
       const model = scripted.model('llama3');
       const agent = new Agent({ model, tools: [tool] });
@@ -72,7 +94,9 @@ describe('prompted tools', () => {
       expect(bodies[0]?.tools).toBeDefined();
       expect(bodies.slice(1).every((b) => b.tools === undefined)).toBe(true);
       const first = result.messages.find((m) => m.role === 'assistant');
-      expect(first?.role === 'assistant' && first.notes?.[0]).toMatch(/refused the tools parameter for llama3: its tools are described in the prompt/);
+      expect(first?.role === 'assistant' && first.notes?.[0]).toMatch(
+        /refused the tools parameter for llama3: its tools are described in the prompt/,
+      );
       // The answer with the call is a tool call like any other, in the history and the events.
       expect(first?.role === 'assistant' && first.content.some((b) => b.type === 'tool_call' && b.name === 'add')).toBe(true);
       // Learned for the process: the next run asks without tools from the start.
@@ -87,7 +111,8 @@ describe('prompted tools', () => {
   }
 
   it('runs parallel calls of one answer, cut into one-character deltas, through the dispatcher', async () => {
-    const answer = '<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2}}</tool_call>\n<tool_call>{"name": "add", "arguments": {"a": 3, "b": 4}}</tool_call>';
+    const answer =
+      '<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2}}</tool_call>\n<tool_call>{"name": "add", "arguments": {"a": 3, "b": 4}}</tool_call>';
     const scripted = await serve(promptedModel(OLLAMA_REFUSAL, answer), 1);
     const { tool, calls } = adder();
     const deltas: string[] = [];
@@ -96,9 +121,14 @@ describe('prompted tools', () => {
     for await (const event of run) if (event.type === 'tool_call_delta') deltas.push(event.delta);
     const result = await run;
     expect(result.status).toBe('done');
-    expect(calls).toEqual([{ a: 1, b: 2 }, { a: 3, b: 4 }]);
+    expect(calls).toEqual([
+      { a: 1, b: 2 },
+      { a: 3, b: 4 },
+    ]);
     expect(deltas).toEqual(['', '{"a": 1, "b": 2}', '', '{"a": 3, "b": 4}']);
-    expect(result.text).toBe('The results: <tool_response name="add">\n3\n</tool_response> <tool_response name="add">\n7\n</tool_response>');
+    expect(result.text).toBe(
+      'The results: <tool_response name="add">\n3\n</tool_response> <tool_response name="add">\n7\n</tool_response>',
+    );
   });
 
   it('a malformed call gets the guided error of a native one, and the corrected call runs', async () => {
@@ -149,6 +179,8 @@ describe('prompted tools', () => {
     expect(toolCallingOf(resolveModel('openai/o1-mini', { apiKey: 'k' }))).toBe('prompt');
     expect(toolCallingOf(resolveModel('openai/gpt-4o', { apiKey: 'k' }))).toBe('native');
     expect(toolCallingOf(resolveModel('openai/o1-mini', { apiKey: 'k', toolCalling: 'native' }))).toBe('native');
-    expect(() => resolveModel('openai/gpt-4o', { apiKey: 'k', toolCalling: 'text' as 'prompt' })).toThrow(/toolCalling must be "native" or "prompt", not "text"/);
+    expect(() => resolveModel('openai/gpt-4o', { apiKey: 'k', toolCalling: 'text' as 'prompt' })).toThrow(
+      /toolCalling must be "native" or "prompt", not "text"/,
+    );
   });
 });

@@ -43,10 +43,20 @@ describe('resolveModel', () => {
   });
 
   it('local providers need no key', () => {
-    expect(resolveModel('ollama/llama3.1', {}, {})).toMatchObject({ provider: 'ollama', id: 'llama3.1', baseUrl: 'http://127.0.0.1:11434/v1' });
+    expect(resolveModel('ollama/llama3.1', {}, {})).toMatchObject({
+      provider: 'ollama',
+      id: 'llama3.1',
+      baseUrl: 'http://127.0.0.1:11434/v1',
+    });
     expect(resolveModel('ollama/llama3.1', {}, { OLLAMA_BASE_URL: 'http://gpu-box:11434/v1' }).baseUrl).toBe('http://gpu-box:11434/v1');
-    expect(resolveModel('vllm/Qwen/Qwen2.5-7B-Instruct', {}, {})).toMatchObject({ id: 'Qwen/Qwen2.5-7B-Instruct', baseUrl: 'http://127.0.0.1:8000/v1' });
-    expect(resolveModel('vllm/m', {}, { VLLM_BASE_URL: 'http://h:9000/v1', VLLM_API_KEY: 'k' })).toMatchObject({ baseUrl: 'http://h:9000/v1', apiKey: 'k' });
+    expect(resolveModel('vllm/Qwen/Qwen2.5-7B-Instruct', {}, {})).toMatchObject({
+      id: 'Qwen/Qwen2.5-7B-Instruct',
+      baseUrl: 'http://127.0.0.1:8000/v1',
+    });
+    expect(resolveModel('vllm/m', {}, { VLLM_BASE_URL: 'http://h:9000/v1', VLLM_API_KEY: 'k' })).toMatchObject({
+      baseUrl: 'http://h:9000/v1',
+      apiKey: 'k',
+    });
     expect(resolveModel('lmstudio/qwen3-8b', {}, {})).toMatchObject({ baseUrl: 'http://127.0.0.1:1234/v1' });
     expect(resolveModel('ollama/llama3.1', {}, {})).not.toHaveProperty('apiKey');
   });
@@ -63,7 +73,11 @@ describe('resolveModel', () => {
   });
 
   it('config overrides base URL, key and headers', () => {
-    const model = resolveModel('openai/gpt-4o', { baseUrl: 'https://proxy.example/v1', apiKey: 'sk-cfg', headers: { 'x-a': '1' } }, { OPENAI_API_KEY: 'sk-env' });
+    const model = resolveModel(
+      'openai/gpt-4o',
+      { baseUrl: 'https://proxy.example/v1', apiKey: 'sk-cfg', headers: { 'x-a': '1' } },
+      { OPENAI_API_KEY: 'sk-env' },
+    );
     expect(model).toMatchObject({ baseUrl: 'https://proxy.example/v1', apiKey: 'sk-cfg', headers: { 'x-a': '1' } });
   });
 
@@ -96,7 +110,12 @@ describe('resolveModel', () => {
   });
 
   it('an invalid base URL is quoted without what may be a user or password', () => {
-    for (const value of ['ftp://alice:s3cret@host/v1', 'alice:s3cret@host/v1', 'http://alice:s3/cret@host/v1', 'ftp://host/v1?token=s3cret']) {
+    for (const value of [
+      'ftp://alice:s3cret@host/v1',
+      'alice:s3cret@host/v1',
+      'http://alice:s3/cret@host/v1',
+      'ftp://host/v1?token=s3cret',
+    ]) {
       const error = configError(() => resolveModel('openai/gpt-4o', {}, { OPENAI_BASE_URL: value }));
       expect(error.message).toContain('OPENAI_BASE_URL');
       expect(error.message).not.toContain('s3');
@@ -104,17 +123,23 @@ describe('resolveModel', () => {
     }
     const custom = configError(() => resolveModel('x/y', { providers: { x: { baseUrl: 'ftp://alice:s3cret@host/v1' } } }, {}));
     expect(custom.message).toContain('"ftp://…@host/v1" (from providers.x.baseUrl)');
-    expect(configError(() => resolveModel('openai/m', {}, { OPENAI_BASE_URL: 'http://alice:s3/cret@host/v1' })).message).toContain('must be %-encoded');
+    expect(configError(() => resolveModel('openai/m', {}, { OPENAI_BASE_URL: 'http://alice:s3/cret@host/v1' })).message).toContain(
+      'must be %-encoded',
+    );
   });
 
   it('accepts a user and password in the base URL and keeps them for the request', () => {
-    expect(resolveModel('openai/m', {}, { OPENAI_BASE_URL: 'http://alice:s3cret@gw.example/v1/' }).baseUrl).toBe('http://alice:s3cret@gw.example/v1');
+    expect(resolveModel('openai/m', {}, { OPENAI_BASE_URL: 'http://alice:s3cret@gw.example/v1/' }).baseUrl).toBe(
+      'http://alice:s3cret@gw.example/v1',
+    );
   });
 
   it('drops the trailing slashes of the path only, keeping the query as written', () => {
     const azure = 'https://x.openai.azure.com/openai/deployments/gpt4?api-version=2024-10-21';
     expect(resolveModel('openai/m', {}, { OPENAI_BASE_URL: azure }).baseUrl).toBe(azure);
-    expect(resolveModel('openai/m', {}, { OPENAI_BASE_URL: 'https://gw.example/v1/?path=a/' }).baseUrl).toBe('https://gw.example/v1?path=a/');
+    expect(resolveModel('openai/m', {}, { OPENAI_BASE_URL: 'https://gw.example/v1/?path=a/' }).baseUrl).toBe(
+      'https://gw.example/v1?path=a/',
+    );
   });
 
   it('rejects empty halves', () => {
@@ -136,12 +161,17 @@ describe('providers with their own wire API', () => {
       baseUrl: 'https://api.anthropic.com',
       apiKey: 'k',
     });
-    expect(resolveModel('openai-responses/gpt-5', {}, { OPENAI_API_KEY: 'k' })).toMatchObject({ api: 'openai-responses', baseUrl: 'https://api.openai.com/v1' });
+    expect(resolveModel('openai-responses/gpt-5', {}, { OPENAI_API_KEY: 'k' })).toMatchObject({
+      api: 'openai-responses',
+      baseUrl: 'https://api.openai.com/v1',
+    });
     expect(resolveModel('gemini/gemini-2.5-flash', {}, { GEMINI_API_KEY: 'k', GEMINI_BASE_URL: 'http://127.0.0.1:9/' })).toMatchObject({
       api: 'gemini',
       baseUrl: 'http://127.0.0.1:9',
     });
     expect(() => resolveModel('anthropic/claude-sonnet-4-5', {}, {})).toThrow(/ANTHROPIC_API_KEY is not set/);
-    expect(resolveModel('x/y', { providers: { x: { baseUrl: 'http://h', api: 'anthropic-messages' } } }, {}).api).toBe('anthropic-messages');
+    expect(resolveModel('x/y', { providers: { x: { baseUrl: 'http://h', api: 'anthropic-messages' } } }, {}).api).toBe(
+      'anthropic-messages',
+    );
   });
 });

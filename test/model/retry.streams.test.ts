@@ -11,7 +11,14 @@ const model = testModel('http://127.0.0.1:1/v1');
 const instant: Partial<RetryPolicy> = { sleep: () => Promise.resolve() };
 
 function answer(m: ModelRef): AssistantMessage {
-  return { role: 'assistant', content: [{ type: 'text', text: 'hi' }], stopReason: 'stop', usage: emptyUsage(), provider: m.provider, model: m.id };
+  return {
+    role: 'assistant',
+    content: [{ type: 'text', text: 'hi' }],
+    stopReason: 'stop',
+    usage: emptyUsage(),
+    provider: m.provider,
+    model: m.id,
+  };
 }
 
 /** A stream that is only iterable (no `listen`), as a custom StreamFunction may return. */
@@ -61,9 +68,21 @@ describe('streamWithRetry over streams of every kind', () => {
       if (calls === 1) {
         const error = new ReinError('overloaded', 'transient', 'busy');
         const failed = { ...ok, content: [], stopReason: 'error' as const, error: error.toJSON() };
-        return iterableOnly([{ type: 'start', provider: m.provider, model: m.id }, { type: 'error', error, message: failed }], failed);
+        return iterableOnly(
+          [
+            { type: 'start', provider: m.provider, model: m.id },
+            { type: 'error', error, message: failed },
+          ],
+          failed,
+        );
       }
-      return iterableOnly([{ type: 'start', provider: m.provider, model: m.id }, { type: 'done', message: ok }], ok);
+      return iterableOnly(
+        [
+          { type: 'start', provider: m.provider, model: m.id },
+          { type: 'done', message: ok },
+        ],
+        ok,
+      );
     };
     const stream = streamWithRetry(flaky, model, { messages: [] }, {}, instant);
     const seen: string[] = [];

@@ -26,13 +26,19 @@ function retries(events: AssistantStreamEvent[]): Array<Extract<AssistantStreamE
 
 async function runAgainst(responses: ScriptedResponse[], policy: Partial<RetryPolicy> = instant, signal?: AbortSignal) {
   server = await startServer(responses);
-  return collect(streamWithRetry(streamOpenAIChat, testModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, { signal }, policy));
+  return collect(
+    streamWithRetry(streamOpenAIChat, testModel(server.baseUrl), { messages: [{ role: 'user', content: 'hi' }] }, { signal }, policy),
+  );
 }
 
 describe('streamWithRetry', () => {
   it('retries a 429 after the retry-after delay, then succeeds', async () => {
     const { events, message } = await runAgainst([
-      { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: '{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}' },
+      {
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '1' },
+        body: '{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}',
+      },
       OK,
     ]);
     const [retry] = retries(events);
@@ -45,7 +51,10 @@ describe('streamWithRetry', () => {
   });
 
   it('retries a 500, then succeeds', async () => {
-    const { events, message } = await runAgainst([{ status: 500, headers: { 'content-type': 'application/json' }, body: '{"error":{"message":"boom","type":"server_error"}}' }, OK]);
+    const { events, message } = await runAgainst([
+      { status: 500, headers: { 'content-type': 'application/json' }, body: '{"error":{"message":"boom","type":"server_error"}}' },
+      OK,
+    ]);
     expect(retries(events).map((r) => r.error.code)).toEqual(['server_error']);
     expect(message.stopReason).toBe('stop');
     expect(server?.requests).toHaveLength(2);
@@ -72,7 +81,10 @@ describe('streamWithRetry', () => {
   it('gives up after maxRetries with the last error, with growing delays', async () => {
     const fail: ScriptedResponse = { status: 503, headers: { 'content-type': 'text/plain' }, body: 'unavailable' };
     const { events, message } = await runAgainst([fail, fail, fail, OK], { ...instant, maxRetries: 2, jitter: false, baseDelayMs: 100 });
-    expect(retries(events).map((r) => [r.attempt, r.delayMs])).toEqual([[1, 100], [2, 200]]);
+    expect(retries(events).map((r) => [r.attempt, r.delayMs])).toEqual([
+      [1, 100],
+      [2, 200],
+    ]);
     expect(message.stopReason).toBe('error');
     expect(message.error?.code).toBe('server_error');
     expect(server?.requests).toHaveLength(3);
@@ -87,10 +99,15 @@ describe('streamWithRetry', () => {
 
   it('says why it did not retry when the server asks to wait longer than maxDelayMs, naming the wait, the cap and the option', async () => {
     const body = '{"error":{"message":"Rate limit reached. Please try again in 2m0s.","type":"tokens","code":"rate_limit_exceeded"}}';
-    const { events, message } = await runAgainst([{ status: 429, headers: { 'content-type': 'application/json', 'retry-after': '120' }, body }, OK]);
+    const { events, message } = await runAgainst([
+      { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '120' }, body },
+      OK,
+    ]);
     const last = events[events.length - 1];
     if (last?.type !== 'error') throw new Error('expected an error');
-    expect(last.error.message).toMatch(/Please try again in 2m0s\. Lower the concurrency .*\. Not retried: the server asked to wait 120 s, longer than the 60 s rein waits at most/);
+    expect(last.error.message).toMatch(
+      /Please try again in 2m0s\. Lower the concurrency .*\. Not retried: the server asked to wait 120 s, longer than the 60 s rein waits at most/,
+    );
     expect(last.error.message).toContain('maxDelayMs');
     expect(last.error.message).not.toContain('Retried');
     expect(message.error).toEqual(last.error.toJSON());
@@ -98,7 +115,10 @@ describe('streamWithRetry', () => {
   });
 
   it('names a cap under a second in milliseconds, and fractions of seconds, as they are', async () => {
-    const { events } = await runAgainst([{ status: 429, headers: { 'retry-after': '1.5' }, body: '' }, OK], { ...instant, maxDelayMs: 500 });
+    const { events } = await runAgainst([{ status: 429, headers: { 'retry-after': '1.5' }, body: '' }, OK], {
+      ...instant,
+      maxDelayMs: 500,
+    });
     const last = events[events.length - 1];
     if (last?.type !== 'error') throw new Error('expected an error');
     expect(last.error.message).toContain('Not retried: the server asked to wait 1.5 s, longer than the 500 ms rein waits at most');
@@ -136,7 +156,14 @@ describe('streamWithRetry', () => {
     const flaky: StreamFunction = (model) => {
       calls++;
       const out = new EventStream<AssistantStreamEvent, AssistantMessage>();
-      const message: AssistantMessage = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id };
+      const message: AssistantMessage = {
+        role: 'assistant',
+        content: [],
+        stopReason: 'stop',
+        usage: emptyUsage(),
+        provider: model.provider,
+        model: model.id,
+      };
       out.push({ type: 'start', provider: model.provider, model: model.id });
       if (calls === 1) {
         const error = new ReinError('overloaded', 'transient', 'busy');

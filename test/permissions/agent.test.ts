@@ -30,7 +30,12 @@ describe('a permission policy driving an agent', () => {
   it('allowed calls run, denied ones never do and the model is told', async () => {
     const server = await startScriptedServer({
       script: [
-        { toolCalls: [{ name: 'bash', arguments: { command: 'git status' } }, { name: 'bash', arguments: { command: 'git status && rm -rf build' } }] },
+        {
+          toolCalls: [
+            { name: 'bash', arguments: { command: 'git status' } },
+            { name: 'bash', arguments: { command: 'git status && rm -rf build' } },
+          ],
+        },
         { text: 'Done.' },
       ],
     });
@@ -52,6 +57,9 @@ describe('a permission policy driving an agent', () => {
     expect(ran).toEqual(['git status']);
     expect(verdicts).toEqual(['allow allow bash(git status*)', 'deny deny bash(rm *)']);
     const toolMessages = server.requests.at(-1)!.messages.filter((m) => m.role === 'tool');
-    expect(toolMessages.map((m) => String(m.content))).toEqual(['ran git status', expect.stringMatching(/^permission denied for tool "bash"/)]);
+    expect(toolMessages.map((m) => String(m.content))).toEqual([
+      'ran git status',
+      expect.stringMatching(/^permission denied for tool "bash"/),
+    ]);
   });
 });

@@ -32,9 +32,9 @@ const DENY_BYPASSES: Array<[string, string]> = [
   ['bash <<EOF\nrm -rf x\nEOF', 'a here-document fed to a shell'],
   ['bash <<< "rm -rf x"', 'a here-string fed to a shell'],
   ['python3 -c "import shutil; shutil.rmtree(\'x\')"', 'inline Python'],
-  ['node -e "require(\'fs\').rmSync(\'x\', {recursive: true})"', 'inline JavaScript'],
+  ["node -e \"require('fs').rmSync('x', {recursive: true})\"", 'inline JavaScript'],
   ['perl -e "system(q(rm -rf x))"', 'inline Perl'],
-  ["awk 'BEGIN { system(\"rm -rf x\") }'", 'awk calls system()'],
+  ['awk \'BEGIN { system("rm -rf x") }\'', 'awk calls system()'],
   ['source ./cleanup.sh', 'source runs a file'],
   ['. ./cleanup.sh', 'the dot builtin runs a file'],
   ["trap 'rm -rf x' EXIT", 'trap runs a string at exit'],
@@ -67,17 +67,27 @@ describe('deny rules cannot be talked around', () => {
     expect(decide({ ...DENY_RM, mode: 'yolo' }, 'bash', cmd("$'\\x72m' -rf x"))).toMatchObject({ rule: 'deny bash(rm *)' });
   });
 
-  it.each(['rm -rf x', 'sudo rm -rf x', '"rm" -rf x', "r'm' -rf x", 'echo ok && rm -rf x', 'x=$(rm -rf x)'])('%j is denied by the rule itself', (command) => {
-    expect(decide({ ...DENY_RM, mode: 'yolo' }, 'bash', cmd(command))).toMatchObject({ decision: 'deny', rule: 'deny bash(rm *)' });
-  });
-
-  it.each(['ls -la', 'git status', 'echo "$HOME"', 'npm test', 'cat <<EOF\nhello\nEOF', "printf '%s\\n' a", 'grep -r rm src', 'command -v node', 'python3 script.py'])(
-    '%j is plain: it runs in yolo with deny rules',
+  it.each(['rm -rf x', 'sudo rm -rf x', '"rm" -rf x', "r'm' -rf x", 'echo ok && rm -rf x', 'x=$(rm -rf x)'])(
+    '%j is denied by the rule itself',
     (command) => {
-      expect(analyzeCommand(command).opaque).toBeUndefined();
-      expect(decide({ ...DENY_RM, mode: 'yolo' }, 'bash', cmd(command)).decision).toBe('allow');
+      expect(decide({ ...DENY_RM, mode: 'yolo' }, 'bash', cmd(command))).toMatchObject({ decision: 'deny', rule: 'deny bash(rm *)' });
     },
   );
+
+  it.each([
+    'ls -la',
+    'git status',
+    'echo "$HOME"',
+    'npm test',
+    'cat <<EOF\nhello\nEOF',
+    "printf '%s\\n' a",
+    'grep -r rm src',
+    'command -v node',
+    'python3 script.py',
+  ])('%j is plain: it runs in yolo with deny rules', (command) => {
+    expect(analyzeCommand(command).opaque).toBeUndefined();
+    expect(decide({ ...DENY_RM, mode: 'yolo' }, 'bash', cmd(command)).decision).toBe('allow');
+  });
 });
 
 /** [allow rule, command] — an allow rule that matched a line it did not understand. */

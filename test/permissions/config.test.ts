@@ -56,8 +56,14 @@ describe('loadPermissionsConfig', () => {
     await settings(repo, { permissions: { allow: ['bash'] } });
     const { options } = await loadPermissionsConfig({ cwd: repo, home });
     const policy = createPermissionPolicy(options);
-    expect(policy.decide({ name: 'bash', arguments: { command: 'git push' } }, all.bash)).toMatchObject({ decision: 'deny', rule: 'deny bash(git push*)' });
-    expect(policy.decide({ name: 'bash', arguments: { command: 'ls' } }, all.bash)).toMatchObject({ decision: 'allow', rule: 'allow bash' });
+    expect(policy.decide({ name: 'bash', arguments: { command: 'git push' } }, all.bash)).toMatchObject({
+      decision: 'deny',
+      rule: 'deny bash(git push*)',
+    });
+    expect(policy.decide({ name: 'bash', arguments: { command: 'ls' } }, all.bash)).toMatchObject({
+      decision: 'allow',
+      rule: 'allow bash',
+    });
   });
 
   it('stops looking upwards at the repository root', async () => {
@@ -90,7 +96,13 @@ describe('loadPermissionsConfig', () => {
     let loaded = await loadPermissionsConfig({ cwd: repo, home });
     expect(loaded.options).toEqual({ allow: ['grep'] });
     expect(loaded.diagnostics).toEqual([
-      { file: project, key: 'permissions.mode', message: expect.stringMatching(/^a project settings file cannot choose yolo: set it in ~\/\.rein\/settings\.json or pass --mode yolo/) },
+      {
+        file: project,
+        key: 'permissions.mode',
+        message: expect.stringMatching(
+          /^a project settings file cannot choose yolo: set it in ~\/\.rein\/settings\.json or pass --mode yolo/,
+        ),
+      },
     ]);
     await settings(home, { permissions: { mode: 'yolo' } });
     loaded = await loadPermissionsConfig({ cwd: repo, home });
@@ -121,7 +133,9 @@ describe('loadPermissionsConfig', () => {
       [file, 'permissions.defaults.network'],
     ]);
     expect(diagnostics[0]!.message).toBe('unknown key: permissions takes mode, allow, ask, deny, defaults');
-    expect(diagnostics[1]!.message).toMatch(/^bad permission rule "bash\(git status": the argument pattern is not closed.*\(this rule is skipped; the others apply\)$/);
+    expect(diagnostics[1]!.message).toMatch(
+      /^bad permission rule "bash\(git status": the argument pattern is not closed.*\(this rule is skipped; the others apply\)$/,
+    );
     expect(diagnostics[2]!.message).toMatch(/a rule must be a string/);
     expect(diagnostics[3]!.message).toBe('must be an array of rules such as ["bash(git status*)"], got string');
     expect(diagnostics[4]!.message).toMatch(/unknown permission mode "careful"/);
@@ -133,18 +147,26 @@ describe('loadPermissionsConfig', () => {
     await settings(home, { permissions: { deny: ['bash(rm *)'] } });
     const { options, diagnostics } = await loadPermissionsConfig({ cwd: repo, home });
     expect(options).toEqual({ deny: ['bash(rm *)'] });
-    expect(diagnostics).toEqual([{ file: broken, message: expect.stringMatching(/^not valid JSON \(.+\): fix the syntax; its permissions are ignored until then$/) }]);
+    expect(diagnostics).toEqual([
+      { file: broken, message: expect.stringMatching(/^not valid JSON \(.+\): fix the syntax; its permissions are ignored until then$/) },
+    ]);
   });
 
   it('a settings file that starts with a byte-order mark keeps its rules', async () => {
     const file = await settings(repo, `\uFEFF${JSON.stringify({ permissions: { allow: ['grep'], deny: ['bash(rm *)'] } })}`);
-    expect(await loadPermissionsConfig({ cwd: repo, home })).toEqual({ options: { allow: ['grep'], deny: ['bash(rm *)'] }, diagnostics: [], files: [file] });
+    expect(await loadPermissionsConfig({ cwd: repo, home })).toEqual({
+      options: { allow: ['grep'], deny: ['bash(rm *)'] },
+      diagnostics: [],
+      files: [file],
+    });
   });
 
   it('bad JSON is reported with its line and column', async () => {
     const broken = await settings(repo, '{\n  "permissions": {\n    "allow": ["grep"],\n  }\n}');
     const { diagnostics } = await loadPermissionsConfig({ cwd: repo, home });
-    expect(diagnostics).toEqual([{ file: broken, message: expect.stringMatching(/^not valid JSON \(line 4, column 3: .+\): fix the syntax/) }]);
+    expect(diagnostics).toEqual([
+      { file: broken, message: expect.stringMatching(/^not valid JSON \(line 4, column 3: .+\): fix the syntax/) },
+    ]);
   });
 
   it('a file that is not an object, or a permissions section that is not one, is reported', async () => {
@@ -165,13 +187,24 @@ describe('loadPermissionsConfig', () => {
   it('an unreadable settings path is reported', async () => {
     await mkdir(join(repo, '.rein', 'settings.json'), { recursive: true });
     const { diagnostics } = await loadPermissionsConfig({ cwd: repo, home });
-    expect(diagnostics).toEqual([{ file: join(repo, '.rein', 'settings.json'), message: expect.stringMatching(/^cannot read it \(.*EISDIR.*\): fix its permissions or remove it$/) }]);
+    expect(diagnostics).toEqual([
+      {
+        file: join(repo, '.rein', 'settings.json'),
+        message: expect.stringMatching(/^cannot read it \(.*EISDIR.*\): fix its permissions or remove it$/),
+      },
+    ]);
   });
 });
 
 describe('permissionsFromFlags', () => {
   it('takes repeated flags and comma lists, keeping commas inside parentheses and braces', () => {
-    expect(permissionsFromFlags({ allow: ['read_file,grep', 'bash(git commit -m "a, b")', '{read_file,grep}'], deny: [' bash(rm *) '], mode: 'accept-edits' })).toEqual({
+    expect(
+      permissionsFromFlags({
+        allow: ['read_file,grep', 'bash(git commit -m "a, b")', '{read_file,grep}'],
+        deny: [' bash(rm *) '],
+        mode: 'accept-edits',
+      }),
+    ).toEqual({
       allow: ['read_file', 'grep', 'bash(git commit -m "a, b")', '{read_file,grep}'],
       deny: ['bash(rm *)'],
       mode: 'acceptEdits',
@@ -203,7 +236,12 @@ describe('permissionsFromFlags', () => {
 describe('mergePermissionOptions', () => {
   it('flags first: their mode and defaults win, rule lists add up in order', () => {
     const flags = permissionsFromFlags({ allow: ['grep'], mode: 'plan' });
-    const files = { mode: 'acceptEdits' as const, allow: ['read_file'], deny: ['bash(rm *)'], defaults: { execute: 'deny' as const, read: 'ask' as const } };
+    const files = {
+      mode: 'acceptEdits' as const,
+      allow: ['read_file'],
+      deny: ['bash(rm *)'],
+      defaults: { execute: 'deny' as const, read: 'ask' as const },
+    };
     expect(mergePermissionOptions(flags, files, { defaults: { execute: 'allow' as const, write: 'deny' as const } })).toEqual({
       mode: 'plan',
       allow: ['grep', 'read_file'],

@@ -72,14 +72,17 @@ async function collect(handle: RunHandle): Promise<{ events: RunEvent[]; result:
 }
 
 function decisions(events: RunEvent[]): Array<[string, string, string | undefined]> {
-  return events.flatMap((e) => (e.type === 'permission_decided' ? [[e.name, e.decision, e.rule] as [string, string, string | undefined]] : []));
+  return events.flatMap((e) =>
+    e.type === 'permission_decided' ? [[e.name, e.decision, e.rule] as [string, string, string | undefined]] : [],
+  );
 }
 
 function results(events: RunEvent[]): Record<string, ToolResultMessage> {
   return Object.fromEntries(events.flatMap((e) => (e.type === 'tool_finished' ? [[e.toolCallId, e.result]] : [])));
 }
 
-const text = (result: ToolResultMessage | undefined): string => (result?.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('');
+const text = (result: ToolResultMessage | undefined): string =>
+  (result?.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('');
 
 describe('the permission policy over MCP tools', () => {
   it('a deny rule refuses an MCP tool, naming the rule; an allow rule lets another run with its real result', async () => {
@@ -100,7 +103,9 @@ describe('the permission policy over MCP tools', () => {
     expect(events.filter((e) => e.type === 'tool_started').map((e) => (e as { toolCallId: string }).toolCallId)).toEqual(['call_echo']);
     const byCall = results(events);
     expect(byCall.call_sum?.isError).toBe(true);
-    expect(text(byCall.call_sum)).toMatch(/^permission denied for tool "everything__get-sum": the rule "deny everything__get-sum" refuses this call/);
+    expect(text(byCall.call_sum)).toMatch(
+      /^permission denied for tool "everything__get-sum": the rule "deny everything__get-sum" refuses this call/,
+    );
     expect(byCall.call_echo).toMatchObject({ isError: false });
     expect(text(byCall.call_echo)).toBe('Echo: through the policy');
   });
@@ -135,7 +140,10 @@ describe('the permission policy over MCP tools', () => {
     const paused = await collect(agent.run('ping the client'));
     expect(paused.result).toMatchObject({ status: 'paused', reason: 'awaiting_approval' });
     expect(decisions(paused.events)).toEqual([['fixture__ping_client', 'ask', 'default: risk write asks']]);
-    expect(paused.events.find((e) => e.type === 'approval_requested')).toMatchObject({ toolCallId: 'call_ping', name: 'fixture__ping_client' });
+    expect(paused.events.find((e) => e.type === 'approval_requested')).toMatchObject({
+      toolCallId: 'call_ping',
+      name: 'fixture__ping_client',
+    });
     expect(paused.events.some((e) => e.type === 'tool_started')).toBe(false);
 
     const approved = await collect(agent.approve(paused.result.runId));

@@ -7,18 +7,74 @@ import { all, at, cmd, table } from './helpers.js';
 describe('modes', () => {
   table([
     ['plan: reads run', { mode: 'plan' }, 'read_file', at('a.ts'), 'allow', 'default: risk read allows'],
-    ['plan: writes are denied whatever allow rules say', { mode: 'plan', allow: ['write_file'] }, 'write_file', at('a.ts'), 'deny', 'mode plan: no side effects'],
-    ['plan: the shell is denied, even allowed commands', { mode: 'plan', allow: ['bash(git status*)'] }, 'bash', cmd('git status'), 'deny', 'mode plan: no side effects'],
-    ['plan: unknown risk is denied', { mode: 'plan', allow: ['github__*'] }, 'github__create_issue', {}, 'deny', 'mode plan: no side effects'],
-    ['plan: deny rules still deny reads', { mode: 'plan', deny: ['read_file(.env)'] }, 'read_file', at('.env'), 'deny', 'deny read_file(.env)'],
+    [
+      'plan: writes are denied whatever allow rules say',
+      { mode: 'plan', allow: ['write_file'] },
+      'write_file',
+      at('a.ts'),
+      'deny',
+      'mode plan: no side effects',
+    ],
+    [
+      'plan: the shell is denied, even allowed commands',
+      { mode: 'plan', allow: ['bash(git status*)'] },
+      'bash',
+      cmd('git status'),
+      'deny',
+      'mode plan: no side effects',
+    ],
+    [
+      'plan: unknown risk is denied',
+      { mode: 'plan', allow: ['github__*'] },
+      'github__create_issue',
+      {},
+      'deny',
+      'mode plan: no side effects',
+    ],
+    [
+      'plan: deny rules still deny reads',
+      { mode: 'plan', deny: ['read_file(.env)'] },
+      'read_file',
+      at('.env'),
+      'deny',
+      'deny read_file(.env)',
+    ],
     ['plan: ask rules still ask for reads', { mode: 'plan', ask: ['read_file'] }, 'read_file', at('a.ts'), 'ask', 'ask read_file'],
-    ['plan: a write without checkable arguments is denied, not asked', { mode: 'plan', deny: ['write_file(.env)'] }, 'write_file', {}, 'deny', 'mode plan: no side effects'],
+    [
+      'plan: a write without checkable arguments is denied, not asked',
+      { mode: 'plan', deny: ['write_file(.env)'] },
+      'write_file',
+      {},
+      'deny',
+      'mode plan: no side effects',
+    ],
     ['acceptEdits: writes are allowed', { mode: 'acceptEdits' }, 'write_file', at('a.ts'), 'allow', 'mode acceptEdits: risk write allows'],
     ['acceptEdits: the shell still asks', { mode: 'acceptEdits' }, 'bash', cmd('ls'), 'ask', 'default: risk execute asks'],
     ['acceptEdits: unknown risk still asks', { mode: 'acceptEdits' }, 'github__create_issue', {}, 'ask', 'default: unknown risk asks'],
-    ['acceptEdits: ask rules still ask', { mode: 'acceptEdits', ask: ['write_file(package.json)'] }, 'write_file', at('package.json'), 'ask', 'ask write_file(package.json)'],
-    ['acceptEdits: deny rules still deny', { mode: 'acceptEdits', deny: ['edit_file(.env)'] }, 'edit_file', at('.env'), 'deny', 'deny edit_file(.env)'],
-    ['acceptEdits: wins over a configured write default', { mode: 'acceptEdits', defaults: { write: 'deny' } }, 'edit_file', at('a'), 'allow', 'mode acceptEdits: risk write allows'],
+    [
+      'acceptEdits: ask rules still ask',
+      { mode: 'acceptEdits', ask: ['write_file(package.json)'] },
+      'write_file',
+      at('package.json'),
+      'ask',
+      'ask write_file(package.json)',
+    ],
+    [
+      'acceptEdits: deny rules still deny',
+      { mode: 'acceptEdits', deny: ['edit_file(.env)'] },
+      'edit_file',
+      at('.env'),
+      'deny',
+      'deny edit_file(.env)',
+    ],
+    [
+      'acceptEdits: wins over a configured write default',
+      { mode: 'acceptEdits', defaults: { write: 'deny' } },
+      'edit_file',
+      at('a'),
+      'allow',
+      'mode acceptEdits: risk write allows',
+    ],
     ['yolo: the shell runs', { mode: 'yolo' }, 'bash', cmd('rm -rf build'), 'allow', 'mode yolo: allow all'],
     ['yolo: ask rules are skipped', { mode: 'yolo', ask: ['bash'] }, 'bash', cmd('git push'), 'allow', 'mode yolo: allow all'],
     ['yolo: deny rules still deny', { mode: 'yolo', deny: ['bash(rm*)'] }, 'bash', cmd('rm -rf /'), 'deny', 'deny bash(rm*)'],
@@ -39,13 +95,17 @@ describe('modes', () => {
     expect(createPermissionPolicy({ mode: 'acceptEdits', allow: ['bash(git status*)'], deny: ['read_file(.env)'] }).describe()).toBe(
       'permissions: mode acceptEdits (reads run, edits run, commands ask); deny: read_file(.env); allow: bash(git status*)',
     );
-    expect(createPermissionPolicy({ mode: 'plan', ask: ['grep'] }).describe()).toBe('permissions: mode plan (only read-only tools run; everything else is refused); ask: grep');
+    expect(createPermissionPolicy({ mode: 'plan', ask: ['grep'] }).describe()).toBe(
+      'permissions: mode plan (only read-only tools run; everything else is refused); ask: grep',
+    );
   });
 
   it('mode names forgive case and separators, and a bad one is a config error', () => {
     expect(createPermissionPolicy({ mode: 'accept-edits' as never }).mode).toBe('acceptEdits');
     expect(createPermissionPolicy({ mode: 'PLAN' as never }).mode).toBe('plan');
-    expect(() => createPermissionPolicy({ mode: 'auto' as never })).toThrow(/unknown permission mode "auto": use one of default, acceptEdits, plan, yolo/);
+    expect(() => createPermissionPolicy({ mode: 'auto' as never })).toThrow(
+      /unknown permission mode "auto": use one of default, acceptEdits, plan, yolo/,
+    );
   });
 });
 
@@ -62,7 +122,10 @@ describe('session rules', () => {
   it('a session rule outranks an ask rule', () => {
     const policy = createPermissionPolicy({ ask: ['bash(git push*)'] });
     policy.allowForSession('bash(git push*)');
-    expect(policy.decide({ name: 'bash', arguments: cmd('git push') }, all.bash)).toMatchObject({ decision: 'allow', rule: 'session: allow bash(git push*)' });
+    expect(policy.decide({ name: 'bash', arguments: cmd('git push') }, all.bash)).toMatchObject({
+      decision: 'allow',
+      rule: 'session: allow bash(git push*)',
+    });
   });
 
   it('a session rule without pattern outranks an ask rule with one', () => {
@@ -75,8 +138,14 @@ describe('session rules', () => {
   it('a session rule outranks an ask only for the parts it allows', () => {
     const policy = createPermissionPolicy({ allow: ['bash'], ask: ['bash(rm*)', 'bash(git push*)'] });
     policy.allowForSession('bash(git push*)');
-    expect(policy.decide({ name: 'bash', arguments: cmd('git push && rm x') }, all.bash)).toMatchObject({ decision: 'ask', rule: 'ask bash(rm*)' });
-    expect(policy.decide({ name: 'bash', arguments: cmd('git status && git push') }, all.bash)).toMatchObject({ decision: 'allow', rule: 'session: allow bash(git push*)' });
+    expect(policy.decide({ name: 'bash', arguments: cmd('git push && rm x') }, all.bash)).toMatchObject({
+      decision: 'ask',
+      rule: 'ask bash(rm*)',
+    });
+    expect(policy.decide({ name: 'bash', arguments: cmd('git status && git push') }, all.bash)).toMatchObject({
+      decision: 'allow',
+      rule: 'session: allow bash(git push*)',
+    });
   });
 
   it('a session rule joins configured allow rules to cover a compound command', () => {
@@ -94,7 +163,10 @@ describe('session rules', () => {
     expect(denied.decide({ name: 'bash', arguments: cmd('git push') }, all.bash).decision).toBe('deny');
     const plan = createPermissionPolicy({ mode: 'plan' });
     plan.allowForSession('write_file');
-    expect(plan.decide({ name: 'write_file', arguments: at('a') }, all.write_file)).toMatchObject({ decision: 'deny', rule: 'mode plan: no side effects' });
+    expect(plan.decide({ name: 'write_file', arguments: at('a') }, all.write_file)).toMatchObject({
+      decision: 'deny',
+      rule: 'mode plan: no side effects',
+    });
   });
 
   it('denyForSession denies from then on', () => {
@@ -114,7 +186,13 @@ describe('session rules', () => {
   });
 
   it('toJSON shows configured and session rules apart', () => {
-    const policy = createPermissionPolicy({ mode: 'acceptEdits', allow: [' bash ( git status* ) '], ask: ['github__*'], deny: ['read_file(.env)'], defaults: { execute: 'deny' } });
+    const policy = createPermissionPolicy({
+      mode: 'acceptEdits',
+      allow: [' bash ( git status* ) '],
+      ask: ['github__*'],
+      deny: ['read_file(.env)'],
+      defaults: { execute: 'deny' },
+    });
     policy.allowForSession('grep');
     policy.denyForSession('bash(rm*)');
     expect(JSON.parse(JSON.stringify(policy))).toEqual({
@@ -128,4 +206,3 @@ describe('session rules', () => {
     });
   });
 });
-

@@ -10,9 +10,23 @@ describe('defaults by risk', () => {
     ['the shell asks', {}, 'bash', cmd('ls'), 'ask', 'default: risk execute asks'],
     ['a tool declaring no risk asks', {}, 'github__create_issue', {}, 'ask', 'default: unknown risk asks'],
     ['an unregistered tool is denied', {}, 'delete_everything', {}, 'deny', 'unknown tool'],
-    ['defaults can be changed: execute denies', { defaults: { execute: 'deny' } }, 'bash', cmd('ls'), 'deny', 'default: risk execute denies'],
+    [
+      'defaults can be changed: execute denies',
+      { defaults: { execute: 'deny' } },
+      'bash',
+      cmd('ls'),
+      'deny',
+      'default: risk execute denies',
+    ],
     ['defaults can be changed: reads ask', { defaults: { read: 'ask' } }, 'read_file', at('a.ts'), 'ask', 'default: risk read asks'],
-    ['defaults can be changed: unknown allows', { defaults: { unknown: 'allow' } }, 'github__create_issue', {}, 'allow', 'default: unknown risk allows'],
+    [
+      'defaults can be changed: unknown allows',
+      { defaults: { unknown: 'allow' } },
+      'github__create_issue',
+      {},
+      'allow',
+      'default: unknown risk allows',
+    ],
   ]);
 
   it('an unregistered tool is denied whatever the rules and mode say', () => {
@@ -27,13 +41,55 @@ describe('defaults by risk', () => {
 
 describe('precedence: deny, then ask, then allow, whatever the order written', () => {
   table([
-    ['deny beats an allow of the whole tool', { allow: ['bash'], deny: ['bash(rm *)'] }, 'bash', cmd('rm -rf build'), 'deny', 'deny bash(rm *)'],
-    ['ask beats an allow of the whole tool', { allow: ['bash'], ask: ['bash(git push*)'] }, 'bash', cmd('git push origin main'), 'ask', 'ask bash(git push*)'],
+    [
+      'deny beats an allow of the whole tool',
+      { allow: ['bash'], deny: ['bash(rm *)'] },
+      'bash',
+      cmd('rm -rf build'),
+      'deny',
+      'deny bash(rm *)',
+    ],
+    [
+      'ask beats an allow of the whole tool',
+      { allow: ['bash'], ask: ['bash(git push*)'] },
+      'bash',
+      cmd('git push origin main'),
+      'ask',
+      'ask bash(git push*)',
+    ],
     ['deny beats ask', { ask: ['bash'], deny: ['bash(rm*)'] }, 'bash', cmd('rm x'), 'deny', 'deny bash(rm*)'],
-    ['the first matching deny is named', { deny: ['bash(git push --force*)', 'bash(git push*)'] }, 'bash', cmd('git push --force'), 'deny', 'deny bash(git push --force*)'],
-    ['a later deny matches what an earlier one does not', { deny: ['bash(git push --force*)', 'bash(git push*)'] }, 'bash', cmd('git push'), 'deny', 'deny bash(git push*)'],
-    ['the first matching allow is named', { allow: ['bash(git*)', 'bash(git status*)'] }, 'bash', cmd('git status'), 'allow', 'allow bash(git*)'],
-    ['an allow applies when nothing else does', { allow: ['bash(git status*)'] }, 'bash', cmd('git status -s'), 'allow', 'allow bash(git status*)'],
+    [
+      'the first matching deny is named',
+      { deny: ['bash(git push --force*)', 'bash(git push*)'] },
+      'bash',
+      cmd('git push --force'),
+      'deny',
+      'deny bash(git push --force*)',
+    ],
+    [
+      'a later deny matches what an earlier one does not',
+      { deny: ['bash(git push --force*)', 'bash(git push*)'] },
+      'bash',
+      cmd('git push'),
+      'deny',
+      'deny bash(git push*)',
+    ],
+    [
+      'the first matching allow is named',
+      { allow: ['bash(git*)', 'bash(git status*)'] },
+      'bash',
+      cmd('git status'),
+      'allow',
+      'allow bash(git*)',
+    ],
+    [
+      'an allow applies when nothing else does',
+      { allow: ['bash(git status*)'] },
+      'bash',
+      cmd('git status -s'),
+      'allow',
+      'allow bash(git status*)',
+    ],
     ['a deny of a read tool overrides its default', { deny: ['read_file'] }, 'read_file', at('a.ts'), 'deny', 'deny read_file'],
     ['an ask of a read tool overrides its default', { ask: ['read_file'] }, 'read_file', at('a.ts'), 'ask', 'ask read_file'],
   ]);
@@ -48,34 +104,160 @@ describe('tool-name globs', () => {
     ['? matches one character', { deny: ['gre?'] }, 'grep', at('a.ts'), 'deny', 'deny gre?'],
     ['names match regardless of case', { deny: ['Bash'] }, 'bash', cmd('ls'), 'deny', 'deny Bash'],
     ['a name without glob is exact', { deny: ['read'] }, 'read_file', at('a.ts'), 'allow', 'default: risk read allows'],
-    ['a glob over a server with patterns on another tool', { allow: ['github__*'], deny: ['github__search'] }, 'github__search', {}, 'deny', 'deny github__search'],
+    [
+      'a glob over a server with patterns on another tool',
+      { allow: ['github__*'], deny: ['github__search'] },
+      'github__search',
+      {},
+      'deny',
+      'deny github__search',
+    ],
   ]);
 });
 
 describe('path patterns (file tools)', () => {
   table([
-    ['a folder glob allows a file inside', { allow: ['write_file(src/**)'] }, 'write_file', at('src/a/b.ts'), 'allow', 'allow write_file(src/**)'],
-    ['a folder glob leaves other folders alone', { allow: ['write_file(src/**)'] }, 'write_file', at('test/a.ts'), 'ask', 'default: risk write asks'],
+    [
+      'a folder glob allows a file inside',
+      { allow: ['write_file(src/**)'] },
+      'write_file',
+      at('src/a/b.ts'),
+      'allow',
+      'allow write_file(src/**)',
+    ],
+    [
+      'a folder glob leaves other folders alone',
+      { allow: ['write_file(src/**)'] },
+      'write_file',
+      at('test/a.ts'),
+      'ask',
+      'default: risk write asks',
+    ],
     ['a leading ./ is ignored', { allow: ['write_file(src/**)'] }, 'write_file', at('./src/a.ts'), 'allow', 'allow write_file(src/**)'],
-    ['.. is resolved before matching', { allow: ['write_file(src/**)'] }, 'write_file', at('src/../secrets/key'), 'ask', 'default: risk write asks'],
-    ['a path outside the workspace is never allowed by a path rule', { allow: ['write_file(**)'] }, 'write_file', at('../other/a.ts'), 'ask', 'default: risk write asks'],
-    ['an absolute path is never allowed by a path rule', { allow: ['write_file(*)'] }, 'write_file', at('/etc/passwd'), 'ask', 'default: risk write asks'],
+    [
+      '.. is resolved before matching',
+      { allow: ['write_file(src/**)'] },
+      'write_file',
+      at('src/../secrets/key'),
+      'ask',
+      'default: risk write asks',
+    ],
+    [
+      'a path outside the workspace is never allowed by a path rule',
+      { allow: ['write_file(**)'] },
+      'write_file',
+      at('../other/a.ts'),
+      'ask',
+      'default: risk write asks',
+    ],
+    [
+      'an absolute path is never allowed by a path rule',
+      { allow: ['write_file(*)'] },
+      'write_file',
+      at('/etc/passwd'),
+      'ask',
+      'default: risk write asks',
+    ],
     ['* alone allows any path inside', { allow: ['write_file(*)'] }, 'write_file', at('a/b/c.txt'), 'allow', 'allow write_file(*)'],
-    ['dot files are matched by globs', { allow: ['write_file(src/**)'] }, 'write_file', at('src/.hidden/x'), 'allow', 'allow write_file(src/**)'],
+    [
+      'dot files are matched by globs',
+      { allow: ['write_file(src/**)'] },
+      'write_file',
+      at('src/.hidden/x'),
+      'allow',
+      'allow write_file(src/**)',
+    ],
     ['a pattern without / matches at the top', { deny: ['read_file(.env)'] }, 'read_file', at('.env'), 'deny', 'deny read_file(.env)'],
-    ['a pattern without / matches at any depth', { deny: ['read_file(.env)'] }, 'read_file', at('config/prod/.env'), 'deny', 'deny read_file(.env)'],
-    ['a pattern without / matches whole names only', { deny: ['read_file(.env)'] }, 'read_file', at('.env.example'), 'allow', 'default: risk read allows'],
-    ['an extension glob matches at any depth', { deny: ['read_file(*.pem)'] }, 'read_file', at('certs/server.pem'), 'deny', 'deny read_file(*.pem)'],
-    ['a leading / anchors at the workspace root', { deny: ['read_file(/secrets)'] }, 'read_file', at('secrets/key'), 'deny', 'deny read_file(/secrets)'],
-    ['an anchored pattern leaves deeper folders alone', { deny: ['read_file(/secrets)'] }, 'read_file', at('app/secrets/key'), 'allow', 'default: risk read allows'],
-    ['a pattern with / is anchored', { deny: ['read_file(config/*.json)'] }, 'read_file', at('app/config/a.json'), 'allow', 'default: risk read allows'],
+    [
+      'a pattern without / matches at any depth',
+      { deny: ['read_file(.env)'] },
+      'read_file',
+      at('config/prod/.env'),
+      'deny',
+      'deny read_file(.env)',
+    ],
+    [
+      'a pattern without / matches whole names only',
+      { deny: ['read_file(.env)'] },
+      'read_file',
+      at('.env.example'),
+      'allow',
+      'default: risk read allows',
+    ],
+    [
+      'an extension glob matches at any depth',
+      { deny: ['read_file(*.pem)'] },
+      'read_file',
+      at('certs/server.pem'),
+      'deny',
+      'deny read_file(*.pem)',
+    ],
+    [
+      'a leading / anchors at the workspace root',
+      { deny: ['read_file(/secrets)'] },
+      'read_file',
+      at('secrets/key'),
+      'deny',
+      'deny read_file(/secrets)',
+    ],
+    [
+      'an anchored pattern leaves deeper folders alone',
+      { deny: ['read_file(/secrets)'] },
+      'read_file',
+      at('app/secrets/key'),
+      'allow',
+      'default: risk read allows',
+    ],
+    [
+      'a pattern with / is anchored',
+      { deny: ['read_file(config/*.json)'] },
+      'read_file',
+      at('app/config/a.json'),
+      'allow',
+      'default: risk read allows',
+    ],
     ['a trailing / names a folder', { deny: ['read_file(secrets/)'] }, 'read_file', at('secrets/a/b'), 'deny', 'deny read_file(secrets/)'],
-    ['a folder name covers what is inside it', { allow: ['edit_file(docs)'] }, 'edit_file', at('docs/guide/intro.md'), 'allow', 'allow edit_file(docs)'],
+    [
+      'a folder name covers what is inside it',
+      { allow: ['edit_file(docs)'] },
+      'edit_file',
+      at('docs/guide/intro.md'),
+      'allow',
+      'allow edit_file(docs)',
+    ],
     ['deny rules see through ../', { deny: ['read_file(.env)'] }, 'read_file', at('../.env'), 'deny', 'deny read_file(.env)'],
-    ['backslashes are separators', { allow: ['write_file(src/**)'] }, 'write_file', at('src\\win\\a.ts'), 'allow', 'allow write_file(src/**)'],
-    ['a rule with a pattern never matches a tool without permissionSubject', { allow: ['github__create_issue(repo/*)'] }, 'github__create_issue', { repo: 'repo/x' }, 'ask', 'default: unknown risk asks'],
-    ['nor does a deny rule with a pattern', { deny: ['github__search(*)'] }, 'github__search', { q: 'x' }, 'allow', 'default: risk read allows'],
-    ['arguments naming no path cannot pass a deny rule with a pattern', { deny: ['read_file(.env)'] }, 'read_file', { file: '.env' }, 'ask', 'unchecked: deny read_file(.env)'],
+    [
+      'backslashes are separators',
+      { allow: ['write_file(src/**)'] },
+      'write_file',
+      at('src\\win\\a.ts'),
+      'allow',
+      'allow write_file(src/**)',
+    ],
+    [
+      'a rule with a pattern never matches a tool without permissionSubject',
+      { allow: ['github__create_issue(repo/*)'] },
+      'github__create_issue',
+      { repo: 'repo/x' },
+      'ask',
+      'default: unknown risk asks',
+    ],
+    [
+      'nor does a deny rule with a pattern',
+      { deny: ['github__search(*)'] },
+      'github__search',
+      { q: 'x' },
+      'allow',
+      'default: risk read allows',
+    ],
+    [
+      'arguments naming no path cannot pass a deny rule with a pattern',
+      { deny: ['read_file(.env)'] },
+      'read_file',
+      { file: '.env' },
+      'ask',
+      'unchecked: deny read_file(.env)',
+    ],
   ]);
 
   it('says why a path outside the workspace was not allowed', () => {
@@ -101,7 +283,9 @@ describe('verdicts a model and a person can read', () => {
   });
 
   it('plan mode tells the model what to do instead', () => {
-    expect(decide({ mode: 'plan' }, 'write_file', at('a')).reason).toBe('plan mode runs only read-only tools; describe the change you would make instead of making it');
+    expect(decide({ mode: 'plan' }, 'write_file', at('a')).reason).toBe(
+      'plan mode runs only read-only tools; describe the change you would make instead of making it',
+    );
   });
 
   it('a long subject is cut in the reason', () => {
@@ -121,12 +305,18 @@ describe('bad configuration', () => {
         error = e;
       }
       expect(error).toBeInstanceOf(ReinError);
-      expect(error).toMatchObject({ code: 'config', kind: 'fatal', message: expect.stringContaining('bad permission rule "bash(git status"') });
+      expect(error).toMatchObject({
+        code: 'config',
+        kind: 'fatal',
+        message: expect.stringContaining('bad permission rule "bash(git status"'),
+      });
     }
   });
 
   it('bad defaults are config errors', () => {
-    expect(() => createPermissionPolicy({ defaults: { write: 'maybe' as never } })).toThrow(/permission default for write is "maybe": use allow, ask or deny/);
+    expect(() => createPermissionPolicy({ defaults: { write: 'maybe' as never } })).toThrow(
+      /permission default for write is "maybe": use allow, ask or deny/,
+    );
     expect(() => createPermissionPolicy({ defaults: { network: 'deny' } as never })).toThrow(/unknown risk "network"/);
   });
 });

@@ -34,7 +34,10 @@ describe('suggestSessionRules', () => {
     const policy = createPermissionPolicy({});
     const asked = call('bash', { command: 'git add -A && git commit -m "wip"' });
     for (const rule of suggestSessionRules(asked, all.bash!)) policy.allowForSession(rule);
-    expect(policy.decide(asked, all.bash)).toMatchObject({ decision: 'allow', rule: 'session: allow bash(git add), session: allow bash(git commit)' });
+    expect(policy.decide(asked, all.bash)).toMatchObject({
+      decision: 'allow',
+      rule: 'session: allow bash(git add), session: allow bash(git commit)',
+    });
     expect(policy.decide(call('bash', { command: 'git push' }), all.bash).decision).toBe('ask');
   });
 });

@@ -23,7 +23,10 @@ beforeEach(async () => {
   await mkdir(home);
   await writeFile(join(root, 'AGENTS.md'), 'Answer in one line. The build is `make all`.\n');
   await mkdir(join(root, '.rein', 'skills', 'release'), { recursive: true });
-  await writeFile(join(root, '.rein', 'skills', 'release', 'SKILL.md'), '---\nname: release\ndescription: How to cut a release of this project.\n---\nTag, then push the tag.\n');
+  await writeFile(
+    join(root, '.rein', 'skills', 'release', 'SKILL.md'),
+    '---\nname: release\ndescription: How to cut a release of this project.\n---\nTag, then push the tag.\n',
+  );
   await writeFile(join(root, '.rein', 'settings.json'), JSON.stringify({ permissions: { deny: ['write_file'] } }));
   await writeFile(join(root, 'notes.txt'), 'the answer is 42\n');
 });
@@ -40,7 +43,10 @@ async function scripted(script: Parameters<typeof startScriptedServer>[0]['scrip
 }
 
 function systemText(request: ChatRequest | undefined): string {
-  return (request?.messages ?? []).filter((m) => m.role === 'system').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
+  return (request?.messages ?? [])
+    .filter((m) => m.role === 'system')
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+    .join('\n');
 }
 
 function toolNames(request: ChatRequest | undefined): string[] {
@@ -50,11 +56,25 @@ function toolNames(request: ChatRequest | undefined): string[] {
 describe('agentFromProject', () => {
   it('runs with the folder’s rules, skills, workspace tools and permission settings', async () => {
     const server = await scripted([
-      { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }, { name: 'write_file', arguments: { path: 'out.txt', content: 'x' } }] },
+      {
+        toolCalls: [
+          { name: 'read_file', arguments: { path: 'notes.txt' } },
+          { name: 'write_file', arguments: { path: 'out.txt', content: 'x' } },
+        ],
+      },
       { text: 'It is 42.' },
     ]);
-    const own = defineTool({ name: 'ping', description: 'Answers pong.', parameters: { type: 'object', properties: {} }, risk: 'read', execute: () => 'pong' });
-    const { agent, project, close } = await agentFromProject({ model: server.model(), tools: [own] }, { root, home, env: { HOME: home }, mcp: false, sandbox: { level: 'off' } });
+    const own = defineTool({
+      name: 'ping',
+      description: 'Answers pong.',
+      parameters: { type: 'object', properties: {} },
+      risk: 'read',
+      execute: () => 'pong',
+    });
+    const { agent, project, close } = await agentFromProject(
+      { model: server.model(), tools: [own] },
+      { root, home, env: { HOME: home }, mcp: false, sandbox: { level: 'off' } },
+    );
     try {
       expect(project.root).toBe(root);
       expect(project.notices).toEqual([]);
@@ -65,7 +85,9 @@ describe('agentFromProject', () => {
 
       const first = server.requests[0];
       // The agent's own tool beside the workspace tools, the skill tool and the paging tool.
-      expect(toolNames(first)).toEqual(expect.arrayContaining(['ping', 'read_file', 'write_file', 'edit_file', 'bash', 'glob', 'grep', 'list_dir']));
+      expect(toolNames(first)).toEqual(
+        expect.arrayContaining(['ping', 'read_file', 'write_file', 'edit_file', 'bash', 'glob', 'grep', 'list_dir']),
+      );
       expect(systemText(first)).toContain('The build is `make all`.');
       expect(systemText(first)).toContain('How to cut a release of this project.');
 
@@ -96,8 +118,14 @@ describe('agentFromProject', () => {
   });
 
   it('the options’ own choices win over the project’s', async () => {
-    const server = await scripted([{ toolCalls: [{ name: 'write_file', arguments: { path: 'out.txt', content: 'written' } }] }, { text: 'done' }]);
-    const { agent, close } = await agentFromProject({ model: server.model(), approvalPolicy: () => 'allow', context: { rules: 'Rules of the program.' } }, { root, home, env: { HOME: home }, mcp: false, skills: false });
+    const server = await scripted([
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'out.txt', content: 'written' } }] },
+      { text: 'done' },
+    ]);
+    const { agent, close } = await agentFromProject(
+      { model: server.model(), approvalPolicy: () => 'allow', context: { rules: 'Rules of the program.' } },
+      { root, home, env: { HOME: home }, mcp: false, skills: false },
+    );
     try {
       expect((await agent.run('write it')).text).toBe('done');
       expect(await readFile(join(root, 'out.txt'), 'utf8')).toBe('written');

@@ -25,7 +25,19 @@ export const fake = {
   stripeRestricted: join('rk', '_live_', mixed(24)),
   npm: join('np', 'm_', mixed(36)),
   huggingface: join('h', 'f_', mixed(34)),
-  jwt: join('eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9', '.', 'eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ', '.', 'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'),
+  jwt: join(
+    'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9',
+    '.',
+    'eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ',
+    '.',
+    'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
+  ),
   bearer: join('ya29', '.', mixed(40)),
-  pem: ['-----BEGIN RSA PRIVATE', ' KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF0qJ\n', mixed(64), '\n-----END RSA PRIVATE', ' KEY-----'].join(''),
+  pem: [
+    '-----BEGIN RSA PRIVATE',
+    ' KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF0qJ\n',
+    mixed(64),
+    '\n-----END RSA PRIVATE',
+    ' KEY-----',
+  ].join(''),
 };

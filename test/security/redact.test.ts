@@ -29,7 +29,13 @@ describe('known key and token formats', () => {
     ['JWT', fake.jwt, 'jwt'],
     ['PEM private key', fake.pem, 'private_key'],
   ])('%s', (_what, secret, kind) => {
-    for (const around of [['', ''], ['key: ', '\n'], ['"', '"'], ['(', ')'], ['export X=', ' # set']]) {
+    for (const around of [
+      ['', ''],
+      ['key: ', '\n'],
+      ['"', '"'],
+      ['(', ')'],
+      ['export X=', ' # set'],
+    ]) {
       const text = `${around[0]}${secret}${around[1]}`;
       expect(patterns.redactText(text)).toBe(`${around[0]}[REDACTED:${kind}]${around[1]}`);
     }
@@ -49,7 +55,11 @@ describe('known key and token formats', () => {
 describe('credentials in assignments, headers and URLs', () => {
   it.each([
     ['Bearer header', 'Authorization: Bearer abc123def456ghi789jkl', 'Authorization: Bearer [REDACTED:bearer_token]'],
-    ['Bearer in curl', `curl -H "Authorization: bearer ${fake.bearer}" https://x`, 'curl -H "Authorization: bearer [REDACTED:bearer_token]" https://x'],
+    [
+      'Bearer in curl',
+      `curl -H "Authorization: bearer ${fake.bearer}" https://x`,
+      'curl -H "Authorization: bearer [REDACTED:bearer_token]" https://x',
+    ],
     ['Basic auth header', 'Authorization: Basic dXNlcjpodW50ZXIy', 'Authorization: Basic [REDACTED:basic_auth]'],
     ['curl -u', 'curl -u admin:hunter22 https://x', 'curl -u admin:[REDACTED:password] https://x'],
     ['AWS secret in a credentials file', `aws_secret_access_key = ${fake.awsSecret}`, 'aws_secret_access_key = [REDACTED:aws_secret_key]'],
@@ -59,7 +69,11 @@ describe('credentials in assignments, headers and URLs', () => {
     ['URL password, empty user', 'redis://:hunter22@cache:6379', 'redis://:[REDACTED:url_password]@cache:6379'],
     ['env line', 'DB_PASSWORD=hunter22', 'DB_PASSWORD=[REDACTED:password]'],
     ['short password in env line', 'PGPASSWORD=abcd', 'PGPASSWORD=[REDACTED:password]'],
-    ['query token', 'https://api.example.com/v1?access_token=9f8e7d6c5b4a3f2e&x=1', 'https://api.example.com/v1?access_token=[REDACTED:token]&x=1'],
+    [
+      'query token',
+      'https://api.example.com/v1?access_token=9f8e7d6c5b4a3f2e&x=1',
+      'https://api.example.com/v1?access_token=[REDACTED:token]&x=1',
+    ],
     ['query api key', 'GET /search?q=x&apikey=abcd1234efgh5678', 'GET /search?q=x&apikey=[REDACTED:api_key]'],
     ['CLI flag', 'deploy --api-key=abcd1234efgh5678 --force', 'deploy --api-key=[REDACTED:api_key] --force'],
     ['JSON', '{"client_secret": "9f8e7d6c5b4a3f2e", "id": 1}', '{"client_secret": "[REDACTED:secret]", "id": 1}'],
@@ -97,7 +111,10 @@ describe('what must not be redacted', () => {
     ['prose about passwords', 'Password: must be at least 8 characters long.\nThe token: see the docs.'],
     ['prose about bearer tokens', 'Bearer tokens are described in RFC 6750; the bearer of bad news.'],
     ['basic as a word', 'basic usage: run the basic example'],
-    ['placeholders', 'password=$DB_PASSWORD token="${TOKEN}" api_key: "<your-key>" secret=changeme PASSWORD=******** token: ${{ secrets.GITHUB_TOKEN }}'],
+    [
+      'placeholders',
+      'password=$DB_PASSWORD token="${TOKEN}" api_key: "<your-key>" secret=changeme PASSWORD=******** token: ${{ secrets.GITHUB_TOKEN }}',
+    ],
     ['env references in code', 'api_key = os.environ["OPENAI_API_KEY"]; const token = process.env.TOKEN;'],
     ['a URL without password', 'https://user@example.com/path and https://example.com:8080/x'],
     ['an email and a port', 'mail ada@example.com at host:8080'],
@@ -146,8 +163,12 @@ describe('environment values', () => {
   const redactor = createRedactor({ env, envNames: ['DEPLOY_HOOK'], values: ['literal-secret', 'abc'], patterns: false });
 
   it('secret-named variables are redacted by name', () => {
-    expect(redactor.redactText('key custom-gateway-key-1234, token opaque-token-value-5678.')).toBe('key [REDACTED:env:OPENAI_API_KEY], token [REDACTED:env:GITHUB_TOKEN].');
-    expect(redactor.redactText('psql with pg-pass-9012 and next-auth-secret-3456')).toBe('psql with [REDACTED:env:PGPASSWORD] and [REDACTED:env:NEXTAUTH_SECRET]');
+    expect(redactor.redactText('key custom-gateway-key-1234, token opaque-token-value-5678.')).toBe(
+      'key [REDACTED:env:OPENAI_API_KEY], token [REDACTED:env:GITHUB_TOKEN].',
+    );
+    expect(redactor.redactText('psql with pg-pass-9012 and next-auth-secret-3456')).toBe(
+      'psql with [REDACTED:env:PGPASSWORD] and [REDACTED:env:NEXTAUTH_SECRET]',
+    );
   });
 
   it('envNames and values are redacted whatever their names, from 4 characters', () => {
@@ -166,7 +187,9 @@ describe('environment values', () => {
   it('a value is also found as JSON or a URL spells it', () => {
     const quoted = createRedactor({ env: { DB_PASSWORD: 'p@ss "word" 1/2' }, patterns: false });
     expect(quoted.redactText(JSON.stringify({ line: 'pw=p@ss "word" 1/2' }))).toBe('{"line":"pw=[REDACTED:env:DB_PASSWORD]"}');
-    expect(quoted.redactText(`postgres://u:${encodeURIComponent('p@ss "word" 1/2')}@h/db`)).toBe('postgres://u:[REDACTED:env:DB_PASSWORD]@h/db');
+    expect(quoted.redactText(`postgres://u:${encodeURIComponent('p@ss "word" 1/2')}@h/db`)).toBe(
+      'postgres://u:[REDACTED:env:DB_PASSWORD]@h/db',
+    );
   });
 
   it('the longest value wins where values overlap, and the env kind beats the pattern kind', () => {

@@ -24,7 +24,17 @@ afterEach(async () => {
 });
 
 const env = { OPENAI_API_KEY: 'gateway-key-0f1e2d3c4b5a', DEPLOY_PASSWORD: 'correct-horse-battery-staple' };
-const secrets = [env.OPENAI_API_KEY, env.DEPLOY_PASSWORD, fake.githubClassic, fake.jwt, fake.awsAccessKey, fake.awsSecret, fake.bearer, fake.pem, 'pg-secret-77'];
+const secrets = [
+  env.OPENAI_API_KEY,
+  env.DEPLOY_PASSWORD,
+  fake.githubClassic,
+  fake.jwt,
+  fake.awsAccessKey,
+  fake.awsSecret,
+  fake.bearer,
+  fake.pem,
+  'pg-secret-77',
+];
 
 /** A tool that "fetches" a page and echoes credentials back, as real tools sometimes do. */
 function fetchTool(logged: string[]) {
@@ -48,7 +58,10 @@ async function scriptedRun(store: RunStore, logSink: (m: string, d?: Record<stri
         toolCalls: [
           {
             name: 'fetch',
-            arguments: { url: 'postgres://app:pg-secret-77@db/x', headers: { Authorization: `Bearer ${fake.bearer}`, 'X-Deploy': env.DEPLOY_PASSWORD } },
+            arguments: {
+              url: 'postgres://app:pg-secret-77@db/x',
+              headers: { Authorization: `Bearer ${fake.bearer}`, 'X-Deploy': env.DEPLOY_PASSWORD },
+            },
           },
         ],
       },
@@ -94,15 +107,29 @@ describe('no secret value appears in a stored run', () => {
     const stored = await store.loadEvents(runId);
     const storedText = JSON.stringify(stored) + JSON.stringify(await store.getRun(runId));
     expect(leaks(storedText)).toEqual([]);
-    for (const kind of ['env:OPENAI_API_KEY', 'env:DEPLOY_PASSWORD', 'github_token', 'jwt', 'aws_access_key', 'aws_secret_key', 'bearer_token', 'private_key', 'url_password']) {
+    for (const kind of [
+      'env:OPENAI_API_KEY',
+      'env:DEPLOY_PASSWORD',
+      'github_token',
+      'jwt',
+      'aws_access_key',
+      'aws_secret_key',
+      'bearer_token',
+      'private_key',
+      'url_password',
+    ]) {
       expect(storedText).toContain(`[REDACTED:${kind}]`);
     }
     expect(leaks(logLines.join('\n'))).toEqual([]);
     expect(logLines.join('\n')).toContain('[REDACTED:bearer_token]');
-    expect(stored.map((e) => e.type)).toEqual(live.filter((e) => !['text_delta', 'thinking_delta', 'tool_call_delta', 'tool_progress'].includes(e.type)).map((e) => e.type));
+    expect(stored.map((e) => e.type)).toEqual(
+      live.filter((e) => !['text_delta', 'thinking_delta', 'tool_call_delta', 'tool_progress'].includes(e.type)).map((e) => e.type),
+    );
 
     await store.close();
-    const bytes = ['', '-wal', '-shm'].filter((suffix) => existsSync(path + suffix)).map((suffix) => readFileSync(path + suffix).toString('latin1'));
+    const bytes = ['', '-wal', '-shm']
+      .filter((suffix) => existsSync(path + suffix))
+      .map((suffix) => readFileSync(path + suffix).toString('latin1'));
     expect(bytes.length).toBeGreaterThan(0);
     expect(leaks(bytes.join('\n'))).toEqual([]);
     expect(bytes.join('\n')).toContain('[REDACTED:github_token]');

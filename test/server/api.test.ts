@@ -14,10 +14,20 @@ let env: InProcess | undefined;
 /** A POST as curl sends it (node:http reads an early answer, such as a 413, while the body is still going). */
 function postRaw(url: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d: string) => (text += d))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -33,7 +43,9 @@ const writer = agentFile('writer', { tools: '[write_file, read_file]' });
 async function finished(url: string, runId: string, status?: string) {
   return until(async () => {
     const { body } = await call(url, `/v1/runs/${runId}`);
-    return body.record.status !== 'running' && !body.record.live && (status === undefined || body.record.status === status) ? body : undefined;
+    return body.record.status !== 'running' && !body.record.live && (status === undefined || body.record.status === status)
+      ? body
+      : undefined;
   }, `run ${runId} to end`);
 }
 
@@ -71,11 +83,16 @@ describe('the token', () => {
   });
 });
 
-describe('the viewer\'s session', () => {
+describe("the viewer's session", () => {
   it('POST /v1/session trades the token for an HttpOnly SameSite=Strict cookie; with it, reads work and writes only from the same origin', async () => {
     env = await startInProcess({ agents: { calc }, script: toolLoop({ calls: 0 }) });
-    expect(await call(env.url, '/v1/session', { token: null, body: { token: 'wrong' } })).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } });
-    expect((await call(env.url, '/v1/session', { token: null, body: { token: TOKEN }, headers: { origin: 'http://evil.example' } })).status).toBe(403);
+    expect(await call(env.url, '/v1/session', { token: null, body: { token: 'wrong' } })).toMatchObject({
+      status: 401,
+      body: { error: { code: 'unauthorized' } },
+    });
+    expect(
+      (await call(env.url, '/v1/session', { token: null, body: { token: TOKEN }, headers: { origin: 'http://evil.example' } })).status,
+    ).toBe(403);
     const signed = await call(env.url, '/v1/session', { token: null, body: { token: TOKEN } });
     expect(signed.status).toBe(204);
     const setCookie = signed.headers.get('set-cookie') ?? '';
@@ -86,12 +103,28 @@ describe('the viewer\'s session', () => {
     expect((await call(env.url, '/v1/runs', { token: null, headers: { cookie } })).status).toBe(200);
     expect((await call(env.url, '/', { token: null, headers: { cookie } })).status).toBe(200);
     // A write riding on the cookie: refused without an Origin, or from another one (another local port too).
-    expect(await call(env.url, '/v1/runs', { token: null, headers: { cookie }, body: { input: 'x' } })).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
-    expect((await call(env.url, '/v1/runs', { token: null, headers: { cookie, origin: 'http://127.0.0.1:1' }, body: { input: 'x' } })).status).toBe(403);
-    expect((await call(env.url, '/v1/runs', { token: null, headers: { cookie, origin: `http://${host}` }, body: { input: 'x' } })).status).toBe(201);
+    expect(await call(env.url, '/v1/runs', { token: null, headers: { cookie }, body: { input: 'x' } })).toMatchObject({
+      status: 403,
+      body: { error: { code: 'forbidden' } },
+    });
+    expect(
+      (await call(env.url, '/v1/runs', { token: null, headers: { cookie, origin: 'http://127.0.0.1:1' }, body: { input: 'x' } })).status,
+    ).toBe(403);
+    expect(
+      (await call(env.url, '/v1/runs', { token: null, headers: { cookie, origin: `http://${host}` }, body: { input: 'x' } })).status,
+    ).toBe(201);
     // A forged or expired session is no session.
-    expect((await call(env.url, '/v1/runs', { token: null, headers: { cookie: cookie.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) } })).status).toBe(401);
-    expect((await call(env.url, '/v1/runs', { token: null, headers: { cookie: 'rein_session=v1.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } })).status).toBe(401);
+    expect(
+      (await call(env.url, '/v1/runs', { token: null, headers: { cookie: cookie.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) } })).status,
+    ).toBe(401);
+    expect(
+      (
+        await call(env.url, '/v1/runs', {
+          token: null,
+          headers: { cookie: 'rein_session=v1.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+        })
+      ).status,
+    ).toBe(401);
     const out = await call(env.url, '/v1/session', { method: 'DELETE', token: null, headers: { cookie, origin: `http://${host}` } });
     expect(out.body).toBe(undefined);
     expect(out.status).toBe(204);
@@ -109,7 +142,15 @@ describe('runs', () => {
     expect(made.body).toEqual({ runId: expect.stringMatching(/^run_/), status: 'running' });
     const detail = await finished(env.url, made.body.runId, 'done');
     expect(detail).toMatchObject({
-      record: { id: made.body.runId, status: 'done', reason: 'final_answer', agent: 'calc', task: 'add one', model: 'openai/scripted', live: false },
+      record: {
+        id: made.body.runId,
+        status: 'done',
+        reason: 'final_answer',
+        agent: 'calc',
+        task: 'add one',
+        model: 'openai/scripted',
+        live: false,
+      },
       totals: { steps: 2, toolCalls: 1 },
       cost: null,
       result: { status: 'done', text: 'done after 1 calls' },
@@ -123,7 +164,10 @@ describe('runs', () => {
 
     const all = await call(env.url, '/v1/runs');
     expect(all.body.runs.map((r: { id: string }) => r.id)).toEqual([third.body.runId, second.body.runId, made.body.runId]);
-    expect((await call(env.url, '/v1/runs?agent=calc')).body.runs.map((r: { id: string }) => r.id)).toEqual([third.body.runId, made.body.runId]);
+    expect((await call(env.url, '/v1/runs?agent=calc')).body.runs.map((r: { id: string }) => r.id)).toEqual([
+      third.body.runId,
+      made.body.runId,
+    ]);
     expect((await call(env.url, '/v1/runs?agent=default')).body.runs.map((r: { agent: string }) => r.agent)).toEqual(['default']);
     expect((await call(env.url, '/v1/runs?status=failed')).body).toEqual({ runs: [], nextCursor: null });
     const page1 = await call(env.url, '/v1/runs?limit=2');
@@ -160,7 +204,12 @@ describe('runs', () => {
     const chunked = await fetch(`${env.url}/v1/runs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: new ReadableStream({ start: (c) => { c.enqueue(new TextEncoder().encode(JSON.stringify({ input: 'y'.repeat(1_200_000) }))); c.close(); } }),
+      body: new ReadableStream({
+        start: (c) => {
+          c.enqueue(new TextEncoder().encode(JSON.stringify({ input: 'y'.repeat(1_200_000) })));
+          c.close();
+        },
+      }),
       duplex: 'half',
     } as RequestInit);
     expect(chunked.status).toBe(413);
@@ -197,8 +246,14 @@ describe('runs', () => {
       expect(res.body.error.code).toBe('conflict');
       expect(res.body.error.message).toMatch(message);
     }
-    expect(await call(env.url, `/v1/runs/${id}/messages`, { body: { kind: 'shout', text: 'x' } })).toMatchObject({ status: 400, body: { error: { field: 'kind' } } });
-    expect(await call(env.url, `/v1/runs/${id}/events`, { headers: { 'last-event-id': 'soon' } })).toMatchObject({ status: 400, body: { error: { field: 'Last-Event-ID' } } });
+    expect(await call(env.url, `/v1/runs/${id}/messages`, { body: { kind: 'shout', text: 'x' } })).toMatchObject({
+      status: 400,
+      body: { error: { field: 'kind' } },
+    });
+    expect(await call(env.url, `/v1/runs/${id}/events`, { headers: { 'last-event-id': 'soon' } })).toMatchObject({
+      status: 400,
+      body: { error: { field: 'Last-Event-ID' } },
+    });
     expect(await call(env.url, `/v1/runs/${id}/events?after=x`)).toMatchObject({ status: 400, body: { error: { field: 'after' } } });
   });
 
@@ -228,37 +283,73 @@ describe('runs', () => {
 
 describe('approvals, steering, abort and resume through the API', () => {
   it('a write pauses the run; a stale call id or arguments hash is refused (409); the approval runs exactly that call and the run finishes', async () => {
-    env = await startInProcess({ agents: { writer }, script: toolLoop({ tool: 'write_file', calls: 1, args: () => ({ path: 'out.txt', content: 'approved content\n' }) }) });
+    env = await startInProcess({
+      agents: { writer },
+      script: toolLoop({ tool: 'write_file', calls: 1, args: () => ({ path: 'out.txt', content: 'approved content\n' }) }),
+    });
     const made = await call(env.url, '/v1/runs', { body: { agent: 'writer', input: 'write the file' } });
     const paused = await finished(env.url, made.body.runId, 'paused');
     expect(paused.record).toMatchObject({ status: 'paused', reason: 'awaiting_approval' });
     expect(paused.pendingApprovals).toEqual([
-      { toolCallId: expect.any(String), name: 'write_file', arguments: { path: 'out.txt', content: 'approved content\n' }, argumentsHash: expect.any(String), rule: expect.stringMatching(/write/), step: 1 },
+      {
+        toolCallId: expect.any(String),
+        name: 'write_file',
+        arguments: { path: 'out.txt', content: 'approved content\n' },
+        argumentsHash: expect.any(String),
+        rule: expect.stringMatching(/write/),
+        step: 1,
+      },
     ]);
     const [pending] = paused.pendingApprovals;
     const id = made.body.runId;
-    expect(await call(env.url, `/v1/runs/${id}/approvals`, { body: { toolCallId: 'call_other', approved: true } })).toMatchObject({ status: 409, body: { error: { code: 'conflict', message: expect.stringMatching(/matches no call waiting/) } } });
-    expect(await call(env.url, `/v1/runs/${id}/approvals`, { body: { toolCallId: pending.toolCallId, approved: true, argumentsHash: 'not-the-hash' } })).toMatchObject({ status: 409 });
-    expect(await call(env.url, `/v1/runs/${id}/approvals`, { body: { toolCallId: pending.toolCallId } })).toMatchObject({ status: 400, body: { error: { field: 'approved' } } });
+    expect(await call(env.url, `/v1/runs/${id}/approvals`, { body: { toolCallId: 'call_other', approved: true } })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'conflict', message: expect.stringMatching(/matches no call waiting/) } },
+    });
+    expect(
+      await call(env.url, `/v1/runs/${id}/approvals`, {
+        body: { toolCallId: pending.toolCallId, approved: true, argumentsHash: 'not-the-hash' },
+      }),
+    ).toMatchObject({ status: 409 });
+    expect(await call(env.url, `/v1/runs/${id}/approvals`, { body: { toolCallId: pending.toolCallId } })).toMatchObject({
+      status: 400,
+      body: { error: { field: 'approved' } },
+    });
     await expect(readFile(join(env.project, 'out.txt'), 'utf8')).rejects.toThrow();
 
-    const approved = await call(env.url, `/v1/runs/${id}/approvals`, { body: { toolCallId: pending.toolCallId, approved: true, argumentsHash: pending.argumentsHash, reason: 'looks right' } });
+    const approved = await call(env.url, `/v1/runs/${id}/approvals`, {
+      body: { toolCallId: pending.toolCallId, approved: true, argumentsHash: pending.argumentsHash, reason: 'looks right' },
+    });
     expect(approved).toMatchObject({ status: 202, body: { runId: id, status: 'running' } });
     const done = await finished(env.url, id, 'done');
     expect(done.pendingApprovals).toEqual([]);
     expect(await readFile(join(env.project, 'out.txt'), 'utf8')).toBe('approved content\n');
     const events = storedOf((await readStream(env.url, id)).messages);
-    expect(events.filter((e) => e.type === 'approval_decided')).toEqual([expect.objectContaining({ toolCallId: pending.toolCallId, approved: true, reason: 'looks right', argumentsHash: pending.argumentsHash })]);
+    expect(events.filter((e) => e.type === 'approval_decided')).toEqual([
+      expect.objectContaining({
+        toolCallId: pending.toolCallId,
+        approved: true,
+        reason: 'looks right',
+        argumentsHash: pending.argumentsHash,
+      }),
+    ]);
     expect(events.filter((e) => e.type === 'tool_finished')).toHaveLength(1);
     // Decided once: a second decision is refused.
-    expect((await call(env.url, `/v1/runs/${id}/approvals`, { body: { toolCallId: pending.toolCallId, approved: true } })).status).toBe(409);
+    expect((await call(env.url, `/v1/runs/${id}/approvals`, { body: { toolCallId: pending.toolCallId, approved: true } })).status).toBe(
+      409,
+    );
   });
 
   it('a denial reaches the model as an error result and nothing is written', async () => {
-    env = await startInProcess({ agents: { writer }, script: toolLoop({ tool: 'write_file', calls: 1, args: () => ({ path: 'no.txt', content: 'x' }) }) });
+    env = await startInProcess({
+      agents: { writer },
+      script: toolLoop({ tool: 'write_file', calls: 1, args: () => ({ path: 'no.txt', content: 'x' }) }),
+    });
     const made = await call(env.url, '/v1/runs', { body: { agent: 'writer', input: 'write' } });
     const paused = await finished(env.url, made.body.runId, 'paused');
-    const res = await call(env.url, `/v1/runs/${made.body.runId}/approvals`, { body: { toolCallId: paused.pendingApprovals[0].toolCallId, approved: false, reason: 'not that file' } });
+    const res = await call(env.url, `/v1/runs/${made.body.runId}/approvals`, {
+      body: { toolCallId: paused.pendingApprovals[0].toolCallId, approved: false, reason: 'not that file' },
+    });
     expect(res.status).toBe(202);
     await finished(env.url, made.body.runId, 'done');
     await expect(readFile(join(env.project, 'no.txt'), 'utf8')).rejects.toThrow();
@@ -280,8 +371,13 @@ describe('approvals, steering, abort and resume through the API', () => {
     });
     const made = await call(env.url, '/v1/runs', { body: { agent: 'calc', input: 'compute' } });
     const id = made.body.runId;
-    expect(await call(env.url, `/v1/runs/${id}/messages`, { body: { kind: 'steer', text: 'use small numbers' } })).toMatchObject({ status: 202, body: { runId: id } });
-    expect(await call(env.url, `/v1/runs/${id}/messages`, { body: { kind: 'follow_up', text: 'now say bye' } })).toMatchObject({ status: 202 });
+    expect(await call(env.url, `/v1/runs/${id}/messages`, { body: { kind: 'steer', text: 'use small numbers' } })).toMatchObject({
+      status: 202,
+      body: { runId: id },
+    });
+    expect(await call(env.url, `/v1/runs/${id}/messages`, { body: { kind: 'follow_up', text: 'now say bye' } })).toMatchObject({
+      status: 202,
+    });
     release!();
     const done = await finished(env.url, id, 'done');
     expect(done.record.steps).toBeGreaterThanOrEqual(3);
@@ -318,10 +414,16 @@ describe('approvals, steering, abort and resume through the API', () => {
   });
 
   it('abort ends a paused run as aborted, its waiting call never run', async () => {
-    env = await startInProcess({ agents: { writer }, script: toolLoop({ tool: 'write_file', calls: 1, args: () => ({ path: 'never.txt', content: 'x' }) }) });
+    env = await startInProcess({
+      agents: { writer },
+      script: toolLoop({ tool: 'write_file', calls: 1, args: () => ({ path: 'never.txt', content: 'x' }) }),
+    });
     const made = await call(env.url, '/v1/runs', { body: { agent: 'writer', input: 'write' } });
     await finished(env.url, made.body.runId, 'paused');
-    expect(await call(env.url, `/v1/runs/${made.body.runId}/abort`, { method: 'POST' })).toMatchObject({ status: 200, body: { status: 'aborted' } });
+    expect(await call(env.url, `/v1/runs/${made.body.runId}/abort`, { method: 'POST' })).toMatchObject({
+      status: 200,
+      body: { status: 'aborted' },
+    });
     expect((await call(env.url, `/v1/runs/${made.body.runId}`)).body.record.status).toBe('aborted');
     await expect(readFile(join(env.project, 'never.txt'), 'utf8')).rejects.toThrow();
   });
@@ -335,7 +437,17 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.components.schemas.CreateRun).toEqual(S.CreateRunSchema);
     expect(doc.components.schemas.Approval).toEqual(S.ApprovalSchema);
     expect(doc.components.schemas.Message).toEqual(S.MessageSchema);
-    for (const path of ['/v1/runs', '/v1/runs/{id}', '/v1/runs/{id}/events', '/v1/runs/{id}/messages', '/v1/runs/{id}/abort', '/v1/runs/{id}/approvals', '/v1/runs/{id}/resume', '/healthz']) expect(doc.paths[path], path).toBeDefined();
+    for (const path of [
+      '/v1/runs',
+      '/v1/runs/{id}',
+      '/v1/runs/{id}/events',
+      '/v1/runs/{id}/messages',
+      '/v1/runs/{id}/abort',
+      '/v1/runs/{id}/approvals',
+      '/v1/runs/{id}/resume',
+      '/healthz',
+    ])
+      expect(doc.paths[path], path).toBeDefined();
     expect(doc.paths['/v1/runs'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['status', 'agent', 'limit', 'cursor']);
     const ajv = new Ajv2020.default({ strict: false });
     for (const [name, schema] of Object.entries(doc.components.schemas)) ajv.addSchema(schema as object, `#/components/schemas/${name}`);

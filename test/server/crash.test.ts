@@ -44,7 +44,9 @@ function random(seed: number): () => number {
 }
 
 describe('kill -9 of rein serve', () => {
-  it('at 20+ random moments, restarted on the same store: every run ends done with a valid history, nothing completed runs twice', { timeout: 480_000 }, async () => {
+  it('at 20+ random moments, restarted on the same store: every run ends done with a valid history, nothing completed runs twice', {
+    timeout: 480_000,
+  }, async () => {
     const seed = Date.now() % 100_000;
     const next = random(seed);
     model = await startScriptedServer({ script });
@@ -85,7 +87,9 @@ describe('kill -9 of rein serve', () => {
         followed ??= accepted[0];
         if (!followed) return;
         const last = seen.at(-1)?.seq;
-        const stream = await readStream(server.url, followed, { token: TOKEN, ...(last === undefined ? {} : { lastEventId: last }) }).catch(() => undefined);
+        const stream = await readStream(server.url, followed, { token: TOKEN, ...(last === undefined ? {} : { lastEventId: last }) }).catch(
+          () => undefined,
+        );
         if (stream) seen.push(...storedOf(stream.messages));
       })();
       // Most lives last until their runs were accepted and a little longer; some end any time after the start.
@@ -129,7 +133,10 @@ describe('kill -9 of rein serve', () => {
           continue;
         }
         expect(record.status, where).toBe('done');
-        expect(events.map((e) => e.seq), where).toEqual(events.map((_, i) => i));
+        expect(
+          events.map((e) => e.seq),
+          where,
+        ).toEqual(events.map((_, i) => i));
         expect(record.eventCount, where).toBe(events.length);
         expect(events[0]?.type, where).toBe('run_started');
         if (events.some((e) => e.type === 'run_resumed')) continued++;
@@ -146,13 +153,22 @@ describe('kill -9 of rein serve', () => {
           if (message.role !== 'assistant') continue;
           const calls = message.content.filter((c) => c.type === 'tool_call');
           const results = history.slice(i + 1, i + 1 + calls.length);
-          expect(results.map((r) => (r.role === 'tool' ? r.toolCallId : r.role)), where).toEqual(calls.map((c) => (c as { id: string }).id));
+          expect(
+            results.map((r) => (r.role === 'tool' ? r.toolCallId : r.role)),
+            where,
+          ).toEqual(calls.map((c) => (c as { id: string }).id));
         }
         // The shell's effects: each step's line at most once; a call logged as done ran exactly once.
         const tag = /job-\d+/.exec(JSON.stringify(events[0]))?.[0] as string;
         for (const event of finished.values()) {
           if (event.name !== 'bash') continue;
-          const command = String((events.find((e) => e.type === 'tool_started' && e.toolCallId === event.toolCallId) as { arguments?: { command?: string } } | undefined)?.arguments?.command ?? '');
+          const command = String(
+            (
+              events.find((e) => e.type === 'tool_started' && e.toolCallId === event.toolCallId) as
+                | { arguments?: { command?: string } }
+                | undefined
+            )?.arguments?.command ?? '',
+          );
           const line = /echo (\S+)/.exec(command)?.[1] as string;
           // Cut off mid-way (unknown), or failed (a timeout on a busy machine): it ran at most once.
           if (event.outcome === 'unknown' || event.result.isError) expect(lines.get(line) ?? 0, `${where}: ${line}`).toBeLessThanOrEqual(1);

@@ -33,7 +33,9 @@ export async function makeServedProject(agents: Record<string, string>): Promise
 
 /** An agent file. */
 export function agentFile(name: string, fields: Record<string, string>, prompt = 'You are a test agent.'): string {
-  const lines = Object.entries({ name, description: `The ${name} test agent.`, model: 'openai/scripted', ...fields }).map(([k, v]) => `${k}: ${v}`);
+  const lines = Object.entries({ name, description: `The ${name} test agent.`, model: 'openai/scripted', ...fields }).map(
+    ([k, v]) => `${k}: ${v}`,
+  );
   return `---\n${lines.join('\n')}\n---\n${prompt}\n`;
 }
 
@@ -49,14 +51,30 @@ export interface InProcess {
   close(): Promise<void>;
 }
 
-export async function startInProcess(options: { agents: Record<string, string>; script: Script; tokenDelayMs?: number; chunkSize?: number; server?: Partial<ServerOptions> }): Promise<InProcess> {
+export async function startInProcess(options: {
+  agents: Record<string, string>;
+  script: Script;
+  tokenDelayMs?: number;
+  chunkSize?: number;
+  server?: Partial<ServerOptions>;
+}): Promise<InProcess> {
   const { base, project, home } = await makeServedProject(options.agents);
-  const model = await startScriptedServer({ script: options.script, ...(options.tokenDelayMs ? { tokenDelayMs: options.tokenDelayMs } : {}), ...(options.chunkSize ? { chunkSize: options.chunkSize } : {}) });
+  const model = await startScriptedServer({
+    script: options.script,
+    ...(options.tokenDelayMs ? { tokenDelayMs: options.tokenDelayMs } : {}),
+    ...(options.chunkSize ? { chunkSize: options.chunkSize } : {}),
+  });
   const store = new SqliteStore({ path: join(base, 'runs.db') });
   const err = new PassThrough();
   let stderr = '';
   err.on('data', (d: Buffer) => (stderr += d.toString()));
-  const io: CliIO = { stdout: new PassThrough(), stderr: err, stdin: new PassThrough(), env: { HOME: home, PATH: process.env.PATH }, signal: new AbortController().signal };
+  const io: CliIO = {
+    stdout: new PassThrough(),
+    stderr: err,
+    stdin: new PassThrough(),
+    env: { HOME: home, PATH: process.env.PATH },
+    signal: new AbortController().signal,
+  };
   const agents = openServedAgents({ root: project, io, baseUrl: model.url });
   const server = await startServer({ store, agents, token: TOKEN, ...options.server });
   return {
@@ -78,7 +96,11 @@ export async function startInProcess(options: { agents: Record<string, string>; 
 }
 
 /** A JSON request to the server; the body parsed when there is one. */
-export async function call(url: string, path: string, init: { method?: string; body?: unknown; token?: string | null; headers?: Record<string, string>; raw?: string } = {}) {
+export async function call(
+  url: string,
+  path: string,
+  init: { method?: string; body?: unknown; token?: string | null; headers?: Record<string, string>; raw?: string } = {},
+) {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token !== null) headers.authorization ??= `Bearer ${init.token ?? TOKEN}`;
   if (init.body !== undefined || init.raw !== undefined) headers['content-type'] ??= 'application/json';
@@ -111,7 +133,13 @@ export interface SseMessage {
 export async function readStream(
   url: string,
   runId: string,
-  options: { lastEventId?: number; after?: number; stopAfter?: (m: SseMessage, all: SseMessage[]) => boolean; token?: string; signal?: AbortSignal } = {},
+  options: {
+    lastEventId?: number;
+    after?: number;
+    stopAfter?: (m: SseMessage, all: SseMessage[]) => boolean;
+    token?: string;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<{ status: number; messages: SseMessage[]; ended: 'end' | 'cut'; comments: string[] }> {
   const controller = new AbortController();
   options.signal?.addEventListener('abort', () => controller.abort(), { once: true });
@@ -126,7 +154,11 @@ export async function readStream(
   const parser = createParser({
     onEvent: (e) => {
       if (stop) return;
-      const message: SseMessage = { ...(e.id === undefined ? {} : { id: e.id }), ...(e.event === undefined ? {} : { event: e.event }), data: JSON.parse(e.data) as RunEvent };
+      const message: SseMessage = {
+        ...(e.id === undefined ? {} : { id: e.id }),
+        ...(e.event === undefined ? {} : { event: e.event }),
+        data: JSON.parse(e.data) as RunEvent,
+      };
       messages.push(message);
       if (options.stopAfter?.(message, messages)) stop = true;
     },
@@ -154,10 +186,13 @@ export async function readStream(
 
 /** Stored events only (those with an id), checking each id is its seq. */
 export function storedOf(messages: SseMessage[]): RunEvent[] {
-  return messages.filter((m) => m.id !== undefined).map((m) => {
-    if (Number(m.id) !== m.data.seq || m.event !== m.data.type) throw new Error(`id ${m.id} / event ${m.event} do not match the event (seq ${m.data.seq}, ${m.data.type})`);
-    return m.data;
-  });
+  return messages
+    .filter((m) => m.id !== undefined)
+    .map((m) => {
+      if (Number(m.id) !== m.data.seq || m.event !== m.data.type)
+        throw new Error(`id ${m.id} / event ${m.event} do not match the event (seq ${m.data.seq}, ${m.data.type})`);
+      return m.data;
+    });
 }
 
 /** Waits until `check` holds (polling the server), failing after `ms`. */

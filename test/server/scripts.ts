@@ -5,7 +5,15 @@ import type { ScriptFunction, ScriptTurn } from '../../src/testing/index.js';
  * Each run calls `tool` with `args(i)` `calls` times (one call per turn), then answers
  * "done after N calls". `delayMs` holds each answer back (a run that takes a while).
  */
-export function toolLoop(options: { tool?: string; calls?: number; args?: (i: number, task: string) => Record<string, unknown>; delayMs?: number; text?: string } = {}): ScriptFunction {
+export function toolLoop(
+  options: {
+    tool?: string;
+    calls?: number;
+    args?: (i: number, task: string) => Record<string, unknown>;
+    delayMs?: number;
+    text?: string;
+  } = {},
+): ScriptFunction {
   const tool = options.tool ?? 'calculate';
   const calls = options.calls ?? 2;
   return (request) => {

@@ -54,7 +54,9 @@ describe('rein serve', () => {
     base = p.base;
     const none = await serveRefuses(['--host', '0.0.0.0'], { cwd: p.project, env: envOf(p.home) });
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/--host 0\.0\.0\.0 is not a loopback address: the server refuses to start without a token of at least 32 characters/);
+    expect(none.stderr).toMatch(
+      /--host 0\.0\.0\.0 is not a loopback address: the server refuses to start without a token of at least 32 characters/,
+    );
     expect(none.stdout).toBe('');
     const short = await serveRefuses(['--host', '0.0.0.0'], { cwd: p.project, env: envOf(p.home, { REIN_SERVER_TOKEN: 'short-token' }) });
     expect(short.code).toBe(2);
@@ -64,8 +66,12 @@ describe('rein serve', () => {
     const loose = await serveRefuses([], { cwd: p.project, env: envOf(p.home) });
     expect(loose.code).toBe(2);
     expect(loose.stderr).toMatch(/can be read by other users \(mode 644\): chmod 600/);
-    expect((await serveRefuses(['--port', 'eighty'], { cwd: p.project, env: envOf(p.home) })).stderr).toMatch(/--port expects a port number from 0 to 65535, got "eighty"/);
-    expect((await serveRefuses(['--base-url', 'ftp://x'], { cwd: p.project, env: envOf(p.home) })).stderr).toMatch(/--base-url must be an http:\/\/ or https:\/\/ URL/);
+    expect((await serveRefuses(['--port', 'eighty'], { cwd: p.project, env: envOf(p.home) })).stderr).toMatch(
+      /--port expects a port number from 0 to 65535, got "eighty"/,
+    );
+    expect((await serveRefuses(['--base-url', 'ftp://x'], { cwd: p.project, env: envOf(p.home) })).stderr).toMatch(
+      /--base-url must be an http:\/\/ or https:\/\/ URL/,
+    );
   });
 
   it('SIGTERM: streams end cleanly, the process exits 0, the running run stays running in the store; the next start continues it and the stream resumes with no gap', async () => {
@@ -111,7 +117,10 @@ describe('rein serve', () => {
     expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i));
     expect(after.some((e) => e.type === 'run_resumed')).toBe(true);
     expect(after.at(-1)).toMatchObject({ type: 'run_finished', status: 'done' });
-    const done = await until(async () => ((await call(second.url, `/v1/runs/${runId}`, { token })).body.record.status === 'done' ? true : undefined), 'the run to be done');
+    const done = await until(
+      async () => ((await call(second.url, `/v1/runs/${runId}`, { token })).body.record.status === 'done' ? true : undefined),
+      'the run to be done',
+    );
     expect(done).toBe(true);
     expect(second.stderr()).toMatch(new RegExp(`continuing 1 run from its log: ${runId}`));
     // What ran before the stop did not run again: each call's result is logged once.

@@ -54,7 +54,10 @@ export function startServe(args: string[], options: { cwd: string; env: NodeJS.P
 }
 
 /** Runs `rein serve <args>` expecting it to refuse to start: its exit code and output. */
-export async function serveRefuses(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function serveRefuses(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [bin, 'serve', ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let stdout = '';

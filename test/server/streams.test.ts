@@ -56,7 +56,10 @@ describe('a stream cut by the client and resumed with Last-Event-ID', () => {
       if (got.at(-1)?.type === 'run_finished') break;
     }
     const log = await logOf(runId);
-    expect(got.map((e) => e.seq), `seed ${seed}`).toEqual(log.map((e) => e.seq));
+    expect(
+      got.map((e) => e.seq),
+      `seed ${seed}`,
+    ).toEqual(log.map((e) => e.seq));
     expect(got).toEqual(log);
     expect(deltas).toBeGreaterThan(0);
     // Phase 2, from the log of the finished run: reconnect at random seqs until 100 cuts in all.
@@ -65,7 +68,10 @@ describe('a stream cut by the client and resumed with Last-Event-ID', () => {
       const take = 1 + Math.floor(next() * 5);
       let seen = 0;
       const useQuery = next() < 0.3;
-      const stream = await readStream(env.url, runId, { ...(useQuery ? { after: from } : { lastEventId: from }), stopAfter: (m) => m.id !== undefined && ++seen >= take });
+      const stream = await readStream(env.url, runId, {
+        ...(useQuery ? { after: from } : { lastEventId: from }),
+        stopAfter: (m) => m.id !== undefined && ++seen >= take,
+      });
       const slice = storedOf(stream.messages);
       expect(slice, `seed ${seed}, after ${from}`).toEqual(log.slice(from + 1, from + 1 + slice.length));
       expect(slice.length).toBe(Math.min(take, log.length - from - 1));
@@ -132,7 +138,9 @@ describe('many clients', () => {
     }
   });
 
-  it('a client that does not read is dropped once its buffer is full; the run is not slowed and the client may reconnect', { timeout: 150_000 }, async () => {
+  it('a client that does not read is dropped once its buffer is full; the run is not slowed and the client may reconnect', {
+    timeout: 150_000,
+  }, async () => {
     const big = 'x'.repeat(3_000_000);
     env = await startInProcess({
       agents: { calc },
@@ -146,10 +154,14 @@ describe('many clients', () => {
     const response = await fetch(`${env.url}/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(response.status).toBe(200);
     // A reader that reads nothing, while the run streams megabytes of deltas and events.
-    const detail = await until(async () => {
-      const d = (await call(env!.url, `/v1/runs/${runId}`)).body;
-      return d.record.status === 'done' && !d.record.live ? d : undefined;
-    }, 'the run to finish with a stalled client', 120_000);
+    const detail = await until(
+      async () => {
+        const d = (await call(env!.url, `/v1/runs/${runId}`)).body;
+        return d.record.status === 'done' && !d.record.live ? d : undefined;
+      },
+      'the run to finish with a stalled client',
+      120_000,
+    );
     expect(detail.result.text).toHaveLength(big.length);
     // The stalled stream was cut by the server: reading it now ends before run_finished, or fails.
     const messages: string[] = [];
@@ -168,7 +180,7 @@ describe('many clients', () => {
     })();
     expect(['ended', 'failed']).toContain(outcome);
     expect(messages.join('')).not.toMatch(/event: run_finished/);
-    expect((await countStreams())).toBe(0);
+    expect(await countStreams()).toBe(0);
     // Reconnecting from the start gets everything.
     const again = await readStream(env.url, runId);
     expect(storedOf(again.messages)).toEqual(await logOf(runId));

@@ -26,8 +26,14 @@ describe('served agents with sub-agents', () => {
       },
     });
     // Files are read for each new run: the child names the scripted server itself.
-    await writeFile(join(env.project, '.rein/agents/lead.md'), agentFile('lead', { tools: '[calculate]', agents: '[helper]' }, 'You lead.'));
-    await writeFile(join(env.project, '.rein/agents/helper.md'), agentFile('helper', { tools: '[calculate]', baseUrl: env.model.url }, 'You help.'));
+    await writeFile(
+      join(env.project, '.rein/agents/lead.md'),
+      agentFile('lead', { tools: '[calculate]', agents: '[helper]' }, 'You lead.'),
+    );
+    await writeFile(
+      join(env.project, '.rein/agents/helper.md'),
+      agentFile('helper', { tools: '[calculate]', baseUrl: env.model.url }, 'You help.'),
+    );
     const made = await call(env.url, '/v1/runs', { body: { agent: 'lead', input: 'greet' } });
     expect(made.status).toBe(201);
     const runId = made.body.runId as string;

@@ -19,14 +19,26 @@ let profile: string;
 let env: InProcess | undefined;
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium fonts-liberation (.ci/run does)`).toBe(true);
+  expect(
+    existsSync(CHROMIUM),
+    `${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium fonts-liberation (.ci/run does)`,
+  ).toBe(true);
   await mkdir(artifacts, { recursive: true });
   profile = await mkdtemp(join(tmpdir(), 'rein-chromium-'));
   // A fresh profile (its --user-data-dir) per run; no network beyond what the page asks of the server.
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1200, height: 900 },
   });
 });
@@ -64,7 +76,10 @@ describe('the run viewer', { timeout: 90_000 }, () => {
   it('signs in with the token in a form (a session cookie, HttpOnly, SameSite=Strict; the token in no URL), lists runs, draws a run; works on a phone-sized screen, offline', async () => {
     env = await startInProcess({ agents: { calc: agentFile('calc', { tools: '[calculate]' }) }, script: toolLoop({ calls: 2 }) });
     const made = await call(env.url, '/v1/runs', { body: { agent: 'calc', input: 'add numbers twice' } });
-    await until(async () => ((await call(env!.url, `/v1/runs/${made.body.runId}`)).body.record.status === 'done' ? true : undefined), 'the run to finish');
+    await until(
+      async () => ((await call(env!.url, `/v1/runs/${made.body.runId}`)).body.record.status === 'done' ? true : undefined),
+      'the run to finish',
+    );
     const { page, requests } = await openPage();
     const wrong = await page.goto(`${env.url}/`);
     expect(wrong?.status()).toBe(401);
@@ -152,7 +167,9 @@ describe('the run viewer', { timeout: 90_000 }, () => {
     await page.waitForSelector('li.finish.done');
     expect(await page.locator('li.tool.ok').count()).toBe(3);
     expect(await page.textContent('#run-status')).toBe('done');
-    expect(env.model.received.at(-1)?.request?.messages.some((m) => m.role === 'user' && m.content === 'keep the numbers small')).toBe(true);
+    expect(env.model.received.at(-1)?.request?.messages.some((m) => m.role === 'user' && m.content === 'keep the numbers small')).toBe(
+      true,
+    );
     await page.screenshot({ path: join(artifacts, 'viewer-live.png'), fullPage: true });
   });
 
@@ -162,7 +179,10 @@ describe('the run viewer', { timeout: 90_000 }, () => {
       script: toolLoop({ tool: 'write_file', calls: 1, args: () => ({ path: 'approved.txt', content: 'from the viewer\n' }) }),
     });
     const made = await call(env.url, '/v1/runs', { body: { agent: 'writer', input: 'write approved.txt' } });
-    await until(async () => ((await call(env!.url, `/v1/runs/${made.body.runId}`)).body.record.status === 'paused' ? true : undefined), 'the run to pause');
+    await until(
+      async () => ((await call(env!.url, `/v1/runs/${made.body.runId}`)).body.record.status === 'paused' ? true : undefined),
+      'the run to pause',
+    );
     const { page } = await openPage();
     await signIn(page, env.url);
     await page.goto(`${env.url}/#/runs/${made.body.runId}`);

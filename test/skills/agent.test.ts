@@ -14,7 +14,13 @@ import { tempDir, writeFiles, writeSkill } from './helpers.js';
 async function skillsOnDisk() {
   const base = await tempDir();
   const root = join(base, '.rein/skills');
-  await writeSkill(root, 'style-guide', 'Apply the house style guide to code reviews and formatting questions.', 'Indent with tabs. See references/naming.md.', 'allowed-tools: read_file');
+  await writeSkill(
+    root,
+    'style-guide',
+    'Apply the house style guide to code reviews and formatting questions.',
+    'Indent with tabs. See references/naming.md.',
+    'allowed-tools: read_file',
+  );
   await writeFiles(root, { 'style-guide/references/naming.md': 'Functions are verbs.' });
   const { skills, diagnostics } = await loadSkills({ cwd: base, home: join(base, 'home') });
   expect(diagnostics).toEqual([]);
@@ -25,7 +31,13 @@ const seen = (requests: Array<{ request?: ScriptRequest }>) => requests.map((r) 
 const lastTool = (request: ScriptRequest) => request.messages.filter((m) => m.role === 'tool').at(-1);
 
 const tool = (name: string) =>
-  defineTool({ name, description: `The ${name} tool.`, parameters: { type: 'object', properties: {} }, risk: 'read', execute: () => `${name} ran` });
+  defineTool({
+    name,
+    description: `The ${name} tool.`,
+    parameters: { type: 'object', properties: {} },
+    risk: 'read',
+    execute: () => `${name} ran`,
+  });
 
 describe('skills through a real agent', () => {
   it('model-decided: the catalog is in the system prompt, load_skill returns the body, read_skill_file a reference', async () => {
@@ -44,7 +56,11 @@ describe('skills through a real agent', () => {
     const [first, second, third] = seen(server.received);
     expect(first!.system).toContain('<skill name="style-guide">Apply the house style guide');
     expect(first!.toolNames).toEqual(['load_skill', 'read_skill_file']);
-    expect(lastTool(second!)).toMatchObject({ name: 'load_skill', isError: false, content: expect.stringContaining('<skill name="style-guide">\nIndent with tabs.') });
+    expect(lastTool(second!)).toMatchObject({
+      name: 'load_skill',
+      isError: false,
+      content: expect.stringContaining('<skill name="style-guide">\nIndent with tabs.'),
+    });
     expect(lastTool(second!)!.content).toContain('- references/naming.md');
     expect(lastTool(third!)).toMatchObject({ name: 'read_skill_file', isError: false, content: 'Functions are verbs.' });
     expect(session.active().map((a) => [a.skill.name, a.mode])).toEqual([['style-guide', 'model']]);

@@ -36,7 +36,13 @@ describe('explicit mode: /skill:name', () => {
     expect(result.activated).toEqual([]);
     expect(result.text).toBe('/skill:relase-notes please, and /skill:zzz');
     expect(result.unknown).toEqual([
-      { name: 'relase-notes', suggestion: 'release-notes', message: expect.stringMatching(/unknown skill "relase-notes": did you mean "release-notes"\? \(available: release-notes, deploy, pdf\)/) },
+      {
+        name: 'relase-notes',
+        suggestion: 'release-notes',
+        message: expect.stringMatching(
+          /unknown skill "relase-notes": did you mean "release-notes"\? \(available: release-notes, deploy, pdf\)/,
+        ),
+      },
       { name: 'zzz', message: expect.stringMatching(/^unknown skill "zzz" \(available/) },
     ]);
   });

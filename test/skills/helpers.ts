@@ -37,5 +37,13 @@ export async function writeSkill(root: string, name: string, description: string
 
 /** An in-memory skill for tests that do not need files. */
 export function fakeSkill(name: string, description: string, extra: Partial<Skill> = {}): Skill {
-  return { name, description, disableModelInvocation: false, dir: `/nonexistent/${name}`, file: `/nonexistent/${name}/SKILL.md`, body: `Instructions of ${name}.`, ...extra };
+  return {
+    name,
+    description,
+    disableModelInvocation: false,
+    dir: `/nonexistent/${name}`,
+    file: `/nonexistent/${name}/SKILL.md`,
+    body: `Instructions of ${name}.`,
+    ...extra,
+  };
 }

@@ -188,7 +188,9 @@ describe('front matter fields', () => {
     await writeFiles(root, {
       'spaced/SKILL.md': skillMd('name: spaced\ndescription: d\nallowed-tools: read_file grep'),
       'commas/SKILL.md': skillMd('name: commas\ndescription: d\nallowed-tools: "read_file, bash(git status*), github__*"'),
-      'listed/SKILL.md': skillMd('name: listed\ndescription: d\nallowed-tools:\n  - read_file\n  - write_file\ndisable-model-invocation: true'),
+      'listed/SKILL.md': skillMd(
+        'name: listed\ndescription: d\nallowed-tools:\n  - read_file\n  - write_file\ndisable-model-invocation: true',
+      ),
       'extras/SKILL.md': skillMd('name: extras\ndescription: d\nlicense: MIT\ncompatibility: node 20\nmetadata:\n  author: someone'),
     });
     const { skills, diagnostics } = await loadSkills({ cwd, home });

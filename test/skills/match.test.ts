@@ -3,7 +3,10 @@ import { keywords, stem } from '../../src/skills/keywords.js';
 import { explainMatches, matchSkills } from '../../src/skills/match.js';
 import { fakeSkill } from './helpers.js';
 
-const pdf = fakeSkill('pdf-tools', 'Extract text and tables from PDF files, fill PDF forms, merge and split documents. Use when the user works with PDF files.');
+const pdf = fakeSkill(
+  'pdf-tools',
+  'Extract text and tables from PDF files, fill PDF forms, merge and split documents. Use when the user works with PDF files.',
+);
 const git = fakeSkill('git-release', 'Prepare a release: bump the version, write the changelog, create and push the git tag.');
 const sql = fakeSkill('sql-review', 'Review SQL migrations for locking problems and missing indexes before they run in production.');
 const secret = fakeSkill('rotate-keys', 'Rotate the production API keys and update the secrets vault.', { disableModelInvocation: true });

@@ -6,7 +6,16 @@ import { skillNamesIn, skillsCatalog } from '../../src/skills/render.js';
 import { SkillSession } from '../../src/skills/session.js';
 import { fakeSkill, tempDir, writeFiles, writeSkill } from './helpers.js';
 
-const tools = ['read_file', 'write_file', 'bash', 'github__search', 'github__create_issue', 'load_skill', 'read_skill_file', 'final_answer'].map((name) => ({ name }));
+const tools = [
+  'read_file',
+  'write_file',
+  'bash',
+  'github__search',
+  'github__create_issue',
+  'load_skill',
+  'read_skill_file',
+  'final_answer',
+].map((name) => ({ name }));
 const names = (list: Array<{ name: string }>) => list.map((t) => t.name);
 
 describe('the catalog (system layer)', () => {
@@ -43,7 +52,9 @@ describe('activation', () => {
 
   it('unknown names throw not_found naming the loaded skills', () => {
     const session = new SkillSession([fakeSkill('a', 'A.')]);
-    expect(() => session.activate('zz')).toThrow(expect.objectContaining({ code: 'not_found', message: expect.stringMatching(/unknown skill "zz": loaded skills are a/) }));
+    expect(() => session.activate('zz')).toThrow(
+      expect.objectContaining({ code: 'not_found', message: expect.stringMatching(/unknown skill "zz": loaded skills are a/) }),
+    );
   });
 
   it('restore marks skills active without injecting them again (a resumed run)', () => {
@@ -94,7 +105,13 @@ describe('prepareInput: explicit and harness-matched loading end to end', () => 
     const root = join(base, '.rein/skills');
     await writeSkill(root, 'pdf-tools', 'Extract text and tables from PDF files, merge and split PDF documents.', 'Use pdftk for merging.');
     await writeSkill(root, 'changelog', 'Write the changelog entry for a release from the merged pull requests.', 'Group entries by type.');
-    await writeSkill(root, 'hotfix', 'Ship an emergency hotfix to production.', 'Page the on-call first.', 'disable-model-invocation: true');
+    await writeSkill(
+      root,
+      'hotfix',
+      'Ship an emergency hotfix to production.',
+      'Page the on-call first.',
+      'disable-model-invocation: true',
+    );
     await writeFiles(root, { 'pdf-tools/references/pdftk.md': 'pdftk cheat sheet' });
     const { skills, diagnostics } = await loadSkills({ cwd: base, home: join(base, 'home') });
     expect(diagnostics).toEqual([]);
@@ -122,7 +139,12 @@ describe('prepareInput: explicit and harness-matched loading end to end', () => 
 
   it('unrelated input injects nothing; matching can be turned off; user-only skills never match', async () => {
     const session = new SkillSession(await skillsOnDisk());
-    expect(session.prepareInput('what time is it in Tokyo?')).toEqual({ text: 'what time is it in Tokyo?', injection: undefined, activated: [], unknown: [] });
+    expect(session.prepareInput('what time is it in Tokyo?')).toEqual({
+      text: 'what time is it in Tokyo?',
+      injection: undefined,
+      activated: [],
+      unknown: [],
+    });
     expect(session.prepareInput('merge the PDF documents', { match: false }).injection).toBeUndefined();
     expect(session.prepareInput('ship an emergency hotfix to production').activated).toEqual([]);
   });
@@ -168,7 +190,8 @@ describe('allowed-tools narrows the tools while the skill is active', () => {
     expect(session.checkTool('read_file')).toEqual({ allowed: true });
     expect(session.checkTool('write_file')).toEqual({
       allowed: false,
-      reason: 'tool "write_file" is not allowed while skill "reader" is active; allowed tools: load_skill, read_skill_file, final_answer, read_file, bash',
+      reason:
+        'tool "write_file" is not allowed while skill "reader" is active; allowed tools: load_skill, read_skill_file, final_answer, read_file, bash',
     });
   });
 
@@ -177,9 +200,19 @@ describe('allowed-tools narrows the tools while the skill is active', () => {
     session.activate('reader');
     session.activate('gh');
     session.activate('free');
-    expect(names(session.filterTools(tools))).toEqual(['read_file', 'bash', 'github__search', 'github__create_issue', 'load_skill', 'read_skill_file', 'final_answer']);
+    expect(names(session.filterTools(tools))).toEqual([
+      'read_file',
+      'bash',
+      'github__search',
+      'github__create_issue',
+      'load_skill',
+      'read_skill_file',
+      'final_answer',
+    ]);
     expect(session.isToolAllowed('write_file')).toBe(false);
-    expect(session.checkTool('write_file')).toMatchObject({ reason: expect.stringMatching(/^tool "write_file" is not allowed while skills "reader", "gh" are active/) });
+    expect(session.checkTool('write_file')).toMatchObject({
+      reason: expect.stringMatching(/^tool "write_file" is not allowed while skills "reader", "gh" are active/),
+    });
   });
 
   it('the same tool list gets the same array back every turn until the active skills change', () => {

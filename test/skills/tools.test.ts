@@ -16,7 +16,11 @@ async function call(tools: Tool[], name: string, args: Record<string, unknown>, 
     { type: 'tool_call', id: 'c1', name, arguments: args, rawArguments: JSON.stringify(args) },
     { signal: new AbortController().signal, runId, idempotencyKey: `${runId}:0:0` },
   );
-  return { text: outcome.result.content.map((p) => (p.type === 'text' ? p.text : '')).join(''), isError: outcome.result.isError, details: outcome.result.details };
+  return {
+    text: outcome.result.content.map((p) => (p.type === 'text' ? p.text : '')).join(''),
+    isError: outcome.result.isError,
+    details: outcome.result.details,
+  };
 }
 
 /** A project with a `guide` skill that has references, scripts and an outside secret next to it. */
@@ -24,7 +28,13 @@ async function project() {
   const base = await tempDir();
   const cwd = join(base, 'project');
   const root = join(cwd, '.rein/skills');
-  await writeSkill(root, 'guide', 'Explain the style guide of the project.', '# Guide\n\nRead references/style.md first.', 'allowed-tools: read_file');
+  await writeSkill(
+    root,
+    'guide',
+    'Explain the style guide of the project.',
+    '# Guide\n\nRead references/style.md first.',
+    'allowed-tools: read_file',
+  );
   await writeSkill(root, 'manual-only', 'Run the release by hand.', 'Release steps.', 'disable-model-invocation: true');
   await writeFiles(join(root, 'guide'), {
     'references/style.md': '# Style\n\nUse tabs.\n',
@@ -51,7 +61,10 @@ describe('load_skill (model-decided mode)', () => {
     expect(result.text).toContain('- inside-link.md\n- references/deep/more.md\n- references/style.md\n- scripts/check.sh');
     // Links out of the folder and hidden files are not offered.
     expect(result.text).not.toMatch(/leak\.md|outside-dir|\.hidden/);
-    expect(result.details).toEqual({ skill: 'guide', files: ['inside-link.md', 'references/deep/more.md', 'references/style.md', 'scripts/check.sh'] });
+    expect(result.details).toEqual({
+      skill: 'guide',
+      files: ['inside-link.md', 'references/deep/more.md', 'references/style.md', 'scripts/check.sh'],
+    });
     expect(session.active()).toEqual([{ skill: session.get('guide'), mode: 'model' }]);
   });
 
@@ -65,14 +78,20 @@ describe('load_skill (model-decided mode)', () => {
   it('refuses a skill with disable-model-invocation', async () => {
     const { tools, session } = await project();
     const result = await call(tools, 'load_skill', { name: 'manual-only' });
-    expect(result).toMatchObject({ isError: true, text: expect.stringMatching(/can only be started by the user \(with \/skill:manual-only\)/) });
+    expect(result).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/can only be started by the user \(with \/skill:manual-only\)/),
+    });
     expect(session.isActive('manual-only')).toBe(false);
   });
 
   it('a user-only skill the user started in this run can be reloaded by the model', async () => {
     const { tools, session } = await project();
     session.activate('manual-only', 'explicit');
-    expect(await call(tools, 'load_skill', { name: 'manual-only' })).toMatchObject({ isError: false, text: expect.stringContaining('Release steps.') });
+    expect(await call(tools, 'load_skill', { name: 'manual-only' })).toMatchObject({
+      isError: false,
+      text: expect.stringContaining('Release steps.'),
+    });
   });
 
   it('returns the instructions again when asked again (they may have been compacted away)', async () => {
@@ -95,7 +114,10 @@ describe('load_skill (model-decided mode)', () => {
 describe('read_skill_file (progressive disclosure)', () => {
   it('reads a file of the skill folder', async () => {
     const { tools } = await project();
-    expect(await call(tools, 'read_skill_file', { skill: 'guide', path: 'references/style.md' })).toMatchObject({ isError: false, text: '# Style\n\nUse tabs.' });
+    expect(await call(tools, 'read_skill_file', { skill: 'guide', path: 'references/style.md' })).toMatchObject({
+      isError: false,
+      text: '# Style\n\nUse tabs.',
+    });
     expect((await call(tools, 'read_skill_file', { skill: 'guide', path: './references//deep/more.md' })).text).toBe('More.');
     expect((await call(tools, 'read_skill_file', { skill: 'guide', path: 'inside-link.md' })).text).toBe('# Style\n\nUse tabs.');
   });
@@ -105,7 +127,9 @@ describe('read_skill_file (progressive disclosure)', () => {
     expect((await call(tools, 'read_skill_file', { skill: 'guide', path: 'references' })).text).toBe(
       'Files in references/ of the skill "guide":\n- references/deep/more.md\n- references/style.md',
     );
-    expect((await call(tools, 'read_skill_file', { skill: 'guide', path: '.' })).text).toMatch(/^Files in the skill "guide":\n- inside-link\.md/);
+    expect((await call(tools, 'read_skill_file', { skill: 'guide', path: '.' })).text).toMatch(
+      /^Files in the skill "guide":\n- inside-link\.md/,
+    );
   });
 
   it.each([
@@ -165,12 +189,17 @@ describe('read_skill_file (progressive disclosure)', () => {
     await writeFile(join(root, 'manual-only/references/steps.md'), 'Step one.');
     expect((await call(tools, 'read_skill_file', { skill: 'manual-only', path: 'references/steps.md' })).isError).toBe(true);
     session.activate('manual-only', 'explicit');
-    expect(await call(tools, 'read_skill_file', { skill: 'manual-only', path: 'references/steps.md' })).toMatchObject({ isError: false, text: 'Step one.' });
+    expect(await call(tools, 'read_skill_file', { skill: 'manual-only', path: 'references/steps.md' })).toMatchObject({
+      isError: false,
+      text: 'Step one.',
+    });
   });
 
   it('an unknown skill or missing arguments are errors the model can fix', async () => {
     const { tools } = await project();
-    expect((await call(tools, 'read_skill_file', { skill: 'nope', path: 'x' })).text).toMatch(/unknown skill "nope"; available skills: guide/);
+    expect((await call(tools, 'read_skill_file', { skill: 'nope', path: 'x' })).text).toMatch(
+      /unknown skill "nope"; available skills: guide/,
+    );
     expect((await call(tools, 'read_skill_file', { skill: 'guide' })).text).toMatch(/path/);
   });
 

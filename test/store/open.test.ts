@@ -107,7 +107,10 @@ describe('store entry points', () => {
   }
 
   it('the core entry and rein/store load no SQLite driver nor pg until a store is opened', () => {
-    for (const [entry, surely] of [['index.ts', 'loop/agent.ts'], ['store/index.ts', 'store/memory.ts']] as const) {
+    for (const [entry, surely] of [
+      ['index.ts', 'loop/agent.ts'],
+      ['store/index.ts', 'store/memory.ts'],
+    ] as const) {
       const reached = [...staticGraph(join(src, entry))].map((f) => (f.startsWith(src) ? relative(src, f) : f));
       expect(reached, `${entry} (the walk itself)`).toContain(surely);
       expect(reached, entry).not.toContain('better-sqlite3');

@@ -21,7 +21,9 @@ beforeAll(async () => {
   try {
     await admin.connect();
   } catch (error) {
-    throw new Error(`Postgres is not reachable at ${url} (set REIN_TEST_DATABASE_URL, or start the server: .ci/run does): ${String(error)}`);
+    throw new Error(
+      `Postgres is not reachable at ${url} (set REIN_TEST_DATABASE_URL, or start the server: .ci/run does): ${String(error)}`,
+    );
   }
 });
 afterAll(async () => {
@@ -55,7 +57,10 @@ describe('postgres store', () => {
     await first.append(id, zombie, events(id, 0, 2, 1));
     const epoch = await second.acquireLease(id);
     for (let seq = 2; seq < 32; seq += 2) {
-      const [old, current] = await Promise.allSettled([first.append(id, zombie, events(id, seq, 2, 1)), second.append(id, epoch, events(id, seq, 2, 2))]);
+      const [old, current] = await Promise.allSettled([
+        first.append(id, zombie, events(id, seq, 2, 1)),
+        second.append(id, epoch, events(id, seq, 2, 2)),
+      ]);
       expect(old.status === 'rejected' && (old.reason as { code: string }).code).toBe('lease_lost');
       expect(current.status).toBe('fulfilled');
     }
@@ -69,7 +74,10 @@ describe('postgres store', () => {
     await first.createRun(newRun(id));
     const epoch = await first.acquireLease(id);
     for (let seq = 0; seq < 45; seq += 3) {
-      const outcomes = await Promise.allSettled([first.append(id, epoch, events(id, seq, 3, 1)), second.append(id, epoch, events(id, seq, 3, 2))]);
+      const outcomes = await Promise.allSettled([
+        first.append(id, epoch, events(id, seq, 3, 1)),
+        second.append(id, epoch, events(id, seq, 3, 2)),
+      ]);
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     }
     const log = await second.loadEvents(id);
@@ -103,7 +111,10 @@ describe('postgres store', () => {
   });
 
   it('reports an unreachable server as a transient store error', async () => {
-    const error = await expectCode(PostgresStore.open({ url: 'postgres://postgres@127.0.0.1:1/test', schema: 'rein_unreachable' }), 'store');
+    const error = await expectCode(
+      PostgresStore.open({ url: 'postgres://postgres@127.0.0.1:1/test', schema: 'rein_unreachable' }),
+      'store',
+    );
     expect(error.kind).toBe('transient');
   });
 });

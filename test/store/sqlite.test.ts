@@ -105,7 +105,8 @@ for (const driver of drivers) {
       for (const id of ids) {
         await s.createRun(newRun(id));
         const epoch = await s.acquireLease(id);
-        for (let seq = 0; seq < 60; seq += 6) await s.append(id, epoch, [...events(id, seq, 5), toolFinished(id, seq + 5, bigText(10_000))]);
+        for (let seq = 0; seq < 60; seq += 6)
+          await s.append(id, epoch, [...events(id, seq, 5), toolFinished(id, seq + 5, bigText(10_000))]);
       }
       expect(s.pragma('integrity_check')).toBe('ok');
       expect((await s.loadEvents(ids[3]!)).length).toBe(60);
@@ -187,7 +188,9 @@ describe('sqlite drivers', () => {
       expect(s.driver).toBe(drivers.at(-1));
       await s.close();
       process.env.REIN_SQLITE_DRIVER = 'sqlite3';
-      expect(() => new SqliteStore({ path: nextPath() })).toThrow(/REIN_SQLITE_DRIVER is "sqlite3": use better-sqlite3, node:sqlite or auto/);
+      expect(() => new SqliteStore({ path: nextPath() })).toThrow(
+        /REIN_SQLITE_DRIVER is "sqlite3": use better-sqlite3, node:sqlite or auto/,
+      );
     } finally {
       if (saved === undefined) delete process.env.REIN_SQLITE_DRIVER;
       else process.env.REIN_SQLITE_DRIVER = saved;
@@ -219,7 +222,11 @@ function continueElsewhere(path: string, id: string, mine: string, more: unknown
   if (drivers.length === 2) {
     // Both here: the child is this Node, told to use the other driver.
     const other = drivers.find((d) => d !== mine)!;
-    return JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', env: { ...process.env, REIN_SQLITE_DRIVER: other } })) as { driver: string; before: number; after: number };
+    return JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', env: { ...process.env, REIN_SQLITE_DRIVER: other } })) as {
+      driver: string;
+      before: number;
+      after: number;
+    };
   }
   const env = { ...process.env };
   delete env.REIN_SQLITE_DRIVER;

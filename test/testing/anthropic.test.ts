@@ -25,7 +25,11 @@ async function start(script: ScriptTurn[], chunkSize?: number): Promise<Scripted
 
 const USER = [{ role: 'user', content: 'hi' }];
 
-function messages(s: ScriptedServer, body: Record<string, unknown>, headers: Record<string, string> = ANTHROPIC_HEADERS): Promise<Response> {
+function messages(
+  s: ScriptedServer,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = ANTHROPIC_HEADERS,
+): Promise<Response> {
   return postTo(s.origin, '/v1/messages', { model: 'claude-test', max_tokens: 1024, messages: USER, ...body }, headers);
 }
 
@@ -57,7 +61,13 @@ describe('scripted server: Anthropic Messages streaming', () => {
     expect(events.filter((e) => e.data.delta?.type === 'text_delta').length).toBeGreaterThan(2);
     const folded = foldAnthropic(events);
     expect(folded).toMatchObject({ text: 'The quick brown fox jumps over the lazy dog.', stop: 'end_turn', calls: [] });
-    expect(events[0]!.data.message).toMatchObject({ id: 'msg_scripted_1', type: 'message', role: 'assistant', model: 'claude-test', content: [] });
+    expect(events[0]!.data.message).toMatchObject({
+      id: 'msg_scripted_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-test',
+      content: [],
+    });
   });
 
   it('streams parallel tool_use blocks with input_json_delta in pieces, like the recordings', async () => {
@@ -89,8 +99,8 @@ describe('scripted server: Anthropic Messages streaming', () => {
   it('sends only fields the recorded streams have, block by block', async () => {
     const s = await start([RICH]);
     const { events } = await stream(s);
-    const recorded = ['stream-thinking-tool-use.sse', 'stream-parallel-tool-use.sse', 'stream-text.sse', 'stream-tool-use.sse'].flatMap((f) =>
-      recording(`anthropic/${f}`),
+    const recorded = ['stream-thinking-tool-use.sse', 'stream-parallel-tool-use.sse', 'stream-text.sse', 'stream-tool-use.sse'].flatMap(
+      (f) => recording(`anthropic/${f}`),
     );
     const kind = (d: Wire): string => `${d.type}:${d.content_block?.type ?? d.delta?.type ?? ''}`;
     const { extra, unmatched } = unrecordedFields(
@@ -111,14 +121,20 @@ describe('scripted server: Anthropic Messages streaming', () => {
   });
 
   it('reports usage the Anthropic way: input_tokens leave out cache reads', async () => {
-    const s = await start([text('ok', { usage: { prompt_tokens: 100, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 40 } } })]);
+    const s = await start([
+      text('ok', { usage: { prompt_tokens: 100, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 40 } } }),
+    ]);
     const { events } = await stream(s);
     expect(events[0]!.data.message.usage).toMatchObject({ input_tokens: 60, cache_read_input_tokens: 40, cache_creation_input_tokens: 0 });
     expect(events.find((e) => e.data.type === 'message_delta')!.data.usage).toMatchObject({ input_tokens: 60, output_tokens: 7 });
   });
 
   it('maps finish reasons: length → max_tokens, content_filter → refusal, others verbatim', async () => {
-    const s = await start([text('cut', { finishReason: 'length' }), text('no', { finishReason: 'content_filter' }), text('p', { finishReason: 'pause_turn' })]);
+    const s = await start([
+      text('cut', { finishReason: 'length' }),
+      text('no', { finishReason: 'content_filter' }),
+      text('p', { finishReason: 'pause_turn' }),
+    ]);
     expect(foldAnthropic((await stream(s)).events).stop).toBe('max_tokens');
     expect(foldAnthropic((await stream(s)).events).stop).toBe('refusal');
     expect(foldAnthropic((await stream(s)).events).stop).toBe('pause_turn');
@@ -133,8 +149,14 @@ describe('scripted server: Anthropic Messages JSON', () => {
     const body = (await response.json()) as Wire;
     const folded = foldAnthropicMessage(body);
     expect(folded).toMatchObject({ text: 'Looking both up.', thinking: RICH.thinking, stop: 'tool_use' });
-    expect(folded.calls.map((c) => JSON.parse(c.arguments))).toEqual([{ city: 'San Francisco', unit: 'celsius' }, { zone: 'America/Los_Angeles' }]);
-    const recorded = [recordedJson('anthropic/nonstream-parallel-tool-use.json'), recordedJson('anthropic/nonstream-thinking-tool-use.json')];
+    expect(folded.calls.map((c) => JSON.parse(c.arguments))).toEqual([
+      { city: 'San Francisco', unit: 'celsius' },
+      { zone: 'America/Los_Angeles' },
+    ]);
+    const recorded = [
+      recordedJson('anthropic/nonstream-parallel-tool-use.json'),
+      recordedJson('anthropic/nonstream-thinking-tool-use.json'),
+    ];
     const { extra } = unrecordedFields([body], recorded, () => 'message');
     expect(extra).toEqual([]);
     expect(body.usage).toMatchObject({ input_tokens: expect.any(Number), cache_read_input_tokens: 0 });
@@ -166,7 +188,10 @@ describe('scripted server: Anthropic faults', () => {
   });
 
   it('ends a 200 stream with event: error after the content', async () => {
-    const s = await start([fault({ type: 'error_in_stream', message: 'Overloaded', code: 'overloaded_error' }, { text: 'partial' }), fault({ type: 'error_in_stream', message: 'boom' })]);
+    const s = await start([
+      fault({ type: 'error_in_stream', message: 'Overloaded', code: 'overloaded_error' }, { text: 'partial' }),
+      fault({ type: 'error_in_stream', message: 'boom' }),
+    ]);
     const { response, events } = await stream(s);
     expect(response.status).toBe(200);
     const last = events.at(-1)!;
@@ -188,7 +213,10 @@ describe('scripted server: Anthropic faults', () => {
 
 describe('scripted server: Anthropic validation', () => {
   const use = (...ids: string[]) => ({ role: 'assistant', content: ids.map((id) => ({ type: 'tool_use', id, name: 'read', input: {} })) });
-  const results = (...ids: string[]) => ({ role: 'user', content: ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' })) });
+  const results = (...ids: string[]) => ({
+    role: 'user',
+    content: ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' })),
+  });
 
   async function rejected(body: Record<string, unknown>, headers?: Record<string, string>): Promise<string> {
     const s = server ?? (await start([text('unused')]));
@@ -210,7 +238,11 @@ describe('scripted server: Anthropic validation', () => {
         ...first.calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.arguments) })),
       ],
     };
-    const history = [...USER, assistant, { role: 'user', content: [...results(...first.calls.map((c) => c.id!).reverse()).content, { type: 'text', text: 'and?' }] }];
+    const history = [
+      ...USER,
+      assistant,
+      { role: 'user', content: [...results(...first.calls.map((c) => c.id!).reverse()).content, { type: 'text', text: 'and?' }] },
+    ];
     const tools = [{ name: 'get_weather', description: 'w', input_schema: { type: 'object', properties: {} } }];
     const response = await messages(s, { messages: history, tools, system: [{ type: 'text', text: 'Be brief.' }] });
     expect(response.status).toBe(200);
@@ -234,23 +266,71 @@ describe('scripted server: Anthropic validation', () => {
   it('rejects a thinking block whose text was changed after signing', async () => {
     const s = await start([RICH]);
     const first = foldAnthropic((await stream(s)).events);
-    const tampered = { role: 'assistant', content: [{ type: 'thinking', thinking: `${first.thinking} (edited)`, signature: first.signatures[0] }, { type: 'text', text: 'x' }] };
-    expect(await rejected({ messages: [...USER, tampered, { role: 'user', content: 'go on' }] })).toBe('messages.1.content.0: Invalid `signature` in `thinking` block');
+    const tampered = {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: `${first.thinking} (edited)`, signature: first.signatures[0] },
+        { type: 'text', text: 'x' },
+      ],
+    };
+    expect(await rejected({ messages: [...USER, tampered, { role: 'user', content: 'go on' }] })).toBe(
+      'messages.1.content.0: Invalid `signature` in `thinking` block',
+    );
   });
 
   it.each([
     ['no anthropic-version header', {}, {}, 'anthropic-version: header is required'],
     ['no max_tokens', { max_tokens: undefined }, ANTHROPIC_HEADERS, 'max_tokens: Field required'],
     ['no model', { model: undefined }, ANTHROPIC_HEADERS, 'model: Field required'],
-    ['a first message from the assistant', { messages: [{ role: 'assistant', content: 'hi' }] }, ANTHROPIC_HEADERS, 'first message must use the "user" role'],
-    ['two user messages in a row', { messages: [...USER, { role: 'user', content: 'again' }] }, ANTHROPIC_HEADERS, 'roles must alternate between "user" and "assistant"'],
-    ['a system role message', { messages: [{ role: 'system', content: 'x' }] }, ANTHROPIC_HEADERS, "messages.0.role: Input should be 'user' or 'assistant'"],
-    ['an empty text block', { messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] }, ANTHROPIC_HEADERS, 'text content blocks must be non-empty'],
-    ['a tool name with a dot', { tools: [{ name: 'fs.read', input_schema: { type: 'object' } }] }, ANTHROPIC_HEADERS, "tools.0.custom.name: String should match pattern"],
+    [
+      'a first message from the assistant',
+      { messages: [{ role: 'assistant', content: 'hi' }] },
+      ANTHROPIC_HEADERS,
+      'first message must use the "user" role',
+    ],
+    [
+      'two user messages in a row',
+      { messages: [...USER, { role: 'user', content: 'again' }] },
+      ANTHROPIC_HEADERS,
+      'roles must alternate between "user" and "assistant"',
+    ],
+    [
+      'a system role message',
+      { messages: [{ role: 'system', content: 'x' }] },
+      ANTHROPIC_HEADERS,
+      "messages.0.role: Input should be 'user' or 'assistant'",
+    ],
+    [
+      'an empty text block',
+      { messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] },
+      ANTHROPIC_HEADERS,
+      'text content blocks must be non-empty',
+    ],
+    [
+      'a tool name with a dot',
+      { tools: [{ name: 'fs.read', input_schema: { type: 'object' } }] },
+      ANTHROPIC_HEADERS,
+      'tools.0.custom.name: String should match pattern',
+    ],
     ['a tool without input_schema', { tools: [{ name: 'read' }] }, ANTHROPIC_HEADERS, 'tools.0.custom.input_schema: Field required'],
-    ['a tool_use id with a dot', { messages: [...USER, use('call.1'), results('call.1')] }, ANTHROPIC_HEADERS, "tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"],
-    ['tool input sent as a string', { messages: [...USER, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'r', input: '{}' }] }, results('t')] }, ANTHROPIC_HEADERS, 'tool_use.input: Input should be a valid dictionary'],
-    ['a thinking budget not below max_tokens', { max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 4096 } }, ANTHROPIC_HEADERS, '`max_tokens` must be greater than `thinking.budget_tokens`'],
+    [
+      'a tool_use id with a dot',
+      { messages: [...USER, use('call.1'), results('call.1')] },
+      ANTHROPIC_HEADERS,
+      "tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+    ],
+    [
+      'tool input sent as a string',
+      { messages: [...USER, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'r', input: '{}' }] }, results('t')] },
+      ANTHROPIC_HEADERS,
+      'tool_use.input: Input should be a valid dictionary',
+    ],
+    [
+      'a thinking budget not below max_tokens',
+      { max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 4096 } },
+      ANTHROPIC_HEADERS,
+      '`max_tokens` must be greater than `thinking.budget_tokens`',
+    ],
   ])('rejects %s', async (_name, body, headers, message) => {
     const s = await start([text('unused'), text('still unused')]);
     expect(await rejected(body, headers)).toContain(message);

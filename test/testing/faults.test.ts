@@ -33,7 +33,11 @@ describe('scripted server: faults', () => {
         fault({ type: 'status', status: 401 }),
         fault({ type: 'status', status: 500 }),
         fault({ type: 'status', status: 503, body: 'upstream connect error or disconnect/reset before headers' }),
-        fault({ type: 'status', status: 400, body: { error: { message: 'custom', type: 'invalid_request_error', param: null, code: 'x' } } }),
+        fault({
+          type: 'status',
+          status: 400,
+          body: { error: { message: 'custom', type: 'invalid_request_error', param: null, code: 'x' } },
+        }),
       ],
     });
     const first = await post(url, { model: 'm', messages: USER });
@@ -69,7 +73,10 @@ describe('scripted server: faults', () => {
   });
 
   it('slows the stream down between chunks', async () => {
-    const { url } = await start({ script: [fault({ type: 'slow', tokenDelayMs: 40 }, { text: 'abcdefghijklmnopqrstuvwx' })], chunkSize: 8 });
+    const { url } = await start({
+      script: [fault({ type: 'slow', tokenDelayMs: 40 }, { text: 'abcdefghijklmnopqrstuvwx' })],
+      chunkSize: 8,
+    });
     const started = performance.now();
     const { frames } = await streamChat(url, {});
     const elapsed = performance.now() - started;
@@ -82,7 +89,11 @@ describe('scripted server: faults', () => {
   });
 
   it('applies the server-wide tokenDelayMs and a turn delayMs', async () => {
-    const { url } = await start({ script: [text('abc', { delayMs: 150 }), text('abcdefghijklmnopqrstuvwx')], tokenDelayMs: 30, chunkSize: 8 });
+    const { url } = await start({
+      script: [text('abc', { delayMs: 150 }), text('abcdefghijklmnopqrstuvwx')],
+      tokenDelayMs: 30,
+      chunkSize: 8,
+    });
     let started = performance.now();
     expect((await post(url, { model: 'm', messages: USER })).status).toBe(200);
     expect(performance.now() - started).toBeGreaterThanOrEqual(150 - 20);
@@ -93,7 +104,10 @@ describe('scripted server: faults', () => {
 
   it('sends an error frame inside a 200 stream, after the content and instead of the finish', async () => {
     const { url } = await start({
-      script: [fault({ type: 'error_in_stream', message: 'The model is overloaded.', code: 'overloaded' }, { text: 'partial answer' }), fault({ type: 'error_in_stream', message: 'boom' })],
+      script: [
+        fault({ type: 'error_in_stream', message: 'The model is overloaded.', code: 'overloaded' }, { text: 'partial answer' }),
+        fault({ type: 'error_in_stream', message: 'boom' }),
+      ],
     });
     const { response, frames } = await streamChat(url, {});
     expect(response.status).toBe(200);

@@ -78,9 +78,13 @@ describe('scripted server: Gemini streaming', () => {
   it('sends only fields the recorded streams have', async () => {
     const s = await start([RICH]);
     const { chunks } = await stream(s);
-    const recorded = ['stream-function-call-thought-signature.sse', 'stream-parallel-function-calls.sse', 'stream-thinking.sse', 'stream-text.sse', 'stream-function-call-turn2-text.sse'].flatMap((f) =>
-      recording(`gemini/${f}`).map((e) => e.data),
-    );
+    const recorded = [
+      'stream-function-call-thought-signature.sse',
+      'stream-parallel-function-calls.sse',
+      'stream-thinking.sse',
+      'stream-text.sse',
+      'stream-function-call-turn2-text.sse',
+    ].flatMap((f) => recording(`gemini/${f}`).map((e) => e.data));
     expect(unrecordedFields(chunks, recorded, () => 'chunk')).toEqual({ extra: [], unmatched: [] });
   });
 
@@ -91,10 +95,30 @@ describe('scripted server: Gemini streaming', () => {
   });
 
   it('reports usage the Gemini way: thoughts apart from candidates', async () => {
-    const s = await start([text('ok', { thinking: 'hm', usage: { prompt_tokens: 30, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 5 }, completion_tokens_details: { reasoning_tokens: 6 } } })]);
+    const s = await start([
+      text('ok', {
+        thinking: 'hm',
+        usage: {
+          prompt_tokens: 30,
+          completion_tokens: 10,
+          prompt_tokens_details: { cached_tokens: 5 },
+          completion_tokens_details: { reasoning_tokens: 6 },
+        },
+      }),
+    ]);
     const { chunks } = await stream(s);
-    expect(chunks.at(-1)!.usageMetadata).toMatchObject({ promptTokenCount: 30, candidatesTokenCount: 4, thoughtsTokenCount: 6, cachedContentTokenCount: 5, totalTokenCount: 40 });
-    expect(chunks[0]!.usageMetadata).toEqual({ promptTokenCount: 30, totalTokenCount: 30, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 30 }] });
+    expect(chunks.at(-1)!.usageMetadata).toMatchObject({
+      promptTokenCount: 30,
+      candidatesTokenCount: 4,
+      thoughtsTokenCount: 6,
+      cachedContentTokenCount: 5,
+      totalTokenCount: 40,
+    });
+    expect(chunks[0]!.usageMetadata).toEqual({
+      promptTokenCount: 30,
+      totalTokenCount: 30,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: 30 }],
+    });
   });
 
   it('maps finish reasons: length → MAX_TOKENS, content_filter → SAFETY', async () => {
@@ -122,13 +146,22 @@ describe('scripted server: Gemini JSON', () => {
     const usage = body.usageMetadata;
     expect(usage.thoughtsTokenCount).toBe(Math.ceil(RICH.thinking!.length / 4));
     expect(usage.totalTokenCount).toBe(usage.promptTokenCount + usage.candidatesTokenCount + usage.thoughtsTokenCount);
-    expect(unrecordedFields([body], [recordedJson('gemini/nonstream-parallel-function-calls.json'), ...recording('gemini/stream-thinking.sse').map((e) => e.data)], () => 'body').extra).toEqual([]);
+    expect(
+      unrecordedFields(
+        [body],
+        [recordedJson('gemini/nonstream-parallel-function-calls.json'), ...recording('gemini/stream-thinking.sse').map((e) => e.data)],
+        () => 'body',
+      ).extra,
+    ).toEqual([]);
   });
 });
 
 describe('scripted server: Gemini faults', () => {
   it('answers 429 RESOURCE_EXHAUSTED with a RetryInfo retryDelay from retryAfter, and no retry-after header', async () => {
-    const s = await start([fault({ type: 'status', status: 429, retryAfter: 1 }), fault({ type: 'status', status: 429, retryAfterMs: 1500 })]);
+    const s = await start([
+      fault({ type: 'status', status: 429, retryAfter: 1 }),
+      fault({ type: 'status', status: 429, retryAfterMs: 1500 }),
+    ]);
     const response = await generate(s, {}, SSE);
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBeNull();
@@ -153,7 +186,10 @@ describe('scripted server: Gemini faults', () => {
   });
 
   it('ends a 200 stream with an error chunk after the content', async () => {
-    const s = await start([fault({ type: 'error_in_stream', message: 'The model is overloaded.', code: 'UNAVAILABLE' }, { text: 'partial' }), fault({ type: 'error_in_stream', message: 'boom' })]);
+    const s = await start([
+      fault({ type: 'error_in_stream', message: 'The model is overloaded.', code: 'UNAVAILABLE' }, { text: 'partial' }),
+      fault({ type: 'error_in_stream', message: 'boom' }),
+    ]);
     const { response, chunks } = await stream(s);
     expect(response.status).toBe(200);
     expect(chunks.at(-1)).toEqual({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } });
@@ -173,7 +209,9 @@ describe('scripted server: Gemini faults', () => {
 
 describe('scripted server: Gemini validation', () => {
   const call = (name: string, extra: Record<string, unknown> = {}) => ({ functionCall: { name, args: {}, ...extra } });
-  const answer = (name: string, extra: Record<string, unknown> = {}) => ({ functionResponse: { name, response: { output: 'ok' }, ...extra } });
+  const answer = (name: string, extra: Record<string, unknown> = {}) => ({
+    functionResponse: { name, response: { output: 'ok' }, ...extra },
+  });
   const model = (...parts: unknown[]) => ({ role: 'model', parts });
   const user = (...parts: unknown[]) => ({ role: 'user', parts });
 
@@ -189,24 +227,44 @@ describe('scripted server: Gemini validation', () => {
   it('accepts a valid history: signed calls sent back, responses by name in any order', async () => {
     const s = await start([RICH, text('done')]);
     const first = (await (await generate(s, {})).json()) as Wire;
-    const contents = [...USER, first.candidates[0].content, user(answer('get_current_temperature'), answer('get_current_temperature'), { text: 'and?' })];
+    const contents = [
+      ...USER,
+      first.candidates[0].content,
+      user(answer('get_current_temperature'), answer('get_current_temperature'), { text: 'and?' }),
+    ];
     const tools = [{ functionDeclarations: [{ name: 'get_current_temperature', description: 't', parameters: { type: 'object' } }] }];
-    const response = await generate(s, { contents, tools, systemInstruction: { parts: [{ text: 'Be brief.' }] }, generationConfig: { maxOutputTokens: 100 } });
+    const response = await generate(s, {
+      contents,
+      tools,
+      systemInstruction: { parts: [{ text: 'Be brief.' }] },
+      generationConfig: { maxOutputTokens: 100 },
+    });
     expect(response.status).toBe(200);
-    expect(s.received[1]!.request).toMatchObject({ api: 'gemini', model: 'gemini-test', system: 'Be brief.', toolNames: ['get_current_temperature'] });
+    expect(s.received[1]!.request).toMatchObject({
+      api: 'gemini',
+      model: 'gemini-test',
+      system: 'Be brief.',
+      toolNames: ['get_current_temperature'],
+    });
   });
 
   it('rejects a function call turn not answered by as many function responses', async () => {
     expect(await rejected({ contents: [...USER, model(call('a'), call('b')), user(answer('a'))] })).toBe(
       'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.',
     );
-    expect(await rejected({ contents: [...USER, model(call('a')), user({ text: 'next' })] })).toContain('number of function response parts');
+    expect(await rejected({ contents: [...USER, model(call('a')), user({ text: 'next' })] })).toContain(
+      'number of function response parts',
+    );
     expect(await rejected({ contents: [...USER, model(call('a'))] })).toContain('number of function response parts');
   });
 
   it('rejects a function response that answers no call of the previous turn', async () => {
-    expect(await rejected({ contents: [...USER, model(call('a')), user(answer('b'))] })).toContain('"b" answers no function call of the previous turn (a)');
-    expect(await rejected({ contents: [...USER, model(call('a', { id: 'x1' })), user(answer('a', { id: 'x2' }))] })).toContain('answers no function call');
+    expect(await rejected({ contents: [...USER, model(call('a')), user(answer('b'))] })).toContain(
+      '"b" answers no function call of the previous turn (a)',
+    );
+    expect(await rejected({ contents: [...USER, model(call('a', { id: 'x1' })), user(answer('a', { id: 'x2' }))] })).toContain(
+      'answers no function call',
+    );
     expect(await rejected({ contents: [...USER, model({ text: 'hello' }), user(answer('a'))] })).toBe(
       'Please ensure that function response turn comes immediately after a function call turn.',
     );
@@ -214,15 +272,35 @@ describe('scripted server: Gemini validation', () => {
 
   it.each([
     ['no contents', { contents: undefined }, 'contents is not specified'],
-    ['two user turns in a row', { contents: [...USER, user({ text: 'again' })] }, 'Please ensure that multiturn requests alternate between user and model.'],
+    [
+      'two user turns in a row',
+      { contents: [...USER, user({ text: 'again' })] },
+      'Please ensure that multiturn requests alternate between user and model.',
+    ],
     ['a first turn from the model', { contents: [model({ text: 'hi' })] }, 'alternate between user and model'],
     ['a function role', { contents: [{ role: 'function', parts: [{ text: 'x' }] }] }, 'Please use a valid role: user, model.'],
-    ['a function response in a model turn', { contents: [...USER, model(answer('a'))] }, 'function response turn comes immediately after a function call turn'],
+    [
+      'a function response in a model turn',
+      { contents: [...USER, model(answer('a'))] },
+      'function response turn comes immediately after a function call turn',
+    ],
     ['empty parts', { contents: [{ role: 'user', parts: [] }] }, 'contents.parts must not be empty'],
     ['a part with no data', { contents: [user({ thought: true })] }, "required oneof field 'data' must have one initialized field"],
-    ['text and a call in one part', { contents: [...USER, model({ text: 'x', functionCall: { name: 'a', args: {} } }), user(answer('a'))] }, "oneof field 'data' is already set"],
-    ['call args as a string', { contents: [...USER, model({ functionCall: { name: 'a', args: '{}' } }), user(answer('a'))] }, "Invalid value at 'contents[1].parts[0].function_call.args'"],
-    ['a response that is a string', { contents: [...USER, model(call('a')), user({ functionResponse: { name: 'a', response: 'ok' } })] }, "function_response.response' (type.googleapis.com/google.protobuf.Struct)"],
+    [
+      'text and a call in one part',
+      { contents: [...USER, model({ text: 'x', functionCall: { name: 'a', args: {} } }), user(answer('a'))] },
+      "oneof field 'data' is already set",
+    ],
+    [
+      'call args as a string',
+      { contents: [...USER, model({ functionCall: { name: 'a', args: '{}' } }), user(answer('a'))] },
+      "Invalid value at 'contents[1].parts[0].function_call.args'",
+    ],
+    [
+      'a response that is a string',
+      { contents: [...USER, model(call('a')), user({ functionResponse: { name: 'a', response: 'ok' } })] },
+      "function_response.response' (type.googleapis.com/google.protobuf.Struct)",
+    ],
     ['an unknown field', { system: 'x' }, 'Unknown name "system": Cannot find field.'],
     ['a function name with a space', { tools: [{ functionDeclarations: [{ name: 'get weather' }] }] }, 'Invalid function name.'],
   ])('rejects %s', async (_name, body, message) => {

@@ -44,7 +44,13 @@ describe('scripted server: OpenAI Responses streaming', () => {
     expect(types.at(-1)).toBe('response.completed');
     expect(types.filter((t) => t === 'response.output_text.delta').length).toBeGreaterThan(1);
     expect(foldResponses(events)).toMatchObject({ text: 'The capital of France is Paris.', stop: 'completed', calls: [] });
-    expect(events[0]!.data.response).toMatchObject({ id: 'resp_scripted_1', object: 'response', status: 'in_progress', model: 'gpt-test', output: [] });
+    expect(events[0]!.data.response).toMatchObject({
+      id: 'resp_scripted_1',
+      object: 'response',
+      status: 'in_progress',
+      model: 'gpt-test',
+      output: [],
+    });
   });
 
   it('streams a reasoning summary, a message and parallel function calls as output items', async () => {
@@ -56,14 +62,18 @@ describe('scripted server: OpenAI Responses streaming', () => {
       ['call_1', 'get_weather', { city: 'Paris', unit: 'celsius' }],
       ['call_2', 'get_time', { zone: 'Europe/Paris' }],
     ]);
-    const added = events.filter((e) => e.data.type === 'response.output_item.added').map((e) => [e.data.output_index, e.data.item.type, e.data.item.id.slice(0, 3)]);
+    const added = events
+      .filter((e) => e.data.type === 'response.output_item.added')
+      .map((e) => [e.data.output_index, e.data.item.type, e.data.item.id.slice(0, 3)]);
     expect(added).toEqual([
       [0, 'reasoning', 'rs_'],
       [1, 'message', 'msg'],
       [2, 'function_call', 'fc_'],
       [3, 'function_call', 'fc_'],
     ]);
-    expect(events.filter((e) => e.data.type === 'response.function_call_arguments.delta' && e.data.output_index === 2).length).toBeGreaterThan(2);
+    expect(
+      events.filter((e) => e.data.type === 'response.function_call_arguments.delta' && e.data.output_index === 2).length,
+    ).toBeGreaterThan(2);
     const completed = events.at(-1)!.data.response;
     expect(completed.output.map((item: Wire) => item.type)).toEqual(['reasoning', 'message', 'function_call', 'function_call']);
   });
@@ -104,7 +114,17 @@ describe('scripted server: OpenAI Responses streaming', () => {
   });
 
   it('reports usage with input/output token details', async () => {
-    const s = await start([text('ok', { thinking: 'hm', usage: { prompt_tokens: 50, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 20 }, completion_tokens_details: { reasoning_tokens: 4 } } })]);
+    const s = await start([
+      text('ok', {
+        thinking: 'hm',
+        usage: {
+          prompt_tokens: 50,
+          completion_tokens: 9,
+          prompt_tokens_details: { cached_tokens: 20 },
+          completion_tokens_details: { reasoning_tokens: 4 },
+        },
+      }),
+    ]);
     expect(foldResponses((await stream(s)).events).usage).toEqual({
       input_tokens: 50,
       input_tokens_details: { cached_tokens: 20 },
@@ -131,32 +151,58 @@ describe('scripted server: OpenAI Responses JSON', () => {
     const body = (await response.json()) as Wire;
     expect(foldResponseBody(body)).toMatchObject({ thinking: RICH.thinking, text: 'Checking both.', stop: 'completed' });
     expect(foldResponseBody(body).calls.map((c) => c.name)).toEqual(['get_weather', 'get_time']);
-    expect(body.usage).toMatchObject({ input_tokens: expect.any(Number), output_tokens_details: { reasoning_tokens: Math.ceil(RICH.thinking!.length / 4) } });
+    expect(body.usage).toMatchObject({
+      input_tokens: expect.any(Number),
+      output_tokens_details: { reasoning_tokens: Math.ceil(RICH.thinking!.length / 4) },
+    });
     expect(body.usage.total_tokens).toBe(body.usage.input_tokens + body.usage.output_tokens);
     // The JSON recordings hold no message item; the completed responses of the streams do.
     const completed = ['stream-function-call-turn2-text.sse', 'stream-reasoning-summary.sse']
       .flatMap((f) => recording(`openai-responses/${f}`))
       .filter((e) => e.data.type === 'response.completed')
       .map((e) => e.data.response as Wire);
-    const recorded = [recordedJson('openai-responses/nonstream-parallel-function-calls.json'), recordedJson('openai-responses/nonstream-reasoning-function-call.json'), ...completed];
+    const recorded = [
+      recordedJson('openai-responses/nonstream-parallel-function-calls.json'),
+      recordedJson('openai-responses/nonstream-reasoning-function-call.json'),
+      ...completed,
+    ];
     expect(unrecordedFields([body], recorded, () => 'response').extra).toEqual([]);
   });
 });
 
 describe('scripted server: OpenAI Responses faults', () => {
   it('ends a 200 stream with an error event and response.failed carrying the error', async () => {
-    const s = await start([fault({ type: 'error_in_stream', message: 'An error occurred while processing your request.', code: 'server_error' }, { text: 'partial' })]);
+    const s = await start([
+      fault(
+        { type: 'error_in_stream', message: 'An error occurred while processing your request.', code: 'server_error' },
+        { text: 'partial' },
+      ),
+    ]);
     const { response, events } = await stream(s);
     expect(response.status).toBe(200);
     const types = events.map((e) => e.data.type);
     expect(types.slice(-2)).toEqual(['error', 'response.failed']);
     expect(types).not.toContain('response.completed');
-    expect(events.at(-2)!.data.error).toEqual({ type: 'server_error', code: 'server_error', message: 'An error occurred while processing your request.', param: null });
-    expect(events.at(-1)!.data.response).toMatchObject({ status: 'failed', error: { code: 'server_error', message: 'An error occurred while processing your request.' } });
+    expect(events.at(-2)!.data.error).toEqual({
+      type: 'server_error',
+      code: 'server_error',
+      message: 'An error occurred while processing your request.',
+      param: null,
+    });
+    expect(events.at(-1)!.data.response).toMatchObject({
+      status: 'failed',
+      error: { code: 'server_error', message: 'An error occurred while processing your request.' },
+    });
     expect(foldResponses(events).text).toBe('partial');
     // The recorded failure has the same two events, in the same shape.
     const real = recording('openai-responses/stream-error-insufficient-quota.chunks.jsonl');
-    expect(unrecordedFields(events.slice(-2).map((e) => e.data), real.map((e) => e.data), (d) => String(d.type)).extra).toEqual([]);
+    expect(
+      unrecordedFields(
+        events.slice(-2).map((e) => e.data),
+        real.map((e) => e.data),
+        (d) => String(d.type),
+      ).extra,
+    ).toEqual([]);
   });
 
   it('answers status faults with the OpenAI body and retry-after', async () => {
@@ -195,7 +241,13 @@ describe('scripted server: OpenAI Responses validation', () => {
   it('accepts a valid history: reasoning, message and calls sent back, outputs in any order', async () => {
     const s = await start([RICH, text('done')]);
     const first = (await responses(s, { input: [user] }).then((r) => r.json())) as Wire;
-    const input = [user, ...first.output, output('call_2'), output('call_1'), { role: 'user', content: [{ type: 'input_text', text: 'and?' }] }];
+    const input = [
+      user,
+      ...first.output,
+      output('call_2'),
+      output('call_1'),
+      { role: 'user', content: [{ type: 'input_text', text: 'and?' }] },
+    ];
     const tools = [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} } }];
     const response = await responses(s, { input, tools, instructions: 'Be brief.' });
     expect(response.status).toBe(200);
@@ -215,14 +267,34 @@ describe('scripted server: OpenAI Responses validation', () => {
 
   it.each([
     ['no model', { model: undefined }, "Missing required parameter: 'model'."],
-    ['a call id sent as the item id', { input: [user, { ...call('call_a'), id: 'call_a' }, output('call_a')] }, "Expected an ID that begins with 'fc'."],
-    ['arguments sent as an object', { input: [user, { ...call('c'), arguments: {} }, output('c')] }, "Invalid type for 'input[1].arguments'"],
-    ['input_text in an assistant message', { input: [user, { role: 'assistant', content: [{ type: 'input_text', text: 'x' }] }] }, "Supported values are: 'output_text' and 'refusal'."],
-    ['a Chat Completions tool', { tools: [{ type: 'function', function: { name: 'read', parameters: { type: 'object' } } }] }, "Missing required parameter: 'tools[0].name'."],
+    [
+      'a call id sent as the item id',
+      { input: [user, { ...call('call_a'), id: 'call_a' }, output('call_a')] },
+      "Expected an ID that begins with 'fc'.",
+    ],
+    [
+      'arguments sent as an object',
+      { input: [user, { ...call('c'), arguments: {} }, output('c')] },
+      "Invalid type for 'input[1].arguments'",
+    ],
+    [
+      'input_text in an assistant message',
+      { input: [user, { role: 'assistant', content: [{ type: 'input_text', text: 'x' }] }] },
+      "Supported values are: 'output_text' and 'refusal'.",
+    ],
+    [
+      'a Chat Completions tool',
+      { tools: [{ type: 'function', function: { name: 'read', parameters: { type: 'object' } } }] },
+      "Missing required parameter: 'tools[0].name'.",
+    ],
     ['a tool name with a dot', { tools: [{ type: 'function', name: 'fs.read' }] }, 'string does not match pattern'],
-    ['a previous_response_id (the server keeps no state)', { previous_response_id: 'resp_1' }, "Previous response with id 'resp_1' not found."],
+    [
+      'a previous_response_id (the server keeps no state)',
+      { previous_response_id: 'resp_1' },
+      "Previous response with id 'resp_1' not found.",
+    ],
     ['a tool role message', { input: [{ role: 'tool', content: 'x' }] }, "Invalid value: 'tool'."],
-    ['max_output_tokens below 16', { max_output_tokens: 5 }, "Expected a value >= 16, but got 5 instead."],
+    ['max_output_tokens below 16', { max_output_tokens: 5 }, 'Expected a value >= 16, but got 5 instead.'],
   ])('rejects %s', async (_name, body, message) => {
     const s = await start([text('first')]);
     expect((await rejected(body)).message).toContain(message);

@@ -1,6 +1,14 @@
 import { request as httpRequest, Agent } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fault, startScriptedServer, text, type ChatRequest, type ScriptedServer, type ScriptedServerOptions, type ScriptRequest } from '../../src/testing/index.js';
+import {
+  fault,
+  startScriptedServer,
+  text,
+  type ChatRequest,
+  type ScriptedServer,
+  type ScriptedServerOptions,
+  type ScriptRequest,
+} from '../../src/testing/index.js';
 import { assemble, post, readUntilEnd, streamChat, USER, type Wire } from './helpers.js';
 
 let server: ScriptedServer | undefined;
@@ -41,9 +49,20 @@ describe('scripted server', () => {
       },
     });
     expect(assemble((await streamChat(url, { messages: [{ role: 'user', content: 'a' }] })).frames).text).toBe('turn 0: a');
-    expect(assemble((await streamChat(url, { messages: [{ role: 'user', content: 'b' }], tools: [{ type: 'function', function: { name: 't' } }] })).frames).text).toBe('turn 1: b');
+    expect(
+      assemble(
+        (await streamChat(url, { messages: [{ role: 'user', content: 'b' }], tools: [{ type: 'function', function: { name: 't' } }] }))
+          .frames,
+      ).text,
+    ).toBe('turn 1: b');
     expect(seen.map(([, index]) => index)).toEqual([0, 1]);
-    expect(seen[1]![0]).toMatchObject({ api: 'openai-chat', model: 'm', toolNames: ['t'], stream: true, messages: [{ role: 'user', content: 'b' }] });
+    expect(seen[1]![0]).toMatchObject({
+      api: 'openai-chat',
+      model: 'm',
+      toolNames: ['t'],
+      stream: true,
+      messages: [{ role: 'user', content: 'b' }],
+    });
     // The body as sent is there too, typed for Chat Completions users.
     expect((seen[1]![0].body as ChatRequest).tools?.[0]?.function.name).toBe('t');
   });
@@ -114,10 +133,14 @@ describe('scripted server', () => {
     const agent = new Agent({ keepAlive: true });
     try {
       const socketStillOpen = await new Promise<boolean>((resolve, reject) => {
-        const req = httpRequest(`${s.url}/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.headers.connection === 'keep-alive'));
-        });
+        const req = httpRequest(
+          `${s.url}/chat/completions`,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.headers.connection === 'keep-alive'));
+          },
+        );
         req.on('error', reject);
         req.end(JSON.stringify({ model: 'm', messages: USER }));
       });

@@ -25,7 +25,9 @@ describe('scripted server: streaming', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const all = chunks(frames);
     expect(all[0]!.choices[0].delta).toEqual({ role: 'assistant', content: '' });
-    expect(all.filter((c) => typeof c.choices[0]?.delta.content === 'string' && c.choices[0].delta.content !== '').length).toBeGreaterThan(2);
+    expect(all.filter((c) => typeof c.choices[0]?.delta.content === 'string' && c.choices[0].delta.content !== '').length).toBeGreaterThan(
+      2,
+    );
     expect(all[0]).toMatchObject({ object: 'chat.completion.chunk', model: 'gpt-test' });
     expect(new Set(all.map((c) => c.id)).size).toBe(1);
     expect(frames.at(-1)).toBe('[DONE]');
@@ -58,7 +60,10 @@ describe('scripted server: streaming', () => {
   it('streams parallel tool calls the way OpenAI does', async () => {
     const { url } = await start(
       [
-        toolCalls({ name: 'search', arguments: { query: 'latest release notes of every model' } }, { name: 'lookup', arguments: { id: 42 } }),
+        toolCalls(
+          { name: 'search', arguments: { query: 'latest release notes of every model' } },
+          { name: 'lookup', arguments: { id: 42 } },
+        ),
         toolCall('again', { x: 1 }),
         toolCall('mine', {}, 'call_given'),
       ],
@@ -120,7 +125,9 @@ describe('scripted server: streaming', () => {
   it('never splits a surrogate pair across deltas', async () => {
     const emoji = '😀'.repeat(20);
     const { url } = await start([text(emoji)], 3);
-    const deltas = chunks((await streamChat(url, {})).frames).map((c) => c.choices[0]?.delta.content).filter(Boolean);
+    const deltas = chunks((await streamChat(url, {})).frames)
+      .map((c) => c.choices[0]?.delta.content)
+      .filter(Boolean);
     for (const piece of deltas) expect(piece.isWellFormed()).toBe(true);
     expect(deltas.join('')).toBe(emoji);
   });
@@ -157,7 +164,9 @@ describe('scripted server: JSON mode', () => {
   it('answers tool calls with content null, like the recorded response', async () => {
     const { url } = await start([toolCalls({ name: 'a', arguments: { n: 1 } }, { name: 'b', arguments: '{bad' })]);
     const body = (await (await post(url, { model: 'm', messages: USER, stream: false })).json()) as Wire;
-    const real = JSON.parse(readFileSync(new URL('../../../shared/fixtures/openai-chat/nonstream-parallel-tool-calls.json', import.meta.url), 'utf8')) as Wire;
+    const real = JSON.parse(
+      readFileSync(new URL('../../../shared/fixtures/openai-chat/nonstream-parallel-tool-calls.json', import.meta.url), 'utf8'),
+    ) as Wire;
     const message = body.choices[0].message;
     expect(message.content).toBeNull();
     expect(message.tool_calls).toEqual([

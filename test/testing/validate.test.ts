@@ -23,7 +23,9 @@ describe('validateChatRequest', () => {
   });
 
   it('rejects an assistant tool call left without a tool message, naming the ids', () => {
-    const dangling = validateChatRequest(request([...USER, assistantCalls('call_a', 'call_b'), answer('call_a'), { role: 'user', content: 'next' }]));
+    const dangling = validateChatRequest(
+      request([...USER, assistantCalls('call_a', 'call_b'), answer('call_a'), { role: 'user', content: 'next' }]),
+    );
     expect(dangling?.error).toMatchObject({ type: 'invalid_request_error', param: 'messages.[1].role' });
     expect(dangling?.error.message).toBe(
       "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_b",
@@ -42,7 +44,9 @@ describe('validateChatRequest', () => {
     expect(orphan?.error.message).toBe(
       "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
     );
-    const late = validateChatRequest(request([...USER, assistantCalls('call_a'), answer('call_a'), { role: 'assistant', content: 'x' }, answer('call_a')]));
+    const late = validateChatRequest(
+      request([...USER, assistantCalls('call_a'), answer('call_a'), { role: 'assistant', content: 'x' }, answer('call_a')]),
+    );
     expect(late?.error.message).toContain("must be a response to a preceeding message with 'tool_calls'");
   });
 
@@ -51,14 +55,42 @@ describe('validateChatRequest', () => {
     ['missing messages', { model: 'm' }, "Missing required parameter: 'messages'."],
     ['empty messages', { model: 'm', messages: [] }, "Invalid 'messages': empty array."],
     ['unknown role', request([{ role: 'robot', content: 'x' }]), "Invalid value: 'robot'."],
-    ['tool without a name', request(USER, { tools: [{ type: 'function', function: { parameters: { type: 'object' } } }] }), "Missing required parameter: 'tools[0].function.name'."],
-    ['tool name with a dot', request(USER, { tools: [{ type: 'function', function: { name: 'fs.read' } }] }), 'string does not match pattern'],
-    ['tool schema not an object', request(USER, { tools: [{ type: 'function', function: { name: 'x', parameters: { type: 'string' } } }] }), 'Invalid schema for function'],
-    ['arguments sent as an object', request([...USER, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'r', arguments: {} } }] }, answer('c')]), 'expected a string, but got an object'],
+    [
+      'tool without a name',
+      request(USER, { tools: [{ type: 'function', function: { parameters: { type: 'object' } } }] }),
+      "Missing required parameter: 'tools[0].function.name'.",
+    ],
+    [
+      'tool name with a dot',
+      request(USER, { tools: [{ type: 'function', function: { name: 'fs.read' } }] }),
+      'string does not match pattern',
+    ],
+    [
+      'tool schema not an object',
+      request(USER, { tools: [{ type: 'function', function: { name: 'x', parameters: { type: 'string' } } }] }),
+      'Invalid schema for function',
+    ],
+    [
+      'arguments sent as an object',
+      request([
+        ...USER,
+        { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'r', arguments: {} } }] },
+        answer('c'),
+      ]),
+      'expected a string, but got an object',
+    ],
     ['empty tool_calls', request([...USER, { role: 'assistant', content: null, tool_calls: [] }]), 'empty array'],
-    ['assistant with neither content nor tool calls', request([...USER, { role: 'assistant', content: null }]), "Invalid value for 'content'"],
+    [
+      'assistant with neither content nor tool calls',
+      request([...USER, { role: 'assistant', content: null }]),
+      "Invalid value for 'content'",
+    ],
     ['user message without content', request([{ role: 'user' }]), "Missing required parameter: 'messages[0].content'."],
-    ['stream_options without stream', request(USER, { stream_options: { include_usage: true } }), "'stream_options' parameter is only allowed"],
+    [
+      'stream_options without stream',
+      request(USER, { stream_options: { include_usage: true } }),
+      "'stream_options' parameter is only allowed",
+    ],
     ['a body that is not an object', [1, 2], 'expected an object'],
   ])('rejects %s', (_name, body, message) => {
     const failure = validateChatRequest(body);

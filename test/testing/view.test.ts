@@ -90,7 +90,11 @@ const CONVERSATION: Record<ModelApi, { path: string; body: Record<string, unknow
         { role: 'user', parts: [{ text: 'Add 2 and 3, and 4 and 5.' }] },
         {
           role: 'model',
-          parts: [{ text: 'Adding.' }, { functionCall: { id: 'call_a', name: 'add', args: args(2, 3) } }, { functionCall: { id: 'call_b', name: 'add', args: args(4, 5) } }],
+          parts: [
+            { text: 'Adding.' },
+            { functionCall: { id: 'call_a', name: 'add', args: args(2, 3) } },
+            { functionCall: { id: 'call_b', name: 'add', args: args(4, 5) } },
+          ],
         },
         {
           role: 'user',

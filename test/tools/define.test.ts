@@ -128,7 +128,7 @@ describe('defineTool parameters', () => {
     });
   });
 
-  it('types a plain JSON Schema\'s arguments with jsonSchema<T>(), which returns the schema as it is', () => {
+  it("types a plain JSON Schema's arguments with jsonSchema<T>(), which returns the schema as it is", () => {
     const schema = { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer' } }, required: ['query'] };
     const typed = jsonSchema<{ query: string; limit?: number }>(schema);
     expect(typed).toBe(schema);
@@ -192,12 +192,27 @@ describe('defineTool checks the definition', () => {
   });
 
   it.each([
-    [{ a: { type: 'strnig' } }, 'parameters.properties.a.type must be one of string, number, integer, boolean, object, array, null (or an array of them); got "strnig"'],
-    [{ a: { type: ['string', 'nul'] } }, 'parameters.properties.a.type must be one of string, number, integer, boolean, object, array, null (or an array of them); got "nul" in ["string","nul"]'],
-    [{ a: { type: 'array', items: { type: 'object', properties: { b: { type: 'int' } } } } }, 'parameters.properties.a.items.properties.b.type must be one of'],
-    [{ a: { anyOf: [{ type: 'string' }, 'number'] } }, 'parameters.properties.a.anyOf[1] must be a schema (an object such as { "type": "string" }, or true / false); got "number"'],
+    [
+      { a: { type: 'strnig' } },
+      'parameters.properties.a.type must be one of string, number, integer, boolean, object, array, null (or an array of them); got "strnig"',
+    ],
+    [
+      { a: { type: ['string', 'nul'] } },
+      'parameters.properties.a.type must be one of string, number, integer, boolean, object, array, null (or an array of them); got "nul" in ["string","nul"]',
+    ],
+    [
+      { a: { type: 'array', items: { type: 'object', properties: { b: { type: 'int' } } } } },
+      'parameters.properties.a.items.properties.b.type must be one of',
+    ],
+    [
+      { a: { anyOf: [{ type: 'string' }, 'number'] } },
+      'parameters.properties.a.anyOf[1] must be a schema (an object such as { "type": "string" }, or true / false); got "number"',
+    ],
     [{ a: { type: 'object', required: 'b' } }, 'parameters.properties.a.required must be an array of property names (strings); got "b"'],
-    [{ a: { type: 'object', properties: ['b'] } }, 'parameters.properties.a.properties must be an object mapping names to schemas; got ["b"]'],
+    [
+      { a: { type: 'object', properties: ['b'] } },
+      'parameters.properties.a.properties must be an object mapping names to schemas; got ["b"]',
+    ],
     [{ 'my key': { enum: 'x' } }, 'parameters.properties["my key"].enum must be an array of the allowed values; got "x"'],
   ])('rejects a broken JSON Schema (%j), naming the path and what to fix', (properties, message) => {
     expect(() => defineTool({ ...base, name: 'x', parameters: { type: 'object', properties } })).toThrow(

@@ -24,7 +24,12 @@ describe('dispatch outcomes carry their duration on every path', () => {
   });
 
   it('an asynchronous tool is answered with a promise of the timed outcome', async () => {
-    const later = defineTool({ name: 'later', description: 'Later.', parameters: { type: 'object', properties: {} }, execute: async () => 'done' });
+    const later = defineTool({
+      name: 'later',
+      description: 'Later.',
+      parameters: { type: 'object', properties: {} },
+      execute: async () => 'done',
+    });
     await compileValidator(later.parameters);
     const pending = createDispatcher(new ToolRegistry([later])).dispatchNow(call('later', '{}'), ctx());
     expect(pending).toBeInstanceOf(Promise);
@@ -34,7 +39,12 @@ describe('dispatch outcomes carry their duration on every path', () => {
   });
 
   it('a lookup that throws becomes an internal error result naming the tool, never a throw', () => {
-    const broken = { get: () => { throw new Error('registry gone'); }, names: () => [] };
+    const broken = {
+      get: () => {
+        throw new Error('registry gone');
+      },
+      names: () => [],
+    };
     const outcome = createDispatcher(broken).dispatchNow(call('add', '{}'), ctx());
     expect(outcome).toMatchObject({ errorCode: 'internal', result: { isError: true, toolName: 'add', toolCallId: 'call_1' } });
     expect(JSON.stringify((outcome as { result: unknown }).result)).toContain('tool \\"add\\" could not be run: registry gone');

@@ -19,7 +19,10 @@ const textOf = (outcome: { result: { content: Array<{ type: string; text?: strin
   outcome.result.content.map((p) => p.text ?? '').join('');
 
 /** A dice-like tool whose execute is a spy. */
-function spyTool(execute: (args: Record<string, unknown>, ctx: ToolContext) => ToolOutput | Promise<ToolOutput> = () => 'ok', extra: Partial<Tool> = {}) {
+function spyTool(
+  execute: (args: Record<string, unknown>, ctx: ToolContext) => ToolOutput | Promise<ToolOutput> = () => 'ok',
+  extra: Partial<Tool> = {},
+) {
   const spy = vi.fn(execute);
   const tool = defineTool({
     name: 'roll',
@@ -100,11 +103,15 @@ describe('dispatcher: stage order', () => {
     const dispatcher = setup(tool, { onConfirm });
     const broken = await dispatcher.dispatch(call('roll', '{"sides": 6 + 2}'), context());
     expect(broken.errorCode).toBe('invalid_arguments');
-    expect(textOf(broken)).toMatch(/^invalid arguments for tool "roll": arguments are not valid JSON: .+ Send the arguments as one JSON object\.$/);
+    expect(textOf(broken)).toMatch(
+      /^invalid arguments for tool "roll": arguments are not valid JSON: .+ Send the arguments as one JSON object\.$/,
+    );
     // Cut off mid-object (the output token limit): the model is told so, and what to do.
     const cut = await dispatcher.dispatch(call('roll', '{"sides": 6'), context());
     expect(cut.errorCode).toBe('invalid_arguments');
-    expect(textOf(cut)).toMatch(/they stop before the object is complete .+ output token limit\. Send the call again, complete; if its arguments are long, do the work in smaller parts\.$/);
+    expect(textOf(cut)).toMatch(
+      /they stop before the object is complete .+ output token limit\. Send the call again, complete; if its arguments are long, do the work in smaller parts\.$/,
+    );
     expect(onConfirm).not.toHaveBeenCalled();
     expect(spy).not.toHaveBeenCalled();
   });
@@ -266,7 +273,13 @@ describe('dispatcher: hooks and permission', () => {
     const outcome = await setup(tool, {
       afterToolCall: (_call, result) => ({ ...result, toolCallId: 'other', content: [{ type: 'text', text: 'secret=***' }] }),
     }).dispatch(call('roll', '{}'), context());
-    expect(outcome.result).toEqual({ role: 'tool', toolCallId: 'call-1', toolName: 'roll', content: [{ type: 'text', text: 'secret=***' }], isError: false });
+    expect(outcome.result).toEqual({
+      role: 'tool',
+      toolCallId: 'call-1',
+      toolName: 'roll',
+      content: [{ type: 'text', text: 'secret=***' }],
+      isError: false,
+    });
   });
 
   it('afterToolCall turning a result into an error sets the error code and drops terminate', async () => {

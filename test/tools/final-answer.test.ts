@@ -2,12 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createDispatcher } from '../../src/tools/dispatch.js';
-import {
-  FINAL_ANSWER_TOOL,
-  createFinalAnswerTool,
-  finalAnswerOf,
-  isFinalAnswerDetails,
-} from '../../src/tools/final-answer.js';
+import { FINAL_ANSWER_TOOL, createFinalAnswerTool, finalAnswerOf, isFinalAnswerDetails } from '../../src/tools/final-answer.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolCall } from '../../src/model/types.js';
 
@@ -56,7 +51,7 @@ describe('createFinalAnswerTool', () => {
     expect(fromTypeBox.parameters).toMatchObject({ type: 'object', required: ['answer'] });
   });
 
-  it("holds a zod answer to its refinements, and keeps the JSON the model sent", async () => {
+  it('holds a zod answer to its refinements, and keeps the JSON the model sent', async () => {
     const answer = z.object({
       city: z.string().transform((s) => s.toUpperCase()),
       population: z.int().refine((n) => n > 0, 'must be positive'),
@@ -66,7 +61,10 @@ describe('createFinalAnswerTool', () => {
     expect(refused.terminate).toBe(false);
     expect(refused.errorCode).toBe('invalid_arguments');
     expect(refused.result.content).toEqual([
-      { type: 'text', text: 'invalid arguments for tool "final_answer": parameter "population": must be positive. Fix it and call "final_answer" again.' },
+      {
+        type: 'text',
+        text: 'invalid arguments for tool "final_answer": parameter "population": must be positive. Fix it and call "final_answer" again.',
+      },
     ]);
     const kept = await dispatcher.dispatch(call('{"city": "Oslo", "population": 709000}'), ctx);
     expect(kept.terminate).toBe(true);

@@ -18,7 +18,12 @@ describe('normalizeOutput', () => {
   });
 
   it('shows data as JSON and keeps it as details', () => {
-    expect(normalizeOutput({ x: 1 })).toEqual({ content: [{ type: 'text', text: '{"x":1}' }], isError: false, details: { x: 1 }, terminate: false });
+    expect(normalizeOutput({ x: 1 })).toEqual({
+      content: [{ type: 'text', text: '{"x":1}' }],
+      isError: false,
+      details: { x: 1 },
+      terminate: false,
+    });
     expect(textOf(42)).toBe('42');
     expect(textOf(undefined)).toBe('(no output)');
   });
@@ -77,7 +82,12 @@ describe('normalizeOutput', () => {
   });
 
   it('shows a Map as an object of its entries and a Set as an array, and keeps that copy as details', () => {
-    const out = normalizeOutput(new Map<string, unknown>([['a', 1], ['b', new Set([1, 2])]]));
+    const out = normalizeOutput(
+      new Map<string, unknown>([
+        ['a', 1],
+        ['b', new Set([1, 2])],
+      ]),
+    );
     expect(out.content).toEqual([{ type: 'text', text: '{"a":1,"b":[1,2]}' }]);
     expect(out.details).toEqual({ a: 1, b: [1, 2] });
     expect(textOf(new Set(['x', { y: new Map() }]))).toBe('["x",{"y":{}}]');
@@ -85,7 +95,15 @@ describe('normalizeOutput', () => {
   });
 
   it('shows a Map with keys that are not strings as [key, value] pairs', () => {
-    expect(textOf(new Map<unknown, unknown>([[1, 'one'], ['two', 2], [{ id: 3 }, null]]))).toBe('[[1,"one"],["two",2],[{"id":3},null]]');
+    expect(
+      textOf(
+        new Map<unknown, unknown>([
+          [1, 'one'],
+          ['two', 2],
+          [{ id: 3 }, null],
+        ]),
+      ),
+    ).toBe('[[1,"one"],["two",2],[{"id":3},null]]');
     expect(textOf(new Map([[10n, 'big']]))).toBe('[["10","big"]]');
   });
 
@@ -105,7 +123,9 @@ describe('normalizeOutput', () => {
     expect(normalizeOutput({ content: 'ok', details: fine }).details).toBe(fine);
     expect(normalizeOutput(fine).details).toBe(fine);
     // Boxed primitives and toJSON are shown as JSON shows them.
-    expect(textOf({ n: Object(1), s: Object('s'), d: new Date(0), m: new Map() })).toBe('{"n":1,"s":"s","d":"1970-01-01T00:00:00.000Z","m":{}}');
+    expect(textOf({ n: Object(1), s: Object('s'), d: new Date(0), m: new Map() })).toBe(
+      '{"n":1,"s":"s","d":"1970-01-01T00:00:00.000Z","m":{}}',
+    );
     expect(textOf({ n: Object(1), m: new Map([['a', Object(true)]]) })).toBe('{"n":1,"m":{"a":true}}');
   });
 

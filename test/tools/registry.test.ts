@@ -32,9 +32,7 @@ describe('ToolRegistry', () => {
 
   it('gives the model name, description and parameters, and updates after changes', () => {
     const registry = new ToolRegistry([make('a')]);
-    expect(registry.specs()).toEqual([
-      { name: 'a', description: 'The a tool.', parameters: { type: 'object', properties: {} } },
-    ]);
+    expect(registry.specs()).toEqual([{ name: 'a', description: 'The a tool.', parameters: { type: 'object', properties: {} } }]);
     registry.add(make('b'));
     expect(registry.specs().map((s) => s.name)).toEqual(['a', 'b']);
     expect(registry.remove('a')).toBe(true);

@@ -22,12 +22,22 @@ describe('repairArguments', () => {
     it.each([
       ['single quotes', "{'path': 'a.txt', 'mode': 'r'}", { path: 'a.txt', mode: 'r' }, ['single quotes']],
       ['unquoted keys', '{path: "a.txt", limit: 3}', { path: 'a.txt', limit: 3 }, ['unquoted keys']],
-      ['Python literals', '{"recursive": True, "filter": None, "dry": False}', { recursive: true, filter: null, dry: false }, ['Python literals']],
+      [
+        'Python literals',
+        '{"recursive": True, "filter": None, "dry": False}',
+        { recursive: true, filter: null, dry: false },
+        ['Python literals'],
+      ],
       ['a line comment', '{\n  "a": 1, // the count\n  "b": 2\n}', { a: 1, b: 2 }, ['comments']],
       ['a block comment', '{"a": /* the count */ 1}', { a: 1 }, ['comments']],
       ['missing commas between members', '{"a": 1\n"b": "two"}', { a: 1, b: 'two' }, ['missing commas']],
       ['missing commas in an array', '{"list": [1 2 3]}', { list: [1, 2, 3] }, ['missing commas']],
-      ['a Python dict', "{'query': 'rein', 'exact': True, 'since': None}", { query: 'rein', exact: true, since: null }, ['single quotes', 'Python literals']],
+      [
+        'a Python dict',
+        "{'query': 'rein', 'exact': True, 'since': None}",
+        { query: 'rein', exact: true, since: null },
+        ['single quotes', 'Python literals'],
+      ],
     ])('repairs %s and names what it fixed', (_, text, value, repairs) => {
       const result = repairArguments(text);
       expect(result).toMatchObject({ ok: true, value, repaired: true, repairs });
@@ -36,12 +46,20 @@ describe('repairArguments', () => {
 
     it('runs after the earlier repairs, and lists both', () => {
       const result = repairArguments("Calling it now:\n```json\n{'a': 1, b: [True,],}\n```");
-      expect(result).toMatchObject({ ok: true, value: { a: 1, b: [true] }, repairs: ['code fence', 'trailing commas', 'single quotes', 'unquoted keys', 'Python literals'] });
+      expect(result).toMatchObject({
+        ok: true,
+        value: { a: 1, b: [true] },
+        repairs: ['code fence', 'trailing commas', 'single quotes', 'unquoted keys', 'Python literals'],
+      });
     });
 
     it('keeps quotes, comment markers and Python words inside strings as they are', () => {
       const result = repairArguments('{note: "it\'s True // not a comment", "n": None}');
-      expect(result).toMatchObject({ ok: true, value: { note: "it's True // not a comment", n: null }, repairs: ['unquoted keys', 'Python literals'] });
+      expect(result).toMatchObject({
+        ok: true,
+        value: { note: "it's True // not a comment", n: null },
+        repairs: ['unquoted keys', 'Python literals'],
+      });
     });
 
     it('never completes text cut off inside the object: that stays the cut-off error', () => {
@@ -60,7 +78,12 @@ describe('repairArguments', () => {
 
   it('removes trailing commas in nested arrays and objects but not inside strings', () => {
     const result = repairArguments('{"list": [1, 2,], "note": "a,}", "o": {"x": ",]",},}');
-    expect(result).toMatchObject({ ok: true, value: { list: [1, 2], note: 'a,}', o: { x: ',]' } }, repaired: true, repairs: ['trailing commas'] });
+    expect(result).toMatchObject({
+      ok: true,
+      value: { list: [1, 2], note: 'a,}', o: { x: ',]' } },
+      repaired: true,
+      repairs: ['trailing commas'],
+    });
   });
 
   it('treats empty or blank text as no arguments', () => {
@@ -84,7 +107,13 @@ describe('repairArguments', () => {
   it('reports JSON cut off inside the object as such (a string, an object or an array still open)', () => {
     for (const text of ['{"a": "unfinished', '{"a": {"b": 1', '{"a": [1, 2', '{"a": "say \\"hi\\" and }', '{']) {
       const result = repairArguments(text);
-      expect(result, text).toMatchObject({ ok: false, cutOff: true, error: expect.stringMatching(/^arguments are not valid JSON: they stop before the object is complete \(.+\), as when the answer is cut off by the output token limit$/) });
+      expect(result, text).toMatchObject({
+        ok: false,
+        cutOff: true,
+        error: expect.stringMatching(
+          /^arguments are not valid JSON: they stop before the object is complete \(.+\), as when the answer is cut off by the output token limit$/,
+        ),
+      });
     }
     // Closed, or not an object at all: wrong, but not cut.
     for (const text of ['{"a": 1 +}', '{a}', 'not json {"a"']) expect(repairArguments(text), text).not.toHaveProperty('cutOff');

@@ -50,7 +50,9 @@ describe('zod schemas run on the arguments', () => {
     const outcome = await dispatchTo(tool, '{"pages":[{"url":"https://a.example"},{"url":"ftp://b"}]}');
     expect(ran).toBe(false);
     expect(outcome.errorCode).toBe('invalid_arguments');
-    expect(textOf(outcome)).toBe('invalid arguments for tool "visit": parameter "pages[1].url": must start with https://. Fix it and call "visit" again.');
+    expect(textOf(outcome)).toBe(
+      'invalid arguments for tool "visit": parameter "pages[1].url": must start with https://. Fix it and call "visit" again.',
+    );
   });
 
   it('lists several issues, and one about the whole object without a parameter name', async () => {

@@ -85,7 +85,10 @@ describe('cutToolOutput', () => {
   });
 
   it('cuts emoji-only parts without splitting an emoji in any part', () => {
-    const parts = [{ type: 'text' as const, text: 'a' + '😀'.repeat(9_000) }, { type: 'text' as const, text: '😀'.repeat(9_001) }];
+    const parts = [
+      { type: 'text' as const, text: 'a' + '😀'.repeat(9_000) },
+      { type: 'text' as const, text: '😀'.repeat(9_001) },
+    ];
     for (const max of [7, 9_999, 16_000, 16_001]) {
       for (const part of cutToolOutput(parts, max).content) {
         const text = (part as { text: string }).text;

@@ -74,9 +74,7 @@ describe('validateArguments', () => {
   });
 
   it('lists the allowed values of an enum', async () => {
-    expect(await errorsOf(schema, { mode: 'medium' })).toEqual([
-      'parameter "mode" must be one of "fast", "slow"; got "medium"',
-    ]);
+    expect(await errorsOf(schema, { mode: 'medium' })).toEqual(['parameter "mode" must be one of "fast", "slow"; got "medium"']);
   });
 
   it('lists the accepted parameters for an unexpected one', async () => {
@@ -90,12 +88,8 @@ describe('validateArguments', () => {
   });
 
   it('uses a readable path for nested values', async () => {
-    expect(await errorsOf(schema, { items: [{ name: 'a' }, { name: 'b' }, {}] })).toEqual([
-      'missing required parameter "items[2].name"',
-    ]);
-    expect(await errorsOf(schema, { items: [{ name: '' }] })).toEqual([
-      'parameter "items[0].name" must have at least 1 character, got ""',
-    ]);
+    expect(await errorsOf(schema, { items: [{ name: 'a' }, { name: 'b' }, {}] })).toEqual(['missing required parameter "items[2].name"']);
+    expect(await errorsOf(schema, { items: [{ name: '' }] })).toEqual(['parameter "items[0].name" must have at least 1 character, got ""']);
   });
 
   it('gives one line per problem', async () => {
@@ -165,7 +159,11 @@ describe('compileValidator cache', () => {
   it('shares one validator between schemas of equal content (a tool defined per agent)', async () => {
     const schema = () => ({ type: 'object', properties: { n: { type: 'integer' }, label: { type: 'string' } }, required: ['n'] });
     const first = await compileValidator(schema());
-    const again = await compileValidator({ required: ['n'], properties: { label: { type: 'string' }, n: { type: 'integer' } }, type: 'object' });
+    const again = await compileValidator({
+      required: ['n'],
+      properties: { label: { type: 'string' }, n: { type: 'integer' } },
+      type: 'object',
+    });
     expect(again).toBe(first);
     expect(again({ n: '3' })).toEqual({ ok: true, value: { n: 3 } });
     // Different content, different validator.

@@ -58,22 +58,46 @@ describe('alerts', () => {
   it('a fatal error: onAlert and the webhook are told once, with the run, the error and the command to see it', async () => {
     const hook = await receiver(() => 200);
     const told: Alert[] = [];
-    const { agent } = await setup([fault({ type: 'status', status: 401 })], { hooks: { onAlert: (a) => void told.push(a) }, alerts: { webhook: hook.url, runUrl: 'https://runs.example/{runId}' } });
+    const { agent } = await setup([fault({ type: 'status', status: 401 })], {
+      hooks: { onAlert: (a) => void told.push(a) },
+      alerts: { webhook: hook.url, runUrl: 'https://runs.example/{runId}' },
+    });
     const result = await agent.run('hi');
     expect(result.status).toBe('failed');
     await settleAlerts();
     expect(told).toHaveLength(1);
-    expect(told[0]).toMatchObject({ reason: 'fatal_error', runId: result.runId, traceId: result.traceId, status: 'failed', stopReason: 'fatal_error', error: { code: 'auth' }, command: `rein trace ${result.runId}`, url: `https://runs.example/${result.runId}` });
+    expect(told[0]).toMatchObject({
+      reason: 'fatal_error',
+      runId: result.runId,
+      traceId: result.traceId,
+      status: 'failed',
+      stopReason: 'fatal_error',
+      error: { code: 'auth' },
+      command: `rein trace ${result.runId}`,
+      url: `https://runs.example/${result.runId}`,
+    });
     expect(hook.posts).toHaveLength(1);
     expect(hook.posts[0]?.headers['content-type']).toBe('application/json');
     expect(hook.posts[0]?.headers['x-rein-alert-id']).toBe(told[0]?.id);
-    expect(hook.posts[0]?.body).toMatchObject({ type: 'rein.alert', id: told[0]?.id, reason: 'fatal_error', run_id: result.runId, trace_id: result.traceId, error: { code: 'auth' }, command: `rein trace ${result.runId}` });
+    expect(hook.posts[0]?.body).toMatchObject({
+      type: 'rein.alert',
+      id: told[0]?.id,
+      reason: 'fatal_error',
+      run_id: result.runId,
+      trace_id: result.traceId,
+      error: { code: 'auth' },
+      command: `rein trace ${result.runId}`,
+    });
   });
 
   it('each situation raises its own alert, and each can be switched off', async () => {
     const told: Alert[] = [];
     const onAlert = (a: Alert) => void told.push(a);
-    const breaker = await setup([toolCall('broken'), toolCall('broken'), text('never')], { tools: [broken], limits: { maxConsecutiveToolErrors: 2 }, hooks: { onAlert } });
+    const breaker = await setup([toolCall('broken'), toolCall('broken'), text('never')], {
+      tools: [broken],
+      limits: { maxConsecutiveToolErrors: 2 },
+      hooks: { onAlert },
+    });
     expect((await breaker.agent.run('x')).reason).toBe('tool_errors');
     const budget = await setup([toolCall('broken'), text('never')], { tools: [broken], limits: { maxTokens: 1 }, hooks: { onAlert } });
     expect((await budget.agent.run('x')).reason).toBe('budget');
@@ -83,7 +107,12 @@ describe('alerts', () => {
     expect(p.status).toBe('paused');
     expect(told.map((a) => a.reason)).toEqual(['tool_errors', 'budget', 'awaiting_approval']);
     expect(told[2]?.command).toBe(`rein approve ${p.runId}`);
-    const off = await setup([toolCall('broken'), text('never')], { tools: [broken], limits: { maxTokens: 1 }, hooks: { onAlert }, alerts: { on: { budget: false } } });
+    const off = await setup([toolCall('broken'), text('never')], {
+      tools: [broken],
+      limits: { maxTokens: 1 },
+      hooks: { onAlert },
+      alerts: { on: { budget: false } },
+    });
     expect((await off.agent.run('x')).reason).toBe('budget');
     expect(told).toHaveLength(3);
     const ok = await setup([text('fine')], { hooks: { onAlert } });
@@ -104,7 +133,9 @@ describe('alerts', () => {
     const hook = await receiver(() => 404);
     const errors: Error[] = [];
     const url = hook.url.replace('http://', 'http://alice:s3cret-pass@') + '?token=abc123';
-    const { agent } = await setup([fault({ type: 'status', status: 401 })], { alerts: { webhook: { url, onError: (e) => void errors.push(e) } } });
+    const { agent } = await setup([fault({ type: 'status', status: 401 })], {
+      alerts: { webhook: { url, onError: (e) => void errors.push(e) } },
+    });
     await agent.run('hi');
     await settleAlerts();
     expect(hook.posts).toHaveLength(1);
@@ -117,7 +148,9 @@ describe('alerts', () => {
   it('a dead webhook never holds the run; its delivery gives up within its timeout', async () => {
     const hook = await receiver(() => 'hang');
     const errors: Error[] = [];
-    const { agent } = await setup([fault({ type: 'status', status: 401 })], { alerts: { webhook: { url: hook.url, timeoutMs: 1500, onError: (e) => void errors.push(e) } } });
+    const { agent } = await setup([fault({ type: 'status', status: 401 })], {
+      alerts: { webhook: { url: hook.url, timeoutMs: 1500, onError: (e) => void errors.push(e) } },
+    });
     const started = Date.now();
     const result = await agent.run('hi');
     expect(result.status).toBe('failed');
@@ -139,7 +172,9 @@ describe('alerts', () => {
       },
     });
     expect((await agent.run('hi')).status).toBe('failed');
-    const { agent: hanging } = await setup([fault({ type: 'status', status: 401 })], { hooks: { onAlert: () => new Promise<void>(() => undefined) } });
+    const { agent: hanging } = await setup([fault({ type: 'status', status: 401 })], {
+      hooks: { onAlert: () => new Promise<void>(() => undefined) },
+    });
     expect((await hanging.run('hi')).status).toBe('failed');
   });
 
@@ -147,9 +182,13 @@ describe('alerts', () => {
     const model = { provider: 'scripted', id: 'x', api: 'openai-chat' as const, baseUrl: 'http://127.0.0.1:9/v1' };
     expect(() => new Agent({ model, alerts: { webhook: 'ftp://x' } })).toThrow(/alerts\.webhook must be an http:\/\/ or https:\/\/ URL/);
     expect(() => new Agent({ model, alerts: { on: { fatal: true } as never } })).toThrow(/alerts\.on\.fatal is not an alert/);
-    expect(() => new Agent({ model, alerts: { webhook: { url: 'http://x', timeoutMs: 0 } } })).toThrow(/alerts\.webhook\.timeoutMs must be a whole number/);
+    expect(() => new Agent({ model, alerts: { webhook: { url: 'http://x', timeoutMs: 0 } } })).toThrow(
+      /alerts\.webhook\.timeoutMs must be a whole number/,
+    );
     expect(() => new Agent({ model, logger: {} as never })).toThrow(/logger: expected a logger with debug, info, warn and error/);
-    expect(() => new Agent({ model, telemetry: { captureContent: 'yes' } as never })).toThrow(/telemetry\.captureContent: expected true or false/);
+    expect(() => new Agent({ model, telemetry: { captureContent: 'yes' } as never })).toThrow(
+      /telemetry\.captureContent: expected true or false/,
+    );
     expect(() => new Agent({ model, telemetry: { sampler: 1 } as never })).toThrow(/telemetry\.sampler is not an option/);
   });
 });

@@ -45,22 +45,65 @@ describe('structured logs', () => {
     });
     const result = await agent.run('add');
     const records = log.records();
-    expect(records.map((r) => r.event)).toEqual(['run_started', 'model_request', expect.stringMatching(/tool_call/), 'tool_call', 'model_request', 'run_finished']);
+    expect(records.map((r) => r.event)).toEqual([
+      'run_started',
+      'model_request',
+      expect.stringMatching(/tool_call/),
+      'tool_call',
+      'model_request',
+      'run_finished',
+    ]);
     for (const r of records) {
-      expect(r).toMatchObject({ trace_id: result.traceId, run_id: result.runId, time: expect.any(String), level: expect.any(String), msg: expect.any(String) });
+      expect(r).toMatchObject({
+        trace_id: result.traceId,
+        run_id: result.runId,
+        time: expect.any(String),
+        level: expect.any(String),
+        msg: expect.any(String),
+      });
       expect(r.span_id).toMatch(/^[0-9a-f]{16}$/);
     }
     const spanIds = new Map(o.spans().map((s) => [s.spanContext().spanId, s.name]));
     const add = records.find((r) => r.tool === 'add');
-    expect(add).toMatchObject({ event: 'tool_call', level: 'info', step: 1, input: { a: 1, b: 2 }, output: '3', outcome: 'ok', duration_ms: expect.any(Number) });
+    expect(add).toMatchObject({
+      event: 'tool_call',
+      level: 'info',
+      step: 1,
+      input: { a: 1, b: 2 },
+      output: '3',
+      outcome: 'ok',
+      duration_ms: expect.any(Number),
+    });
     expect(spanIds.get(add!.span_id as string)).toBe('execute_tool add');
     const failed = records.find((r) => r.tool === 'broken');
-    expect(failed).toMatchObject({ event: 'tool_call', level: 'warn', outcome: 'error', error: { code: 'tool_failed', message: expect.stringContaining('disk on fire') } });
+    expect(failed).toMatchObject({
+      event: 'tool_call',
+      level: 'warn',
+      outcome: 'error',
+      error: { code: 'tool_failed', message: expect.stringContaining('disk on fire') },
+    });
     expect(failed!.output).toBeUndefined();
     const request = records.find((r) => r.event === 'model_request');
-    expect(request).toMatchObject({ level: 'info', step: 1, model: 'scripted', attempt: 1, finish_reason: 'tool_call', input_tokens: expect.any(Number), output_tokens: expect.any(Number), duration_ms: expect.any(Number) });
+    expect(request).toMatchObject({
+      level: 'info',
+      step: 1,
+      model: 'scripted',
+      attempt: 1,
+      finish_reason: 'tool_call',
+      input_tokens: expect.any(Number),
+      output_tokens: expect.any(Number),
+      duration_ms: expect.any(Number),
+    });
     expect(spanIds.get(request!.span_id as string)).toBe('chat scripted');
-    expect(records.at(-1)).toMatchObject({ event: 'run_finished', level: 'info', status: 'done', reason: 'final_answer', steps: 2, tool_calls: 2, output: '3' });
+    expect(records.at(-1)).toMatchObject({
+      event: 'run_finished',
+      level: 'info',
+      status: 'done',
+      reason: 'final_answer',
+      steps: 2,
+      tool_calls: 2,
+      output: '3',
+    });
     expect(spanIds.get(records.at(-1)!.span_id as string)).toBe('invoke_agent');
   });
 
@@ -77,14 +120,26 @@ describe('structured logs', () => {
 
   it('retries and permission decisions are lines too, at warn where something went wrong', async () => {
     const log = memoryLogger();
-    const { agent } = await setup([fault({ type: 'status', status: 500 }), toolCalls({ name: 'add', arguments: { a: 1, b: 1 } }, { name: 'add', arguments: { a: 2, b: 2 } }), text('ok')], {
-      tools: [addTool],
-      logger: log.logger,
-      approvalPolicy: (call) => (Number(call.arguments.a) === 2 ? { decision: 'deny', rule: 'deny add(2)', reason: 'no twos' } : 'allow'),
-    });
+    const { agent } = await setup(
+      [
+        fault({ type: 'status', status: 500 }),
+        toolCalls({ name: 'add', arguments: { a: 1, b: 1 } }, { name: 'add', arguments: { a: 2, b: 2 } }),
+        text('ok'),
+      ],
+      {
+        tools: [addTool],
+        logger: log.logger,
+        approvalPolicy: (call) => (Number(call.arguments.a) === 2 ? { decision: 'deny', rule: 'deny add(2)', reason: 'no twos' } : 'allow'),
+      },
+    );
     await agent.run('add');
     const records = log.records();
-    expect(records.find((r) => r.event === 'retry')).toMatchObject({ level: 'warn', attempt: 1, delay_ms: expect.any(Number), error: { code: 'server_error' } });
+    expect(records.find((r) => r.event === 'retry')).toMatchObject({
+      level: 'warn',
+      attempt: 1,
+      delay_ms: expect.any(Number),
+      error: { code: 'server_error' },
+    });
     expect(records.find((r) => r.event === 'model_request')).toMatchObject({ level: 'warn', error: { code: 'server_error', status: 500 } });
     const permissions = records.filter((r) => r.event === 'permission');
     expect(permissions.map((r) => [r.decision, r.level])).toEqual([
@@ -97,7 +152,13 @@ describe('structured logs', () => {
 
   it('large payloads are cut with a marker', async () => {
     const log = memoryLogger();
-    const big = defineTool({ name: 'big', description: 'Big output.', parameters: { type: 'object', properties: {} }, risk: 'read', execute: () => 'x'.repeat(10_000) });
+    const big = defineTool({
+      name: 'big',
+      description: 'Big output.',
+      parameters: { type: 'object', properties: {} },
+      risk: 'read',
+      execute: () => 'x'.repeat(10_000),
+    });
     const { agent } = await setup([toolCall('big'), text('ok')], { tools: [big], logger: log.logger });
     await agent.run('go');
     const line = log.records().find((r) => r.tool === 'big');
@@ -122,8 +183,18 @@ describe('structured logs', () => {
     await agent.run('hi');
     await agent.run('hi again');
     file.close();
-    const lines = (await readFile(path, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { event: string });
-    expect(lines.map((l) => l.event)).toEqual(['run_started', 'model_request', 'run_finished', 'run_started', 'model_request', 'run_finished']);
+    const lines = (await readFile(path, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string });
+    expect(lines.map((l) => l.event)).toEqual([
+      'run_started',
+      'model_request',
+      'run_finished',
+      'run_started',
+      'model_request',
+      'run_finished',
+    ]);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(() => openFileLogger(join(dir, 'missing', 'x.log'))).toThrow(/cannot open the log file .*missing/);
   });
@@ -146,7 +217,10 @@ describe('secrets', () => {
     });
     const { agent } = await setup(
       [
-        toolCall('fetch', { url: 'postgres://app:pg-secret-77@db/x', headers: { Authorization: `Bearer ${fake.bearer}`, 'X-Deploy': env.DEPLOY_PASSWORD } }),
+        toolCall('fetch', {
+          url: 'postgres://app:pg-secret-77@db/x',
+          headers: { Authorization: `Bearer ${fake.bearer}`, 'X-Deploy': env.DEPLOY_PASSWORD },
+        }),
         text(`Here is the session token: ${fake.jwt}`),
       ],
       {

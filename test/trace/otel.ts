@@ -1,6 +1,13 @@
 /** OpenTelemetry SDK set-up of the trace tests: in-memory span and metric exporters, no globals unless asked. */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type DataPoint,
+  type Histogram,
+} from '@opentelemetry/sdk-metrics';
 
 /** A tracer and a meter provider writing to memory. */
 export function memoryOtel() {
@@ -19,7 +26,9 @@ export function memoryOtel() {
       const batches = metricExporter.getMetrics();
       const last = batches[batches.length - 1];
       const points: Array<DataPoint<number | Histogram>> = [];
-      for (const scope of last?.scopeMetrics ?? []) for (const m of scope.metrics) if (m.descriptor.name === name) points.push(...(m.dataPoints as Array<DataPoint<number | Histogram>>));
+      for (const scope of last?.scopeMetrics ?? [])
+        for (const m of scope.metrics)
+          if (m.descriptor.name === name) points.push(...(m.dataPoints as Array<DataPoint<number | Histogram>>));
       return points;
     },
     async close() {

@@ -60,7 +60,9 @@ async function recordingMcpServer(): Promise<{ url: string; calls: IncomingHttpH
     const body = raw ? (JSON.parse(raw) as { method?: string }) : undefined;
     if (body?.method === 'tools/call') calls.push(req.headers);
     const mcp = new McpServer({ name: 'recorder', version: '1.0.0' });
-    mcp.registerTool('echo', { description: 'Echoes.', inputSchema: { text: z.string() } }, async ({ text: t }) => ({ content: [{ type: 'text', text: t }] }));
+    mcp.registerTool('echo', { description: 'Echoes.', inputSchema: { text: z.string() } }, async ({ text: t }) => ({
+      content: [{ type: 'text', text: t }],
+    }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => void transport.close().then(() => mcp.close()));
     await mcp.connect(transport);

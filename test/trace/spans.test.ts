@@ -21,7 +21,9 @@ function otel() {
   otels.push(o);
   return o;
 }
-const telemetryOf = (o: ReturnType<typeof memoryOtel>, extra: Record<string, unknown> = {}) => ({ telemetry: { tracerProvider: o.tracerProvider, meterProvider: o.meterProvider, ...extra } });
+const telemetryOf = (o: ReturnType<typeof memoryOtel>, extra: Record<string, unknown> = {}) => ({
+  telemetry: { tracerProvider: o.tracerProvider, meterProvider: o.meterProvider, ...extra },
+});
 const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name);
 const one = (spans: ReadableSpan[], name: string) => {
   const found = named(spans, name);
@@ -53,15 +55,24 @@ const broken = defineTool({
 describe('spans of a run', () => {
   it('parallel tools: one invoke_agent span holding a chat span per request and an execute_tool span per call', async () => {
     const o = otel();
-    const { agent } = await setup([toolCalls({ name: 'add', arguments: { a: 1, b: 2 } }, { name: 'slow_add', arguments: { a: 3, b: 4 } }), text('3 and 7')], {
-      tools: [addTool, slowAdd],
-      ...telemetryOf(o, { agentName: 'adder' }),
-    });
+    const { agent } = await setup(
+      [toolCalls({ name: 'add', arguments: { a: 1, b: 2 } }, { name: 'slow_add', arguments: { a: 3, b: 4 } }), text('3 and 7')],
+      {
+        tools: [addTool, slowAdd],
+        ...telemetryOf(o, { agentName: 'adder' }),
+      },
+    );
     const result = await agent.run('add both');
     expect(result.reason).toBe('final_answer');
     const spans = o.spans();
     expect(tree(spans).sort()).toEqual(
-      ['invoke_agent adder', 'invoke_agent adder > chat scripted', 'invoke_agent adder > chat scripted', 'invoke_agent adder > execute_tool add', 'invoke_agent adder > execute_tool slow_add'].sort(),
+      [
+        'invoke_agent adder',
+        'invoke_agent adder > chat scripted',
+        'invoke_agent adder > chat scripted',
+        'invoke_agent adder > execute_tool add',
+        'invoke_agent adder > execute_tool slow_add',
+      ].sort(),
     );
     // rein's trace id is the OpenTelemetry trace id.
     for (const span of spans) expect(span.spanContext().traceId).toBe(result.traceId);
@@ -99,7 +110,13 @@ describe('spans of a run', () => {
     expect(chats[1]!.attributes['gen_ai.response.finish_reasons']).toEqual(['stop']);
     const slow = one(spans, 'execute_tool slow_add');
     const add = one(spans, 'execute_tool add');
-    expect(slow.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'slow_add', 'gen_ai.tool.type': 'function', 'rein.tool.outcome': 'ok', 'rein.step': 1 });
+    expect(slow.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'slow_add',
+      'gen_ai.tool.type': 'function',
+      'rein.tool.outcome': 'ok',
+      'rein.step': 1,
+    });
     expect(slow.attributes['gen_ai.tool.call.id']).toEqual(expect.any(String));
     expect(slow.attributes['gen_ai.tool.call.id']).not.toBe(add.attributes['gen_ai.tool.call.id']);
     // The two calls ran at once: the quick one ended inside the slow one.
@@ -136,13 +153,28 @@ describe('spans of a run', () => {
     expect(span.attributes).toMatchObject({ 'error.type': 'tool_failed', 'rein.tool.outcome': 'error' });
     expect(one(o.spans(), 'invoke_agent').status.code).toBe(0);
     const calls = await o.metric('rein.tool.calls');
-    expect(calls).toEqual([expect.objectContaining({ value: 1, attributes: { 'gen_ai.tool.name': 'broken', 'rein.tool.outcome': 'error', 'error.type': 'tool_failed' } })]);
+    expect(calls).toEqual([
+      expect.objectContaining({
+        value: 1,
+        attributes: { 'gen_ai.tool.name': 'broken', 'rein.tool.outcome': 'error', 'error.type': 'tool_failed' },
+      }),
+    ]);
   });
 
   it('a compaction after a context-length refusal: the refused attempt, a compact_context span, the request again', async () => {
     const o = otel();
     const refusal: ScriptTurn = {
-      fault: { type: 'status', status: 400, body: { error: { message: "This model's maximum context length is 2000 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } } },
+      fault: {
+        type: 'status',
+        status: 400,
+        body: {
+          error: {
+            message: "This model's maximum context length is 2000 tokens.",
+            type: 'invalid_request_error',
+            code: 'context_length_exceeded',
+          },
+        },
+      },
     };
     let mainTurns = 0;
     const script = (request: ScriptRequest): ScriptTurn => {
@@ -157,8 +189,14 @@ describe('spans of a run', () => {
     expect(result.reason).toBe('final_answer');
     const spans = o.spans();
     const compaction = one(spans, 'compact_context');
-    expect(compaction.attributes).toMatchObject({ 'rein.compaction.reason': 'context_length', 'rein.compaction.summarizer': 'model', 'rein.step': 9 });
-    expect(compaction.attributes['rein.compaction.tokens_after']).toBeLessThan(compaction.attributes['rein.compaction.tokens_before'] as number);
+    expect(compaction.attributes).toMatchObject({
+      'rein.compaction.reason': 'context_length',
+      'rein.compaction.summarizer': 'model',
+      'rein.step': 9,
+    });
+    expect(compaction.attributes['rein.compaction.tokens_after']).toBeLessThan(
+      compaction.attributes['rein.compaction.tokens_before'] as number,
+    );
     const step9 = named(spans, 'chat scripted').filter((s) => s.attributes['rein.step'] === 9);
     expect(step9.map((s) => [s.attributes['rein.request.attempt'], s.attributes['error.type'] ?? 'ok'])).toEqual([
       [1, 'context_length'],
@@ -169,7 +207,12 @@ describe('spans of a run', () => {
   it('an approval pause and its resume: two attempts in one trace, the second linked to the first', async () => {
     const o = otel();
     const store = new MemoryRunStore();
-    const deploy = defineTool({ name: 'deploy', description: 'Deploys.', parameters: { type: 'object', properties: {} }, execute: () => 'deployed' });
+    const deploy = defineTool({
+      name: 'deploy',
+      description: 'Deploys.',
+      parameters: { type: 'object', properties: {} },
+      execute: () => 'deployed',
+    });
     const { agent } = await setup([toolCall('deploy'), text('Deployed.')], {
       tools: [deploy],
       store,
@@ -186,18 +229,30 @@ describe('spans of a run', () => {
     const [first, second] = attempts as [ReadableSpan, ReadableSpan];
     expect(first.spanContext().traceId).toBe(paused.traceId);
     expect(second.spanContext().traceId).toBe(paused.traceId);
-    expect(first.attributes).toMatchObject({ 'rein.run.status': 'paused', 'rein.run.stop_reason': 'awaiting_approval', 'rein.run.attempt': 1 });
+    expect(first.attributes).toMatchObject({
+      'rein.run.status': 'paused',
+      'rein.run.stop_reason': 'awaiting_approval',
+      'rein.run.attempt': 1,
+    });
     expect(second.attributes).toMatchObject({ 'rein.run.status': 'done', 'rein.run.resumed_from': 'paused', 'rein.run.attempt': 2 });
     // The resumed attempt continues the trace under the first and links to it.
     expect(second.parentSpanContext?.spanId).toBe(first.spanContext().spanId);
-    expect(second.links).toEqual([expect.objectContaining({ context: expect.objectContaining({ spanId: first.spanContext().spanId, traceId: paused.traceId }), attributes: { 'rein.link.type': 'resumed_from' } })]);
+    expect(second.links).toEqual([
+      expect.objectContaining({
+        context: expect.objectContaining({ spanId: first.spanContext().spanId, traceId: paused.traceId }),
+        attributes: { 'rein.link.type': 'resumed_from' },
+      }),
+    ]);
     const wait = one(spans, 'await_approval deploy');
     expect(wait.parentSpanContext?.spanId).toBe(first.spanContext().spanId);
     expect(wait.attributes).toMatchObject({ 'gen_ai.tool.name': 'deploy', 'rein.approval.outcome': 'paused' });
     const decided = second.events.find((e) => e.name === 'rein.approval.decided');
     expect(decided?.attributes).toMatchObject({ 'gen_ai.tool.name': 'deploy', 'rein.approval.approved': true, 'rein.reason': 'ok' });
     expect(decided?.attributes?.['rein.approval.wait_ms']).toEqual(expect.any(Number));
-    expect(first.events.find((e) => e.name === 'rein.permission')?.attributes).toMatchObject({ 'rein.permission.decision': 'ask', 'gen_ai.tool.name': 'deploy' });
+    expect(first.events.find((e) => e.name === 'rein.permission')?.attributes).toMatchObject({
+      'rein.permission.decision': 'ask',
+      'gen_ai.tool.name': 'deploy',
+    });
     const tool = one(spans, 'execute_tool deploy');
     expect(tool.parentSpanContext?.spanId).toBe(second.spanContext().spanId);
     // The log recorded each attempt's span, so a later export links the same spans.
@@ -210,11 +265,18 @@ describe('spans of a run', () => {
 
   it('a person asked in the run (onConfirm): await_approval inside the execute_tool span', async () => {
     const o = otel();
-    const { agent } = await setup([toolCall('add', { a: 1, b: 1 }), text('2')], { tools: [addTool], hooks: { onConfirm: () => true }, ...telemetryOf(o) });
+    const { agent } = await setup([toolCall('add', { a: 1, b: 1 }), text('2')], {
+      tools: [addTool],
+      hooks: { onConfirm: () => true },
+      ...telemetryOf(o),
+    });
     await agent.run('add');
     const spans = o.spans();
     expect(tree(spans)).toContain('invoke_agent > execute_tool add > await_approval add');
-    expect(one(spans, 'await_approval add').attributes).toMatchObject({ 'rein.approval.outcome': 'approved', 'rein.approval.approved': true });
+    expect(one(spans, 'await_approval add').attributes).toMatchObject({
+      'rein.approval.outcome': 'approved',
+      'rein.approval.approved': true,
+    });
   });
 
   it('an abort: the run span and the tool span it cut short say aborted', async () => {
@@ -313,7 +375,13 @@ describe('spans of a run', () => {
   });
 
   it('no message content on spans unless asked; with captureContent, the conventions’ attributes', async () => {
-    const contentKeys = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result'];
+    const contentKeys = [
+      'gen_ai.input.messages',
+      'gen_ai.output.messages',
+      'gen_ai.system_instructions',
+      'gen_ai.tool.call.arguments',
+      'gen_ai.tool.call.result',
+    ];
     const plain = otel();
     const script = () => [toolCall('add', { a: 20, b: 22 }), text('The answer is 42.')];
     const { agent } = await setup(script(), { tools: [addTool], system: 'You add numbers.', ...telemetryOf(plain) });
@@ -322,19 +390,37 @@ describe('spans of a run', () => {
     expect(JSON.stringify(plain.spans().map((s) => s.attributes))).not.toContain('What is 20 + 22?');
 
     const captured = otel();
-    const { agent: agent2 } = await setup(script(), { tools: [addTool], system: 'You add numbers.', ...telemetryOf(captured, { captureContent: true }) });
+    const { agent: agent2 } = await setup(script(), {
+      tools: [addTool],
+      system: 'You add numbers.',
+      ...telemetryOf(captured, { captureContent: true }),
+    });
     await agent2.run('What is 20 + 22?');
     const spans = captured.spans();
     const run = one(spans, 'invoke_agent');
     expect(JSON.parse(run.attributes['gen_ai.system_instructions'] as string)).toEqual([{ type: 'text', content: 'You add numbers.' }]);
-    expect(JSON.parse(run.attributes['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'What is 20 + 22?' }] }]);
-    const [first, second] = named(spans, 'chat scripted') as [ReadableSpan, ReadableSpan];
-    expect(JSON.parse(first.attributes['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'What is 20 + 22?' }] }]);
-    expect(JSON.parse(first.attributes['gen_ai.output.messages'] as string)).toEqual([
-      { role: 'assistant', parts: [{ type: 'tool_call', id: expect.any(String), name: 'add', arguments: { a: 20, b: 22 } }], finish_reason: 'tool_call' },
+    expect(JSON.parse(run.attributes['gen_ai.input.messages'] as string)).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'What is 20 + 22?' }] },
     ]);
-    expect(JSON.parse(second.attributes['gen_ai.input.messages'] as string).map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool']);
-    expect(JSON.parse(second.attributes['gen_ai.output.messages'] as string)[0].parts).toEqual([{ type: 'text', content: 'The answer is 42.' }]);
+    const [first, second] = named(spans, 'chat scripted') as [ReadableSpan, ReadableSpan];
+    expect(JSON.parse(first.attributes['gen_ai.input.messages'] as string)).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'What is 20 + 22?' }] },
+    ]);
+    expect(JSON.parse(first.attributes['gen_ai.output.messages'] as string)).toEqual([
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: expect.any(String), name: 'add', arguments: { a: 20, b: 22 } }],
+        finish_reason: 'tool_call',
+      },
+    ]);
+    expect(JSON.parse(second.attributes['gen_ai.input.messages'] as string).map((m: { role: string }) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+    ]);
+    expect(JSON.parse(second.attributes['gen_ai.output.messages'] as string)[0].parts).toEqual([
+      { type: 'text', content: 'The answer is 42.' },
+    ]);
     const tool = one(spans, 'execute_tool add');
     expect(JSON.parse(tool.attributes['gen_ai.tool.call.arguments'] as string)).toEqual({ a: 20, b: 22 });
     expect(tool.attributes['gen_ai.tool.call.result']).toBe('42');
@@ -346,7 +432,12 @@ describe('spans of a run', () => {
     const result = await agent.run('add');
     const usage = await o.metric('gen_ai.client.token.usage');
     const byType = (type: string) => usage.find((p) => p.attributes['gen_ai.token.type'] === type);
-    expect(byType('input')?.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'scripted', 'gen_ai.request.model': 'scripted', 'gen_ai.response.model': 'scripted' });
+    expect(byType('input')?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'scripted',
+      'gen_ai.request.model': 'scripted',
+      'gen_ai.response.model': 'scripted',
+    });
     expect((byType('input')?.value as { count: number; sum: number }).count).toBe(2);
     expect((byType('input')?.value as { sum: number }).sum).toBe(result.totals.usage.input);
     expect((byType('output')?.value as { sum: number }).sum).toBe(result.totals.usage.output);
@@ -354,7 +445,12 @@ describe('spans of a run', () => {
     expect(duration).toHaveLength(1);
     expect((duration[0]!.value as { count: number }).count).toBe(2);
     const runs = await o.metric('rein.runs');
-    expect(runs).toEqual([expect.objectContaining({ value: 1, attributes: expect.objectContaining({ 'rein.run.status': 'done', 'rein.run.stop_reason': 'final_answer' }) })]);
+    expect(runs).toEqual([
+      expect.objectContaining({
+        value: 1,
+        attributes: expect.objectContaining({ 'rein.run.status': 'done', 'rein.run.stop_reason': 'final_answer' }),
+      }),
+    ]);
     const tools = await o.metric('rein.tool.calls');
     expect(tools).toEqual([expect.objectContaining({ value: 1, attributes: { 'gen_ai.tool.name': 'add', 'rein.tool.outcome': 'ok' } })]);
   });
@@ -376,7 +472,11 @@ describe('spans of a run', () => {
     const o = otel();
     const store = new MemoryRunStore();
     await store.close();
-    const agent = new Agent({ model: { provider: 'scripted', id: 'x', api: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1' }, store, ...telemetryOf(o) });
+    const agent = new Agent({
+      model: { provider: 'scripted', id: 'x', api: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1' },
+      store,
+      ...telemetryOf(o),
+    });
     const result = await agent.run('hi');
     expect(result.status).toBe('failed');
     const run = one(o.spans(), 'invoke_agent');

@@ -63,14 +63,19 @@ function quietIO(): CliIO {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-it('200 runs on 3 workers, one kill -9 after another: every run finishes once, every call at most once, no run held by two workers', { timeout: 300_000 }, async () => {
+it('200 runs on 3 workers, one kill -9 after another: every run finishes once, every call at most once, no run held by two workers', {
+  timeout: 300_000,
+}, async () => {
   const start = (): Promise<WorkerProcess> => startWorker(['--store', db, '--concurrency', '3'], { cwd: project.dir, env: project.env });
   const workers = await Promise.all(Array.from({ length: WORKERS }, start));
   const killedAt = new Map<number, bigint>();
   const pids = new Set(workers.map((w) => w.pid));
 
   // The same agent rein submit builds (one workbench for all 200 submits).
-  const submitter = await openSubmitter({ agent: 'chaos', store: db, 'base-url': server.url, sandbox: 'off', mode: 'yolo', root: project.dir }, quietIO());
+  const submitter = await openSubmitter(
+    { agent: 'chaos', store: db, 'base-url': server.url, sandbox: 'off', mode: 'yolo', root: project.dir },
+    quietIO(),
+  );
   const ids: string[] = [];
   try {
     for (let i = 0; i < RUNS; i++) ids.push(await submitter.submit(`job-${i}`));
@@ -84,7 +89,9 @@ it('200 runs on 3 workers, one kill -9 after another: every run finishes once, e
     const before = await ended();
     for (let waited = 0; waited < 4000 && (await ended()) < Math.min(RUNS - 20, before + 8); waited += 100) await sleep(100);
     // A worker that holds runs now (its death must cost something), at random.
-    const holding = new Set((await query<{ worker_id: string }>('SELECT DISTINCT worker_id FROM rein_fleet.holders', [], db)).map((r) => r.worker_id));
+    const holding = new Set(
+      (await query<{ worker_id: string }>('SELECT DISTINCT worker_id FROM rein_fleet.holders', [], db)).map((r) => r.worker_id),
+    );
     const busy = workers.map((w, i) => (holding.has(w.id) ? i : -1)).filter((i) => i >= 0);
     const slot = busy.length > 0 ? busy[Math.floor(Math.random() * busy.length)]! : Math.floor(Math.random() * WORKERS);
     const victim = workers[slot]!;
@@ -107,14 +114,21 @@ it('200 runs on 3 workers, one kill -9 after another: every run finishes once, e
     const tag = `job-${i}`;
     const events = await store.loadEvents(runId);
     const record = records.find((r) => r.id === runId);
-    const calls = checkLog({ integrity: 'ok', record, events, executions: new Map(), applied: new Map(), early: [], gated: new Map(), unapproved: [] }, runId);
+    const calls = checkLog(
+      { integrity: 'ok', record, events, executions: new Map(), applied: new Map(), early: [], gated: new Map(), unapproved: [] },
+      runId,
+    );
     resumed += events.filter((e) => e.type === 'run_resumed').length;
     // The history: two shell calls, each answered, then the answer.
     const messages = messagesFromEvents(events);
     const asked = messages.flatMap((m) => (m.role === 'assistant' ? m.content.filter((c) => c.type === 'tool_call') : []));
     const answered = new Set(messages.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
-    expect(asked.map((c) => String(c.type === 'tool_call' ? c.arguments.command : '').match(/ c(\d) /)?.[1]), `${runId} calls`).toEqual(['0', '1']);
-    for (const call of asked) expect(answered.has((call as { id: string }).id), `${runId}: ${(call as { id: string }).id} answered`).toBe(true);
+    expect(
+      asked.map((c) => String(c.type === 'tool_call' ? c.arguments.command : '').match(/ c(\d) /)?.[1]),
+      `${runId} calls`,
+    ).toEqual(['0', '1']);
+    for (const call of asked)
+      expect(answered.has((call as { id: string }).id), `${runId}: ${(call as { id: string }).id} answered`).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'run_finished', status: 'done', result: { text: `done ${tag}` } });
     // Lease epochs only grow: each process that took the run fenced the one before.
     const epochs = events.filter((e): e is Extract<RunEvent, { type: 'run_resumed' }> => e.type === 'run_resumed').map((e) => e.epoch);
@@ -123,7 +137,12 @@ it('200 runs on 3 workers, one kill -9 after another: every run finishes once, e
     for (const c of ['c0', 'c1']) {
       const lines = fx.get(tag)?.filter((l) => l.call === c) ?? [];
       const starts = lines.filter((l) => l.what === 'start');
-      const id = [...calls.name.keys()].find((callId) => String((events.find((e) => e.type === 'tool_started' && e.toolCallId === callId) as { arguments: { command: string } } | undefined)?.arguments.command).includes(` ${c} `));
+      const id = [...calls.name.keys()].find((callId) =>
+        String(
+          (events.find((e) => e.type === 'tool_started' && e.toolCallId === callId) as { arguments: { command: string } } | undefined)
+            ?.arguments.command,
+        ).includes(` ${c} `),
+      );
       const finished = id ? calls.finished.get(id) : undefined;
       expect(finished, `${runId} ${c} finished`).toBeDefined();
       // `unsafe` at most once, always; a call that completed ran exactly once (never again after a kill).
@@ -134,7 +153,10 @@ it('200 runs on 3 workers, one kill -9 after another: every run finishes once, e
     }
     // No two workers at once: the spans in which each worker ran this run's commands never overlap.
     const spans = spansOf(fx.get(tag) ?? [], killedAt);
-    for (const a of spans) for (const b of spans) if (a !== b && a.pid !== b.pid) expect(a.end <= b.start || b.end <= a.start, `${runId}: workers ${a.pid} and ${b.pid} overlap`).toBe(true);
+    for (const a of spans)
+      for (const b of spans)
+        if (a !== b && a.pid !== b.pid)
+          expect(a.end <= b.start || b.end <= a.start, `${runId}: workers ${a.pid} and ${b.pid} overlap`).toBe(true);
   }
   // The kills did land in runs: some were taken over (and some calls cut off mid-way, maybe).
   // (A victim chosen while it held runs may finish them before the kill lands: not every kill costs a takeover.)
@@ -153,7 +175,10 @@ interface FxLine {
 function readFx(dir: string): Map<string, FxLine[]> {
   const out = new Map<string, FxLine[]>();
   for (const file of readdirSync(join(dir, 'fx'))) {
-    const lines = readFileSync(join(dir, 'fx', file), 'utf8').trim().split('\n').filter(Boolean);
+    const lines = readFileSync(join(dir, 'fx', file), 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean);
     out.set(
       file.replace(/\.log$/, ''),
       lines.map((l) => {
@@ -172,7 +197,8 @@ function spansOf(lines: FxLine[], killedAt: Map<number, bigint>): Array<{ pid: n
     .map((s) => {
       const end = lines.find((l) => l.what === 'end' && l.call === s.call && l.pid === s.pid)?.ns;
       const death = killedAt.get(s.pid);
-      const stop = end === undefined ? (death ?? BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n) : death !== undefined && death < end ? death : end;
+      const stop =
+        end === undefined ? (death ?? BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n) : death !== undefined && death < end ? death : end;
       return { pid: s.pid, start: s.ns, end: stop };
     });
 }

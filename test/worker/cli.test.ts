@@ -40,7 +40,22 @@ afterAll(async () => {
 
 // The asker's shell commands ask a person (the run pauses); the doer's run (--mode yolo).
 const submit = (agent: string, task: string) =>
-  rein(['submit', '--store', db, '--agent', agent, '--base-url', server.url, '--sandbox', 'off', ...(agent === 'doer' ? ['--mode', 'yolo'] : []), task], { cwd: project.dir, env: project.env });
+  rein(
+    [
+      'submit',
+      '--store',
+      db,
+      '--agent',
+      agent,
+      '--base-url',
+      server.url,
+      '--sandbox',
+      'off',
+      ...(agent === 'doer' ? ['--mode', 'yolo'] : []),
+      task,
+    ],
+    { cwd: project.dir, env: project.env },
+  );
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
   const end = Date.now() + ms;
@@ -51,12 +66,16 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-const statusOf = (runId: string, status: string) => until(`run ${runId} ${status}`, async () => ((await store.getRun(runId))?.status === status ? true : undefined));
+const statusOf = (runId: string, status: string) =>
+  until(`run ${runId} ${status}`, async () => ((await store.getRun(runId))?.status === status ? true : undefined));
 
 // Worker processes start, drain and are declared dead in seconds each: generous on a busy machine.
 describe('rein submit and rein worker', { timeout: 120_000 }, () => {
   it('a SQLite store refuses submit, saying why and what to use', async () => {
-    const out = await rein(['submit', '--store', join(project.dir, 'local.db'), '--base-url', server.url, 'hello'], { cwd: project.dir, env: project.env });
+    const out = await rein(['submit', '--store', join(project.dir, 'local.db'), '--base-url', server.url, 'hello'], {
+      cwd: project.dir,
+      env: project.env,
+    });
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/rein submit needs a store every worker reaches.*--store postgres:\/\//);
     const worker = await rein(['worker', '--store', join(project.dir, 'local.db')], { cwd: project.dir, env: project.env });
@@ -95,7 +114,10 @@ describe('rein submit and rein worker', { timeout: 120_000 }, () => {
     const w = await startWorker(['--store', db, '--concurrency', '3'], { cwd: project.dir, env: project.env });
     const listed = await rein(['workers', '--store', db, '--json'], { cwd: project.dir, env: project.env });
     expect(listed.code, listed.stderr).toBe(0);
-    const workers = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; pid: number; concurrency: number; runsHeld: number });
+    const workers = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; pid: number; concurrency: number; runsHeld: number });
     expect(workers).toEqual([expect.objectContaining({ id: w.id, pid: w.pid, concurrency: 3, runsHeld: 0 })]);
     // A run that sleeps in its tool, so it is held while we look.
     const slow = await submit('doer', 'slow');
@@ -114,10 +136,14 @@ describe('rein submit and rein worker', { timeout: 120_000 }, () => {
     const human = await rein(['workers', '--store', db], { cwd: project.dir, env: project.env });
     expect(human.stdout).toMatch(new RegExp(`${w.id}  .*pid ${w.pid}  0/3 runs  heartbeat`));
     await killHard(w);
-    const none = await until('the killed worker to leave the list', async () => {
-      const out = await rein(['workers', '--store', db, '--json'], { cwd: project.dir, env: project.env });
-      return out.stdout.includes(w.id) ? undefined : out;
-    }, 30_000);
+    const none = await until(
+      'the killed worker to leave the list',
+      async () => {
+        const out = await rein(['workers', '--store', db, '--json'], { cwd: project.dir, env: project.env });
+        return out.stdout.includes(w.id) ? undefined : out;
+      },
+      30_000,
+    );
     expect(none.stdout).toBe('');
   });
 
@@ -125,7 +151,9 @@ describe('rein submit and rein worker', { timeout: 120_000 }, () => {
     const a = await startWorker(['--store', db], { cwd: project.dir, env: project.env });
     const sent = await submit('doer', 'drain-one');
     const { runId } = JSON.parse(sent.stdout) as { runId: string };
-    await until('the command to start', async () => ((await store.loadEvents(runId)).some((e) => e.type === 'tool_started') ? true : undefined));
+    await until('the command to start', async () =>
+      (await store.loadEvents(runId)).some((e) => e.type === 'tool_started') ? true : undefined,
+    );
     a.child.kill('SIGTERM');
     const exit = await a.exited;
     expect(exit.code, a.stderr()).toBe(0);
@@ -148,7 +176,10 @@ describe('rein submit and rein worker', { timeout: 120_000 }, () => {
     expect(sent.code, sent.stderr).toBe(0);
     const { runId } = JSON.parse(sent.stdout) as { runId: string };
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(join(project.dir, '.rein', 'agents', 'doer.md'), '---\nname: doer\ndescription: changed\nmodel: openai/scripted\ntools: [bash]\n---\nAnother prompt.\n');
+    writeFileSync(
+      join(project.dir, '.rein', 'agents', 'doer.md'),
+      '---\nname: doer\ndescription: changed\nmodel: openai/scripted\ntools: [bash]\n---\nAnother prompt.\n',
+    );
     const w = await startWorker(['--store', db], { cwd: project.dir, env: project.env });
     await statusOf(runId, 'failed');
     const shown = await rein(['show', runId, '--store', db], { cwd: project.dir, env: project.env });

@@ -52,7 +52,11 @@ beforeAll(async () => {
   project = makeProject({ talker: 'model: openai/scripted\ntools: []' });
   db = await freshDatabase('fleet');
   store = await PostgresStore.open({ url: db });
-  workers = await Promise.all(Array.from({ length: 3 }, () => startWorker(['--store', db, '--concurrency', '3', '--max-model-requests', '2'], { cwd: project.dir, env: project.env })));
+  workers = await Promise.all(
+    Array.from({ length: 3 }, () =>
+      startWorker(['--store', db, '--concurrency', '3', '--max-model-requests', '2'], { cwd: project.dir, env: project.env }),
+    ),
+  );
 });
 afterAll(async () => {
   await reapWorkers();
@@ -77,15 +81,24 @@ async function allDone(ids: string[]): Promise<void> {
   for (let waited = 0; ; waited += 100) {
     const records = await Promise.all(ids.map((id) => store.getRun(id)));
     if (records.every((r) => r?.status === 'done')) return;
-    if (waited > 60_000) throw new Error(`runs not done: ${records.filter((r) => r?.status !== 'done').map((r) => `${r?.id} ${r?.status}`).join(', ')}`);
+    if (waited > 60_000)
+      throw new Error(
+        `runs not done: ${records
+          .filter((r) => r?.status !== 'done')
+          .map((r) => `${r?.id} ${r?.status}`)
+          .join(', ')}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-const takers = (ids: string[]): Set<string> => new Set(workers.filter((w) => ids.some((id) => w.stderr().includes(`took run ${id}`))).map((w) => w.id));
+const takers = (ids: string[]): Set<string> =>
+  new Set(workers.filter((w) => ids.some((id) => w.stderr().includes(`took run ${id}`))).map((w) => w.id));
 
 describe('fleet-wide model limits', () => {
-  it('with a limit of 2 per provider and 3 workers, the model server never sees more than 2 requests at once', { timeout: 120_000 }, async () => {
+  it('with a limit of 2 per provider and 3 workers, the model server never sees more than 2 requests at once', {
+    timeout: 120_000,
+  }, async () => {
     const ids = await submitAll(Array.from({ length: 12 }, (_, i) => `limit-${i}`));
     await allDone(ids);
     expect(most).toBe(2);

@@ -29,7 +29,12 @@ const add = defineTool({
   execute: ({ a, b }) => String(Number(a) + Number(b)),
 });
 
-const agentOn = (s: RunStore, tools = [add]): Agent => new Agent({ model: { provider: 'openai', id: 'scripted', api: 'openai-chat', baseUrl: server.url, apiKey: 'k' } as never, store: s, tools });
+const agentOn = (s: RunStore, tools = [add]): Agent =>
+  new Agent({
+    model: { provider: 'openai', id: 'scripted', api: 'openai-chat', baseUrl: server.url, apiKey: 'k' } as never,
+    store: s,
+    tools,
+  });
 
 beforeAll(async () => {
   server = await startScriptedServer({ script: answer });
@@ -78,7 +83,13 @@ describe('createWorker and agent.submit', () => {
   });
 
   it('a run whose agent changed since it was submitted is refused, never run with other tools', async () => {
-    const other = defineTool({ name: 'add', description: 'Adds two numbers, differently.', parameters: { type: 'object', properties: {} }, effect: 'pure', execute: () => 'x' });
+    const other = defineTool({
+      name: 'add',
+      description: 'Adds two numbers, differently.',
+      parameters: { type: 'object', properties: {} },
+      effect: 'pure',
+      execute: () => 'x',
+    });
     const { runId } = await agentOn(store, [other]).submit('what is 2 + 40?', { agent: 'adder' });
     await finished(runId);
     const last = (await store.loadEvents(runId)).at(-1);
@@ -86,7 +97,7 @@ describe('createWorker and agent.submit', () => {
     expect((await store.loadEvents(runId)).some((e) => e.type === 'tool_started')).toBe(false);
   });
 
-  it('a worker records the queue depth and each run\'s pickup latency as OpenTelemetry metrics', async () => {
+  it("a worker records the queue depth and each run's pickup latency as OpenTelemetry metrics", async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));
     const otel = memoryOtel();
     try {
@@ -121,13 +132,21 @@ describe('createWorker and agent.submit', () => {
       },
     });
     try {
-      const agent = new Agent({ model: { provider: 'openai', id: 'scripted', api: 'openai-chat', baseUrl: slow.url, apiKey: 'k' } as never, store });
+      const agent = new Agent({
+        model: { provider: 'openai', id: 'scripted', api: 'openai-chat', baseUrl: slow.url, apiKey: 'k' } as never,
+        store,
+      });
       const limits = { maxConcurrent: 1, by: 'model' as const };
-      workers.push(await createWorker({ store, agents: { one: agent }, concurrency: 3, modelLimits: limits }), await createWorker({ store, agents: { one: agent }, concurrency: 3, modelLimits: limits }));
+      workers.push(
+        await createWorker({ store, agents: { one: agent }, concurrency: 3, modelLimits: limits }),
+        await createWorker({ store, agents: { one: agent }, concurrency: 3, modelLimits: limits }),
+      );
       const ids = await Promise.all(Array.from({ length: 6 }, () => agent.submit('go', { agent: 'one' }).then((r) => r.runId)));
       for (const id of ids) await finished(id);
       expect(most).toBe(1);
-      await expect(createWorker({ store, agents: {}, modelLimits: { maxConcurrent: 0 } })).rejects.toThrow(/maxConcurrent model requests must be an integer from 1/);
+      await expect(createWorker({ store, agents: {}, modelLimits: { maxConcurrent: 0 } })).rejects.toThrow(
+        /maxConcurrent model requests must be an integer from 1/,
+      );
     } finally {
       await Promise.all(workers.splice(0).map((w) => w.stop()));
       await slow.close();

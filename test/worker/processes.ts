@@ -19,7 +19,11 @@ export interface WorkerProcess {
 
 /** Starts `rein worker <args>` in `cwd`; resolves once it takes jobs. */
 export function startWorker(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; ms?: number }): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [bin, 'worker', ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'worker', ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   live.add(child);
   let stdout = '';
   let stderr = '';
@@ -52,7 +56,10 @@ export function startWorker(args: string[], options: { cwd: string; env: NodeJS.
 }
 
 /** Runs `rein <args>` to its end. */
-export function rein(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; ms?: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function rein(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; ms?: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let stdout = '';

@@ -50,7 +50,11 @@ describe('rein serve on a Postgres store', () => {
     const serve = await startServe(['--store', db, '--no-execute', '--base-url', server.url], { cwd: project.dir, env });
     try {
       const post = (path: string, body: unknown) =>
-        fetch(`${serve.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        fetch(`${serve.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       const started = await post('/v1/runs', { agent: 'asker', input: 'via-api' });
       expect(started.status).toBe(201);
       const { runId } = (await started.json()) as { runId: string };
@@ -59,7 +63,9 @@ describe('rein serve on a Postgres store', () => {
       expect((await store.loadEvents(runId)).map((e) => e.type)).toEqual(['run_started']);
       const worker = await startWorker(['--store', db], { cwd: project.dir, env: project.env });
       await until('the run to pause', async () => (await store.getRun(runId))?.status === 'paused');
-      const waiting = (await store.loadEvents(runId)).find((e): e is Extract<RunEvent, { type: 'approval_requested' }> => e.type === 'approval_requested');
+      const waiting = (await store.loadEvents(runId)).find(
+        (e): e is Extract<RunEvent, { type: 'approval_requested' }> => e.type === 'approval_requested',
+      );
       expect(waiting).toBeDefined();
       const approved = await post(`/v1/runs/${runId}/approvals`, { toolCallId: waiting?.toolCallId, approved: true });
       expect(approved.status, await approved.clone().text()).toBeLessThan(300);
@@ -75,7 +81,10 @@ describe('rein serve on a Postgres store', () => {
     const env = { ...project.env, REIN_SERVER_TOKEN: TOKEN };
     const serve = await startServe(['--store', db, '--base-url', server.url], { cwd: project.dir, env });
     try {
-      const sent = await rein(['submit', '--store', db, '--agent', 'asker', '--base-url', server.url, '--sandbox', 'off', '--mode', 'yolo', 'submitted'], { cwd: project.dir, env: project.env });
+      const sent = await rein(
+        ['submit', '--store', db, '--agent', 'asker', '--base-url', server.url, '--sandbox', 'off', '--mode', 'yolo', 'submitted'],
+        { cwd: project.dir, env: project.env },
+      );
       expect(sent.code, sent.stderr).toBe(0);
       const { runId } = JSON.parse(sent.stdout) as { runId: string };
       await until('the run to finish', async () => (await store.getRun(runId))?.status === 'done');

@@ -76,9 +76,7 @@ describe('bash: commands that hang other harnesses come back, their process grou
 
   it('a daemon that left the group with setsid does not hold the call; its pipes are closed on it', async () => {
     const pidFile = join(box.root, 'daemon.pid');
-    const r = await bash(
-      `setsid sh -c 'echo $$ > daemon.pid; exec sleep 1000' & while [ ! -s daemon.pid ]; do sleep 0.05; done; echo up`,
-    );
+    const r = await bash(`setsid sh -c 'echo $$ > daemon.pid; exec sleep 1000' & while [ ! -s daemon.pid ]; do sleep 0.05; done; echo up`);
     const daemon = Number((await readFile(pidFile, 'utf8')).trim());
     try {
       expect(r.text).toContain('up');

@@ -40,7 +40,9 @@ describe('applyEdit', () => {
     const text = message(applyEdit(code, { oldText: 'function sub(a, b) {\n\treturn a - b;\n}', newText: 'x' }, 'm.js'));
     expect(text).toContain('old_text was not found in m.js. The closest match is lines 5–7:');
     expect(text).toContain('     5\tfunction sub(a, b) {\n     6\t    return a - b;\n     7\t}');
-    expect(text).toContain('First difference, line 6: the file has "    return a - b;" but old_text has "\\treturn a - b;" (they differ only in whitespace');
+    expect(text).toContain(
+      'First difference, line 6: the file has "    return a - b;" but old_text has "\\treturn a - b;" (they differ only in whitespace',
+    );
   });
 
   it('points at a changed line when the text differs in more than whitespace', () => {

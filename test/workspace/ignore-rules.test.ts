@@ -15,7 +15,15 @@ vi.mock('ignore', async (importOriginal) => {
 let box: Sandbox;
 beforeAll(async () => {
   box = await makeSandbox();
-  await box.write({ '.gitignore': '*.log\n', '.git/info/exclude': 'secret.txt\n', 'a.log': '', 'secret.txt': '', 'sub/.gitignore': 'gen.ts\n', 'sub/gen.ts': '', 'sub/x.ts': '' });
+  await box.write({
+    '.gitignore': '*.log\n',
+    '.git/info/exclude': 'secret.txt\n',
+    'a.log': '',
+    'secret.txt': '',
+    'sub/.gitignore': 'gen.ts\n',
+    'sub/gen.ts': '',
+    'sub/x.ts': '',
+  });
   await mkdir(join(box.root, 'sub', 'deeper'));
 });
 afterAll(() => box.remove());

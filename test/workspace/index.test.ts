@@ -37,7 +37,9 @@ describe('createWorkspaceTools', () => {
 
   it('creates only the tools asked for, and refuses unknown names', () => {
     expect(createWorkspaceTools({ root: box.root, tools: ['grep', 'read_file'] }).map((t) => t.name)).toEqual(['read_file', 'grep']);
-    expect(() => createWorkspaceTools({ root: box.root, tools: ['shell'] })).toThrow(/unknown workspace tool "shell": choose from read_file/);
+    expect(() => createWorkspaceTools({ root: box.root, tools: ['shell'] })).toThrow(
+      /unknown workspace tool "shell": choose from read_file/,
+    );
     expect(WORKSPACE_TOOL_NAMES).toHaveLength(7);
   });
 

@@ -52,23 +52,36 @@ describe('protected paths', () => {
   }
 
   it.each(PROTECTED)('yolo: writing %j runs (the person chose yolo)', (path) => {
-    const verdict = createPermissionPolicy({ mode: 'yolo' }).decide({ name: 'write_file', arguments: { path, content: '' } }, tools.write_file);
+    const verdict = createPermissionPolicy({ mode: 'yolo' }).decide(
+      { name: 'write_file', arguments: { path, content: '' } },
+      tools.write_file,
+    );
     expect(verdict.decision).toBe('allow');
   });
 
   it.each(PLAIN)('acceptEdits: writing %j runs', (path) => {
-    const verdict = createPermissionPolicy({ mode: 'acceptEdits' }).decide({ name: 'write_file', arguments: { path, content: '' } }, tools.write_file);
+    const verdict = createPermissionPolicy({ mode: 'acceptEdits' }).decide(
+      { name: 'write_file', arguments: { path, content: '' } },
+      tools.write_file,
+    );
     expect(verdict.decision).toBe('allow');
   });
 
   it('deny rules and plan mode still refuse a protected path first', () => {
     const args = { path: '.rein/settings.json', content: '' };
-    expect(createPermissionPolicy({ deny: ['write_file(.rein)'] }).decide({ name: 'write_file', arguments: args }, tools.write_file).decision).toBe('deny');
-    expect(createPermissionPolicy({ mode: 'plan' }).decide({ name: 'write_file', arguments: args }, tools.write_file).decision).toBe('deny');
+    expect(
+      createPermissionPolicy({ deny: ['write_file(.rein)'] }).decide({ name: 'write_file', arguments: args }, tools.write_file).decision,
+    ).toBe('deny');
+    expect(createPermissionPolicy({ mode: 'plan' }).decide({ name: 'write_file', arguments: args }, tools.write_file).decision).toBe(
+      'deny',
+    );
   });
 
   it("the reason names the file and what it is; the user's rein folder is protected from any workspace", () => {
-    const verdict = createPermissionPolicy({ mode: 'acceptEdits' }).decide({ name: 'write_file', arguments: { path: '.mcp.json', content: '' } }, tools.write_file);
+    const verdict = createPermissionPolicy({ mode: 'acceptEdits' }).decide(
+      { name: 'write_file', arguments: { path: '.mcp.json', content: '' } },
+      tools.write_file,
+    );
     expect(verdict.reason).toMatch(/"\.mcp\.json" is MCP servers rein starts/);
     expect(protectedReason('x/settings.json', '/home/u/.rein', '/home/u')).toMatch(/user's rein folder/);
     expect(protectedReason('project/a.ts', '/home/u', '/home/u')).toBeUndefined();

@@ -48,7 +48,9 @@ describe('read_file', () => {
     const shown = r.text.split('\n').filter((line) => /^\s+\d+\t/.test(line));
     expect(shown.length).toBeGreaterThan(5);
     expect(shown.length).toBeLessThan(20);
-    expect(r.text).toContain(`showing lines 1–${shown.length} of 100 (the 200-byte limit of one read); to read on, call read_file with offset=${shown.length + 1}`);
+    expect(r.text).toContain(
+      `showing lines 1–${shown.length} of 100 (the 200-byte limit of one read); to read on, call read_file with offset=${shown.length + 1}`,
+    );
   });
 
   it('refuses an offset past the end, saying how long the file is', async () => {

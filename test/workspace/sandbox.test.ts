@@ -26,7 +26,8 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-const sandboxed = (extra: Record<string, unknown> = {}) => box.tools({ bash: { sandbox: { level: 'workspace-write', home, ...extra }, timeoutMs: 30_000 } }).bash!;
+const sandboxed = (extra: Record<string, unknown> = {}) =>
+  box.tools({ bash: { sandbox: { level: 'workspace-write', home, ...extra }, timeoutMs: 30_000 } }).bash!;
 const run = (command: string, extra?: Record<string, unknown>) => call(sandboxed(extra), { command });
 
 describe('bash in the sandbox', { timeout: 60_000 }, () => {
@@ -43,7 +44,9 @@ describe('bash in the sandbox', { timeout: 60_000 }, () => {
 
   it('a write outside the workspace fails and leaves nothing on the host', async () => {
     const target = join(home, 'planted.txt');
-    const r = await run(`echo x > ${target}; echo x > /var/tmp/rein-planted-$$; echo x > ${join(box.outside, 'planted.txt')}; echo x > /usr/rein-planted; echo done`);
+    const r = await run(
+      `echo x > ${target}; echo x > /var/tmp/rein-planted-$$; echo x > ${join(box.outside, 'planted.txt')}; echo x > /usr/rein-planted; echo done`,
+    );
     expect(r.text).toContain('done');
     expect(existsSync(target)).toBe(false);
     expect(existsSync(join(box.outside, 'planted.txt'))).toBe(false);
@@ -58,12 +61,16 @@ describe('bash in the sandbox', { timeout: 60_000 }, () => {
   });
 
   it("the home's secrets are not there: cat ~/.ssh/<file> fails, and rein's own folder is not visible", async () => {
-    const r = await run(`cat ${join(home, '.ssh', 'id_test')}; echo "entries: $(ls -A ${home} | wc -l)"; cat ${join(home, '.rein', 'settings.json')}`);
+    const r = await run(
+      `cat ${join(home, '.ssh', 'id_test')}; echo "entries: $(ls -A ${home} | wc -l)"; cat ${join(home, '.rein', 'settings.json')}`,
+    );
     expect(r.text).not.toContain('PRIVATE KEY');
     expect(r.text).toMatch(/No such file or directory/);
     expect(r.text).toContain('entries: 0');
     // Unconfined, the same command reads the key: the test's home is a real one.
-    expect((await call(box.tools({ bash: { sandbox: 'off' } }).bash!, { command: `cat ${join(home, '.ssh', 'id_test')}` })).text).toContain('PRIVATE KEY');
+    expect((await call(box.tools({ bash: { sandbox: 'off' } }).bash!, { command: `cat ${join(home, '.ssh', 'id_test')}` })).text).toContain(
+      'PRIVATE KEY',
+    );
   });
 
   describe('network', () => {
@@ -113,13 +120,17 @@ describe('bash in the sandbox', { timeout: 60_000 }, () => {
     const marker = `1000.${process.pid}${Date.now() % 1000}`;
     const r = await run(`sleep ${marker} & echo started`);
     expect(r.text).toContain('started');
-    const left = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l.includes(`sleep ${marker}`));
+    const left = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter((l) => l.includes(`sleep ${marker}`));
     expect(left).toEqual([]);
   });
 
   it("rein's configuration in the workspace is read-only to the shell", async () => {
     await box.write({ '.rein/settings.json': '{}', '.mcp.json': '{}' });
-    const r = await run('echo \'{"permissions":{"allow":["bash"]}}\' > .rein/settings.json; echo x > .mcp.json; echo x > .rein/new.json; echo done');
+    const r = await run(
+      'echo \'{"permissions":{"allow":["bash"]}}\' > .rein/settings.json; echo x > .mcp.json; echo x > .rein/new.json; echo done',
+    );
     expect(r.text).toContain('done');
     expect(readFileSync(join(box.root, '.rein', 'settings.json'), 'utf8')).toBe('{}');
     expect(readFileSync(join(box.root, '.mcp.json'), 'utf8')).toBe('{}');

@@ -52,7 +52,9 @@ describe('list_dir', () => {
   });
 
   it('lists a subdirectory, an empty one, and caps long listings', async () => {
-    expect((await call(box.tools().list_dir, { path: 'src/util' })).text).toBe('src/util (3 entries):\n.gitignore  (13 B)\ngenerated.ts  (15 B)\nhelper.ts  (42 B)');
+    expect((await call(box.tools().list_dir, { path: 'src/util' })).text).toBe(
+      'src/util (3 entries):\n.gitignore  (13 B)\ngenerated.ts  (15 B)\nhelper.ts  (42 B)',
+    );
     expect((await call(box.tools().list_dir, { path: 'empty-dir' })).text).toBe('empty-dir is empty.');
     const capped = await call(box.tools({ maxResults: 2 }).list_dir, {});
     expect(capped.text).toContain('… and 11 more entries not shown');
@@ -85,7 +87,9 @@ describe('glob', () => {
 
   it('hints at ** when a top-level pattern finds nothing', async () => {
     const r = await call(box.tools().glob, { pattern: '*.py' });
-    expect(r.text).toBe('No paths match "*.py" in the workspace ("*.py" matches only directly in the workspace; use "**/*.py" for any depth).');
+    expect(r.text).toBe(
+      'No paths match "*.py" in the workspace ("*.py" matches only directly in the workspace; use "**/*.py" for any depth).',
+    );
   });
 
   it('caps results and says how many there were', async () => {
@@ -133,7 +137,14 @@ describe('grep', () => {
   it('shows context lines and separates groups with --', async () => {
     const r = await call(box.tools().grep, { pattern: 'TODO', path: 'docs', context: 1 });
     expect(r.text).toBe(
-      ['docs/guide.md-2- line two', 'docs/guide.md:3: TODO: guide', 'docs/guide.md-4- line four', '--', 'docs/guide.md-7- line seven', 'docs/guide.md:8: TODO again'].join('\n'),
+      [
+        'docs/guide.md-2- line two',
+        'docs/guide.md:3: TODO: guide',
+        'docs/guide.md-4- line four',
+        '--',
+        'docs/guide.md-7- line seven',
+        'docs/guide.md:8: TODO again',
+      ].join('\n'),
     );
   });
 
@@ -168,7 +179,9 @@ describe('grep', () => {
 
   it('supports named groups, \\u escapes and case folding beyond ASCII', async () => {
     await box.write({ 'unicode/more.txt': 'ÉCOLE\nid=42\n' });
-    expect((await call(box.tools().grep, { pattern: '\\u00e9cole', path: 'unicode/more.txt', ignore_case: true })).text).toBe('unicode/more.txt:1: ÉCOLE');
+    expect((await call(box.tools().grep, { pattern: '\\u00e9cole', path: 'unicode/more.txt', ignore_case: true })).text).toBe(
+      'unicode/more.txt:1: ÉCOLE',
+    );
     expect((await call(box.tools().grep, { pattern: 'id=(?<n>\\d+)', path: 'unicode/more.txt' })).text).toBe('unicode/more.txt:2: id=42');
   });
 

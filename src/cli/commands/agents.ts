@@ -40,9 +40,23 @@ export const command: Command = {
       json = Boolean(parsed.values.json);
       const root = resolve(parsed.values.root ?? process.cwd());
       const { items, diagnostics } = await loadAgentFiles(root, io.env);
-      const rows = items.map((a) => ({ name: a.name, description: a.description, model: a.model, tools: a.tools ?? null, mode: a.mode ?? 'default', file: a.file ?? null }));
+      const rows = items.map((a) => ({
+        name: a.name,
+        description: a.description,
+        model: a.model,
+        tools: a.tools ?? null,
+        mode: a.mode ?? 'default',
+        file: a.file ?? null,
+      }));
       if (!items.some((a) => a.name === DEFAULT_AGENT)) {
-        rows.unshift({ name: DEFAULT_AGENT, description: 'what rein run builds here: seed and workspace tools, MCP servers, skills, rules', model: defaultModelSpec(io.env), tools: null, mode: 'default', file: null });
+        rows.unshift({
+          name: DEFAULT_AGENT,
+          description: 'what rein run builds here: seed and workspace tools, MCP servers, skills, rules',
+          model: defaultModelSpec(io.env),
+          tools: null,
+          mode: 'default',
+          file: null,
+        });
       }
       if (json) {
         for (const row of rows) io.stdout.write(`${JSON.stringify({ type: 'agent', ...row })}\n`);
@@ -50,7 +64,8 @@ export const command: Command = {
       } else {
         io.stdout.write(table(rows));
       }
-      for (const d of diagnostics) io.stderr.write(`rein: ${d.severity === 'error' ? 'skipped ' : ''}agent ${terminalLine(agentDiagnosticLine(d))}\n`);
+      for (const d of diagnostics)
+        io.stderr.write(`rein: ${d.severity === 'error' ? 'skipped ' : ''}agent ${terminalLine(agentDiagnosticLine(d))}\n`);
       return diagnostics.some((d) => d.severity === 'error') ? EXIT.failed : EXIT.ok;
     } catch (error) {
       return reportSetupError(error, io, false);
@@ -59,7 +74,13 @@ export const command: Command = {
 };
 
 function table(rows: Array<{ name: string; model: string; tools: string[] | null; mode: string; description: string }>): string {
-  const cells = rows.map((r) => [r.name, r.model, r.tools === null ? 'all' : r.tools.length === 0 ? 'none' : r.tools.join(','), r.mode, r.description]);
+  const cells = rows.map((r) => [
+    r.name,
+    r.model,
+    r.tools === null ? 'all' : r.tools.length === 0 ? 'none' : r.tools.join(','),
+    r.mode,
+    r.description,
+  ]);
   const head = ['AGENT', 'MODEL', 'TOOLS', 'MODE', 'DESCRIPTION'];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((row) => Math.min(40, (row[i] as string).length))));
   const line = (row: string[]) =>

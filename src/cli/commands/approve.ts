@@ -57,7 +57,9 @@ async function approveIfQueued(
       ...(values.reason === undefined ? {} : { reason: values.reason }),
       ...(values.call === undefined ? {} : { toolCallId: values.call }),
     });
-    io.stderr.write(`rein: ${values.deny ? 'denied' : 'approved'} ${decided.join(', ')}; run ${runId} is back in the queue: a worker continues it (rein show ${runId} follows it)\n`);
+    io.stderr.write(
+      `rein: ${values.deny ? 'denied' : 'approved'} ${decided.join(', ')}; run ${runId} is back in the queue: a worker continues it (rein show ${runId} follows it)\n`,
+    );
     io.stdout.write(`${JSON.stringify({ runId, queued: true, decided })}\n`);
     return EXIT.ok;
   } finally {
@@ -84,16 +86,21 @@ export const command: Command = {
       const runId = runIdOf(positionals, 'approve', 'rein runs --status paused lists them');
       const queued = await approveIfQueued(runId, values, io);
       if (queued !== undefined) return queued;
-      return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkPaused }, io, async (agent, store) => {
-        const handle = agent.approve(runId, {
-          approved: !values.deny,
-          signal: io.signal,
-          ...(values.reason === undefined ? {} : { reason: values.reason }),
-          ...(values.call === undefined ? {} : { toolCallId: values.call }),
-          ...(values.force ? { force: true } : {}),
-        });
-        return exitCodeOf(await renderRun(handle, io, false, { provider: agent.model.provider }, () => eventsOfTree(store, runId)));
-      });
+      return await withStoredRun(
+        runId,
+        { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkPaused },
+        io,
+        async (agent, store) => {
+          const handle = agent.approve(runId, {
+            approved: !values.deny,
+            signal: io.signal,
+            ...(values.reason === undefined ? {} : { reason: values.reason }),
+            ...(values.call === undefined ? {} : { toolCallId: values.call }),
+            ...(values.force ? { force: true } : {}),
+          });
+          return exitCodeOf(await renderRun(handle, io, false, { provider: agent.model.provider }, () => eventsOfTree(store, runId)));
+        },
+      );
     } catch (error) {
       return reportSetupError(error, io, false);
     }

@@ -61,13 +61,27 @@ export const command: Command = {
       const { values, positionals } = parsed;
       // A task given here would be dropped without a word: say where it goes instead.
       if (positionals.length > 0) {
-        throw new ReinError('config', 'fatal', `rein chat takes no task on the command line ("${positionals.join(' ')}"): type it at the > prompt, or use rein run "<task>"`);
+        throw new ReinError(
+          'config',
+          'fatal',
+          `rein chat takes no task on the command line ("${positionals.join(' ')}"): type it at the > prompt, or use rein run "<task>"`,
+        );
       }
-      if (values.json || values['no-stream']) throw new ReinError('config', 'fatal', `${values.json ? '--json' : '--no-stream'} is for \`rein run\`; chat is interactive`);
-      if (values.record !== undefined) throw new ReinError('config', 'fatal', '--record is for `rein run`: record a run, then play it back with rein scripted-server --fixture');
+      if (values.json || values['no-stream'])
+        throw new ReinError('config', 'fatal', `${values.json ? '--json' : '--no-stream'} is for \`rein run\`; chat is interactive`);
+      if (values.record !== undefined)
+        throw new ReinError(
+          'config',
+          'fatal',
+          '--record is for `rein run`: record a run, then play it back with rein scripted-server --fixture',
+        );
       const named = await resolveNamedAgent(values.agent ?? DEFAULT_AGENT, values, io.env, io);
       store = await storeFromFlags(values, io);
-      ({ agent, bench, runOptions } = await openCliAgent(named.values, named.options, io, { store, people: { question }, metadata: { ...named.metadata } }));
+      ({ agent, bench, runOptions } = await openCliAgent(named.values, named.options, io, {
+        store,
+        people: { question },
+        metadata: { ...named.metadata },
+      }));
     } catch (error) {
       await bench?.close();
       await store?.close();

@@ -45,7 +45,10 @@ export function demoScript(request: ChatRequest): ScriptTurn {
     }
   }
   const task = textOf(messages[lastUser]).toLowerCase();
-  const results = messages.slice(lastUser + 1).filter((m) => m.role === 'tool').map(textOf);
+  const results = messages
+    .slice(lastUser + 1)
+    .filter((m) => m.role === 'tool')
+    .map(textOf);
   if (task.includes('time')) {
     if (results.length === 0) return { text: 'Let me check the clock.', toolCalls: [{ name: 'get_current_time', arguments: {} }] };
     // The tool's first line reads "Current time in <zone>: <weekday, date time (offset)>".
@@ -95,7 +98,9 @@ export const command: Command = {
       store = await storeFromFlags({ 'no-store': Boolean(values['no-store']) }, io);
       const agent = new Agent({ model: server.model('scripted-demo'), tools: seedTools(), ...(store ? { store } : {}) });
       if (!json) {
-        io.stderr.write('rein demo — the model is a SCRIPTED OFFLINE MODEL (no key, no network): its answers are scripted, the tools are real.\n');
+        io.stderr.write(
+          'rein demo — the model is a SCRIPTED OFFLINE MODEL (no key, no network): its answers are scripted, the tools are real.\n',
+        );
       }
       let code: number = EXIT.ok;
       for (const task of TASKS) {

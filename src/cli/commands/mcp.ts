@@ -136,10 +136,21 @@ async function list(values: Values, io: CliIO): Promise<number> {
     } else {
       reportDiagnostics(host.diagnostics, io);
       if (status.length === 0) {
-        io.stdout.write('No MCP servers configured. Add them to .mcp.json here (or in the repository root) or to ~/.rein/mcp.json: { "mcpServers": { "name": { "command": "…" } } }\n');
+        io.stdout.write(
+          'No MCP servers configured. Add them to .mcp.json here (or in the repository root) or to ~/.rein/mcp.json: { "mcpServers": { "name": { "command": "…" } } }\n',
+        );
       } else {
         io.stdout.write(
-          table(['NAME', 'TRANSPORT', 'STATUS', 'TOOLS', 'LAST ERROR'], status.map((s) => [s.name, s.transport, s.needsLogin ? 'needs login' : s.state, String(s.toolCount), shorten(s.lastError ?? '', 160)])),
+          table(
+            ['NAME', 'TRANSPORT', 'STATUS', 'TOOLS', 'LAST ERROR'],
+            status.map((s) => [
+              s.name,
+              s.transport,
+              s.needsLogin ? 'needs login' : s.state,
+              String(s.toolCount),
+              shorten(s.lastError ?? '', 160),
+            ]),
+          ),
         );
       }
     }
@@ -163,8 +174,15 @@ async function tools(server: string | undefined, values: Values, io: CliIO): Pro
       io.stdout.write(`${JSON.stringify(infos, null, 2)}\n`);
     } else {
       reportDiagnostics(host.diagnostics, io);
-      for (const s of host.status()) if (s.state !== 'connected' && s.state !== 'disabled') io.stderr.write(`rein mcp: server "${s.name}" is ${s.state}: ${s.lastError ?? ''}\n`);
-      io.stdout.write(table(['NAME', 'SERVER', 'RISK', 'DESCRIPTION'], infos.map((t) => [t.name, t.server, t.risk ?? '', shorten(t.description, 100)])));
+      for (const s of host.status())
+        if (s.state !== 'connected' && s.state !== 'disabled')
+          io.stderr.write(`rein mcp: server "${s.name}" is ${s.state}: ${s.lastError ?? ''}\n`);
+      io.stdout.write(
+        table(
+          ['NAME', 'SERVER', 'RISK', 'DESCRIPTION'],
+          infos.map((t) => [t.name, t.server, t.risk ?? '', shorten(t.description, 100)]),
+        ),
+      );
     }
     return EXIT.ok;
   } finally {
@@ -181,7 +199,8 @@ async function call(server: string, tool: string, json: string | undefined, valu
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return usageError(io, 'the arguments must be one JSON object');
   const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeoutMs !== undefined && !(timeoutMs > 0)) return usageError(io, `--timeout must be a positive number of milliseconds, got "${values.timeout}"`);
+  if (timeoutMs !== undefined && !(timeoutMs > 0))
+    return usageError(io, `--timeout must be a positive number of milliseconds, got "${values.timeout}"`);
 
   // At a terminal a server may ask the person (elicitation); elsewhere it cannot.
   const extra: Partial<McpHostOptions> = {};
@@ -197,12 +216,23 @@ async function call(server: string, tool: string, json: string | undefined, valu
     const result = await host.callTool(server, tool, args as Record<string, unknown>, {
       signal: io.signal,
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      ...(values.verbose ? { onProgress: (p) => io.stderr.write(`[${server}] progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}${p.message ? ` ${p.message}` : ''}\n`) } : {}),
+      ...(values.verbose
+        ? {
+            onProgress: (p) =>
+              io.stderr.write(
+                `[${server}] progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}${p.message ? ` ${p.message}` : ''}\n`,
+              ),
+          }
+        : {}),
     });
     if (values.json) {
-      io.stdout.write(`${JSON.stringify({ server, tool, isError: result.isError, content: result.content, details: result.details, result: result.raw }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ server, tool, isError: result.isError, content: result.content, details: result.details, result: result.raw }, null, 2)}\n`,
+      );
     } else {
-      const text = result.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mimeType}, ${base64Bytes(p.data)} bytes]`)).join('\n');
+      const text = result.content
+        .map((p) => (p.type === 'text' ? p.text : `[image ${p.mimeType}, ${base64Bytes(p.data)} bytes]`))
+        .join('\n');
       (result.isError ? io.stderr : io.stdout).write(`${text}\n`);
     }
     return result.isError ? EXIT.failed : EXIT.ok;
@@ -215,7 +245,10 @@ async function login(server: string, values: Values, io: CliIO): Promise<number>
   const timeoutMs = values.timeout === undefined ? 300_000 : Number(values.timeout);
   if (!(timeoutMs > 0)) return usageError(io, `--timeout must be a positive number of milliseconds, got "${values.timeout}"`);
   const { openInBrowser } = await import('../mcp-browser.js');
-  const host = await open(values, io, [server], { authorize: openInBrowser(io, { launch: values['no-browser'] !== true }), loginTimeoutMs: timeoutMs });
+  const host = await open(values, io, [server], {
+    authorize: openInBrowser(io, { launch: values['no-browser'] !== true }),
+    loginTimeoutMs: timeoutMs,
+  });
   try {
     const status = host.status().find((s) => s.name === server);
     if (!status) return unknownServer(host, server, io);
@@ -232,7 +265,12 @@ async function logout(server: string, values: Values, io: CliIO): Promise<number
   // Nothing is started: only the stored tokens are forgotten.
   const { logoutMcpServer } = await import('../../mcp/auth/logout.js');
   try {
-    const forgot = await logoutMcpServer(server, { cwd: process.cwd(), home: io.env.HOME || homedir(), env: io.env, ...(values.config ? { configFiles: values.config } : {}) });
+    const forgot = await logoutMcpServer(server, {
+      cwd: process.cwd(),
+      home: io.env.HOME || homedir(),
+      env: io.env,
+      ...(values.config ? { configFiles: values.config } : {}),
+    });
     io.stdout.write(forgot ? `Logged out of "${server}": its stored tokens are gone.\n` : `No login was stored for "${server}".\n`);
     return EXIT.ok;
   } catch (error) {

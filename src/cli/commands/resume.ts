@@ -156,10 +156,15 @@ export const command: Command = {
       const { values, positionals } = parsed;
       json = Boolean(values.json);
       const runId = runIdOf(positionals, 'resume');
-      return await withStoredRun(runId, { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkResumable }, io, async (agent, store) => {
-        const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
-        return exitCodeOf(await renderRun(handle, io, json, { provider: agent.model.provider }, () => eventsOfTree(store, runId)));
-      });
+      return await withStoredRun(
+        runId,
+        { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkResumable },
+        io,
+        async (agent, store) => {
+          const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
+          return exitCodeOf(await renderRun(handle, io, json, { provider: agent.model.provider }, () => eventsOfTree(store, runId)));
+        },
+      );
     } catch (error) {
       return reportSetupError(error, io, json);
     }

@@ -152,7 +152,15 @@ export function askLine(io: CliIO, question: string, onInterrupt?: () => void): 
  * empty, `seq` 0, nothing was spent.
  */
 function runNotStarted(status: 'failed' | 'aborted', reason: 'fatal_error' | 'aborted', error: ErrorInfo): RunEvent {
-  const result = { runId: '', traceId: '', status, reason, text: '', totals: { steps: 0, toolCalls: 0, usage: emptyUsage(), durationMs: 0 }, error };
+  const result = {
+    runId: '',
+    traceId: '',
+    status,
+    reason,
+    text: '',
+    totals: { steps: 0, toolCalls: 0, usage: emptyUsage(), durationMs: 0 },
+    error,
+  };
   return { type: 'run_finished', runId: '', seq: 0, at: Date.now(), status, reason, result };
 }
 
@@ -204,13 +212,22 @@ export const command: Command = {
       const interrupted = new AbortController();
       const signal = AbortSignal.any([io.signal, interrupted.signal]);
       const question = (q: string): Promise<string> => askLine(io, q, () => interrupted.abort('interrupted'));
-      const session = await openCliAgent(named.values, named.options, io, { store, people: interactive ? { question } : {}, metadata: { ...named.metadata } });
+      const session = await openCliAgent(named.values, named.options, io, {
+        store,
+        people: interactive ? { question } : {},
+        metadata: { ...named.metadata },
+      });
       bench = session.bench;
       const agent = session.agent;
       // A `/skill:name` naming no loaded skill would reach the model as plain text: refused, saying what exists.
       const { parseSkillCommands } = await import('../../skills/commands.js');
       const unknownSkills = parseSkillCommands(task, bench.skills).unknown;
-      if (unknownSkills.length > 0) throw new ReinError('config', 'fatal', `${unknownSkills.map((u) => u.message).join('; ')}: fix the name, or load the skill (.rein/skills/<name>/SKILL.md)`);
+      if (unknownSkills.length > 0)
+        throw new ReinError(
+          'config',
+          'fatal',
+          `${unknownSkills.map((u) => u.message).join('; ')}: fix the name, or load the skill (.rein/skills/<name>/SKILL.md)`,
+        );
       const input = await userInput(task, bench.mcp, io, { signal });
       const result = await renderRun(agent.run(input, { signal, ...session.runOptions }), io, json, { stream: !values['no-stream'] });
       return exitCodeOf(result);

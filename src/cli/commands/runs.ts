@@ -36,12 +36,15 @@ export const command: Command = {
         throw new ReinError('config', 'fatal', `--status expects one of ${STATUSES.join(', ')}, got "${values.status}"`);
       }
       const limit = values.limit === undefined ? 20 : Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1) throw new ReinError('config', 'fatal', `--limit expects a positive whole number, got "${values.limit}"`);
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new ReinError('config', 'fatal', `--limit expects a positive whole number, got "${values.limit}"`);
       const store = await openStoreFor(values.store, io);
       try {
         const runs = await store.listRuns({ limit, ...(values.status ? { status: values.status as RunRecord['status'] } : {}) });
         const holders = store.queue ? await holdersOf(store, runs) : undefined;
-        if (json) for (const run of runs) io.stdout.write(`${JSON.stringify(holders?.has(run.id) ? { ...run, worker: holders.get(run.id) } : run)}\n`);
+        if (json)
+          for (const run of runs)
+            io.stdout.write(`${JSON.stringify(holders?.has(run.id) ? { ...run, worker: holders.get(run.id) } : run)}\n`);
         else io.stdout.write(table(runs, Date.now(), holders));
       } finally {
         await store.close();
@@ -67,7 +70,8 @@ function asTrees(runs: RunRecord[]): Array<{ run: RunRecord; depth: number }> {
     for (const child of (children.get(run.id) ?? []).sort((a, b) => a.createdAt - b.createdAt)) visit(child, Math.max(depth, 0) + 1);
   };
   // A run whose parent is not in the list (older, or filtered out) stands on its own, marked.
-  for (const run of runs) if (run.parentRunId === undefined || !ids.has(run.parentRunId)) visit(run, run.parentRunId === undefined ? 0 : -1);
+  for (const run of runs)
+    if (run.parentRunId === undefined || !ids.has(run.parentRunId)) visit(run, run.parentRunId === undefined ? 0 : -1);
   return out;
 }
 
@@ -98,6 +102,10 @@ function table(runs: RunRecord[], now: number, holders?: Map<string, string>): s
   ]);
   const head = ['RUN', 'STATUS', 'REASON', 'STEPS', 'TOKENS', 'COST', 'AGE', 'MODEL', ...(holders ? ['WORKER'] : [])];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] as number)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] as number))
+      .join('  ')
+      .trimEnd();
   return `${[line(head), ...rows.map(line)].join('\n')}\n`;
 }

@@ -57,7 +57,11 @@ export const command: Command = {
       if (!parsed) return EXIT.ok;
       const { fixture, ...scripted } = parsed.values;
       if (fixture === undefined && scripted['script-module'] === undefined && scripted.script === undefined) {
-        throw new ReinError('config', 'fatal', 'no script given: --script-module <file.mjs> (its default export: a list of turns or a function), --script <file.json> (a list of turns), or --fixture <file> (a run recorded with rein run --record)');
+        throw new ReinError(
+          'config',
+          'fatal',
+          'no script given: --script-module <file.mjs> (its default export: a list of turns or a function), --script <file.json> (a list of turns), or --fixture <file> (a run recorded with rein run --record)',
+        );
       }
       const server = fixture === undefined ? await startScriptedServerFromFlags(scripted) : await playback(fixture, scripted, io);
       try {
@@ -76,7 +80,8 @@ export const command: Command = {
       }
       if (fixture !== undefined && isPlayback(server)) {
         if (server.divergence !== undefined) return EXIT.failed;
-        if (server.left > 0) io.stderr.write(`rein scripted-server: ${server.left} recorded exchange${server.left === 1 ? ' was' : 's were'} not asked for\n`);
+        if (server.left > 0)
+          io.stderr.write(`rein scripted-server: ${server.left} recorded exchange${server.left === 1 ? ' was' : 's were'} not asked for\n`);
       }
       return EXIT.ok;
     } catch (error) {
@@ -88,7 +93,12 @@ export const command: Command = {
 /** The playback of `path`: only --port and --host go with --fixture. */
 async function playback(path: string, values: Record<string, string | boolean | undefined>, io: CliIO): Promise<FixtureServer> {
   const others = Object.keys(values).filter((name) => values[name] !== undefined && name !== 'port' && name !== 'host' && name !== 'help');
-  if (others.length > 0) throw new ReinError('config', 'fatal', `--fixture plays a recording back as it was: leave out ${others.map((name) => `--${name}`).join(', ')} (only --port and --host go with it)`);
+  if (others.length > 0)
+    throw new ReinError(
+      'config',
+      'fatal',
+      `--fixture plays a recording back as it was: leave out ${others.map((name) => `--${name}`).join(', ')} (only --port and --host go with it)`,
+    );
   const given = typeof values.port === 'string' ? values.port : undefined;
   const host = typeof values.host === 'string' ? values.host : undefined;
   const port = given === undefined ? 0 : Number(given);

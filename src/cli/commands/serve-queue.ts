@@ -36,13 +36,14 @@ export async function workerInside(store: RunStore, root: string, io: CliIO): Pr
     import('../worker-agents.js'),
   ]);
   const agents = openWorkerAgents(root, store, io);
-  const worker = await createWorker({ store, agents: agents.resolve, onEvent: (e) => e.type === 'refused' && io.stderr.write(`rein serve: worker refused run ${e.runId}: ${e.why}\n`) });
+  const worker = await createWorker({
+    store,
+    agents: agents.resolve,
+    onEvent: (e) => e.type === 'refused' && io.stderr.write(`rein serve: worker refused run ${e.runId}: ${e.why}\n`),
+  });
   io.stderr.write(`rein serve: a worker (${worker.id}) inside this server takes queued runs\n`);
   let stopped: Promise<void> | undefined;
   return {
-    stop: () =>
-      (stopped ??= worker
-        .stop({ drain: true })
-        .finally(() => agents.close())),
+    stop: () => (stopped ??= worker.stop({ drain: true }).finally(() => agents.close())),
   };
 }

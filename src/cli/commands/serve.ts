@@ -51,7 +51,13 @@ export const command: Command = {
         argv,
         io,
         usage,
-        { port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' }, 'base-url': { type: 'string' }, 'no-execute': { type: 'boolean' } },
+        {
+          port: { type: 'string' },
+          host: { type: 'string' },
+          store: { type: 'string' },
+          'base-url': { type: 'string' },
+          'no-execute': { type: 'boolean' },
+        },
         { positionals: false },
       );
       if (!parsed) return EXIT.ok;
@@ -75,11 +81,20 @@ export const command: Command = {
       try {
         store = await openStoreFor(values.store, io);
       } catch (error) {
-        throw new ReinError('config', 'fatal', `cannot open the run store ${maskStoreLocation(named ?? '.rein/rein.db')}: ${(error as Error).message}`, { cause: error });
+        throw new ReinError(
+          'config',
+          'fatal',
+          `cannot open the run store ${maskStoreLocation(named ?? '.rein/rein.db')}: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
       const noExecute = values['no-execute'] === true;
       if (noExecute && !store.queue) {
-        throw new ReinError('config', 'fatal', '--no-execute queues runs for the workers, in a store they all reach: give --store postgres://… (or set REIN_DATABASE_URL)');
+        throw new ReinError(
+          'config',
+          'fatal',
+          '--no-execute queues runs for the workers, in a store they all reach: give --store postgres://… (or set REIN_DATABASE_URL)',
+        );
       }
       const catalog = openServedAgents({ root, io, ...(baseUrl === undefined ? {} : { baseUrl }) });
       agents = catalog;
@@ -100,9 +115,14 @@ export const command: Command = {
       io.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
       if (token.source === 'env') io.stderr.write('rein serve: the token is REIN_SERVER_TOKEN\n');
       else io.stderr.write(`rein serve: the token is in ${token.file}${token.source === 'generated' ? ' (made now, mode 0600)' : ''}\n`);
-      io.stderr.write(`rein serve: listening on ${server.url}; the run viewer is at ${server.url}/ (sign in with the token). Ctrl-C stops it.\n`);
+      io.stderr.write(
+        `rein serve: listening on ${server.url}; the run viewer is at ${server.url}/ (sign in with the token). Ctrl-C stops it.\n`,
+      );
       const recovered = await server.recover();
-      if (recovered.length > 0) io.stderr.write(`rein serve: continuing ${recovered.length} run${recovered.length === 1 ? '' : 's'} from ${recovered.length === 1 ? 'its log' : 'their logs'}: ${recovered.join(', ')}\n`);
+      if (recovered.length > 0)
+        io.stderr.write(
+          `rein serve: continuing ${recovered.length} run${recovered.length === 1 ? '' : 's'} from ${recovered.length === 1 ? 'its log' : 'their logs'}: ${recovered.join(', ')}\n`,
+        );
       // Ctrl-C and SIGTERM (see main.ts) abort the signal; so does the output closing.
       await new Promise<void>((resolve) => {
         if (io.signal.aborted) resolve();
@@ -111,7 +131,8 @@ export const command: Command = {
       io.stderr.write('rein serve: stopping: no new runs; streams end; running runs are left to continue on the next start\n');
       await inside?.stop();
       const stopped = await server.stop();
-      if (stopped > 0) io.stderr.write(`rein serve: ${stopped} run${stopped === 1 ? '' : 's'} left running in the store, to continue on the next start\n`);
+      if (stopped > 0)
+        io.stderr.write(`rein serve: ${stopped} run${stopped === 1 ? '' : 's'} left running in the store, to continue on the next start\n`);
       return EXIT.ok;
     } catch (error) {
       return reportSetupError(error, io, false);
@@ -125,7 +146,8 @@ export const command: Command = {
 
 function portOf(value: string | undefined): number {
   if (value === undefined) return 0;
-  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new ReinError('config', 'fatal', `--port expects a port number from 0 to 65535, got "${value}"`);
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535)
+    throw new ReinError('config', 'fatal', `--port expects a port number from 0 to 65535, got "${value}"`);
   return Number(value);
 }
 
@@ -137,5 +159,10 @@ function checkBaseUrl(value: string): void {
     protocol = undefined;
   }
   // Not quoted back: a URL may carry a password.
-  if (protocol !== 'http:' && protocol !== 'https:') throw new ReinError('config', 'fatal', '--base-url must be an http:// or https:// URL up to the API version, e.g. http://127.0.0.1:8000/v1');
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new ReinError(
+      'config',
+      'fatal',
+      '--base-url must be an http:// or https:// URL up to the API version, e.g. http://127.0.0.1:8000/v1',
+    );
 }

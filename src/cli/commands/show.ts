@@ -69,7 +69,9 @@ function makeCommand(name: 'show' | 'replay'): Command {
           if (name === 'show') {
             const worker = run.status === 'running' && store.queue ? await holderOf(store, run.id) : undefined;
             const held = worker ? ` · held by worker ${worker}` : '';
-            io.stderr.write(`run ${run.id} · ${run.status}${run.reason ? ` (${run.reason})` : ''} · ${run.model} · ${events.length} events · started ${formatMs(Date.now() - run.createdAt)} ago${held}\n`);
+            io.stderr.write(
+              `run ${run.id} · ${run.status}${run.reason ? ` (${run.reason})` : ''} · ${run.model} · ${events.length} events · started ${formatMs(Date.now() - run.createdAt)} ago${held}\n`,
+            );
           }
           renderLog(events, io);
         } finally {

@@ -29,10 +29,14 @@ ${agentFlagsHelp('run')}`;
  * any number of runs (what a script queueing many tasks needs). `close()` stops the
  * workbench and the store.
  */
-export async function openSubmitter(values: AgentFlagValues, io: CliIO): Promise<{ submit(task: string): Promise<string>; close(): Promise<void> }> {
+export async function openSubmitter(
+  values: AgentFlagValues,
+  io: CliIO,
+): Promise<{ submit(task: string): Promise<string>; close(): Promise<void> }> {
   let store: RunStore | undefined;
   try {
-    if (values['no-store']) throw new ReinError('config', 'fatal', '--no-store cannot submit: a queued run lives in the store (give --store postgres://…)');
+    if (values['no-store'])
+      throw new ReinError('config', 'fatal', '--no-store cannot submit: a queued run lives in the store (give --store postgres://…)');
     const named = await resolveNamedAgent(values.agent ?? DEFAULT_AGENT, values, io.env, io);
     store = await storeFromFlags(values, io);
     if (!store?.queue) {

@@ -39,7 +39,12 @@ interface ChildSpans {
   spans: SpanRecord[];
 }
 
-async function childSpans(store: RunStore, rootRunId: string, rootSpans: SpanRecord[], spansOf: (events: RunEvent[]) => SpanRecord[]): Promise<ChildSpans[]> {
+async function childSpans(
+  store: RunStore,
+  rootRunId: string,
+  rootSpans: SpanRecord[],
+  spansOf: (events: RunEvent[]) => SpanRecord[],
+): Promise<ChildSpans[]> {
   const { runsOfTree } = await import('../../loop/tree-approval.js');
   const runs = await runsOfTree(store, rootRunId);
   if (runs.length <= 1) return [];
@@ -78,7 +83,12 @@ export const command: Command = {
   usage,
   async run(argv, io) {
     try {
-      const parsed = parseCommandLine(argv, io, usage, { json: { type: 'boolean' }, export: { type: 'boolean' }, content: { type: 'boolean' }, store: { type: 'string' } });
+      const parsed = parseCommandLine(argv, io, usage, {
+        json: { type: 'boolean' },
+        export: { type: 'boolean' },
+        content: { type: 'boolean' },
+        store: { type: 'string' },
+      });
       if (!parsed) return EXIT.ok;
       const { values, positionals } = parsed;
       const runId = runIdOf(positionals, 'trace');
@@ -86,7 +96,10 @@ export const command: Command = {
       try {
         const record = await findRun(store, runId);
         const events = await store.loadEvents(runId);
-        const [{ spansOfLog }, { createRedactor }] = await Promise.all([import('../../trace/spans-of-log.js'), import('../../security/redact.js')]);
+        const [{ spansOfLog }, { createRedactor }] = await Promise.all([
+          import('../../trace/spans-of-log.js'),
+          import('../../security/redact.js'),
+        ]);
         const options = values.content ? { content: { redactor: createRedactor({ env: io.env }) } } : {};
         const spans = spansOfLog(events, options);
         // Sub-agents' runs (issue 23): their spans join the root's trace, each run's attempts under the tool call that started it.
@@ -94,7 +107,9 @@ export const command: Command = {
         if (values.export) {
           const { exportSpanRecords } = await import('../../trace/otlp.js');
           const sent = await exportSpanRecords([...spans, ...children.flatMap((c) => c.spans)], io.env, await packageVersion());
-          io.stderr.write(`rein: exported ${sent.spans} spans of run ${runId} (trace ${spans[0]?.traceId ?? 'none'}) to ${sent.endpoint}\n`);
+          io.stderr.write(
+            `rein: exported ${sent.spans} spans of run ${runId} (trace ${spans[0]?.traceId ?? 'none'}) to ${sent.endpoint}\n`,
+          );
           if (!values.json) return EXIT.ok;
         }
         if (values.json) {
@@ -102,11 +117,15 @@ export const command: Command = {
           return EXIT.ok;
         }
         const { traceTree } = await import('../../trace/tree.js');
-        io.stdout.write(`run ${record.id} · ${record.status}${record.reason ? ` (${record.reason})` : ''} · ${terminalLine(record.model)} · trace ${spans[0]?.traceId ?? 'none'}\n`);
+        io.stdout.write(
+          `run ${record.id} · ${record.status}${record.reason ? ` (${record.reason})` : ''} · ${terminalLine(record.model)} · trace ${spans[0]?.traceId ?? 'none'}\n`,
+        );
         for (const line of traceTree(spans)) io.stdout.write(`${terminalLine(line)}\n`);
         for (const child of children) {
           const pad = '  '.repeat(child.depth);
-          io.stdout.write(`${pad}┊ sub-agent run ${child.runId} · ${child.status} · for call ${child.parentToolCallId ?? '?'} of ${child.parentRunId ?? '?'}\n`);
+          io.stdout.write(
+            `${pad}┊ sub-agent run ${child.runId} · ${child.status} · for call ${child.parentToolCallId ?? '?'} of ${child.parentRunId ?? '?'}\n`,
+          );
           for (const line of traceTree(child.spans)) io.stdout.write(`${pad}┊ ${terminalLine(line)}\n`);
         }
         return EXIT.ok;

@@ -49,25 +49,40 @@ export const command: Command = {
         argv,
         io,
         usage,
-        { store: { type: 'string' }, concurrency: { type: 'string' }, root: { type: 'string' }, 'max-model-requests': { type: 'string' }, 'limit-by': { type: 'string' } },
+        {
+          store: { type: 'string' },
+          concurrency: { type: 'string' },
+          root: { type: 'string' },
+          'max-model-requests': { type: 'string' },
+          'limit-by': { type: 'string' },
+        },
         { positionals: false },
       );
       if (!parsed) return EXIT.ok;
       const { values } = parsed;
       const concurrency = positiveInt(values.concurrency, '--concurrency', 4);
-      const maxConcurrent = values['max-model-requests'] === undefined ? undefined : positiveInt(values['max-model-requests'], '--max-model-requests', 1);
+      const maxConcurrent =
+        values['max-model-requests'] === undefined ? undefined : positiveInt(values['max-model-requests'], '--max-model-requests', 1);
       const by = values['limit-by'];
-      if (by !== undefined && by !== 'provider' && by !== 'model') throw new ReinError('config', 'fatal', `--limit-by expects provider or model, got "${by}"`);
-      if (by !== undefined && maxConcurrent === undefined) throw new ReinError('config', 'fatal', '--limit-by needs --max-model-requests N');
+      if (by !== undefined && by !== 'provider' && by !== 'model')
+        throw new ReinError('config', 'fatal', `--limit-by expects provider or model, got "${by}"`);
+      if (by !== undefined && maxConcurrent === undefined)
+        throw new ReinError('config', 'fatal', '--limit-by needs --max-model-requests N');
       const named = namedStoreLocation(values.store, io.env);
       if (named === undefined || !/^postgres(ql)?:\/\//i.test(named)) {
-        throw new ReinError('config', 'fatal', 'rein worker takes runs from a Postgres store, which every worker reaches: give --store postgres://… (or set REIN_DATABASE_URL)');
+        throw new ReinError(
+          'config',
+          'fatal',
+          'rein worker takes runs from a Postgres store, which every worker reaches: give --store postgres://… (or set REIN_DATABASE_URL)',
+        );
       }
       const root = resolve(values.root ?? process.cwd());
       try {
         store = await openStoreFor(values.store, io);
       } catch (error) {
-        throw new ReinError('config', 'fatal', `cannot open the run store ${maskStoreLocation(named)}: ${(error as Error).message}`, { cause: error });
+        throw new ReinError('config', 'fatal', `cannot open the run store ${maskStoreLocation(named)}: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       const [{ createWorker }, { openWorkerAgents }] = await Promise.all([
         import('../../worker/worker.js').catch((error: unknown) => {
@@ -85,12 +100,16 @@ export const command: Command = {
         onEvent: (event) => io.stderr.write(`rein worker: ${describe(event)}\n`),
       });
       io.stdout.write(`${JSON.stringify({ worker: worker.id })}\n`);
-      io.stderr.write(`rein worker: ${worker.id} takes runs from ${maskStoreLocation(named)} (concurrency ${concurrency}, agents of ${root}); Ctrl-C or SIGTERM drains it\n`);
+      io.stderr.write(
+        `rein worker: ${worker.id} takes runs from ${maskStoreLocation(named)} (concurrency ${concurrency}, agents of ${root}); Ctrl-C or SIGTERM drains it\n`,
+      );
       await new Promise<void>((done) => {
         if (io.signal.aborted) done();
         else io.signal.addEventListener('abort', () => done(), { once: true });
       });
-      io.stderr.write(`rein worker: draining: no new runs; ${worker.running} running run${worker.running === 1 ? '' : 's'} go${worker.running === 1 ? 'es' : ''} back to the queue after the current step\n`);
+      io.stderr.write(
+        `rein worker: draining: no new runs; ${worker.running} running run${worker.running === 1 ? '' : 's'} go${worker.running === 1 ? 'es' : ''} back to the queue after the current step\n`,
+      );
       await worker.stop({ drain: true });
       io.stderr.write('rein worker: stopped\n');
       return EXIT.ok;
@@ -105,7 +124,8 @@ export const command: Command = {
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d{1,4}$/.test(value) || Number(value) < 1 || Number(value) > 1000) throw new ReinError('config', 'fatal', `${flag} expects a whole number from 1 to 1000, got "${value}"`);
+  if (!/^\d{1,4}$/.test(value) || Number(value) < 1 || Number(value) > 1000)
+    throw new ReinError('config', 'fatal', `${flag} expects a whole number from 1 to 1000, got "${value}"`);
   return Number(value);
 }
 

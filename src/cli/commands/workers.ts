@@ -24,7 +24,12 @@ export const command: Command = {
       store = await openStoreFor(parsed.values.store, io);
       const { FleetView } = await import('../../worker/fleet-view.js');
       const fleet = await FleetView.of(store);
-      if (!fleet) throw new ReinError('config', 'fatal', 'workers use a Postgres store: give --store postgres://… (or set REIN_DATABASE_URL); this store has no workers');
+      if (!fleet)
+        throw new ReinError(
+          'config',
+          'fatal',
+          'workers use a Postgres store: give --store postgres://… (or set REIN_DATABASE_URL); this store has no workers',
+        );
       try {
         const workers = await fleet.workers();
         const now = Date.now();
@@ -33,7 +38,9 @@ export const command: Command = {
         } else if (workers.length === 0) io.stderr.write('rein: no live workers (rein worker --store … starts one)\n');
         else {
           for (const w of workers) {
-            io.stdout.write(`${w.id}  ${w.host}  pid ${w.pid}  ${w.runsHeld}/${w.concurrency} runs  heartbeat ${formatMs(Math.max(0, now - w.heartbeatAt))} ago\n`);
+            io.stdout.write(
+              `${w.id}  ${w.host}  pid ${w.pid}  ${w.runsHeld}/${w.concurrency} runs  heartbeat ${formatMs(Math.max(0, now - w.heartbeatAt))} ago\n`,
+            );
           }
         }
       } finally {

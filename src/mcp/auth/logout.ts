@@ -24,7 +24,12 @@ export interface LogoutOptions {
 export async function logoutMcpServer(server: string, options: LogoutOptions = {}): Promise<boolean> {
   const env = options.env ?? process.env;
   const home = options.home ?? homedir();
-  const config = await loadMcpConfig({ cwd: resolve(options.cwd ?? process.cwd()), home, env, ...(options.configFiles ? { files: options.configFiles } : {}) });
+  const config = await loadMcpConfig({
+    cwd: resolve(options.cwd ?? process.cwd()),
+    home,
+    env,
+    ...(options.configFiles ? { files: options.configFiles } : {}),
+  });
   const entry = config.servers[server];
   if (!entry) {
     const known = Object.keys(config.servers).join(', ') || 'none';

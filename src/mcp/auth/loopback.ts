@@ -27,7 +27,9 @@ export class LoopbackListener {
         const state = url.searchParams.get('state') ?? '';
         const settle = this.waiting.get(state);
         if (url.pathname !== '/callback' || !settle) {
-          res.writeHead(400, { 'content-type': 'text/html' }).end(PAGE('Unknown login', 'This is not a login rein is waiting for. Start it again with rein mcp login.'));
+          res
+            .writeHead(400, { 'content-type': 'text/html' })
+            .end(PAGE('Unknown login', 'This is not a login rein is waiting for. Start it again with rein mcp login.'));
           return;
         }
         this.waiting.delete(state);
@@ -38,7 +40,9 @@ export class LoopbackListener {
           settle({ code });
         } else {
           const description = url.searchParams.get('error_description');
-          res.writeHead(400, { 'content-type': 'text/html' }).end(PAGE('Login failed', `The authorization server answered ${error ?? 'no code'}.`));
+          res
+            .writeHead(400, { 'content-type': 'text/html' })
+            .end(PAGE('Login failed', `The authorization server answered ${error ?? 'no code'}.`));
           settle({ error: `${error ?? 'no code'}${description ? `: ${description}` : ''}` });
         }
       });

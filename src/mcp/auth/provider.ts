@@ -40,7 +40,9 @@ export interface ProviderOptions {
 
 /** The `auth` error that says a person must log in first; `details.needsLogin` marks it. */
 export function needsLogin(server: string, why: string): ReinError {
-  return new ReinError('auth', 'fatal', `MCP server "${server}" needs a login (${why}): run \`rein mcp login ${server}\``, { details: { needsLogin: true } });
+  return new ReinError('auth', 'fatal', `MCP server "${server}" needs a login (${why}): run \`rein mcp login ${server}\``, {
+    details: { needsLogin: true },
+  });
 }
 
 /** True for the error of {@link needsLogin}. */
@@ -65,7 +67,11 @@ export class ReinOAuthProvider implements OAuthClientProvider {
     this.clientMetadataUrl = config.clientMetadataUrl;
     if (config.privateKeyPem !== undefined && config.clientId !== undefined) {
       // private_key_jwt (RFC 7523): the SDK signs the assertion with jose.
-      const sign = loadPrivateKeyJwt({ clientId: config.clientId, privateKeyPem: config.privateKeyPem, alg: config.signingAlgorithm ?? 'RS256' });
+      const sign = loadPrivateKeyJwt({
+        clientId: config.clientId,
+        privateKeyPem: config.privateKeyPem,
+        alg: config.signingAlgorithm ?? 'RS256',
+      });
       this.addClientAuthentication = (headers, params, url, metadata) => sign.then((add) => add(headers, params, url, metadata));
     }
   }
@@ -86,7 +92,8 @@ export class ReinOAuthProvider implements OAuthClientProvider {
       redirect_uris: this.machine ? [] : [String(this.redirectUrl)],
       grant_types: this.machine ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
       response_types: this.machine ? [] : ['code'],
-      token_endpoint_auth_method: config.privateKeyPem !== undefined ? 'private_key_jwt' : config.clientSecret !== undefined ? 'client_secret_basic' : 'none',
+      token_endpoint_auth_method:
+        config.privateKeyPem !== undefined ? 'private_key_jwt' : config.clientSecret !== undefined ? 'client_secret_basic' : 'none',
     };
     if (config.scope !== undefined) metadata.scope = config.scope;
     return metadata;
@@ -112,7 +119,13 @@ export class ReinOAuthProvider implements OAuthClientProvider {
     // A registration made for another redirect port (an earlier process) cannot take this
     // one's redirect at servers that match exactly: register again.
     const redirect = this.options.listener?.url;
-    if (stored?.redirect_uris && redirect !== undefined && !stored.redirect_uris.includes(redirect) && stored.client_id !== this.clientMetadataUrl) return undefined;
+    if (
+      stored?.redirect_uris &&
+      redirect !== undefined &&
+      !stored.redirect_uris.includes(redirect) &&
+      stored.client_id !== this.clientMetadataUrl
+    )
+      return undefined;
     return stored;
   }
 
@@ -138,18 +151,36 @@ export class ReinOAuthProvider implements OAuthClientProvider {
     const refreshed = this.read().tokens !== undefined;
     // Some servers send no new refresh token with a refreshed access token: keep the old one.
     const old = this.read().tokens?.refresh_token;
-    this.options.store.update((s) => (s.tokens = { ...tokens, ...(tokens.refresh_token === undefined && old !== undefined ? { refresh_token: old } : {}), obtained_at: Date.now() }));
+    this.options.store.update(
+      (s) =>
+        (s.tokens = {
+          ...tokens,
+          ...(tokens.refresh_token === undefined && old !== undefined ? { refresh_token: old } : {}),
+          obtained_at: Date.now(),
+        }),
+    );
     const status = this.wantedScope !== undefined ? 'step_up' : refreshed ? 'refreshed' : 'authorized';
     if (this.wantedScope !== undefined && covers(tokens.scope, this.wantedScope)) this.wantedScope = undefined;
-    this.options.emit({ type: 'mcp_auth', server: this.options.server, status, ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}) });
-    this.options.note('info', `${status === 'authorized' ? 'authorized' : status === 'refreshed' ? 'token refreshed' : 'scope stepped up'}${tokens.scope ? ` (scope ${tokens.scope})` : ''}`);
+    this.options.emit({
+      type: 'mcp_auth',
+      server: this.options.server,
+      status,
+      ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}),
+    });
+    this.options.note(
+      'info',
+      `${status === 'authorized' ? 'authorized' : status === 'refreshed' ? 'token refreshed' : 'scope stepped up'}${tokens.scope ? ` (scope ${tokens.scope})` : ''}`,
+    );
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     const { authorize, listener, server } = this.options;
     if (!authorize || !listener?.url) {
       this.options.emit({ type: 'mcp_auth', server, status: 'needs_login' });
-      throw needsLogin(server, this.read().tokens ? 'its token expired and cannot be refreshed' : 'it asks for OAuth and no token is stored');
+      throw needsLogin(
+        server,
+        this.read().tokens ? 'its token expired and cannot be refreshed' : 'it asks for OAuth and no token is stored',
+      );
     }
     const abort = new AbortController();
     // Listen before handing the URL over: the redirect may come back at once.
@@ -214,7 +245,8 @@ export class ReinOAuthProvider implements OAuthClientProvider {
     try {
       const code = await pending.promise;
       const result = await this.options.auth.auth(this, { serverUrl: this.options.serverUrl, authorizationCode: code, fetchFn });
-      if (result !== 'AUTHORIZED') throw new ReinError('auth', 'fatal', `MCP server "${this.options.server}": the authorization code was not accepted`);
+      if (result !== 'AUTHORIZED')
+        throw new ReinError('auth', 'fatal', `MCP server "${this.options.server}": the authorization code was not accepted`);
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.pending = undefined;
@@ -259,7 +291,8 @@ export class ReinOAuthProvider implements OAuthClientProvider {
       .auth(this, { serverUrl: this.options.serverUrl, fetchFn })
       .then(
         () => undefined,
-        (error: unknown) => this.options.note('warn', `refreshing the token failed: ${error instanceof Error ? error.message : String(error)}`),
+        (error: unknown) =>
+          this.options.note('warn', `refreshing the token failed: ${error instanceof Error ? error.message : String(error)}`),
       )
       .finally(() => (this.refreshing = undefined));
     return this.refreshing;
@@ -272,7 +305,11 @@ export class ReinOAuthProvider implements OAuthClientProvider {
   stepUp(scope: string | undefined): void {
     this.stepUps++;
     if (this.stepUps > MAX_STEP_UPS) {
-      throw new ReinError('auth', 'fatal', `MCP server "${this.options.server}" still answers 403 insufficient_scope after ${MAX_STEP_UPS} step-ups${scope ? ` (asking for ${scope})` : ''}; the account may not be allowed that scope`);
+      throw new ReinError(
+        'auth',
+        'fatal',
+        `MCP server "${this.options.server}" still answers 403 insufficient_scope after ${MAX_STEP_UPS} step-ups${scope ? ` (asking for ${scope})` : ''}; the account may not be allowed that scope`,
+      );
     }
     const granted = this.read().tokens?.scope;
     this.wantedScope = scope === undefined ? granted : union(granted, scope);
@@ -292,15 +329,27 @@ export class ReinOAuthProvider implements OAuthClientProvider {
 /** Whether the granted scopes include every wanted one. */
 function covers(granted: string | undefined, wanted: string): boolean {
   const have = new Set((granted ?? '').split(/\s+/).filter(Boolean));
-  return wanted.split(/\s+/).filter(Boolean).every((s) => have.has(s));
+  return wanted
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((s) => have.has(s));
 }
 
 function union(a: string | undefined, b: string): string {
   return [...new Set([...(a ?? '').split(/\s+/), ...b.split(/\s+/)].filter(Boolean))].join(' ');
 }
 
-function loadPrivateKeyJwt(options: { clientId: string; privateKeyPem: string; alg: string }): Promise<NonNullable<OAuthClientProvider['addClientAuthentication']>> {
+function loadPrivateKeyJwt(options: {
+  clientId: string;
+  privateKeyPem: string;
+  alg: string;
+}): Promise<NonNullable<OAuthClientProvider['addClientAuthentication']>> {
   return import('@modelcontextprotocol/sdk/client/auth-extensions.js').then((ext) =>
-    ext.createPrivateKeyJwtAuth({ issuer: options.clientId, subject: options.clientId, privateKey: options.privateKeyPem, alg: options.alg }),
+    ext.createPrivateKeyJwtAuth({
+      issuer: options.clientId,
+      subject: options.clientId,
+      privateKey: options.privateKeyPem,
+      alg: options.alg,
+    }),
   );
 }

@@ -11,7 +11,13 @@ import { join } from 'node:path';
 /** What is kept for one server. */
 export interface StoredAuth {
   /** The token response, plus `obtained_at` (epoch ms) to know when it expires. */
-  tokens?: Record<string, unknown> & { access_token: string; obtained_at?: number; expires_in?: number; refresh_token?: string; scope?: string };
+  tokens?: Record<string, unknown> & {
+    access_token: string;
+    obtained_at?: number;
+    expires_in?: number;
+    refresh_token?: string;
+    scope?: string;
+  };
   /** The client registration obtained from the authorization server (dynamic or metadata document). */
   clientInformation?: Record<string, unknown> & { client_id: string };
   /** The discovered protected-resource and authorization-server metadata. */

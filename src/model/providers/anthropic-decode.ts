@@ -24,11 +24,19 @@ import type { EventStream } from '../event-stream.js';
 import type { ErrorContext } from '../http-errors.js';
 import { PartialJsonParser } from '../partial-json.js';
 import { emptyUsage } from '../types.js';
-import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, TextContent, ThinkingContent, ToolCall, Usage } from '../types.js';
+import type {
+  AssistantMessage,
+  AssistantStreamEvent,
+  ModelRef,
+  StopReason,
+  TextContent,
+  ThinkingContent,
+  ToolCall,
+  Usage,
+} from '../types.js';
 import { anthropicStreamCut, anthropicStreamError } from './anthropic-errors.js';
 import { isRecord, notJsonEventError, type Json } from '../json.js';
 import { MAX_ARGUMENT_CHARS, parseArgumentObject } from '../json-limits.js';
-
 
 /** A content block in progress, by its Anthropic `index`. */
 type Slot =
@@ -55,7 +63,15 @@ export class AnthropicDecoder {
     /** Ids of the run's earlier calls (`StreamOptions.toolCallIds`): a repeat is renamed. */
     private readonly runIds?: ReadonlySet<string>,
   ) {
-    this.message = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id, api: 'anthropic-messages' };
+    this.message = {
+      role: 'assistant',
+      content: [],
+      stopReason: 'stop',
+      usage: emptyUsage(),
+      provider: model.provider,
+      model: model.id,
+      api: 'anthropic-messages',
+    };
   }
 
   /** Emits `start`: the server accepted the request. */
@@ -139,7 +155,10 @@ export class AnthropicDecoder {
   finish(): void {
     if (this.finished) return;
     for (const slot of this.slots.values()) this.close(slot);
-    this.message.stopReason = mapStopReason(this.stopReason, this.message.content.some((block) => block.type === 'tool_call'));
+    this.message.stopReason = mapStopReason(
+      this.stopReason,
+      this.message.content.some((block) => block.type === 'tool_call'),
+    );
     this.finished = true;
     this.out.push({ type: 'done', message: this.message });
     this.out.end(this.message);
@@ -243,10 +262,12 @@ export class AnthropicDecoder {
     const slot = this.slots.get(anthropicIndex);
     if (slot === undefined || slot.kind === 'skipped' || !slot.open) return;
     if (delta.type === 'text_delta' && slot.kind === 'text' && typeof delta.text === 'string') this.text(slot, delta.text);
-    else if (delta.type === 'thinking_delta' && slot.kind === 'thinking' && typeof delta.thinking === 'string') this.thinking(slot, delta.thinking);
+    else if (delta.type === 'thinking_delta' && slot.kind === 'thinking' && typeof delta.thinking === 'string')
+      this.thinking(slot, delta.thinking);
     else if (delta.type === 'signature_delta' && slot.kind === 'thinking' && typeof delta.signature === 'string') {
       slot.block.signature = (slot.block.signature ?? '') + delta.signature;
-    } else if (delta.type === 'input_json_delta' && slot.kind === 'tool' && typeof delta.partial_json === 'string') this.json(slot, delta.partial_json);
+    } else if (delta.type === 'input_json_delta' && slot.kind === 'tool' && typeof delta.partial_json === 'string')
+      this.json(slot, delta.partial_json);
     // citations_delta and delta types added later: nothing to keep.
   }
 
@@ -282,7 +303,12 @@ export class AnthropicDecoder {
     else {
       slot.parser.end();
       const { parser, call } = slot;
-      call.arguments = parser.done && !parser.failed && call.rawArguments.length <= MAX_ARGUMENT_CHARS ? (isRecord(parser.value) ? parser.value : {}) : parseArguments(call.rawArguments);
+      call.arguments =
+        parser.done && !parser.failed && call.rawArguments.length <= MAX_ARGUMENT_CHARS
+          ? isRecord(parser.value)
+            ? parser.value
+            : {}
+          : parseArguments(call.rawArguments);
       this.out.push({ type: 'tool_call_end', index: slot.index, toolCall: call });
     }
   }
@@ -319,4 +345,3 @@ function parseArguments(raw: string): Record<string, unknown> {
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
-

@@ -88,13 +88,28 @@ function refine(error: ReinError, info: AnthropicErrorInfo | undefined, where: s
   const options = { status: error.status, details: error.details };
   const said = `: ${clause(info.message)}`;
   if (error.code === 'bad_request' && CONTEXT_LIMIT.test(info.message)) {
-    return new ReinError('context_length', 'fatal', `The request does not fit the context window of ${ctx.model} (${where})${said}. Shorten the conversation (compact the history, trim long tool results) or lower max tokens`, options);
+    return new ReinError(
+      'context_length',
+      'fatal',
+      `The request does not fit the context window of ${ctx.model} (${where})${said}. Shorten the conversation (compact the history, trim long tool results) or lower max tokens`,
+      options,
+    );
   }
   if (info.type === 'billing_error' || NO_CREDIT.test(info.message)) {
-    return new ReinError('rate_limited', 'fatal', `${ctx.provider} (${ctx.url}) refused the request for billing reasons (${where})${said}. Add credit or check the plan of the key; retrying will not help`, options);
+    return new ReinError(
+      'rate_limited',
+      'fatal',
+      `${ctx.provider} (${ctx.url}) refused the request for billing reasons (${where})${said}. Add credit or check the plan of the key; retrying will not help`,
+      options,
+    );
   }
   if (error.code === 'not_found') {
-    return new ReinError('not_found', 'fatal', `${ctx.url} was not found (${where})${said}. Check the base URL: rein posts to <base>/v1/messages, so give the host (e.g. https://api.anthropic.com) or a proxy's Anthropic root`, options);
+    return new ReinError(
+      'not_found',
+      'fatal',
+      `${ctx.url} was not found (${where})${said}. Check the base URL: rein posts to <base>/v1/messages, so give the host (e.g. https://api.anthropic.com) or a proxy's Anthropic root`,
+      options,
+    );
   }
   return error;
 }
@@ -113,4 +128,3 @@ function parseJson(text: string): unknown {
     return undefined;
   }
 }
-

@@ -18,7 +18,18 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { apiTarget, type ApiTarget } from '../base-url.js';
 import { normalizeToolCallIds, prepareHistory } from '../handoff.js';
-import type { AssistantMessage, Context, ImageContent, Message, ModelRef, StreamOptions, TextContent, ThinkingLevel, ToolResultMessage, UserMessage } from '../types.js';
+import type {
+  AssistantMessage,
+  Context,
+  ImageContent,
+  Message,
+  ModelRef,
+  StreamOptions,
+  TextContent,
+  ThinkingLevel,
+  ToolResultMessage,
+  UserMessage,
+} from '../types.js';
 
 /** The `anthropic-version` header: the wire format this adapter speaks. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -108,7 +119,8 @@ export function buildAnthropicBody(model: ModelRef, context: Context, options: S
   if (budget !== undefined && !loopStartsWithThinking(groups)) budget = undefined;
 
   let maxTokens = options.maxTokens ?? defaultMaxTokens(model.id);
-  if (budget !== undefined) maxTokens = options.maxTokens === undefined ? maxTokens + budget : Math.max(maxTokens, budget + MIN_ANSWER_TOKENS);
+  if (budget !== undefined)
+    maxTokens = options.maxTokens === undefined ? maxTokens + budget : Math.max(maxTokens, budget + MIN_ANSWER_TOKENS);
   let body = `{"model":${JSON.stringify(model.id)},"max_tokens":${maxTokens}`;
   if (context.system !== undefined && context.system.trim() !== '') body += `,"system":${JSON.stringify(context.system)}`;
   body += `,"messages":[${groups.map((group) => `{"role":"${group.role}","content":[${group.blocks}]}`).join(',')}]`;

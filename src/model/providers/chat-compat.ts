@@ -78,11 +78,14 @@ function assignDefined(target: ChatCompat, source: Partial<ChatCompat>): void {
  * in the message (`modelConfig.compat`).
  */
 export function compatProblem(value: unknown, where: string): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${where} must be an object of Chat Completions quirks (${Object.keys(CHAT_COMPAT_VALUES).join(', ')})`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `${where} must be an object of Chat Completions quirks (${Object.keys(CHAT_COMPAT_VALUES).join(', ')})`;
   for (const [key, given] of Object.entries(value)) {
-    if (!Object.hasOwn(CHAT_COMPAT_VALUES, key)) return `${where}.${key} is not a quirk rein knows: use ${Object.keys(CHAT_COMPAT_VALUES).join(', ')}`;
+    if (!Object.hasOwn(CHAT_COMPAT_VALUES, key))
+      return `${where}.${key} is not a quirk rein knows: use ${Object.keys(CHAT_COMPAT_VALUES).join(', ')}`;
     const allowed = CHAT_COMPAT_VALUES[key as keyof ChatCompat] as readonly unknown[];
-    if (given !== undefined && !allowed.includes(given)) return `${where}.${key} must be ${allowed.map((v) => JSON.stringify(v)).join(' or ')}, not ${JSON.stringify(given)}`;
+    if (given !== undefined && !allowed.includes(given))
+      return `${where}.${key} must be ${allowed.map((v) => JSON.stringify(v)).join(' or ')}, not ${JSON.stringify(given)}`;
   }
   return undefined;
 }

@@ -66,7 +66,11 @@ export function refusalOf(baseUrl: string, modelId: string, sent: RefusableParam
     learnQuirk(baseUrl, '', { streamUsage: false });
     return 'stream_options';
   }
-  if (sent.maxTokens && refuses(said, 'max_tokens') && (said.message.includes('max_completion_tokens') || said.code === 'unsupported_parameter')) {
+  if (
+    sent.maxTokens &&
+    refuses(said, 'max_tokens') &&
+    (said.message.includes('max_completion_tokens') || said.code === 'unsupported_parameter')
+  ) {
     learnQuirk(baseUrl, modelId, { maxTokensField: 'max_completion_tokens' });
     return 'max_tokens';
   }

@@ -19,12 +19,20 @@ import { streamCutError } from '../http-errors.js';
 import type { ErrorContext } from '../http-errors.js';
 import { PartialJsonParser } from '../partial-json.js';
 import { emptyUsage } from '../types.js';
-import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, TextContent, ThinkingContent, ToolCall, Usage } from '../types.js';
+import type {
+  AssistantMessage,
+  AssistantStreamEvent,
+  ModelRef,
+  StopReason,
+  TextContent,
+  ThinkingContent,
+  ToolCall,
+  Usage,
+} from '../types.js';
 import { geminiErrorFromPayload } from './gemini-errors.js';
 import { PartialArgsWriter } from './gemini-partial-args.js';
 import { isRecord, notJsonEventError, tokenCount, type Json } from '../json.js';
 import { parseArgumentObject } from '../json-limits.js';
-
 
 /** A function call being received. */
 interface CallSlot {
@@ -34,7 +42,17 @@ interface CallSlot {
   parser: PartialJsonParser;
 }
 
-const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'LANGUAGE', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
+const FILTERED = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'LANGUAGE',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+]);
 // The model wrote a call the server could not accept. Another sample usually gets it right,
 // so these are transient errors (retried), as Groq's `tool_use_failed` is for Chat Completions.
 const BAD_CALL = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS']);
@@ -63,7 +81,15 @@ export class GeminiDecoder {
     /** Ids of the calls already in the run (`StreamOptions.toolCallIds`): a server id repeating one is replaced. */
     private readonly runIds?: ReadonlySet<string>,
   ) {
-    this.message = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id, api: 'gemini' };
+    this.message = {
+      role: 'assistant',
+      content: [],
+      stopReason: 'stop',
+      usage: emptyUsage(),
+      provider: model.provider,
+      model: model.id,
+      api: 'gemini',
+    };
   }
 
   /** Emits `start`: the server accepted the request. */
@@ -92,12 +118,14 @@ export class GeminiDecoder {
       this.fail(geminiErrorFromPayload(chunk.error, this.ctx));
       return;
     }
-    if (this.message.responseId === undefined && typeof chunk.responseId === 'string' && chunk.responseId !== '') this.message.responseId = chunk.responseId;
+    if (this.message.responseId === undefined && typeof chunk.responseId === 'string' && chunk.responseId !== '')
+      this.message.responseId = chunk.responseId;
     if (isRecord(chunk.usageMetadata)) {
       const usage = mapUsage(chunk.usageMetadata);
       if (usage !== undefined) this.message.usage = usage;
     }
-    if (isRecord(chunk.promptFeedback) && typeof chunk.promptFeedback.blockReason === 'string') this.blockReason = chunk.promptFeedback.blockReason;
+    if (isRecord(chunk.promptFeedback) && typeof chunk.promptFeedback.blockReason === 'string')
+      this.blockReason = chunk.promptFeedback.blockReason;
     // One candidate per request (candidateCount is never set): take the first.
     const candidate: unknown = Array.isArray(chunk.candidates) ? chunk.candidates[0] : undefined;
     if (!isRecord(candidate)) return;
@@ -129,12 +157,24 @@ export class GeminiDecoder {
     this.closeOpen();
     const reason = this.finishReason;
     if (reason !== undefined && BAD_CALL.has(reason)) {
-      this.fail(new ReinError('invalid_response', 'transient', `The model ${this.message.model} produced a function call ${this.ctx.provider} rejected (finishReason ${reason})${this.said()}. It is retried; if it keeps failing, simplify the tool schemas or lower the temperature`));
+      this.fail(
+        new ReinError(
+          'invalid_response',
+          'transient',
+          `The model ${this.message.model} produced a function call ${this.ctx.provider} rejected (finishReason ${reason})${this.said()}. It is retried; if it keeps failing, simplify the tool schemas or lower the temperature`,
+        ),
+      );
       return;
     }
     const stop = this.stopReason();
     if (stop === undefined) {
-      this.fail(new ReinError('invalid_response', 'transient', `${this.ctx.provider} ended the response with finishReason ${reason ?? '(none)'}${this.said()}`));
+      this.fail(
+        new ReinError(
+          'invalid_response',
+          'transient',
+          `${this.ctx.provider} ended the response with finishReason ${reason ?? '(none)'}${this.said()}`,
+        ),
+      );
       return;
     }
     this.message.stopReason = stop;
@@ -288,12 +328,18 @@ function parseArguments(raw: string): Record<string, unknown> {
  * `undefined` for a frame with no counts (partial-args frames carry only `trafficType`).
  */
 export function mapUsage(raw: Json): Usage | undefined {
-  if (typeof raw.promptTokenCount !== 'number' && typeof raw.totalTokenCount !== 'number' && typeof raw.candidatesTokenCount !== 'number') return undefined;
+  if (typeof raw.promptTokenCount !== 'number' && typeof raw.totalTokenCount !== 'number' && typeof raw.candidatesTokenCount !== 'number')
+    return undefined;
   const prompt = tokenCount(raw.promptTokenCount) + tokenCount(raw.toolUsePromptTokenCount);
   const cacheRead = tokenCount(raw.cachedContentTokenCount);
   const reasoning = tokenCount(raw.thoughtsTokenCount);
   const output = tokenCount(raw.candidatesTokenCount) + reasoning;
-  return { input: Math.max(0, prompt - cacheRead), output, cacheRead, cacheWrite: 0, reasoning, total: tokenCount(raw.totalTokenCount) || prompt + output };
+  return {
+    input: Math.max(0, prompt - cacheRead),
+    output,
+    cacheRead,
+    cacheWrite: 0,
+    reasoning,
+    total: tokenCount(raw.totalTokenCount) || prompt + output,
+  };
 }
-
-

@@ -17,8 +17,13 @@ import type { ErrorContext, HeaderBag } from '../http-errors.js';
 import { apiKeyEnvName } from '../resolve.js';
 import { isRecord, type Json } from '../json.js';
 
-
-const AUTH_REASONS = new Set(['API_KEY_INVALID', 'API_KEY_SERVICE_BLOCKED', 'API_KEY_HTTP_REFERRER_BLOCKED', 'API_KEY_IP_ADDRESS_BLOCKED', 'ACCESS_TOKEN_EXPIRED']);
+const AUTH_REASONS = new Set([
+  'API_KEY_INVALID',
+  'API_KEY_SERVICE_BLOCKED',
+  'API_KEY_HTTP_REFERRER_BLOCKED',
+  'API_KEY_IP_ADDRESS_BLOCKED',
+  'ACCESS_TOKEN_EXPIRED',
+]);
 const TOO_LONG = /exceeds the maximum number of tokens|input token count .*exceeds|input context is too long/i;
 
 /** Classifies a non-2xx Gemini response (`body` is its text, JSON or not). */
@@ -38,7 +43,13 @@ export function geminiErrorFromPayload(payload: unknown, ctx: ErrorContext): Rei
   return classifyGemini(error, status, {}, fallback, ctx);
 }
 
-function classifyGemini(error: Json, status: number | undefined, headers: HeaderBag, fallback: () => ReinError, ctx: ErrorContext): ReinError {
+function classifyGemini(
+  error: Json,
+  status: number | undefined,
+  headers: HeaderBag,
+  fallback: () => ReinError,
+  ctx: ErrorContext,
+): ReinError {
   const message = typeof error.message === 'string' ? error.message : JSON.stringify(error);
   const details = Array.isArray(error.details) ? error.details.filter(isRecord) : [];
   const reason = details.find((d) => typeof d.reason === 'string')?.reason as string | undefined;
@@ -52,14 +63,27 @@ function classifyGemini(error: Json, status: number | undefined, headers: Header
     new ReinError(code, kind, text, { status, retryAfterMs, details: Object.keys(info).length > 0 ? info : undefined });
 
   if ((reason !== undefined && AUTH_REASONS.has(reason)) || rpcStatus === 'UNAUTHENTICATED' || rpcStatus === 'PERMISSION_DENIED') {
-    return make('auth', 'fatal', `${where} refused the credentials ${said}. Set ${apiKeyEnvName(ctx.provider)} (or the provider's apiKey) to a valid key with access to ${ctx.model}`);
+    return make(
+      'auth',
+      'fatal',
+      `${where} refused the credentials ${said}. Set ${apiKeyEnvName(ctx.provider)} (or the provider's apiKey) to a valid key with access to ${ctx.model}`,
+    );
   }
   if (TOO_LONG.test(message) && (status === undefined || status === 400)) {
-    return make('context_length', 'fatal', `The request does not fit the context window of ${ctx.model} ${said}. Shorten the conversation (compact the history, trim long tool results) or lower max tokens`);
+    return make(
+      'context_length',
+      'fatal',
+      `The request does not fit the context window of ${ctx.model} ${said}. Shorten the conversation (compact the history, trim long tool results) or lower max tokens`,
+    );
   }
   const retryAfterMs = retryDelayOf(details) ?? parseRetryAfter(headers, message);
   if (rpcStatus === 'RESOURCE_EXHAUSTED' || status === 429) {
-    return make('rate_limited', 'transient', `Rate limited by ${where} ${said}. Lower the concurrency or raise the quota if it persists`, retryAfterMs);
+    return make(
+      'rate_limited',
+      'transient',
+      `Rate limited by ${where} ${said}. Lower the concurrency or raise the quota if it persists`,
+      retryAfterMs,
+    );
   }
   const base = fallback();
   if (base.kind !== 'transient' || retryAfterMs === undefined || base.retryAfterMs !== undefined) return base;
@@ -94,4 +118,3 @@ function parseJson(text: string): unknown {
     return undefined;
   }
 }
-

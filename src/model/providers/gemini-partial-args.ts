@@ -51,7 +51,8 @@ export class PartialArgsWriter {
       out += '{';
     }
     if (this.openString !== undefined) {
-      if (this.openString === arg.jsonPath && typeof arg.stringValue === 'string') return out + this.stringPiece(arg.jsonPath, arg.stringValue, arg.willContinue === true);
+      if (this.openString === arg.jsonPath && typeof arg.stringValue === 'string')
+        return out + this.stringPiece(arg.jsonPath, arg.stringValue, arg.willContinue === true);
       out += '"';
       this.openString = undefined;
     }

@@ -16,7 +16,16 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { apiTarget, type ApiTarget } from '../base-url.js';
 import { prepareHistory } from '../handoff.js';
-import type { AssistantMessage, Context, ImageContent, Message, ModelRef, StreamOptions, TextContent, ToolResultMessage } from '../types.js';
+import type {
+  AssistantMessage,
+  Context,
+  ImageContent,
+  Message,
+  ModelRef,
+  StreamOptions,
+  TextContent,
+  ToolResultMessage,
+} from '../types.js';
 import { declarationParameters } from './gemini-schema.js';
 
 /**
@@ -133,13 +142,18 @@ export function buildGeminiBody(model: ModelRef, context: Context, options: Stre
     i = end - 1;
   }
   let body = `{"contents":[${contents.map((c) => `{"role":"${c.role}","parts":[${c.parts}]}`).join(',')}]`;
-  if (context.system !== undefined && context.system !== '') body += `,"systemInstruction":{"parts":[{"text":${JSON.stringify(context.system)}}]}`;
+  if (context.system !== undefined && context.system !== '')
+    body += `,"systemInstruction":{"parts":[{"text":${JSON.stringify(context.system)}}]}`;
   const tools = context.tools;
   if (tools !== undefined && tools.length > 0) {
     const jsonSchema = generation >= 2.5 ? 1 : 0;
     let json = toolsCache[jsonSchema].get(tools);
     if (json === undefined) {
-      const functionDeclarations = tools.map((tool) => ({ name: tool.name, description: tool.description, ...declarationParameters(tool.parameters, jsonSchema === 1) }));
+      const functionDeclarations = tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        ...declarationParameters(tool.parameters, jsonSchema === 1),
+      }));
       json = JSON.stringify([{ functionDeclarations }]);
       toolsCache[jsonSchema].set(tools, json);
     }
@@ -191,7 +205,8 @@ function modelParts(message: AssistantMessage, modern: boolean): Array<Record<st
       // An empty text part is kept only to carry its signature back.
       if (block.text !== '' || block.signature !== undefined) parts.push(signed({ text: block.text }, block.signature));
     } else if (block.type === 'thinking') {
-      if (!block.redacted && (block.thinking !== '' || block.signature !== undefined)) parts.push(signed({ text: block.thinking, thought: true }, block.signature));
+      if (!block.redacted && (block.thinking !== '' || block.signature !== undefined))
+        parts.push(signed({ text: block.thinking, thought: true }, block.signature));
     } else {
       const part = signed({ functionCall: { name: block.name, args: block.arguments } }, block.signature);
       if (block.signature !== undefined) signedCall = true;
@@ -216,7 +231,10 @@ function resultParts(message: ToolResultMessage, modern: boolean): Array<Record<
     .map((part) => part.text)
     .join('\n');
   const images = message.content.filter((part): part is ImageContent => part.type === 'image').map(inlineData);
-  const functionResponse: Record<string, unknown> = { name: message.toolName, response: message.isError ? { error: text } : { output: text } };
+  const functionResponse: Record<string, unknown> = {
+    name: message.toolName,
+    response: message.isError ? { error: text } : { output: text },
+  };
   if (modern && images.length > 0) functionResponse.parts = images;
   return modern ? [{ functionResponse }] : [{ functionResponse }, ...images];
 }

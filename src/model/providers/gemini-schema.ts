@@ -22,7 +22,6 @@ import { SchemaCache } from '../schema-cache.js';
 import type { JsonSchema } from '../types.js';
 import { isRecord, type Json } from '../json.js';
 
-
 /** Keys that are not schema keywords Gemini accepts, dropped in both forms. */
 const META = new Set(['$schema', '$id', '$comment', '$anchor', '$defs', 'definitions']);
 /** Keywords whose value is data, not a subschema: copied as is. */
@@ -115,10 +114,34 @@ function cleanJson(node: unknown, refs: Refs): unknown {
   return out;
 }
 
-const TYPES: Record<string, string> = { string: 'STRING', number: 'NUMBER', integer: 'INTEGER', boolean: 'BOOLEAN', array: 'ARRAY', object: 'OBJECT' };
+const TYPES: Record<string, string> = {
+  string: 'STRING',
+  number: 'NUMBER',
+  integer: 'INTEGER',
+  boolean: 'BOOLEAN',
+  array: 'ARRAY',
+  object: 'OBJECT',
+};
 // The Gemini API rejects other string formats ("uri", "email", "uuid", …) in `parameters`.
-const FORMATS: Record<string, readonly string[]> = { STRING: ['date-time', 'enum'], NUMBER: ['float', 'double'], INTEGER: ['int32', 'int64'] };
-const COPIED = ['title', 'description', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'default'];
+const FORMATS: Record<string, readonly string[]> = {
+  STRING: ['date-time', 'enum'],
+  NUMBER: ['float', 'double'],
+  INTEGER: ['int32', 'int64'],
+};
+const COPIED = [
+  'title',
+  'description',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'default',
+];
 
 function convert(input: unknown, refs: Refs): Json {
   if (!isRecord(input)) return {}; // `true` / a missing schema: any value
@@ -159,7 +182,11 @@ function convert(input: unknown, refs: Refs): Json {
   if (items !== undefined && items !== false) {
     out.type ??= 'ARRAY';
     // A tuple has no Schema form: its items become "any of the tuple's types".
-    out.items = Array.isArray(items) ? (items.length === 1 ? convert(items[0], refs) : { anyOf: items.map((item) => convert(item, refs)) }) : convert(items, refs);
+    out.items = Array.isArray(items)
+      ? items.length === 1
+        ? convert(items[0], refs)
+        : { anyOf: items.map((item) => convert(item, refs)) }
+      : convert(items, refs);
   }
   if (typeof node.format === 'string' && typeof out.type === 'string' && FORMATS[out.type]?.includes(node.format)) out.format = node.format;
   return out;
@@ -207,4 +234,3 @@ function mapValues(record: Json, fn: (value: unknown) => unknown): Json {
   for (const [key, value] of Object.entries(record)) out[key] = fn(value);
   return out;
 }
-

@@ -6,7 +6,16 @@ import { ReinError } from '../../errors.js';
 import { EventStream } from '../event-stream.js';
 import { endWithError, failedStream } from '../failed-stream.js';
 import { streamPrompted, toolCallingOf } from '../prompted-tools.js';
-import type { AssistantMessage, AssistantStream, AssistantStreamEvent, Context, ModelApi, ModelRef, StreamFunction, StreamOptions } from '../types.js';
+import type {
+  AssistantMessage,
+  AssistantStream,
+  AssistantStreamEvent,
+  Context,
+  ModelApi,
+  ModelRef,
+  StreamFunction,
+  StreamOptions,
+} from '../types.js';
 import { streamOpenAIChat } from './openai-chat.js';
 
 /**
@@ -43,7 +52,8 @@ export async function loadAdapter(api: ModelApi): Promise<StreamFunction> {
  * const message = await streamModel(resolveModel('openai/gpt-4o'), { messages }).result();
  */
 export function streamModel(model: ModelRef, context: Context, options?: StreamOptions): AssistantStream {
-  if (context.tools !== undefined && context.tools.length > 0 && toolCallingOf(model) === 'prompt') return streamPrompted(streamNatively, model, context, options);
+  if (context.tools !== undefined && context.tools.length > 0 && toolCallingOf(model) === 'prompt')
+    return streamPrompted(streamNatively, model, context, options);
   return streamNatively(model, context, options);
 }
 
@@ -51,7 +61,11 @@ function streamNatively(model: ModelRef, context: Context, options?: StreamOptio
   const adapter = adapters[model.api] as StreamFunction | undefined; // api may come from untyped config
   if (adapter !== undefined) return adapter(model, context, options);
   if (Object.hasOwn(adapterLoaders, model.api)) return streamWhenLoaded(model, context, options);
-  const error = new ReinError('config', 'fatal', `No adapter for API "${String(model.api)}" of ${model.provider}/${model.id}: known APIs are ${Object.keys(adapterLoaders).join(', ')}`);
+  const error = new ReinError(
+    'config',
+    'fatal',
+    `No adapter for API "${String(model.api)}" of ${model.provider}/${model.id}: known APIs are ${Object.keys(adapterLoaders).join(', ')}`,
+  );
   return failedStream(model, error);
 }
 
@@ -61,10 +75,15 @@ function streamWhenLoaded(model: ModelRef, context: Context, options?: StreamOpt
   loadAdapter(model.api).then(
     async (adapter) => {
       const inner = adapter(model, context, options);
-      out.end(await inner.listen?.((event) => out.push(event)) ?? (await relay(inner, out)));
+      out.end((await inner.listen?.((event) => out.push(event))) ?? (await relay(inner, out)));
     },
     (cause: unknown) => {
-      const error = new ReinError('internal', 'fatal', `the ${model.api} adapter could not be loaded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+      const error = new ReinError(
+        'internal',
+        'fatal',
+        `the ${model.api} adapter could not be loaded: ${cause instanceof Error ? cause.message : String(cause)}`,
+        { cause },
+      );
       endWithError(out, model, error);
     },
   );

@@ -31,11 +31,19 @@ import { emptyResponseError, errorFromStreamPayload, streamCutError } from '../h
 import type { ErrorContext } from '../http-errors.js';
 import { PartialJsonParser } from '../partial-json.js';
 import { emptyUsage } from '../types.js';
-import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, TextContent, ThinkingContent, ToolCall, Usage } from '../types.js';
+import type {
+  AssistantMessage,
+  AssistantStreamEvent,
+  ModelRef,
+  StopReason,
+  TextContent,
+  ThinkingContent,
+  ToolCall,
+  Usage,
+} from '../types.js';
 import { isRecord, notJsonEventError, tokenCount, type Json } from '../json.js';
 import { argumentLimitError } from '../json-limits.js';
 import { ThinkTagSplitter } from './think-tags.js';
-
 
 interface ToolSlot {
   call: ToolCall;
@@ -88,7 +96,15 @@ export class ChatDecoder {
     /** Read `<think>…</think>` at the start of `content` as thinking (the compatibility record's `thinkingFormat`). */
     private readonly thinkTagsRead = true,
   ) {
-    this.message = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id, api: 'openai-chat' };
+    this.message = {
+      role: 'assistant',
+      content: [],
+      stopReason: 'stop',
+      usage: emptyUsage(),
+      provider: model.provider,
+      model: model.id,
+      api: 'openai-chat',
+    };
   }
 
   /**
@@ -243,8 +259,10 @@ export class ChatDecoder {
       if (part.type === 'text' && typeof part.text === 'string') {
         if (part.text !== '') this.appendText(part.text);
       } else if (part.type === 'thinking') {
-        const thinking = typeof part.thinking === 'string' ? [{ type: 'text', text: part.thinking }] : Array.isArray(part.thinking) ? part.thinking : [];
-        for (const piece of thinking) if (isRecord(piece) && typeof piece.text === 'string' && piece.text !== '') this.appendThinking(piece.text);
+        const thinking =
+          typeof part.thinking === 'string' ? [{ type: 'text', text: part.thinking }] : Array.isArray(part.thinking) ? part.thinking : [];
+        for (const piece of thinking)
+          if (isRecord(piece) && typeof piece.text === 'string' && piece.text !== '') this.appendThinking(piece.text);
       }
     }
   }
@@ -305,7 +323,17 @@ export class ChatDecoder {
     const toolCall: ToolCall = { type: 'tool_call', id: this.uniqueId(call.id), name, arguments: {}, rawArguments: '' };
     const wireIndex = typeof call.index === 'number' ? call.index : undefined;
     const wireId = typeof call.id === 'string' ? call.id : undefined;
-    const slot: ToolSlot = { call: toolCall, index: this.message.content.push(toolCall) - 1, parser: undefined, parsed: 0, wireIndex, wireId, extra: undefined, ended: false, stale: false };
+    const slot: ToolSlot = {
+      call: toolCall,
+      index: this.message.content.push(toolCall) - 1,
+      parser: undefined,
+      parsed: 0,
+      wireIndex,
+      wireId,
+      extra: undefined,
+      ended: false,
+      stale: false,
+    };
     this.slots.push(slot);
     this.openSlots.push(slot);
     this.open = 'tools';
@@ -366,7 +394,8 @@ export class ChatDecoder {
 
   /** The server's id, unless it is missing, a bare number (OpenRouter "0") or already used (in this response or the run). */
   private uniqueId(id: unknown): string {
-    const unique = typeof id === 'string' && id !== '' && !isDigits(id) && !this.idTaken(id) && this.runIds?.has(id) !== true ? id : undefined;
+    const unique =
+      typeof id === 'string' && id !== '' && !isDigits(id) && !this.idTaken(id) && this.runIds?.has(id) !== true ? id : undefined;
     return unique ?? `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
   }
 
@@ -458,7 +487,10 @@ function finishReasonError(reason: string, ctx: ErrorContext): ReinError | undef
     // A gateway translating another wire's in-stream error (Portkey: Anthropic's
     // `overloaded_error`, `api_error`) into a finish reason: the answer broke off, it did
     // not end. Classified by the error type it names (overloaded, rate limit, …).
-    return errorFromStreamPayload({ type: reason, message: `the provider ended the response with finish_reason "${reason}": the answer is incomplete` }, ctx);
+    return errorFromStreamPayload(
+      { type: reason, message: `the provider ended the response with finish_reason "${reason}": the answer is incomplete` },
+      ctx,
+    );
   }
   if (reason === 'insufficient_system_resource') {
     return new ReinError(
@@ -552,5 +584,3 @@ export function mapUsage(raw: Json): Usage {
     total: tokenCount(raw.total_tokens) || prompt + output,
   };
 }
-
-

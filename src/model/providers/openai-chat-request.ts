@@ -6,7 +6,18 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { apiTarget, type ApiTarget } from '../base-url.js';
 import { normalizeToolCallIds, prepareHistory } from '../handoff.js';
 import { isRecord } from '../json.js';
-import type { AssistantMessage, ChatCompat, Context, ImageContent, Message, ModelRef, StreamOptions, TextContent, ToolResultMessage, UserMessage } from '../types.js';
+import type {
+  AssistantMessage,
+  ChatCompat,
+  Context,
+  ImageContent,
+  Message,
+  ModelRef,
+  StreamOptions,
+  TextContent,
+  ToolResultMessage,
+  UserMessage,
+} from '../types.js';
 import { chatCompat } from './chat-compat.js';
 import { wireArguments } from '../json-limits.js';
 
@@ -103,7 +114,10 @@ const isMistralId = (id: string): boolean => MISTRAL_ID.test(id);
 /** A Mistral-valid id made from `id` (its letters and digits, then the position), unique within the history. */
 function mistralId(id: string, index: number): string {
   const suffix = index.toString(36);
-  return `${id.replace(/[^A-Za-z0-9]/g, '').slice(-(9 - suffix.length)).padStart(9 - suffix.length, '0')}${suffix}`;
+  return `${id
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(-(9 - suffix.length))
+    .padStart(9 - suffix.length, '0')}${suffix}`;
 }
 
 // Messages in a history are never changed once written (the loop only appends), so each
@@ -162,7 +176,12 @@ function messagesJson(list: readonly Message[]): string {
  * JSON cached across requests: the cost of a request no longer grows with the
  * re-serialization of the whole history. Treat messages as immutable once sent.
  */
-export function buildChatBody(model: ModelRef, context: Context, options: StreamOptions = {}, compat: Readonly<ChatCompat> = chatCompat(model)): string {
+export function buildChatBody(
+  model: ModelRef,
+  context: Context,
+  options: StreamOptions = {},
+  compat: Readonly<ChatCompat> = chatCompat(model),
+): string {
   const history = messagesJson(chatHistory(context.messages, model, compat.toolCallIds));
   const system = context.system !== undefined && context.system !== '' ? JSON.stringify({ role: 'system', content: context.system }) : '';
   const messages = system === '' ? history : history === '' ? system : `${system},${history}`;
@@ -234,8 +253,9 @@ function userMessage(message: UserMessage): ChatMessage {
   }
   return {
     role: 'user',
-    content: message.content.map((part): ContentPart =>
-      part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: dataUrl(part) } },
+    content: message.content.map(
+      (part): ContentPart =>
+        part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: dataUrl(part) } },
     ),
   };
 }

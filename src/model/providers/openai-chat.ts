@@ -28,7 +28,8 @@ import { streamWire, type WireSpec } from './wire-request.js';
  * for await (const event of stream) if (event.type === 'text_delta') process.stdout.write(event.delta);
  * const message = await stream.result();
  */
-export const streamOpenAIChat: StreamFunction = (model, context, options = {}) => streamWire(model, options, new ChatWire(model, context, options));
+export const streamOpenAIChat: StreamFunction = (model, context, options = {}) =>
+  streamWire(model, options, new ChatWire(model, context, options));
 
 /** The Chat Completions part of one request: one object per request, its methods shared. */
 class ChatWire implements WireSpec<ChatDecoder> {
@@ -69,14 +70,24 @@ class ChatWire implements WireSpec<ChatDecoder> {
     this.sentMaxTokens = this.options.maxTokens !== undefined && compat.maxTokensField === 'max_tokens';
     this.sentTools = this.context.tools !== undefined && this.context.tools.length > 0;
     this.sentReasoningEffort = reasoningEffort(model, this.options, compat) !== undefined;
-    return { url: target.url, errorUrl: target.errorUrl, headers: chatHeaders(model), body: buildChatBody(model, this.context, this.options, compat) };
+    return {
+      url: target.url,
+      errorUrl: target.errorUrl,
+      headers: chatHeaders(model),
+      body: buildChatBody(model, this.context, this.options, compat),
+    };
   }
 
   adjustAfterRefusal(status: number, text: string): boolean {
     // Judged by what this request carried: a concurrent request may have seen the refusal first.
     // Tools are switched to the prompt only where nobody asked for native tool calling.
     const tools = this.sentTools && this.model.toolCalling !== 'native';
-    const sent: RefusableParameters = { streamOptions: this.sentStreamOptions, maxTokens: this.sentMaxTokens, reasoningEffort: this.sentReasoningEffort, tools };
+    const sent: RefusableParameters = {
+      streamOptions: this.sentStreamOptions,
+      maxTokens: this.sentMaxTokens,
+      reasoningEffort: this.sentReasoningEffort,
+      tools,
+    };
     const refused = refusalOf(this.model.baseUrl, this.model.id, sent, status, text);
     if (refused === 'tools') this.promptTools();
     return refused !== undefined;
@@ -95,7 +106,10 @@ class ChatWire implements WireSpec<ChatDecoder> {
     const reader = readerFor(out, original, this.options);
     const inner = new EventStream<AssistantStreamEvent, AssistantMessage>();
     void inner.listen(reader.push);
-    decoder.redirect(inner, `${this.model.provider} (${this.errorUrl}) refused the tools parameter for ${this.model.id}: its tools are described in the prompt from now on (toolCalling: prompt)`);
+    decoder.redirect(
+      inner,
+      `${this.model.provider} (${this.errorUrl}) refused the tools parameter for ${this.model.id}: its tools are described in the prompt from now on (toolCalling: prompt)`,
+    );
   }
 
   onEvent(decoder: ChatDecoder, event: string | undefined, data: string): void {

@@ -15,7 +15,6 @@ import type { AssistantMessage, AssistantStreamEvent, TextContent, ThinkingConte
 import { isRecord, type Json } from '../json.js';
 import { MAX_ARGUMENT_CHARS, parseArgumentObject } from '../json-limits.js';
 
-
 interface Slot {
   kind: 'message' | 'reasoning' | 'function_call';
   item: Json;
@@ -51,7 +50,16 @@ export class OutputBlocks {
   private open(item: Json, outputIndex: unknown): Slot | undefined {
     const kind = item.type;
     if (kind !== 'message' && kind !== 'reasoning' && kind !== 'function_call') return undefined; // web_search_call, …: not ours
-    const slot: Slot = { kind, item, index: undefined, block: undefined, parser: undefined, part: undefined, parts: new Map(), ended: false };
+    const slot: Slot = {
+      kind,
+      item,
+      index: undefined,
+      block: undefined,
+      parser: undefined,
+      part: undefined,
+      parts: new Map(),
+      ended: false,
+    };
     this.slots.push(slot);
     if (typeof outputIndex === 'number') this.byKey.set(`#${outputIndex}`, slot);
     if (typeof item.id === 'string') this.byKey.set(item.id, slot);
@@ -136,14 +144,23 @@ export class OutputBlocks {
   }
 
   private find(itemId: unknown, outputIndex: unknown): Slot | undefined {
-    return (typeof outputIndex === 'number' ? this.byKey.get(`#${outputIndex}`) : undefined) ?? (typeof itemId === 'string' ? this.byKey.get(itemId) : undefined);
+    return (
+      (typeof outputIndex === 'number' ? this.byKey.get(`#${outputIndex}`) : undefined) ??
+      (typeof itemId === 'string' ? this.byKey.get(itemId) : undefined)
+    );
   }
 
   private startBlock(slot: Slot): void {
     if (slot.block !== undefined) return;
     const at = this.message.content.length;
     if (slot.kind === 'function_call') {
-      const call: ToolCall = { type: 'tool_call', id: this.uniqueId(slot.item.call_id), name: str(slot.item.name), arguments: {}, rawArguments: '' };
+      const call: ToolCall = {
+        type: 'tool_call',
+        id: this.uniqueId(slot.item.call_id),
+        name: str(slot.item.name),
+        arguments: {},
+        rawArguments: '',
+      };
       if (typeof slot.item.id === 'string' && slot.item.id !== '') call.signature = slot.item.id;
       slot.block = call;
       slot.parser = new PartialJsonParser();
@@ -248,7 +265,6 @@ function parseArguments(slot: Slot): Record<string, unknown> {
   return parseArgumentObject(raw);
 }
 
-
 /** A string member, or `''`. */
 export function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
@@ -258,4 +274,3 @@ export function str(value: unknown): string {
 export function num(value: unknown): number {
   return typeof value === 'number' ? value : 0;
 }
-

@@ -13,7 +13,6 @@ import type { AssistantMessage, AssistantStreamEvent, ModelRef, StopReason, Usag
 import { OutputBlocks, num, str } from './openai-responses-blocks.js';
 import { isRecord, notJsonEventError, tokenCount, type Json } from '../json.js';
 
-
 /** Turns Responses events into events on `out`; ends `out` with exactly one `done` or `error`. */
 export class ResponsesDecoder {
   readonly message: AssistantMessage;
@@ -30,7 +29,15 @@ export class ResponsesDecoder {
     /** Ids of the run's earlier calls (`StreamOptions.toolCallIds`): a repeat is renamed. */
     runIds?: ReadonlySet<string>,
   ) {
-    this.message = { role: 'assistant', content: [], stopReason: 'stop', usage: emptyUsage(), provider: model.provider, model: model.id, api: 'openai-responses' };
+    this.message = {
+      role: 'assistant',
+      content: [],
+      stopReason: 'stop',
+      usage: emptyUsage(),
+      provider: model.provider,
+      model: model.id,
+      api: 'openai-responses',
+    };
     this.blocks = new OutputBlocks(out, this.message, runIds);
   }
 
@@ -177,7 +184,8 @@ export class ResponsesDecoder {
   }
 
   private noteResponse(response: Json): void {
-    if (this.message.responseId === undefined && typeof response.id === 'string' && response.id !== '') this.message.responseId = response.id;
+    if (this.message.responseId === undefined && typeof response.id === 'string' && response.id !== '')
+      this.message.responseId = response.id;
   }
 }
 
@@ -197,4 +205,3 @@ export function mapUsage(raw: Json): Usage {
     total: tokenCount(raw.total_tokens) || input + output,
   };
 }
-

@@ -10,7 +10,19 @@ import { createHash } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { apiTarget, type ApiTarget } from '../base-url.js';
 import { normalizeToolCallIds, prepareHistory } from '../handoff.js';
-import type { AssistantMessage, Context, ImageContent, JsonSchema, Message, ModelRef, StreamOptions, TextContent, ThinkingContent, ToolResultMessage, UserMessage } from '../types.js';
+import type {
+  AssistantMessage,
+  Context,
+  ImageContent,
+  JsonSchema,
+  Message,
+  ModelRef,
+  StreamOptions,
+  TextContent,
+  ThinkingContent,
+  ToolResultMessage,
+  UserMessage,
+} from '../types.js';
 import { isRecord } from '../json.js';
 import { wireArguments } from '../json-limits.js';
 
@@ -175,7 +187,13 @@ function safeCallId(id: string): string {
 }
 
 function toTools(tools: NonNullable<Context['tools']>): NonNullable<ResponsesRequest['tools']> {
-  return tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters, strict: false }));
+  return tools.map((tool) => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    strict: false,
+  }));
 }
 
 function toInputItems(message: Message): ResponsesInputItem[] {
@@ -266,7 +284,9 @@ function messageRef(signature: string | undefined): { id: string; phase?: string
 }
 
 function inputContent(part: TextContent | ImageContent): InputContent {
-  return part.type === 'text' ? { type: 'input_text', text: part.text } : { type: 'input_image', image_url: `data:${part.mimeType};base64,${part.data}`, detail: 'auto' };
+  return part.type === 'text'
+    ? { type: 'input_text', text: part.text }
+    : { type: 'input_image', image_url: `data:${part.mimeType};base64,${part.data}`, detail: 'auto' };
 }
 
 /** The request headers: JSON, the bearer key when there is one, then the model's own headers. */
@@ -304,4 +324,3 @@ function parseObject(text: string | undefined): Record<string, unknown> | undefi
     return undefined;
   }
 }
-

@@ -69,7 +69,12 @@ export function streamWire<D extends WireDecoder>(model: ModelRef, options: Stre
     // `run` handles every expected failure itself; this only guarantees that a bug in
     // rein still ends the stream instead of leaving the consumer waiting forever.
     if (out.isEnded) return;
-    endWithError(out, model, new ReinError('internal', 'fatal', `The ${spec.api} adapter failed: ${String(error)}`, { cause: error }), spec.api);
+    endWithError(
+      out,
+      model,
+      new ReinError('internal', 'fatal', `The ${spec.api} adapter failed: ${String(error)}`, { cause: error }),
+      spec.api,
+    );
   });
   return out;
 }
@@ -97,7 +102,10 @@ async function run<D extends WireDecoder>(
       // or secret parameter), made once per base URL; a spec without one gets it made here.
       ctx.url = request.errorUrl ?? displayUrl(request.url);
       const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-      res = options.transport === undefined ? await httpPost(request.url, request.headers, request.body, signal, idleMs) : await options.transport({ api: spec.api, url: request.url, headers: request.headers, body: request.body }, signal, idleMs);
+      res =
+        options.transport === undefined
+          ? await httpPost(request.url, request.headers, request.body, signal, idleMs)
+          : await options.transport({ api: spec.api, url: request.url, headers: request.headers, body: request.body }, signal, idleMs);
       if (res.status >= 200 && res.status < 300) break;
       const text = await errorBodyText(res);
       if (asked < MAX_ADJUSTMENTS && spec.adjustAfterRefusal?.(res.status, text)) continue;
@@ -107,7 +115,14 @@ async function run<D extends WireDecoder>(
     }
     if (res.status === 204 || res.status === 205) {
       // Nothing to read, and nothing to retry for: the server took the request and means it.
-      decoder.fail(new ReinError('invalid_response', 'fatal', `${ctx.url} answered ${res.status} ${res.statusText || (res.status === 204 ? 'No Content' : 'Reset Content')} with no body, where the model's answer should be: check the base URL (it must be the model API's) and the server's log`, { status: res.status }));
+      decoder.fail(
+        new ReinError(
+          'invalid_response',
+          'fatal',
+          `${ctx.url} answered ${res.status} ${res.statusText || (res.status === 204 ? 'No Content' : 'Reset Content')} with no body, where the model's answer should be: check the base URL (it must be the model API's) and the server's log`,
+          { status: res.status },
+        ),
+      );
       return;
     }
     decoder.start();
@@ -116,7 +131,15 @@ async function run<D extends WireDecoder>(
     // The label is a hint: some servers ignore `stream: true`, some mislabel (a Flask
     // `Response(gen())` is `text/html`); the body's first character decides what it is.
     const labelled = contentType.includes('text/html') ? 'html' : !stream || contentType.includes('json') ? 'json' : 'sse';
-    await decodeBody(res, decoder, ctx, spec, labelled, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, options.maxAnswerChars ?? MAX_ANSWER_CHARS);
+    await decodeBody(
+      res,
+      decoder,
+      ctx,
+      spec,
+      labelled,
+      options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      options.maxAnswerChars ?? MAX_ANSWER_CHARS,
+    );
   } catch (error) {
     if (decoder.finished) return;
     if (signal?.aborted) decoder.fail(new ReinError('aborted', 'fatal', 'The model request was aborted', { cause: signal.reason }));
@@ -171,13 +194,27 @@ const PAGE_CHARS = 200;
  * generator streams as `text/html`. Only a body that begins with `<` is a web page. Once
  * the kind is known each chunk costs one comparison more than feeding the parser directly.
  */
-async function decodeBody<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>, labelled: BodyKind, idleMs: number, maxChars: number): Promise<void> {
+async function decodeBody<D extends WireDecoder>(
+  res: HttpResponse,
+  decoder: D,
+  ctx: ErrorContext,
+  spec: WireSpec<D>,
+  labelled: BodyKind,
+  idleMs: number,
+  maxChars: number,
+): Promise<void> {
   // The connection's own watchdog (http.ts) hears every byte, so SSE comments and pings
   // would keep it quiet for ever; this one hears only events that carry data.
   const quiet =
     idleMs > 0 && Number.isFinite(idleMs)
       ? watchIdle(idleMs, () => {
-          decoder.fail(new ReinError('timeout', 'transient', `${ctx.url}: no data from the server for ${idleMs} ms (keep-alive comments and pings are not data)`));
+          decoder.fail(
+            new ReinError(
+              'timeout',
+              'transient',
+              `${ctx.url}: no data from the server for ${idleMs} ms (keep-alive comments and pings are not data)`,
+            ),
+          );
           res.destroy();
         })
       : undefined;
@@ -188,7 +225,15 @@ async function decodeBody<D extends WireDecoder>(res: HttpResponse, decoder: D, 
   }
 }
 
-async function decodeBodyWatched<D extends WireDecoder>(res: HttpResponse, decoder: D, ctx: ErrorContext, spec: WireSpec<D>, labelled: BodyKind, quiet: IdleWatch | undefined, maxChars: number): Promise<void> {
+async function decodeBodyWatched<D extends WireDecoder>(
+  res: HttpResponse,
+  decoder: D,
+  ctx: ErrorContext,
+  spec: WireSpec<D>,
+  labelled: BodyKind,
+  quiet: IdleWatch | undefined,
+  maxChars: number,
+): Promise<void> {
   let kind: BodyKind | undefined;
   /** The text before the kind is known (a few bytes: the first chunk nearly always tells). */
   let head = '';
@@ -198,7 +243,13 @@ async function decodeBodyWatched<D extends WireDecoder>(res: HttpResponse, decod
   const webPage = (): void => {
     // The page as it began, whitespace collapsed.
     const began = page.slice(0, PAGE_CHARS).replace(/\s+/g, ' ');
-    decoder.fail(new ReinError('invalid_response', 'fatal', `${ctx.url} answered with an HTML page, not the API: ${spec.htmlHint}. The page began: ${began}`));
+    decoder.fail(
+      new ReinError(
+        'invalid_response',
+        'fatal',
+        `${ctx.url} answered with an HTML page, not the API: ${spec.htmlHint}. The page began: ${began}`,
+      ),
+    );
   };
   const take = (text: string): void => {
     if (kind === 'sse') events.feed(text);
@@ -215,7 +266,11 @@ async function decodeBodyWatched<D extends WireDecoder>(res: HttpResponse, decod
     received += chunk.length;
     if (received > maxChars && !decoder.finished) {
       decoder.fail(
-        new ReinError('answer_too_long', 'fatal', `${ctx.url} sent an answer longer than ${maxChars.toLocaleString('en-US')} characters; it was cut there (what came before is kept)`),
+        new ReinError(
+          'answer_too_long',
+          'fatal',
+          `${ctx.url} sent an answer longer than ${maxChars.toLocaleString('en-US')} characters; it was cut there (what came before is kept)`,
+        ),
       );
       res.destroy();
       return;
@@ -337,7 +392,11 @@ function tooDeep(text: string): boolean {
 }
 
 function tooDeepError(ctx: ErrorContext): ReinError {
-  return new ReinError('invalid_response', 'transient', `${ctx.url} sent JSON nested more than ${MAX_WIRE_DEPTH} levels deep; no model answer is shaped so`);
+  return new ReinError(
+    'invalid_response',
+    'transient',
+    `${ctx.url} sent JSON nested more than ${MAX_WIRE_DEPTH} levels deep; no model answer is shaped so`,
+  );
 }
 
 function decodeJson<D extends WireDecoder>(text: string, decoder: D, ctx: ErrorContext, spec: WireSpec<D>): void {
@@ -352,7 +411,13 @@ function decodeJson<D extends WireDecoder>(text: string, decoder: D, ctx: ErrorC
     body = undefined;
   }
   if (typeof body !== 'object' || body === null || (Array.isArray(body) && !spec.bodyMayBeArray)) {
-    decoder.fail(new ReinError('invalid_response', 'transient', `${ctx.url} answered 200 with a body that is not a JSON object: ${text.slice(0, 200)}`));
+    decoder.fail(
+      new ReinError(
+        'invalid_response',
+        'transient',
+        `${ctx.url} answered 200 with a body that is not a JSON object: ${text.slice(0, 200)}`,
+      ),
+    );
     return;
   }
   spec.onBody(decoder, body);

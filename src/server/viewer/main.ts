@@ -24,14 +24,28 @@ function route(): void {
 /** The run list, filtered by status, refreshed every few seconds. */
 function listPage(status: string): () => void {
   document.title = 'rein · runs';
-  const filter = h('select', { id: 'status-filter', 'aria-label': 'Filter by status' }, h('option', { value: '' }, 'every status'), ...STATUSES.map((s) => h('option', { value: s, selected: s === status }, s)));
+  const filter = h(
+    'select',
+    { id: 'status-filter', 'aria-label': 'Filter by status' },
+    h('option', { value: '' }, 'every status'),
+    ...STATUSES.map((s) => h('option', { value: s, selected: s === status }, s)),
+  );
   filter.addEventListener('change', () => (location.hash = filter.value ? `#/?status=${filter.value}` : '#/'));
   const body = h('tbody');
   const more = h('button', { type: 'button', class: 'more', hidden: true }, 'Older runs');
   const note = h('p', { class: 'note' });
   main.replaceChildren(
     h('div', { class: 'bar' }, h('h1', {}, 'Runs'), h('label', {}, 'Status ', filter)),
-    h('table', { class: 'runs' }, h('thead', {}, h('tr', {}, ...['Status', 'Agent', 'Task', 'Model', 'Cost', 'Duration', 'Updated'].map((c) => h('th', { scope: 'col' }, c)))), body),
+    h(
+      'table',
+      { class: 'runs' },
+      h(
+        'thead',
+        {},
+        h('tr', {}, ...['Status', 'Agent', 'Task', 'Model', 'Cost', 'Duration', 'Updated'].map((c) => h('th', { scope: 'col' }, c))),
+      ),
+      body,
+    ),
     more,
     note,
   );
@@ -41,7 +55,12 @@ function listPage(status: string): () => void {
     h(
       'tr',
       { class: `run ${run.status}`, 'data-run': run.id },
-      h('td', { 'data-label': 'Status' }, h('span', { class: `badge ${run.status}` }, run.status), run.live ? h('span', { class: 'live-dot', title: 'live' }) : null),
+      h(
+        'td',
+        { 'data-label': 'Status' },
+        h('span', { class: `badge ${run.status}` }, run.status),
+        run.live ? h('span', { class: 'live-dot', title: 'live' }) : null,
+      ),
       h('td', { 'data-label': 'Agent' }, run.agent ?? '—'),
       h('td', { 'data-label': 'Task', class: 'task' }, h('a', { href: `#/runs/${encodeURIComponent(run.id)}` }, run.task ?? run.id)),
       h('td', { 'data-label': 'Model' }, run.model),
@@ -68,7 +87,7 @@ function listPage(status: string): () => void {
   more.addEventListener('click', () => void load(true));
   void load(false);
   // Refreshes the first page only: a reader paging back keeps what they loaded.
-  const timer = setInterval(() => cursor === null || body.children.length <= 50 ? void load(false) : undefined, 3000);
+  const timer = setInterval(() => (cursor === null || body.children.length <= 50 ? void load(false) : undefined), 3000);
   return () => {
     stopped = true;
     clearInterval(timer);
@@ -81,7 +100,12 @@ function runPage(runId: string): () => void {
   const timeline = new Timeline();
   const header = h('div', { class: 'run-header' });
   const approvals = h('section', { class: 'approvals', hidden: true, 'aria-label': 'Waiting for approval' });
-  const steerInput = h('textarea', { id: 'steer-text', rows: 2, placeholder: 'A message the agent reads before its next model call', 'aria-label': 'Steer the run' });
+  const steerInput = h('textarea', {
+    id: 'steer-text',
+    rows: 2,
+    placeholder: 'A message the agent reads before its next model call',
+    'aria-label': 'Steer the run',
+  });
   const steerButton = h('button', { type: 'submit' }, 'Steer');
   const steerNote = h('span', { class: 'note', role: 'status' });
   const steer = h('form', { class: 'steer', hidden: true }, steerInput, h('div', { class: 'row' }, steerButton, steerNote));
@@ -89,7 +113,16 @@ function runPage(runId: string): () => void {
   const status = h('p', { class: 'note', role: 'status' });
   // The log shows a step once it is durable (at the end of a model request or a tool call): meanwhile, say the run works.
   const working = h('p', { class: 'working', hidden: true }, 'Working…');
-  main.replaceChildren(h('p', { class: 'crumbs' }, h('a', { href: '#/' }, '← Runs')), header, approvals, h('div', { class: 'actions' }, abortButton), steer, status, timeline.element, working);
+  main.replaceChildren(
+    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, '← Runs')),
+    header,
+    approvals,
+    h('div', { class: 'actions' }, abortButton),
+    steer,
+    status,
+    timeline.element,
+    working,
+  );
 
   let source: EventSource | undefined;
   let left = false;
@@ -99,7 +132,10 @@ function runPage(runId: string): () => void {
     try {
       detail = await api<RunDetail>(`v1/runs/${encodeURIComponent(runId)}`);
     } catch (error) {
-      status.textContent = error instanceof ApiFailure && error.status === 404 ? `There is no run ${runId}.` : `Could not load the run: ${(error as Error).message}`;
+      status.textContent =
+        error instanceof ApiFailure && error.status === 404
+          ? `There is no run ${runId}.`
+          : `Could not load the run: ${(error as Error).message}`;
       return;
     }
     if (left) return;
@@ -133,13 +169,22 @@ function runPage(runId: string): () => void {
     approvals.replaceChildren(
       h('h2', {}, 'Waiting for approval'),
       ...pending.map((call) => {
-        const reason = h('input', { type: 'text', placeholder: 'Reason (optional; a denial\'s reason reaches the model)', 'aria-label': `Reason for ${call.name}` });
+        const reason = h('input', {
+          type: 'text',
+          placeholder: "Reason (optional; a denial's reason reaches the model)",
+          'aria-label': `Reason for ${call.name}`,
+        });
         const decide = (approved: boolean) => async () => {
           buttons.forEach((b) => (b.disabled = true));
           try {
             await api(`v1/runs/${encodeURIComponent(runId)}/approvals`, {
               method: 'POST',
-              body: { toolCallId: call.toolCallId, approved, argumentsHash: call.argumentsHash, ...(reason.value ? { reason: reason.value } : {}) },
+              body: {
+                toolCallId: call.toolCallId,
+                approved,
+                argumentsHash: call.argumentsHash,
+                ...(reason.value ? { reason: reason.value } : {}),
+              },
             });
             approvals.hidden = true;
             follow();
@@ -149,7 +194,10 @@ function runPage(runId: string): () => void {
           }
           void refresh();
         };
-        const buttons = [h('button', { type: 'button', class: 'approve', onclick: decide(true) }, 'Approve'), h('button', { type: 'button', class: 'deny danger', onclick: decide(false) }, 'Deny')];
+        const buttons = [
+          h('button', { type: 'button', class: 'approve', onclick: decide(true) }, 'Approve'),
+          h('button', { type: 'button', class: 'deny danger', onclick: decide(false) }, 'Deny'),
+        ];
         return h(
           'article',
           { class: 'pending', 'data-call': call.toolCallId },

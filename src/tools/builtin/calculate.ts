@@ -86,8 +86,7 @@ export function evaluate(expression: string): number {
   let index = 0;
   let depth = 0;
   const peek = (): Token => tokens[index]!;
-  const isOp = (token: Token, ...ops: Op[]): token is Token & { kind: 'op' } =>
-    token.kind === 'op' && ops.includes(token.op);
+  const isOp = (token: Token, ...ops: Op[]): token is Token & { kind: 'op' } => token.kind === 'op' && ops.includes(token.op);
   const describe = (token: Token): string =>
     token.kind === 'end' ? 'end of expression' : token.kind === 'number' ? `number ${token.text}` : `'${token.op}'`;
 

@@ -33,8 +33,7 @@ export function createDiceTool(): Tool {
       const count = Number(args.count);
       const rolls = Array.from({ length: count }, () => randomInt(1, sides + 1));
       const sum = rolls.reduce((a, b) => a + b, 0);
-      const text =
-        count === 1 ? `Rolled a d${sides}: ${sum}` : `Rolled ${count}d${sides}: ${rolls.join(', ')} (sum ${sum})`;
+      const text = count === 1 ? `Rolled a d${sides}: ${sum}` : `Rolled ${count}d${sides}: ${rolls.join(', ')} (sum ${sum})`;
       return { content: text, details: { sides, count, rolls, sum } };
     },
   });
