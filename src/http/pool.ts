@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import net from 'node:net';
-import { ConnectTunnel, type Proxy } from './proxy.js';
+import { ConnectTunnel, type Proxy as ProxyRoute } from './proxy.js';
 
 // node:tls is loaded on the first https connection: importing rein (and a run against a
 // local http server) does not pay for it.
@@ -21,7 +21,7 @@ export interface Origin {
   readonly host: string;
   readonly port: number;
   /** The proxy the connection goes through (see `http-proxy.ts`). */
-  readonly proxy?: Proxy | undefined;
+  readonly proxy?: ProxyRoute | undefined;
 }
 
 /** The request a connection carries receives its socket's events. */

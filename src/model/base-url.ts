@@ -98,7 +98,7 @@ function displayText(text: string): string {
     const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? '';
     shown = `${scheme}…${text.slice(at)}`;
   }
-  return shown.replace(/[?#][^]*$/, '');
+  return shown.replace(/[?#][\s\S]*$/, '');
 }
 
 /** The decoded name of one `name=value` pair of a query. */
