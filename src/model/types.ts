@@ -2,9 +2,7 @@
  * Provider-neutral messages and stream events. Every provider adapter translates its wire
  * format to and from these; the loop, the store and the tracer only ever see these.
  */
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { ErrorInfo, ReinError } from '../errors.js';
-import type { HttpResponse } from '../http/client.js';
 
 /** Plain text. */
 export interface TextContent {
@@ -251,16 +249,32 @@ export interface StreamOptions {
   transport?: ModelTransport;
 }
 
+// The wire types below are structural, without Node's http types: this module is part of
+// the run events' types, which the browser-side run viewer is type-checked against.
+
 /** One HTTP request of a model request, as it goes on the wire. */
 export interface WireRequest {
   api: ModelApi;
   url: URL;
-  headers: OutgoingHttpHeaders;
+  /** Node's `OutgoingHttpHeaders`. */
+  headers: Record<string, number | string | string[] | undefined>;
   body: string;
 }
 
+/** A response whose head has arrived, as rein's HTTP client gives it (`HttpResponse` of `http/client.ts`). */
+export interface WireResponse {
+  status: number;
+  statusText: string;
+  /** Node's `IncomingHttpHeaders`. */
+  headers: Record<string, string | string[] | undefined>;
+  consume(onChunk: (text: string) => void): Promise<void>;
+  text(maxChars?: number): Promise<string>;
+  drain(): void;
+  destroy(): void;
+}
+
 /** What sends a {@link WireRequest}: rein's HTTP client, or a recorder or playback around it. */
-export type ModelTransport = (request: WireRequest, signal: AbortSignal | undefined, idleTimeoutMs: number) => Promise<HttpResponse>;
+export type ModelTransport = (request: WireRequest, signal: AbortSignal | undefined, idleTimeoutMs: number) => Promise<WireResponse>;
 
 /** Default of {@link StreamOptions.idleTimeoutMs}. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
