@@ -536,10 +536,7 @@ export class Agent<S = unknown> {
     };
     const unregister = registerRun(node);
 
-    const stepOfCall = new Map<string, number>();
-    // Under an approval policy: the permission check of each gated call being dispatched.
-    const checks = new Map<string, Confirm>();
-    const dispatcher = this.dispatcherFor(emit, stepOfCall, checks);
+    const tools = this.toolDispatch(emit, extras ? (call) => extras.refuse(call) : undefined);
     // Every field is present from the start (optional ones as undefined): one object shape
     // for every run, and no spread per optional field.
     const deps: LoopDeps = {
@@ -553,15 +550,8 @@ export class Agent<S = unknown> {
       modelOptions: this.options.modelOptions ?? {},
       system: this.system,
       toolSpecs: extras ? () => extras.specs(this.registry.specs()) : this.ownSpecs,
-      dispatch: (call, ctx, confirm) => {
-        stepOfCall.set(call.id, ctx.step);
-        const refusal = extras?.refuse(call);
-        if (refusal !== undefined) return deniedOutcome(call, refusal);
-        if (confirm === undefined) return dispatcher.dispatchNow(call, ctx);
-        checks.set(call.id, confirm);
-        return Promise.resolve(dispatcher.dispatchNow(call, ctx)).finally(() => checks.delete(call.id));
-      },
-      check: (call) => dispatcher.check(call),
+      dispatch: tools.dispatch,
+      check: tools.check,
       toolOf: this.toolOf,
       approvalPolicy: this.options.approvalPolicy,
       finalAnswerTool: this.finalAnswerTool,
@@ -632,22 +622,15 @@ export class Agent<S = unknown> {
    * and other extras are not started for a run it takes over.)
    */
   handoffPart(emit: (body: RunEventBody) => number, seed: RunSeed): HandoffPart {
-    const stepOfCall = new Map<string, number>();
-    const checks = new Map<string, Confirm>();
-    const dispatcher = this.dispatcherFor(emit, stepOfCall, checks);
+    const tools = this.toolDispatch(emit);
     return {
       model: this.model,
       stream: this.stream,
       modelOptions: this.options.modelOptions ?? {},
       system: this.system,
       toolSpecs: this.ownSpecs,
-      dispatch: (call, ctx, confirm) => {
-        stepOfCall.set(call.id, ctx.step);
-        if (confirm === undefined) return dispatcher.dispatchNow(call, ctx);
-        checks.set(call.id, confirm);
-        return Promise.resolve(dispatcher.dispatchNow(call, ctx)).finally(() => checks.delete(call.id));
-      },
-      check: (call) => dispatcher.check(call),
+      dispatch: tools.dispatch,
+      check: tools.check,
       toolOf: this.toolOf,
       approvalPolicy: this.options.approvalPolicy,
       finalAnswerTool: this.finalAnswerTool,
@@ -680,6 +663,32 @@ export class Agent<S = unknown> {
       const dispatch = deps.dispatch;
       deps.dispatch = (call, ctx, confirm) => observer.runTool(call.id, () => dispatch(call, ctx, confirm));
     }
+  }
+
+  /**
+   * The loop's `dispatch` and `check` over a dispatcher of this agent's tools, for a run or
+   * for a run handed over to this agent. `refuse` names calls refused before they run (an
+   * active skill's `allowed-tools`).
+   */
+  private toolDispatch(
+    emit: (body: RunEventBody) => number,
+    refuse?: (call: ToolCall) => string | undefined,
+  ): Pick<LoopDeps, 'dispatch' | 'check'> {
+    const stepOfCall = new Map<string, number>();
+    // Under an approval policy: the permission check of each gated call being dispatched.
+    const checks = new Map<string, Confirm>();
+    const dispatcher = this.dispatcherFor(emit, stepOfCall, checks);
+    return {
+      dispatch: (call, ctx, confirm) => {
+        stepOfCall.set(call.id, ctx.step);
+        const refusal = refuse?.(call);
+        if (refusal !== undefined) return deniedOutcome(call, refusal);
+        if (confirm === undefined) return dispatcher.dispatchNow(call, ctx);
+        checks.set(call.id, confirm);
+        return Promise.resolve(dispatcher.dispatchNow(call, ctx)).finally(() => checks.delete(call.id));
+      },
+      check: (call) => dispatcher.check(call),
+    };
   }
 
   private dispatcherFor(emit: (body: RunEventBody) => number, stepOfCall: Map<string, number>, checks: ReadonlyMap<string, Confirm>) {

@@ -23,6 +23,7 @@ import {
   transcript,
   type ChildResult,
   type Step,
+  CRASH_TURNS,
 } from './harness.js';
 
 const seed = Number(process.env.REIN_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -36,22 +37,7 @@ const CONCURRENCY = 3;
 // text included) never change what it says next. Usage is fixed so it is not estimated from
 // the request.
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
-const TURNS: Array<Array<[tool: string, n: number]>> = [
-  [
-    ['do_pure', 1],
-    ['do_idempotent', 2],
-  ],
-  [
-    ['do_reconcilable', 3],
-    ['do_unsafe', 4],
-  ],
-  [
-    ['do_unsafe', 5],
-    ['do_pure', 6],
-    ['do_idempotent', 7],
-    ['do_reconcilable', 8],
-  ],
-];
+const TURNS = CRASH_TURNS;
 const TOOL_CALLS = TURNS.flat().length;
 // The approval-gated run (input 'do the gated things'): the `gated` tool waits for a person.
 const GATED_TURNS: Array<Array<[tool: string, n: number]>> = [

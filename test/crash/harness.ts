@@ -41,6 +41,28 @@ export interface ChildExit {
   stderr: string;
 }
 
+/**
+ * The crash test's model turns: 8 calls of every effect over 3 turns, then the answer. They
+ * depend only on how many answers the history holds, so a request asked again after a crash
+ * gets the same answer.
+ */
+export const CRASH_TURNS: ReadonlyArray<ReadonlyArray<[tool: string, n: number]>> = [
+  [
+    ['do_pure', 1],
+    ['do_idempotent', 2],
+  ],
+  [
+    ['do_reconcilable', 3],
+    ['do_unsafe', 4],
+  ],
+  [
+    ['do_unsafe', 5],
+    ['do_pure', 6],
+    ['do_idempotent', 7],
+    ['do_reconcilable', 8],
+  ],
+];
+
 const live = new Set<ChildProcess>();
 
 /** Runs (or resumes) `runId` in a fresh process, dying as `step` says. Rejects if it hangs for `hangMs`. */

@@ -24,6 +24,7 @@ import {
   type Calls,
   type Snapshot,
   type Step,
+  CRASH_TURNS,
 } from './harness.js';
 
 const seed = Number(process.env.REIN_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -32,23 +33,8 @@ const BUDGET_MS = 45_000;
 const CONCURRENCY = 3;
 
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
-// The child's turns (the crash test's): 8 calls over 3 turns, then its answer.
-const WORKER_TURNS: Array<Array<[tool: string, n: number]>> = [
-  [
-    ['do_pure', 1],
-    ['do_idempotent', 2],
-  ],
-  [
-    ['do_reconcilable', 3],
-    ['do_unsafe', 4],
-  ],
-  [
-    ['do_unsafe', 5],
-    ['do_pure', 6],
-    ['do_idempotent', 7],
-    ['do_reconcilable', 8],
-  ],
-];
+// The child's turns are the crash test's: 8 calls over 3 turns, then its answer.
+const WORKER_TURNS = CRASH_TURNS;
 function answer(request: ScriptRequest): ScriptTurn {
   const turn = request.messages.filter((m) => m.role === 'assistant').length;
   if (request.model === 'lead') {
