@@ -57,7 +57,8 @@ function measure(dir, url, impl, turns, sequential) {
 // turns); BENCH_CASES=fresh only the fresh-agent case and what it is compared with (http,
 // rein and rein-fresh at 8 turns); BENCH_CASES=store the SQLite store on and off (with the
 // tool's default effect and with `pure`), which the default leaves out; the default counts
-// the others and the growth cases.
+// the others and the growth cases; BENCH_CASES=loop only rein at 8 and 32 turns (to compare
+// two trees of the loop).
 const only = process.env.BENCH_CASES;
 const CASES = {
   telemetry: [
@@ -75,6 +76,10 @@ const CASES = {
     ['rein-store', 8],
     ['rein-pure', 8],
     ['rein-store-pure', 8],
+  ],
+  loop: [
+    ['rein', 8],
+    ['rein', 32],
   ],
   all: [
     ['http', 8],

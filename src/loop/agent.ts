@@ -23,9 +23,7 @@ import { redactingLog, redactingStore } from '../security/redacting-store.js';
 import { DEFAULT_LIMITS, type AgentOptions, type OutputOf, type RunOptions } from './options.js';
 import { runLoop } from './run-loop.js';
 import type { Confirm, LoopDeps, LoopStart } from './deps.js';
-import { RunLog } from './run-log.js';
-import { resumeStateFrom } from './resume-state.js';
-import { messagesFromEvents } from './fold.js';
+import type { RunLog } from './run-log.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import type { RunStore } from '../store/types.js';
 import { createHash } from 'node:crypto';
@@ -36,8 +34,16 @@ import { createContextEngine, type ContextEngine, type RunSeed } from '../contex
 import { updatePlanTool } from '../context/plan-tool.js';
 import { LazyTelemetry, parentOf } from '../trace/agent-telemetry.js';
 import type { ObserveStart, RunObserver } from '../trace/telemetry.js';
-import { decideInTree, waitingCallsOf } from './tree-approval.js';
 import { handedTo, handoffTargetOf, type HandoffPart, type HandoffTarget } from './handoff-tool.js';
+import {
+  approveStored,
+  checkResumable,
+  closeLog,
+  type ApprovalDecision,
+  type Prepared,
+  prepareResume,
+  startStored,
+} from './durable-run.js';
 import { cappedLimits, registerRun, type RunParent, type TreeNode } from './run-tree.js';
 
 /**
@@ -222,17 +228,15 @@ export class Agent<S = unknown> {
         const traceId = observedTraceId ?? newTraceId();
         extras?.restore(history);
         const input = extras ? extras.input(user) : user;
-        let log: RunLog | undefined;
-        if (this.store) {
-          await this.store.createRun({
-            id: runId,
-            model: `${this.model.provider}/${this.model.id}`,
-            config: this.config,
-            configHash: this.hashConfig(),
-            ...(options.parent ? { parentRunId: options.parent.runId } : {}),
-          });
-          log = new RunLog(this.store, runId, await this.store.acquireLease(runId));
-        }
+        const log = this.store
+          ? await startStored(this.store, {
+              id: runId,
+              model: `${this.model.provider}/${this.model.id}`,
+              config: this.config,
+              configHash: this.hashConfig(),
+              ...(options.parent ? { parentRunId: options.parent.runId } : {}),
+            })
+          : undefined;
         return { traceId, seq: 0, ...(log ? { log } : {}), start: { kind: 'new', input, history } };
       },
     );
@@ -315,43 +319,8 @@ export class Agent<S = unknown> {
     options: { signal?: AbortSignal; force?: boolean; parent?: RunParent; gateModel?: ModelGate } = {},
   ): RunHandle<OutputOf<S>> {
     return this.launch(runId, options.signal, { runId, kind: 'continue' }, options.parent, options.gateModel, async () =>
-      this.prepareResume(runId, await this.loadResumable(runId, options.force === true, false)),
+      prepareResume(await this.loadResumable(runId, options.force === true, false), runId),
     );
-  }
-
-  /** Takes a stored run's lease and reads where it stopped (shared by resume and a tree's approve). */
-  private async prepareResume(runId: string, store: RunStore): Promise<Prepared> {
-    const epoch = await store.acquireLease(runId);
-    // Read the log after taking the lease: nothing can be appended to it any more.
-    const events = await store.loadEvents(runId);
-    if (events.length === 0) {
-      // Created, but its first event never reached the store: nothing ran, nothing to continue.
-      await store.updateRun(runId, epoch, { status: 'failed', reason: 'fatal_error' });
-      throw new ReinError('conflict', 'fatal', `run ${runId} never started (its first event was not stored): start it again`);
-    }
-    const state = resumeStateFrom(events);
-    const last = events[events.length - 1];
-    if (last?.type === 'run_finished' && (last.status === 'done' || last.status === 'stopped')) {
-      // The process died after the run's end was logged but before its record said so:
-      // the run is over; finish the record from the log and run nothing.
-      await store.updateRun(runId, epoch, { status: last.status, reason: last.reason, totals: last.result.totals });
-      return {
-        traceId: state.traceId,
-        seq: events.length,
-        finished: { ...last.result, messages: messagesFromEvents(events) } as RunResult,
-        start: { kind: 'resume', state, epoch },
-      };
-    }
-    // No longer paused or failed while this process drives it: an approve or a reader of
-    // the record now sees it running (an approve then refuses before taking it over).
-    if (runRecordStatus(last) !== 'running') await store.updateRun(runId, epoch, { status: 'running' });
-    return {
-      traceId: state.traceId,
-      seq: events.length,
-      log: new RunLog(store, runId, epoch),
-      start: { kind: 'resume', state, epoch },
-      events,
-    };
   }
 
   /**
@@ -364,99 +333,18 @@ export class Agent<S = unknown> {
    * same way, on the root: the decision goes to the child's call (`runId` of the decision
    * narrows it to one child run), and the root resumes, resuming the child.
    */
-  approve(
-    runId: string,
-    decision: {
-      approved?: boolean;
-      reason?: string;
-      toolCallId?: string;
-      argumentsHash?: string;
-      runId?: string;
-      signal?: AbortSignal;
-      force?: boolean;
-    } = {},
-  ): RunHandle<OutputOf<S>> {
-    return this.launch(runId, decision.signal, { runId, kind: 'continue' }, undefined, undefined, async () => {
-      const store = await this.loadResumable(runId, decision.force === true, true);
-      if (decision.runId !== undefined && decision.runId !== runId) {
-        await decideInTree(store, runId, decision);
-        return this.prepareResume(runId, store);
-      }
-      if (waitingCallsOf(await store.loadEvents(runId), runId, 0).length === 0) {
-        // Nothing of its own waits: a sub-agent of its tree does.
-        await decideInTree(store, runId, decision);
-        return this.prepareResume(runId, store);
-      }
-      // Checked before taking the run: a decision that matches nothing must not take the run
-      // from a process that is driving it (taking the lease would end that process's work).
-      choose(runId, resumeStateFrom(await store.loadEvents(runId)), decision);
-      const epoch = await store.acquireLease(runId);
-      // Read the log again after taking the lease: nothing can be appended to it any more.
-      const events = await store.loadEvents(runId);
-      const state = resumeStateFrom(events);
-      const { pending, chosen } = choose(runId, state, decision);
-      const approved = decision.approved !== false;
-      const at = Date.now();
-      const decided: RunEvent[] = chosen.map(([toolCallId, argumentsHash], i) => ({
-        type: 'approval_decided',
-        runId,
-        seq: events.length + i,
-        at,
-        step: pending.step,
-        toolCallId,
-        approved,
-        argumentsHash,
-        ...(decision.reason === undefined ? {} : { reason: decision.reason }),
-      }));
-      await store.append(runId, epoch, decided);
-      // Running from here on: a second approve is refused by the record before it takes the lease.
-      await store.updateRun(runId, epoch, { status: 'running' });
-      // The state folded above, with the decisions just logged (one fold of the log, not two).
-      for (const [toolCallId] of chosen)
-        pending.approvalsDecided.set(toolCallId, { approved, ...(decision.reason === undefined ? {} : { reason: decision.reason }) });
-      const all = [...events, ...decided];
-      return {
-        traceId: state.traceId,
-        seq: all.length,
-        log: new RunLog(store, runId, epoch),
-        start: { kind: 'resume', state, epoch },
-        events: all,
-      };
-    });
+  approve(runId: string, decision: ApprovalDecision & { signal?: AbortSignal; force?: boolean } = {}): RunHandle<OutputOf<S>> {
+    return this.launch(runId, decision.signal, { runId, kind: 'continue' }, undefined, undefined, async () =>
+      approveStored(await this.loadResumable(runId, decision.force === true, true), runId, decision),
+    );
   }
 
-  /**
-   * The store of a run that may be continued by this agent (checks shared by resume and
-   * approve; `approving` also requires the run to be paused).
-   */
+  /** The store of a run this agent may continue (see {@link checkResumable}). */
   private async loadResumable(runId: string, force: boolean, approving: boolean): Promise<RunStore> {
-    const store = this.store;
-    if (!store) throw new ReinError('config', 'fatal', 'continuing a stored run needs a store: new Agent({ store: await openStore(), … })');
-    const record = await store.getRun(runId);
-    if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store`);
-    if (approving && record.status !== 'paused') {
-      throw new ReinError(
-        'conflict',
-        'fatal',
-        `run ${runId} is not waiting for approval (it is ${record.status}): there is nothing to decide`,
-      );
-    }
-    if (record.status === 'done' || record.status === 'stopped') {
-      throw new ReinError(
-        'conflict',
-        'fatal',
-        `run ${runId} is ${record.status} (${record.reason ?? 'no reason'}): only a run that crashed, failed, was aborted or is paused can be continued`,
-      );
-    }
-    if (record.configHash !== this.hashConfig() && !force) {
-      const changed = configChanges(record.config, this.config);
-      throw new ReinError(
-        'conflict',
-        'fatal',
-        `the agent changed since run ${runId} started (${changed}): continue it with force (rein resume --force) to go on anyway`,
-      );
-    }
-    return store;
+    if (!this.store)
+      throw new ReinError('config', 'fatal', 'continuing a stored run needs a store: new Agent({ store: await openStore(), … })');
+    await checkResumable(this.store, runId, { force, approving, configHash: this.hashConfig(), config: this.config });
+    return this.store;
   }
 
   /** Wires a run's controls, events, dispatcher and log, then runs the loop from `prepare`'s start. */
@@ -693,12 +581,11 @@ export class Agent<S = unknown> {
 
   private dispatcherFor(emit: (body: RunEventBody) => number, stepOfCall: Map<string, number>, checks: ReadonlyMap<string, Confirm>) {
     const hooks = this.options.hooks ?? {};
-    // With a policy, the batch hands over a check for each call the policy wants a person
-    // to see (see `runGated`); the dispatcher runs it where it runs onConfirm — after
-    // validation and beforeToolCall, with the arguments that will run — and allows the
-    // calls without one (the policy allowed them).
-    const policy = this.options.approvalPolicy !== undefined;
-    const onConfirm = policy ? undefined : hooks.onConfirm;
+    // Under a policy or an `onConfirm` hook the batch hands over a check for each call a
+    // person must see (see `runGated` in approvals.ts); the dispatcher runs it where it
+    // runs a permission check — after validation and beforeToolCall, with the arguments
+    // that will run — and allows the calls without one (the policy allowed them).
+    const gated = this.options.approvalPolicy !== undefined || hooks.onConfirm !== undefined;
     return createDispatcher(this.registry, {
       ...(this.options.toolTimeoutMs === undefined ? {} : { defaultTimeoutMs: this.options.toolTimeoutMs }),
       ...(this.options.maxToolOutputChars === undefined ? {} : { maxOutputChars: this.options.maxToolOutputChars }),
@@ -708,26 +595,8 @@ export class Agent<S = unknown> {
       onProgress: (call, update) => {
         emit({ type: 'tool_progress', step: stepOfCall.get(call.id) ?? 0, toolCallId: call.id, name: call.name, ...update });
       },
-      ...(policy
+      ...(gated
         ? { onConfirm: (call: ToolCall, args: Record<string, unknown>, tool: Tool) => checks.get(call.id)?.(args, tool) ?? true }
-        : {}),
-      ...(onConfirm
-        ? {
-            onConfirm: async (call: ToolCall, args: Record<string, unknown>, tool: Tool) => {
-              const step = stepOfCall.get(call.id) ?? 0;
-              emit({ type: 'approval_requested', step, toolCallId: call.id, name: call.name, arguments: args });
-              const answer = await onConfirm(call, args, tool);
-              const decision = typeof answer === 'boolean' ? { allow: answer } : answer;
-              emit({
-                type: 'approval_decided',
-                step,
-                toolCallId: call.id,
-                approved: decision.allow,
-                ...(decision.reason === undefined ? {} : { reason: decision.reason }),
-              });
-              return decision;
-            },
-          }
         : {}),
     });
   }
@@ -738,19 +607,6 @@ export class Agent<S = unknown> {
  * holds requests to the fleet's limits (src/worker/fleet-limits.ts).
  */
 export type ModelGate = (fn: StreamFunction) => StreamFunction;
-
-/** What a run starts from, once its store (if any) has been set up. */
-interface Prepared {
-  traceId: string;
-  /** The seq of the first event this process emits. */
-  seq: number;
-  log?: RunLog;
-  start: LoopStart;
-  /** A resumed run's log, for the extras to restore their state from. */
-  events?: RunEvent[];
-  /** Set when the log shows the run already ended: its result, and nothing is run. */
-  finished?: RunResult;
-}
 
 /**
  * The result (and last event) of a run that could not begin — a bad store or a refused
@@ -772,17 +628,6 @@ function notStarted(runId: string, error: ReinError, emit: (body: RunEventBody) 
   return result;
 }
 
-/** Makes the run's end durable and records its status; a failed write fails the run. */
-async function closeLog(store: RunStore, log: RunLog, result: RunResult): Promise<RunResult> {
-  try {
-    await log.flush();
-    await store.updateRun(result.runId, log.epoch, { status: result.status, reason: result.reason, totals: result.totals });
-    return result;
-  } catch (error) {
-    return { ...result, status: 'failed', reason: 'fatal_error', error: toReinError(error, 'store').toJSON() };
-  }
-}
-
 /** What a run's context engine starts from: the goal, and a resumed run's task record. */
 function contextSeed(start: LoopStart): RunSeed {
   if (start.kind === 'new') return { input: start.input, scanned: start.history.length };
@@ -801,60 +646,4 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
   const out: Partial<T> = {};
   for (const [k, v] of Object.entries(value)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
-}
-
-/**
- * The calls a decision applies to: the waiting calls it matches (all of them without
- * `toolCallId`). Throws a `conflict` ReinError, listing what waits, when it matches none.
- * Exported for the queue's approve (src/worker/approve-queued.ts), which decides without running.
- */
-export function choose(
-  runId: string,
-  state: ReturnType<typeof resumeStateFrom>,
-  decision: { toolCallId?: string; argumentsHash?: string },
-): { pending: NonNullable<ReturnType<typeof resumeStateFrom>['pending']>; chosen: Array<[string, string]> } {
-  const pending = state.pending;
-  const waiting = pending ? [...pending.approvalsRequested].filter(([id]) => !pending.approvalsDecided.has(id)) : [];
-  const chosen = waiting.filter(
-    ([id, hash]) =>
-      (decision.toolCallId === undefined || id === decision.toolCallId) &&
-      (decision.argumentsHash === undefined || hash === decision.argumentsHash),
-  );
-  if (!pending || chosen.length === 0) {
-    const list = waiting.map(([id, hash]) => `${id} (arguments ${hash})`).join(', ') || 'none';
-    throw new ReinError(
-      'conflict',
-      'fatal',
-      `stale or mismatched decision for run ${runId}: it matches no call waiting for approval (waiting: ${list})`,
-    );
-  }
-  return { pending, chosen };
-}
-
-/** The status a run's record should have given its last logged event: `running` unless the log ended it. */
-function runRecordStatus(last: RunEvent | undefined): string {
-  return last?.type === 'run_finished' ? last.status : 'running';
-}
-
-/** What differs between a run's recorded configuration and the agent's, in words: the model, the system prompt, which tools. */
-export function configChanges(recorded: unknown, current: unknown): string {
-  const record = (value: unknown) => (value !== null && typeof value === 'object' ? value : {}) as Record<string, unknown>;
-  const before = record(recorded);
-  const now = record(current);
-  const out: string[] = [];
-  if (before.model !== now.model) out.push(`the model: ${String(before.model)} then, ${String(now.model)} now`);
-  if (canonicalJson(before.system ?? null) !== canonicalJson(now.system ?? null)) out.push('the system prompt');
-  const tools = (value: unknown) =>
-    new Map((Array.isArray(value) ? value : []).map((t: { name?: unknown }) => [String(t?.name), canonicalJson(t)]));
-  const a = tools(before.tools);
-  const b = tools(now.tools);
-  const added = [...b.keys()].filter((n) => !a.has(n));
-  const removed = [...a.keys()].filter((n) => !b.has(n));
-  const altered = [...b.keys()].filter((n) => a.has(n) && a.get(n) !== b.get(n));
-  if (added.length > 0) out.push(`tools added: ${added.join(', ')}`);
-  if (removed.length > 0) out.push(`tools removed: ${removed.join(', ')}`);
-  if (altered.length > 0) out.push(`tools changed (description, parameters or effect): ${altered.join(', ')}`);
-  if (canonicalJson(before.toolSources ?? null) !== canonicalJson(now.toolSources ?? null)) out.push('the tool sources');
-  if (canonicalJson(before.allowedTools ?? null) !== canonicalJson(now.allowedTools ?? null)) out.push('the allowed tools');
-  return out.length > 0 ? out.join('; ') : 'its configuration';
 }

@@ -5,7 +5,9 @@
  * decision made later (`approval_requested` alone, decided by `Agent.approve`); and the
  * check of a call a person already approved, bound to the hash of its arguments, when a
  * resume runs it. The tool batch and the resume of a batch ask these; the dispatcher runs
- * the check right before execution (`askConfirm` in tools/dispatch.ts).
+ * the check right before execution (`askConfirm` in tools/dispatch.ts). The batch of a turn
+ * under a policy or an `onConfirm` hook is here too (`runGated`): who is asked, in which
+ * order, and when the batch pauses.
  */
 import { createHash } from 'node:crypto';
 import type { ToolCall } from '../model/types.js';
@@ -14,6 +16,7 @@ import { askConfirm } from '../tools/dispatch.js';
 import type { DispatchOutcome, Tool } from '../tools/types.js';
 import type { Confirm, LoopDeps, Verdict } from './deps.js';
 import { canonicalJson } from '../util/canonical-json.js';
+import { emitFinished, failedCheck, type Gate, idempotencyKey, PAUSED, prepare, runToolsDurably } from './tool-calls.js';
 
 /** The hash a decision must match: the arguments shown to the person (and run), canonically. */
 export function hashArguments(args: Record<string, unknown>): string {
@@ -37,10 +40,15 @@ export function deniedOutcome(call: ToolCall, reason: string): DispatchOutcome {
   };
 }
 
-/** A policy's answer as a verdict; `allow` without a policy, and for unknown tools (the dispatcher answers those). */
+/**
+ * A policy's answer as a verdict. Without a policy an `onConfirm` hook is asked about every
+ * call (`ask`), and with neither every call is allowed; unknown tools are allowed here (the
+ * dispatcher answers those).
+ */
 export function verdictOf(deps: LoopDeps, call: ToolCall): Verdict | Promise<Verdict> {
   const tool = deps.toolOf(call.name);
-  if (!deps.approvalPolicy || !tool) return { decision: 'allow' };
+  if (!tool) return { decision: 'allow' };
+  if (!deps.approvalPolicy) return { decision: deps.hooks.onConfirm ? 'ask' : 'allow' };
   let answer: unknown;
   try {
     answer = deps.approvalPolicy(call, tool);
@@ -105,7 +113,8 @@ export const NO_ONE_TO_ASK = "it needs a person's approval, and this run has no 
  */
 export async function decide(deps: LoopDeps, step: number, call: ToolCall): Promise<Verdict> {
   const verdict = await verdictOf(deps, call);
-  if (deps.toolOf(call.name)) {
+  // Without a policy there is no rule to record: the `onConfirm` question is the record.
+  if (deps.approvalPolicy && deps.toolOf(call.name)) {
     deps.emit({
       type: 'permission_decided',
       step,
@@ -188,4 +197,120 @@ export function approvedCheck(expected: string | undefined): Confirm | undefined
       reason: `its arguments (hash ${hash}) are not the ones a person approved (hash ${expected}); call it again to be asked about these`,
     };
   };
+}
+
+/**
+ * The checks of the calls a person must see, asked one at a time in call order even when
+ * the calls run in parallel: each question waits until the call before it was answered
+ * (or its dispatch ended without a question).
+ */
+function askInOrder(deps: LoopDeps, step: number, asks: ToolCall[]): Gate {
+  const checks = new Map<string, Confirm>();
+  const turns = new Map<string, () => void>();
+  let previous: Promise<void> = Promise.resolve();
+  for (const call of asks) {
+    let done!: () => void;
+    const turn = new Promise<void>((resolve) => (done = resolve));
+    turns.set(call.id, done);
+    const before = previous;
+    const ask = personCheck(deps, step, call);
+    checks.set(call.id, async (args, tool) => {
+      await before;
+      try {
+        return await ask(args, tool);
+      } finally {
+        done();
+      }
+    });
+    previous = turn;
+  }
+  return { checks, settled: (id) => turns.get(id)?.() };
+}
+
+/**
+ * A turn under an approval policy, in the dispatcher's order: validation → beforeToolCall →
+ * permission → execution. `deny` refuses before anything runs (no hook sees the call).
+ * `ask` with `onConfirm` asks the person inside the dispatch, about the validated and
+ * patched arguments that then run; without one, with a store, each such call is validated
+ * and patched first (nothing runs), the arguments a person must approve are logged, and
+ * the batch pauses; without a store it is refused.
+ */
+export async function runGated(
+  deps: LoopDeps,
+  calls: ToolCall[],
+  step: number,
+  assistantSeq: number,
+): Promise<DispatchOutcome[] | typeof PAUSED> {
+  const asks: ToolCall[] = [];
+  const refusals = new Map<string, string>();
+  for (const call of calls) {
+    // A call whose arguments fail their check never reaches the policy: its dispatch says what is wrong.
+    if (failedCheck(call)) continue;
+    const verdict = await decide(deps, step, call);
+    if (verdict.decision === 'ask') asks.push(call);
+    else if (verdict.decision === 'deny') refusals.set(call.id, policyRefusal(verdict));
+  }
+  // Calls answered before the batch runs: refused, or failed while being prepared for a person.
+  const answered = new Map<string, DispatchOutcome>();
+  let gate: Gate | undefined;
+  if (asks.length > 0) {
+    if (deps.hooks.onConfirm) gate = askInOrder(deps, step, asks);
+    else if (!deps.log) {
+      // Nowhere to pause: without a store the run cannot wait for a person.
+      for (const call of asks) refusals.set(call.id, NO_ONE_TO_ASK);
+    } else {
+      const signal = deps.controls.abortController.signal;
+      let waiting = false;
+      for (const call of asks) {
+        const key = idempotencyKey(deps.runId, assistantSeq, calls.indexOf(call));
+        const prepared = await prepare(deps, call, { signal, runId: deps.runId, idempotencyKey: key, step });
+        if (prepared.ok) {
+          requestApproval(deps, step, call, prepared.args);
+          waiting = true;
+        } else {
+          emitFinished(deps, step, call, prepared.outcome);
+          answered.set(call.id, prepared.outcome);
+        }
+      }
+      if (waiting) {
+        // The calls whose arguments failed their check are answered now, with what is wrong.
+        for (const call of calls) {
+          if (!failedCheck(call)) continue;
+          const key = idempotencyKey(deps.runId, assistantSeq, calls.indexOf(call));
+          const failed = await prepare(deps, call, { signal, runId: deps.runId, idempotencyKey: key, step });
+          const outcome = failed.ok
+            ? deniedOutcome(call, 'its arguments could not be checked before the permission decision')
+            : failed.outcome;
+          emitFinished(deps, step, call, outcome);
+        }
+        await deps.log.flush();
+        return PAUSED;
+      }
+    }
+  }
+  // Without a log the durable path is the same minus the waiting: the flushes are no-ops.
+  const skip = new Set([...refusals.keys(), ...answered.keys()]);
+  const ran = skip.size === calls.length ? [] : await runToolsDurably(deps, calls, step, assistantSeq, skip, gate);
+  if (ran === PAUSED) {
+    // A sub-agent waits for a person; the refusals are answered now, like the other calls.
+    for (const call of calls) {
+      const refusal = refusals.get(call.id);
+      if (refusal !== undefined) emitFinished(deps, step, call, deniedOutcome(call, refusal));
+    }
+    await deps.log?.flush();
+    return PAUSED;
+  }
+  const byId = new Map(ran.map((o) => [o.result.toolCallId, o]));
+  const outcomes: DispatchOutcome[] = [];
+  for (const call of calls) {
+    const refusal = refusals.get(call.id);
+    if (refusal !== undefined) {
+      const outcome = deniedOutcome(call, refusal);
+      emitFinished(deps, step, call, outcome);
+      outcomes.push(outcome);
+    } else outcomes.push(answered.get(call.id) ?? (byId.get(call.id) as DispatchOutcome));
+  }
+  // One write point for all the refusals: each `tool_finished` is durable before the run goes on.
+  if (skip.size > 0) await deps.log?.flush();
+  return outcomes;
 }

@@ -11,7 +11,7 @@ import { normalizeOutput } from '../tools/output.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { PendingBatch } from './resume-state.js';
 import type { Confirm, LoopDeps } from './deps.js';
-import { PAUSED, checkCall, contextOf, failedCheck, emitFinished, idempotencyKey, prepare, startedEvent } from './tool-batch.js';
+import { PAUSED, checkCall, contextOf, failedCheck, emitFinished, idempotencyKey, prepare, startedEvent } from './tool-calls.js';
 import {
   NO_ONE_TO_ASK,
   approvedCheck,

@@ -35,7 +35,8 @@ import { RepeatTracker, ToolErrorBreaker } from './stop-rules.js';
 import { ABORTED, untilAborted } from '../tools/until-aborted.js';
 import type { ResumeState } from './resume-state.js';
 import { resumeBatch } from './resume-batch.js';
-import { PAUSED, runTools } from './tool-batch.js';
+import { runTools } from './tool-batch.js';
+import { PAUSED } from './tool-calls.js';
 import type { LoopDeps, LoopStart } from './deps.js';
 import { budgetReached, checkStopRules, checkTextTurn, type Stop } from './turn-stops.js';
 import { finish } from './result.js';
@@ -233,83 +234,43 @@ class LoopRun {
       injectQueued(deps, this.messages, this.totals.steps, false);
       this.setState('planning');
     }
-    if (!this.stop)
-      await new Promise<void>((resolve, reject) => {
-        this.stopped = resolve;
-        this.crashed = reject;
-        this.nextTurn();
-      });
+    if (!this.stop) await this.turns();
   }
 
-  // The turns run as a chain of small synchronous steps, one `then` per wait (the model's
-  // answer; a tool, a hook or the log only when they are asynchronous), rather than as one
-  // async function: nothing is suspended and resumed per await, and each step is cheap for
-  // the engine to compile. Every step hands a thrown error to `crashed`.
-  private stopped: () => void = noop;
-  private crashed: (error: unknown) => void = noop;
-  private readonly crash = (error: unknown): void => this.crashed(error);
-
-  /** Starts the next turn, or ends the chain when a stop rule holds. */
-  private nextTurn(): void {
-    try {
-      if (this.stop || !this.beginTurn()) {
-        this.stopped();
-        return;
+  /**
+   * The turn cycle. The outer loop takes one message to answer after another (the input,
+   * then each follow-up or steering message queued when the model answered in text); the
+   * inner loop runs the model's tool turns for it until the model answers in text. Every
+   * step of a turn is a small method of its own (see the class comment), and a step that
+   * finished synchronously (tools without I/O, stop rules without a hook) is not awaited:
+   * the common turn suspends once, on the model's answer.
+   */
+  private async turns(): Promise<void> {
+    for (;;) {
+      let step: number;
+      let answer: AssistantMessage;
+      for (;;) {
+        if (this.stop || !this.beginTurn()) return;
+        step = this.totals.steps;
+        answer = await this.callModel(step);
+        const calls = this.takeAnswer(answer);
+        if (this.stop) return;
+        if (calls === undefined) break;
+        const batch = runTools(this.deps, calls, step, this.assistantSeq);
+        const outcomes = batch instanceof Promise ? await batch : batch;
+        if (outcomes === PAUSED) {
+          // Durably waiting for a person: any process can continue it with agent.approve().
+          this.stop = { reason: 'awaiting_approval' };
+          return;
+        }
+        const checked = this.takeResults(calls, outcomes, answer, step);
+        this.endTurn(checked instanceof Promise ? await checked : checked, step, false);
       }
-      const step = this.totals.steps;
-      this.callModel(step).then((message) => this.onAnswer(message, step), this.crash);
-    } catch (error) {
-      this.crashed(error);
+      // A text answer with a queued message (or a reminder) to answer next: the same end of
+      // turn as a tool turn (hook, budget), and then the next message.
+      const checked = checkTextTurn(this.deps, answer, step, this.messages, this.totals);
+      this.endTurn(checked ? await checked : undefined, step, true);
     }
-  }
-
-  private onAnswer(message: AssistantMessage, step: number): void {
-    try {
-      const calls = this.takeAnswer(message, step);
-      if (calls === undefined) {
-        if (this.stop) this.nextTurn();
-        else this.goOnAfterText(message, step);
-        return;
-      }
-      const batch = runTools(this.deps, calls, step, this.assistantSeq);
-      if (batch instanceof Promise) batch.then((outcomes) => this.onOutcomes(calls, outcomes, message, step), this.crash);
-      else this.onOutcomes(calls, batch, message, step);
-    } catch (error) {
-      this.crashed(error);
-    }
-  }
-
-  private onOutcomes(calls: ToolCall[], outcomes: DispatchOutcome[] | typeof PAUSED, message: AssistantMessage, step: number): void {
-    try {
-      if (outcomes === PAUSED) {
-        // Durably waiting for a person: any process can continue it with agent.approve().
-        this.stop = { reason: 'awaiting_approval' };
-        this.stopped();
-        return;
-      }
-      const checked = this.takeResults(calls, outcomes, message, step);
-      if (checked instanceof Promise) checked.then((stop) => this.onChecked(stop, step, false), this.crash);
-      else this.onChecked(checked, step, false);
-    } catch (error) {
-      this.crashed(error);
-    }
-  }
-
-  /** A text answer with a queued message to answer next: the same end of turn as a tool turn (hook, budget). */
-  private goOnAfterText(message: AssistantMessage, step: number): void {
-    const checked = checkTextTurn(this.deps, message, step, this.messages, this.totals);
-    if (checked) checked.then((stop) => this.onChecked(stop, step, true), this.crash);
-    else this.onChecked(undefined, step, true);
-  }
-
-  private onChecked(stop: Stop | undefined, step: number, answered: boolean): void {
-    try {
-      this.endTurn(stop, step, answered);
-    } catch (error) {
-      this.crashed(error);
-      return;
-    }
-    this.nextTurn();
   }
 
   /** `run_started` (or `run_resumed`), and the run's timer. */
@@ -415,7 +376,7 @@ class LoopRun {
    * or `undefined` when the turn ends here — a stop, or (no stop set) a queued message to
    * answer next.
    */
-  private takeAnswer(assistant: AssistantMessage, step: number): ToolCall[] | undefined {
+  private takeAnswer(assistant: AssistantMessage): ToolCall[] | undefined {
     const { deps, messages, signal } = this;
     addUsage(this.totals, assistant);
     if (assistant.stopReason === 'aborted' || (assistant.stopReason === 'error' && signal.aborted)) {
@@ -707,8 +668,6 @@ class LoopRun {
     if (response) addUsage(this.totals, response);
   };
 }
-
-function noop(): void {}
 
 /**
  * An answer cut at the size limit becomes a complete one of its text and thinking (a cut

@@ -7,7 +7,7 @@
  */
 import { ReinError } from '../errors.js';
 import type { RunEvent } from '../events.js';
-import { choose } from '../loop/agent.js';
+import { choose } from '../loop/durable-run.js';
 import { resumeStateFrom } from '../loop/resume-state.js';
 import { defaultRedactor } from '../security/redact.js';
 import { redactingStore } from '../security/redacting-store.js';

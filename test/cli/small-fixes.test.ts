@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.js';
 import { openWorkbench } from '../../src/cli/workbench.js';
-import { configChanges } from '../../src/loop/agent.js';
+import { configChanges } from '../../src/loop/durable-run.js';
 import { exitCodeOf } from '../../src/cli/commands/run.js';
 import type { RunResult } from '../../src/events.js';
 import { makeProject, removeProject, type TempProject } from './project.js';
