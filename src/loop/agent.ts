@@ -43,6 +43,7 @@ import {
   type Prepared,
   prepareResume,
   startStored,
+  submitStored,
 } from './durable-run.js';
 import { cappedLimits, registerRun, type RunParent, type TreeNode } from './run-tree.js';
 
@@ -259,50 +260,18 @@ export class Agent<S = unknown> {
     input: string | UserMessage,
     options: { runId?: string; agent?: string; history?: RunOptions['history'] } = {},
   ): Promise<{ runId: string }> {
-    const user = toUser(input, 'submit(input)');
-    const history = startingHistory(options.history);
-    const store = this.store;
-    if (!store)
-      throw new ReinError(
-        'config',
-        'fatal',
-        'submitting a run needs a store every worker reaches: new Agent({ store: await openStore("postgres://…"), … })',
-      );
-    if (!store.queue) {
-      throw new ReinError(
-        'config',
-        'fatal',
-        'this store cannot queue runs: workers on other processes or machines must all reach the store, which a SQLite file does not; use Postgres (--store postgres://… or REIN_DATABASE_URL), or run it here (rein run / agent.run)',
-      );
-    }
-    const name = options.agent ?? 'default';
-    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(name))
-      throw new ReinError(
-        'config',
-        'fatal',
-        `submit: the agent name ${JSON.stringify(name)} must be lowercase letters, digits and hyphens (as .rein/agents/<name>.md)`,
-      );
-    const runId = options.runId ?? newRunId();
-    // The record names the agent a worker must drive it with (its hash is the record's configHash).
-    const config = { ...(this.config as Record<string, unknown>) };
-    config.metadata = { ...((config.metadata as Record<string, unknown> | undefined) ?? {}), queued: { agent: name } };
-    const model = this.model;
-    // The same run_started the loop emits for a new run (the loop's own is in run-loop.ts `announce`).
-    const started: RunEvent = {
-      type: 'run_started',
-      runId,
-      seq: 0,
-      at: Date.now(),
-      traceId: newTraceId(),
-      input: user,
-      history,
-      model: { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl },
-      ...(this.system === undefined ? {} : { system: this.system }),
+    return submitStored(this.store, {
+      input: toUser(input, 'submit(input)'),
+      history: startingHistory(options.history),
+      ...(options.runId === undefined ? {} : { runId: options.runId }),
+      agent: options.agent ?? 'default',
+      model: this.model,
+      system: this.system,
       tools: this.registry.specs().map((t) => t.name),
       limits: this.limits,
-    };
-    await store.queue.submit({ id: runId, model: `${model.provider}/${model.id}`, config, configHash: this.hashConfig() }, [started]);
-    return { runId };
+      config: this.config,
+      configHash: this.hashConfig(),
+    });
   }
 
   /**

@@ -6,7 +6,9 @@
  * the queue's approve (src/worker/approve-queued.ts) uses {@link choose} to decide without
  * running.
  */
-import type { RunEvent, RunResult } from '../events.js';
+import type { RunEvent, RunLimits, RunResult } from '../events.js';
+import { newRunId, newTraceId } from '../ids.js';
+import type { Message, ModelRef, UserMessage } from '../model/types.js';
 import { ReinError, toReinError } from '../errors.js';
 import type { RunStore } from '../store/types.js';
 import { canonicalJson } from '../util/canonical-json.js';
@@ -36,6 +38,68 @@ export async function startStored(
 ): Promise<RunLog> {
   await store.createRun(record);
   return new RunLog(store, record.id, await store.acquireLease(record.id));
+}
+
+/**
+ * Stores a run's `run_started` and enqueues it for the workers in one transaction, on a
+ * store with a queue (see `Agent.submit`). A store without one is refused, saying what to use.
+ */
+export async function submitStored(
+  store: RunStore | undefined,
+  run: {
+    input: UserMessage;
+    history: Message[];
+    runId?: string;
+    agent: string;
+    model: ModelRef;
+    system: string | undefined;
+    tools: string[];
+    limits: RunLimits;
+    config: unknown;
+    configHash: string;
+  },
+): Promise<{ runId: string }> {
+  if (!store)
+    throw new ReinError(
+      'config',
+      'fatal',
+      'submitting a run needs a store every worker reaches: new Agent({ store: await openStore("postgres://…"), … })',
+    );
+  if (!store.queue) {
+    throw new ReinError(
+      'config',
+      'fatal',
+      'this store cannot queue runs: workers on other processes or machines must all reach the store, which a SQLite file does not; use Postgres (--store postgres://… or REIN_DATABASE_URL), or run it here (rein run / agent.run)',
+    );
+  }
+  const name = run.agent;
+  if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(name))
+    throw new ReinError(
+      'config',
+      'fatal',
+      `submit: the agent name ${JSON.stringify(name)} must be lowercase letters, digits and hyphens (as .rein/agents/<name>.md)`,
+    );
+  const runId = run.runId ?? newRunId();
+  // The record names the agent a worker must drive it with (its hash is the record's configHash).
+  const config = { ...(run.config as Record<string, unknown>) };
+  config.metadata = { ...((config.metadata as Record<string, unknown> | undefined) ?? {}), queued: { agent: name } };
+  const model = run.model;
+  // The same run_started the loop emits for a new run (the loop's own is in run-loop.ts `announce`).
+  const started: RunEvent = {
+    type: 'run_started',
+    runId,
+    seq: 0,
+    at: Date.now(),
+    traceId: newTraceId(),
+    input: run.input,
+    history: run.history,
+    model: { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl },
+    ...(run.system === undefined ? {} : { system: run.system }),
+    tools: run.tools,
+    limits: run.limits,
+  };
+  await store.queue.submit({ id: runId, model: `${model.provider}/${model.id}`, config, configHash: run.configHash }, [started]);
+  return { runId };
 }
 
 /** Takes a stored run's lease and reads where it stopped (shared by resume and a tree's approve). */

@@ -8,10 +8,12 @@
  * on, the hook and budget) → inject the queued messages → next turn. A queued message
  * enters only when the run goes on, so a stopped run never ends on an unanswered one.
  *
- * A run's state lives on one {@link LoopRun} object and each step of a turn is a small
- * method: the async parts hold few values across their awaits, and the engine compiles
- * each piece on its own. (One large async function with closures was the most expensive
- * thing the JIT compiled in the first hundred runs of a process.)
+ * The cycle itself is one async loop (`LoopRun.turns`: an outer loop per message to
+ * answer, an inner one for the tool turns). A run's state lives on one {@link LoopRun}
+ * object and each step of a turn is a small method: the loop holds few values across its
+ * awaits, awaits a step only when it returned a promise, and the engine compiles each piece
+ * on its own. (One large async function with closures was the most expensive thing the JIT
+ * compiled in the first hundred runs of a process.)
  */
 import { errorFromMessage, ReinError, toReinError } from '../errors.js';
 import type { LoopState, RunResult, RunTotals } from '../events.js';
