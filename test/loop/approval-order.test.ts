@@ -268,3 +268,50 @@ describe('approvals under a policy, in the dispatcher order', () => {
     expect(first.ran).toEqual([]);
   });
 });
+
+describe('onConfirm without a policy: the same approval path as a policy that asks', () => {
+  it('asks about parallel calls one at a time in call order, records the hash, and logs no policy decision', async () => {
+    const { tool, ran } = payTool();
+    const asked: string[] = [];
+    let open = 0;
+    let most = 0;
+    const script = [
+      {
+        toolCalls: [
+          { name: 'pay', arguments: { amount: 1 } },
+          { name: 'pay', arguments: { amount: 2 } },
+          { name: 'pay', arguments: { amount: 3 } },
+        ],
+      },
+      { text: 'end' },
+    ];
+    const { agent } = await setup(script, {
+      tools: [tool],
+      hooks: {
+        onConfirm: async (call, args) => {
+          open++;
+          most = Math.max(most, open);
+          asked.push(`${call.id}:${String(args.amount)}`);
+          // Answered on a later tick: a second question asked meanwhile would overlap this one.
+          await new Promise((r) => setImmediate(r));
+          open--;
+          return args.amount !== 2 || { allow: false, reason: 'not two' };
+        },
+      },
+    });
+    const { events, result } = await collect(agent.run('pay'));
+    expect(result.status).toBe('done');
+    expect(most).toBe(1);
+    expect(asked.map((a) => a.split(':')[1])).toEqual(['1', '2', '3']);
+    expect(ran.map((a) => a.amount)).toEqual([1, 3]);
+    expect(events.some((e) => e.type === 'permission_decided')).toBe(false);
+    const requested = events.filter((e) => e.type === 'approval_requested');
+    expect(requested.map((e) => (e.type === 'approval_requested' ? e.argumentsHash : ''))).toEqual([
+      hashOf({ amount: 1, currency: 'EUR' }),
+      hashOf({ amount: 2, currency: 'EUR' }),
+      hashOf({ amount: 3, currency: 'EUR' }),
+    ]);
+    const denied = events.find((e) => e.type === 'tool_finished' && e.errorCode === 'tool_denied');
+    expect(denied?.type === 'tool_finished' && JSON.stringify(denied.result.content)).toContain('a person declined it: not two');
+  });
+});
