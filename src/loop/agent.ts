@@ -25,6 +25,7 @@ import { runLoop } from './run-loop.js';
 import type { Confirm, LoopDeps, LoopStart } from './deps.js';
 import { RunLog } from './run-log.js';
 import { resumeStateFrom } from './resume-state.js';
+import { recordElicitationAnswer, type ElicitationAnswer } from './elicitation-answer.js';
 import { messagesFromEvents } from './fold.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import type { RunStore } from '../store/types.js';
@@ -422,6 +423,21 @@ export class Agent<S = unknown> {
         start: { kind: 'resume', state, epoch },
         events: all,
       };
+    });
+  }
+
+  /**
+   * Answers, from any process, the question a paused run's tool call waits on (an MCP
+   * server's elicitation asked with nobody to answer it), and continues the run: the call
+   * is made again and the server, asking again, gets this answer. An accepted form is
+   * checked against the requested schema first (defaults filled in); one that does not fit,
+   * or an answer that matches no waiting call, is refused and leaves the run paused.
+   */
+  answerElicitation(runId: string, answer: ElicitationAnswer & { signal?: AbortSignal; force?: boolean }): RunHandle<OutputOf<S>> {
+    return this.launch(runId, answer.signal, { runId, kind: 'continue' }, undefined, undefined, async () => {
+      const store = await this.loadResumable(runId, answer.force === true, true);
+      await recordElicitationAnswer(store, runId, answer);
+      return this.prepareResume(runId, store);
     });
   }
 

@@ -13,6 +13,7 @@ import { decide, deniedOutcome, NO_ONE_TO_ASK, personCheck, policyRefusal, reque
 import { crashPoint } from './crash-points.js';
 import { takeChildPaused, takeChildUsage } from './run-tree.js';
 import { handoffEventOf } from './handoff-tool.js';
+import { answerOrWait, logCallEvents, WAITS_FOR_ANSWER } from './call-questions.js';
 
 /** The idempotency key of call `index` of the turn whose assistant message has `assistantSeq`. */
 export function idempotencyKey(runId: string, assistantSeq: number, index: number): string {
@@ -35,6 +36,8 @@ export function emitFinished(
     result: outcome.result,
     durationMs: outcome.durationMs,
   };
+  // What the call's tool noted while it ran (an MCP server's sampling, say) comes first.
+  logCallEvents(deps, step, call);
   // Optional fields in a fixed order, present only when set (the log stays as compact as before).
   if (outcome.errorCode !== undefined) event.errorCode = outcome.errorCode;
   if (outcome.terminate) event.terminate = true;
@@ -205,14 +208,17 @@ function startCall(
     call,
     contextOf(call, { signal: deps.controls.abortController.signal, runId: deps.runId, idempotencyKey: key, step }),
   );
+  // Without a log a call cannot wait for a person's answer: `answerOrWait` makes it an error.
   if (outcome instanceof Promise) {
     return outcome.then((o) => {
-      emitFinished(deps, step, call, o);
-      return o;
+      const answered = answerOrWait(deps, step, call, o) as DispatchOutcome;
+      emitFinished(deps, step, call, answered);
+      return answered;
     });
   }
-  emitFinished(deps, step, call, outcome);
-  return outcome;
+  const answered = answerOrWait(deps, step, call, outcome) as DispatchOutcome;
+  emitFinished(deps, step, call, answered);
+  return answered;
 }
 
 /** Sequential execution once a call had to wait: each call starts after the one before it finished. */
@@ -254,9 +260,12 @@ async function runToolsDurably(
   const finish = async (call: ToolCall, key: string): Promise<DispatchOutcome | typeof CHILD_PAUSED> => {
     crashPoint('before-tool-execute');
     const confirm = gate?.checks.get(call.id) ?? (deps.approvalPolicy && failedCheck(call) ? UNCHECKED : undefined);
-    const outcome = await deps.dispatch(call, contextOf(call, { signal, runId: deps.runId, idempotencyKey: key, step }), confirm);
+    const dispatched = await deps.dispatch(call, contextOf(call, { signal, runId: deps.runId, idempotencyKey: key, step }), confirm);
     gate?.settled(call.id);
     if (takeChildPaused(deps.runId, call.id)) return CHILD_PAUSED;
+    // Its tool was asked something only a person can answer: the call waits like a paused child.
+    const outcome = answerOrWait(deps, step, call, dispatched);
+    if (outcome === WAITS_FOR_ANSWER) return CHILD_PAUSED;
     emitFinished(deps, step, call, outcome);
     await log.flush();
     crashPoint('after-tool-finished');
