@@ -50,6 +50,8 @@ export interface ProjectOptions {
    * or `rein approve --accept` answers it), and elsewhere is answered `cancel`.
    */
   elicit?: McpHostOptions['elicit'];
+  /** Answers MCP servers' sampling requests (`modelSampler`); without it servers cannot ask. */
+  sample?: McpHostOptions['sample'];
 }
 
 /** A project opened for agents; `close()` stops what was started (MCP servers, the memory database). */
@@ -139,7 +141,13 @@ export async function openProject(options: ProjectOptions = {}): Promise<Project
   if (!noTools && options.mcp !== false) {
     try {
       const { startMcp } = await import('../mcp/host.js');
-      mcp = await startMcp({ cwd, home, env, ...(options.elicit ? { elicit: options.elicit } : { pauseElicitations: true }) });
+      mcp = await startMcp({
+        cwd,
+        home,
+        env,
+        ...(options.elicit ? { elicit: options.elicit } : { pauseElicitations: true }),
+        ...(options.sample ? { sample: options.sample } : {}),
+      });
     } catch (error) {
       // Nothing opened so far may outlive a failed start: the memory database is closed.
       memory?.close();
