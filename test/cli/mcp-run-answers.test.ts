@@ -144,7 +144,9 @@ describe('rein run: an MCP server asking during a tool call', () => {
     expect(events.filter((e) => e.type === 'mcp_sampling')).toEqual([
       expect.objectContaining({ server: 'booking', decision: 'deny', reason: 'nobody can be asked to allow the sampling request' }),
     ]);
-    const finished = events.find((e) => e.type === 'tool_finished') as { result: { isError: boolean; content: Array<{ text: string }> } };
+    const finished = events.find((e) => e.type === 'tool_finished') as unknown as {
+      result: { isError: boolean; content: Array<{ text: string }> };
+    };
     expect(finished.result.isError).toBe(true);
     expect(finished.result.content[0]!.text).toMatch(/sampling was refused/);
     // The model was asked by the run only: no sampling answer was requested.
