@@ -194,6 +194,51 @@ export type RunEventBody =
       reason?: string;
     }
   | { type: 'approval_decided'; step: number; toolCallId: string; approved: boolean; reason?: string; argumentsHash?: string }
+  | {
+      /**
+       * A tool call's MCP server asked a person something (`elicitation/create`) and nobody
+       * here could answer: the call waits, unfinished, and the run pauses with reason
+       * `awaiting_approval` until `elicitation_answered` (`agent.answerElicitation`,
+       * `rein approve --accept|--decline|--cancel`); a resume then makes the call again.
+       */
+      type: 'elicitation_requested';
+      step: number;
+      toolCallId: string;
+      server: string;
+      mode: 'form' | 'url';
+      message: string;
+      requestedSchema?: { type: 'object'; properties: Record<string, Record<string, unknown>>; required?: string[] };
+      url?: string;
+      elicitationId?: string;
+      /** What identifies the question when the server asks it again (server, mode, message, schema, URL). */
+      requestHash: string;
+    }
+  | {
+      /** A person's answer to an `elicitation_requested` (an accepted form: checked, its defaults filled in). */
+      type: 'elicitation_answered';
+      step: number;
+      toolCallId: string;
+      requestHash: string;
+      action: 'accept' | 'decline' | 'cancel';
+      content?: Record<string, string | number | boolean | string[]>;
+    }
+  | {
+      /**
+       * A tool call's MCP server asked for a model's answer (`sampling/createMessage`);
+       * logged before the call's `tool_finished`, whose `usage` includes what it spent.
+       * Never the conversation's text.
+       */
+      type: 'mcp_sampling';
+      step: number;
+      toolCallId: string;
+      server: string;
+      /** `allow`: answered; `deny`: refused by the decision or a person; `error`: the model failed. */
+      decision: 'allow' | 'deny' | 'error';
+      model?: string;
+      usage?: Usage;
+      stopReason?: string;
+      reason?: string;
+    }
   | { type: 'tool_progress'; step: number; toolCallId: string; name: string; progress: number; total?: number; message?: string }
   | { type: 'retry_scheduled'; step: number; attempt: number; delayMs: number; error: ErrorInfo }
   | { type: 'message_injected'; step: number; kind: 'steer' | 'follow_up'; message: UserMessage }

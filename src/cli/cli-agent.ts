@@ -135,6 +135,8 @@ export async function openCliAgent(
       ...(extra.store ? { store: extra.store } : {}),
       metadata: { ...extra.metadata, ...cliMetadata(values, bench.root) },
     });
+    // MCP servers' sampling requests are answered by the run's model.
+    bench.sampleWith?.(agent.model);
     warnUnmatchedTools(agent, bench, io);
     const outputWarning = outputLimitWarning(agent.model, options.modelOptions?.maxTokens);
     if (outputWarning) io.stderr.write(`rein: ${outputWarning}\n`);

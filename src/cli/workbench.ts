@@ -7,14 +7,19 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { ReinError } from '../errors.js';
-import { openProject, type Project } from '../project/open.js';
+import type { McpSamplingRequest } from '../mcp/types.js';
+import type { ModelRef } from '../model/types.js';
+import { openProject, type Project, type ProjectOptions } from '../project/open.js';
 import type { Tool } from '../tools/types.js';
 import { approvalPrompt } from './approval-prompt.js';
 import { sandboxFromFlags, type AgentFlagValues } from './agent-flags.js';
 import type { CliIO } from './io.js';
 
 /** The pieces around one CLI session's agent: the project as the flags open it; `close()` stops what was started. */
-export type Workbench = Project;
+export type Workbench = Project & {
+  /** Sets the model that answers MCP servers' sampling requests: the agent's, once it is built. */
+  sampleWith?: (model: ModelRef) => void;
+};
 
 /** How the workbench may reach a person. */
 export interface WorkbenchPeople {
@@ -48,6 +53,9 @@ export async function openWorkbench(
   if (allowedTools && allowedTools.length === 0)
     throw new ReinError('config', 'fatal', '--tools needs at least one tool name (or use --no-tools)');
 
+  // MCP servers' questions and sampling requests: a person at a terminal answers (with
+  // none, a question pauses the run and a sampling request is refused).
+  const mcpPeople = await mcpAnswerers(io, people);
   const project = await openProject({
     root: cwd,
     home,
@@ -60,6 +68,7 @@ export async function openWorkbench(
     memory: values.memory === true,
     permissions: fromFlags,
     ...(allowedTools ? { allowedTools } : {}),
+    ...mcpPeople.options,
   });
   const { policy } = project;
   const options = { ...project.options };
@@ -80,7 +89,46 @@ export async function openWorkbench(
       }),
     };
   }
-  return { ...project, options };
+  return { ...project, options, sampleWith: mcpPeople.sampleWith };
+}
+
+/**
+ * The `elicit` and `sample` hooks of the project's MCP host: at a terminal the person
+ * answers a server's question, and allows or refuses each sampling request, which the
+ * agent's model then answers (its usage counted in the run).
+ */
+async function mcpAnswerers(
+  io: CliIO,
+  people: WorkbenchPeople,
+): Promise<{ options: Pick<ProjectOptions, 'elicit' | 'sample'>; sampleWith: (model: ModelRef) => void }> {
+  let model: ModelRef | undefined;
+  const question = people.question;
+  const options: Pick<ProjectOptions, 'elicit' | 'sample'> = {
+    sample: async (request) => {
+      if (!model) throw new ReinError('permission_denied', 'fatal', 'no model answers sampling requests here');
+      const { modelSampler } = await import('../mcp/model-sampler.js');
+      return modelSampler({ model, decision: 'ask', ...(question ? { ask: askSampling(io, question) } : {}) })(request);
+    },
+  };
+  if (question) {
+    const { terminalElicit } = await import('./mcp-elicit.js');
+    options.elicit = terminalElicit(io, question);
+  }
+  return { options, sampleWith: (m) => (model = m) };
+}
+
+/** Shows a sampling request (its size and last message) and asks whether the model may answer it. */
+function askSampling(io: CliIO, question: (text: string) => Promise<string>): (request: McpSamplingRequest) => Promise<boolean> {
+  return async (request) => {
+    const { messages, maxTokens } = request.params;
+    const last = messages.at(-1)?.content as { type?: string; text?: string } | undefined;
+    const text = last?.type === 'text' && typeof last.text === 'string' ? last.text : '';
+    io.stderr.write(
+      `\nMCP server "${request.server}" asks the model for an answer (${messages.length} message${messages.length === 1 ? '' : 's'}, up to ${maxTokens} tokens)${text ? `:\n  ${text.length > 200 ? `${text.slice(0, 197)}...` : text}` : ''}\n`,
+    );
+    const answer = (await question('allow? [y]es, [n]o: ')).trim().toLowerCase();
+    return answer.startsWith('y');
+  };
 }
 
 function splitList(text: string): string[] {

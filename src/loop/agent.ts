@@ -24,6 +24,7 @@ import { DEFAULT_LIMITS, type AgentOptions, type OutputOf, type RunOptions } fro
 import { runLoop } from './run-loop.js';
 import type { Confirm, LoopDeps, LoopStart } from './deps.js';
 import type { RunLog } from './run-log.js';
+import { recordElicitationAnswer, type ElicitationAnswer } from './elicitation-answer.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import type { RunStore } from '../store/types.js';
 import { createHash } from 'node:crypto';
@@ -306,6 +307,21 @@ export class Agent<S = unknown> {
     return this.launch(runId, decision.signal, { runId, kind: 'continue' }, undefined, undefined, async () =>
       approveStored(await this.loadResumable(runId, decision.force === true, true), runId, decision),
     );
+  }
+
+  /**
+   * Answers, from any process, the question a paused run's tool call waits on (an MCP
+   * server's elicitation asked with nobody to answer it), and continues the run: the call
+   * is made again and the server, asking again, gets this answer. An accepted form is
+   * checked against the requested schema first (defaults filled in); one that does not fit,
+   * or an answer that matches no waiting call, is refused and leaves the run paused.
+   */
+  answerElicitation(runId: string, answer: ElicitationAnswer & { signal?: AbortSignal; force?: boolean }): RunHandle<OutputOf<S>> {
+    return this.launch(runId, answer.signal, { runId, kind: 'continue' }, undefined, undefined, async () => {
+      const store = await this.loadResumable(runId, answer.force === true, true);
+      await recordElicitationAnswer(store, runId, answer);
+      return prepareResume(store, runId);
+    });
   }
 
   /** The store of a run this agent may continue (see {@link checkResumable}). */

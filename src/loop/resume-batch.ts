@@ -25,12 +25,16 @@ import {
 } from './approvals.js';
 import { crashPoint } from './crash-points.js';
 import { takeChildPaused } from './run-tree.js';
+import { answerOrWait, handAnswers, WAITS_FOR_ANSWER } from './call-questions.js';
+import { dropCallAnswers } from '../tools/call-side-channel.js';
 
 /** Outcomes of every call of the batch, in call order. */
 export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<DispatchOutcome[] | typeof PAUSED> {
   const signal = deps.controls.abortController.signal;
   // Nothing of a batch runs while one of its calls still waits for a person.
   for (const id of batch.approvalsRequested.keys()) if (!batch.approvalsDecided.has(id) && !batch.finished.has(id)) return PAUSED;
+  // Nor while a call's question waits for a person's answer.
+  for (const id of batch.questionsWaiting) if (!batch.finished.has(id)) return PAUSED;
   const outcomes: DispatchOutcome[] = [];
   for (let index = 0; index < batch.calls.length; index++) {
     const modelCall = batch.calls[index] as ToolCall;
@@ -108,9 +112,22 @@ export async function resumeBatch(deps: LoopDeps, batch: PendingBatch): Promise<
     crashPoint('before-tool-execute');
     if (confirm === undefined && deps.approvalPolicy && failedCheck(call))
       confirm = () => ({ allow: false, reason: 'its arguments could not be checked before the permission decision' });
-    const outcome = await deps.dispatch(call, contextOf(call, ctx), confirm);
+    // The answers a person gave to what its tool asked before: asked again, it answers with them.
+    handAnswers(deps, call, batch.answers.get(call.id));
+    let dispatched: DispatchOutcome;
+    try {
+      dispatched = await deps.dispatch(call, contextOf(call, ctx), confirm);
+    } finally {
+      dropCallAnswers(deps.runId, call.id);
+    }
     // Its sub-agent waits for a person: the batch waits with it (the calls after it run on the next resume).
     if (takeChildPaused(deps.runId, call.id)) {
+      await deps.log?.flush();
+      return PAUSED;
+    }
+    // Its tool was asked something new that only a person can answer: the batch waits again.
+    const outcome = answerOrWait(deps, batch.step, call, dispatched);
+    if (outcome === WAITS_FOR_ANSWER) {
       await deps.log?.flush();
       return PAUSED;
     }

@@ -8,6 +8,7 @@ import type { Message, ToolCall, ToolResultMessage, UserMessage } from '../model
 import { messagesFromEvents } from './fold.js';
 import { addUsage } from './totals.js';
 import { taskFromEvents, type TaskRecord } from '../context/task.js';
+import type { CallAnswer } from '../tools/call-side-channel.js';
 
 /** A logged end of one call. */
 export interface LoggedFinish {
@@ -29,6 +30,10 @@ export interface PendingBatch {
   approvalsRequested: Map<string, string>;
   /** Decisions made (in this or any later process) for calls of this batch. */
   approvalsDecided: Map<string, { approved: boolean; reason?: string }>;
+  /** Calls whose tool's last question (`elicitation_requested`) has no answer logged yet. */
+  questionsWaiting: Set<string>;
+  /** The answers logged for each call's questions, handed to the call when it is made again. */
+  answers: Map<string, CallAnswer[]>;
 }
 
 /** Where a stored run stopped. */
@@ -83,6 +88,8 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
                 finished: new Map(),
                 approvalsRequested: new Map(),
                 approvalsDecided: new Map(),
+                questionsWaiting: new Set(),
+                answers: new Map(),
               }
             : undefined;
         batchIndex = index;
@@ -102,6 +109,21 @@ export function resumeStateFrom(events: readonly RunEvent[]): ResumeState {
       case 'approval_requested':
         if (event.argumentsHash !== undefined) batch?.approvalsRequested.set(event.toolCallId, event.argumentsHash);
         break;
+      case 'elicitation_requested':
+        // The call stopped at its server's question, before the server went on: a resume
+        // makes it again (with the answer), whatever its effect.
+        batch?.started.delete(event.toolCallId);
+        batch?.questionsWaiting.add(event.toolCallId);
+        break;
+      case 'elicitation_answered': {
+        batch?.questionsWaiting.delete(event.toolCallId);
+        const answer: CallAnswer = { requestHash: event.requestHash, action: event.action };
+        if (event.content !== undefined) answer.content = event.content;
+        const list = batch?.answers.get(event.toolCallId);
+        if (list) list.push(answer);
+        else batch?.answers.set(event.toolCallId, [answer]);
+        break;
+      }
       case 'permission_decided':
         if (event.decision === 'ask') asks.add(event.toolCallId);
         break;

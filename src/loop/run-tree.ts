@@ -14,6 +14,7 @@
  */
 import type { RunEvent, RunLimits, RunTotals } from '../events.js';
 import type { Usage } from '../model/types.js';
+import { addCallUsage, takeCallUsage } from '../tools/call-side-channel.js';
 import { addUsage } from './totals.js';
 
 /** The deepest a tree grows by default: the root is depth 0, its children 1, … */
@@ -52,7 +53,6 @@ export interface TreeNode {
 }
 
 const nodes = new Map<string, TreeNode>();
-const usageOfCalls = new Map<string, Usage>();
 const pausedCalls = new Set<string>();
 
 const callKey = (runId: string, toolCallId: string): string => `${runId}\u0000${toolCallId}`;
@@ -70,19 +70,17 @@ export function nodeOf(runId: string): TreeNode | undefined {
   return nodes.get(runId);
 }
 
-/** Records what a child spent for `toolCallId` of `runId`, for that call's `tool_finished`. */
+/**
+ * Records what a child spent for `toolCallId` of `runId`, for that call's `tool_finished`
+ * (the side channel of tool calls: summed with anything else spent for the call).
+ */
 export function noteChildUsage(runId: string, toolCallId: string, usage: Usage): void {
-  usageOfCalls.set(callKey(runId, toolCallId), usage);
+  addCallUsage(runId, toolCallId, usage);
 }
 
-/** The usage a child spent for this call (once: it is taken). */
+/** The usage spent for this call: by a child, or on the call's behalf (once: it is taken). */
 export function takeChildUsage(runId: string, toolCallId: string): Usage | undefined {
-  // Asked for every tool call: nothing to look up (and no key to build) without a sub-agent.
-  if (usageOfCalls.size === 0) return undefined;
-  const key = callKey(runId, toolCallId);
-  const usage = usageOfCalls.get(key);
-  if (usage !== undefined) usageOfCalls.delete(key);
-  return usage;
+  return takeCallUsage(runId, toolCallId);
 }
 
 /** Marks a call whose child paused for a person: the parent's batch pauses instead of finishing it. */

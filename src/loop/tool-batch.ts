@@ -8,6 +8,7 @@ import type { ToolCall } from '../model/types.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { LoopDeps } from './deps.js';
 import { runGated } from './approvals.js';
+import { answerOrWait } from './call-questions.js';
 import { contextOf, emitFinished, idempotencyKey, type PAUSED, runToolsDurably, checkCalls, startedEvent } from './tool-calls.js';
 
 /**
@@ -71,14 +72,17 @@ function startCall(
     call,
     contextOf(call, { signal: deps.controls.abortController.signal, runId: deps.runId, idempotencyKey: key, step }),
   );
+  // Without a log a call cannot wait for a person's answer: `answerOrWait` makes it an error.
   if (outcome instanceof Promise) {
     return outcome.then((o) => {
-      emitFinished(deps, step, call, o);
-      return o;
+      const answered = answerOrWait(deps, step, call, o) as DispatchOutcome;
+      emitFinished(deps, step, call, answered);
+      return answered;
     });
   }
-  emitFinished(deps, step, call, outcome);
-  return outcome;
+  const answered = answerOrWait(deps, step, call, outcome) as DispatchOutcome;
+  emitFinished(deps, step, call, answered);
+  return answered;
 }
 
 /** Sequential execution once a call had to wait: each call starts after the one before it finished. */

@@ -14,6 +14,7 @@ import type { Confirm, LoopDeps } from './deps.js';
 import { crashPoint } from './crash-points.js';
 import { takeChildPaused, takeChildUsage } from './run-tree.js';
 import { handoffEventOf } from './handoff-tool.js';
+import { answerOrWait, logCallEvents, WAITS_FOR_ANSWER } from './call-questions.js';
 
 /** The idempotency key of call `index` of the turn whose assistant message has `assistantSeq`. */
 export function idempotencyKey(runId: string, assistantSeq: number, index: number): string {
@@ -36,6 +37,8 @@ export function emitFinished(
     result: outcome.result,
     durationMs: outcome.durationMs,
   };
+  // What the call's tool noted while it ran (an MCP server's sampling, say) comes first.
+  logCallEvents(deps, step, call);
   // Optional fields in a fixed order, present only when set (the log stays as compact as before).
   if (outcome.errorCode !== undefined) event.errorCode = outcome.errorCode;
   if (outcome.terminate) event.terminate = true;
@@ -177,9 +180,12 @@ export async function runToolsDurably(
   const finish = async (call: ToolCall, key: string): Promise<DispatchOutcome | typeof CHILD_PAUSED> => {
     crashPoint('before-tool-execute');
     const confirm = gate?.checks.get(call.id) ?? (deps.approvalPolicy && failedCheck(call) ? UNCHECKED : undefined);
-    const outcome = await deps.dispatch(call, contextOf(call, { signal, runId: deps.runId, idempotencyKey: key, step }), confirm);
+    const dispatched = await deps.dispatch(call, contextOf(call, { signal, runId: deps.runId, idempotencyKey: key, step }), confirm);
     gate?.settled(call.id);
     if (takeChildPaused(deps.runId, call.id)) return CHILD_PAUSED;
+    // Its tool was asked something only a person can answer: the call waits like a paused child.
+    const outcome = answerOrWait(deps, step, call, dispatched);
+    if (outcome === WAITS_FOR_ANSWER) return CHILD_PAUSED;
     emitFinished(deps, step, call, outcome);
     await log.flush();
     crashPoint('after-tool-finished');

@@ -7,6 +7,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { elicitationHandler } from './elicitation.js';
+import type { RunCalls } from './run-calls.js';
 import { samplingHandler } from './sampling.js';
 import type { Sdk } from './sdk.js';
 import type { ServerLog } from './server-log.js';
@@ -28,6 +29,12 @@ export interface ClientFeatures {
   emit: (event: McpEvent) => void;
   /** Answers elicitations; without it rein declares no elicitation capability. */
   elicit?: (request: McpElicitRequest) => Promise<McpElicitResult>;
+  /**
+   * With no `elicit` hook: a question asked during a run's tool call pauses the run (the
+   * call waits, durably, for `agent.answerElicitation` / `rein approve`). Elicitation is
+   * declared then too.
+   */
+  pauseElicitations?: boolean;
   /** Answers sampling requests; without it rein declares no sampling capability. */
   sample?: (request: McpSamplingRequest) => Promise<McpSamplingResult>;
 }
@@ -36,7 +43,7 @@ export interface ClientFeatures {
 export function clientCapabilities(features: ClientFeatures): ClientCapabilities {
   const capabilities: ClientCapabilities = features.roots ? { roots: { listChanged: true } } : {};
   // `applyDefaults`: the SDK fills schema defaults into an accepted form as well, a second net under rein's own.
-  if (features.elicit) capabilities.elicitation = { form: { applyDefaults: true }, url: {} };
+  if (features.elicit || features.pauseElicitations) capabilities.elicitation = { form: { applyDefaults: true }, url: {} };
   if (features.sample) capabilities.sampling = {};
   return capabilities;
 }
@@ -47,6 +54,8 @@ export interface ServerSide {
   log: ServerLog;
   /** The prompt or resource list changed on the server. */
   listChanged: (list: 'prompts' | 'resources') => void;
+  /** Runs' tool calls in flight on the server (what its requests are bound to). */
+  runCalls: RunCalls;
 }
 
 /** Registers rein's request and notification handlers on a client that is about to connect. */
@@ -63,15 +72,28 @@ export function registerClientHandlers(client: Client, sdk: Sdk, features: Clien
   });
   client.setNotificationHandler(sdk.ResourceListChangedNotificationSchema, () => server.listChanged('resources'));
   client.setNotificationHandler(sdk.PromptListChangedNotificationSchema, () => server.listChanged('prompts'));
-  if (features.elicit) {
-    client.setRequestHandler(sdk.ElicitRequestSchema, elicitationHandler(server.name, features.elicit, features.emit, sdk));
+  if (features.elicit || features.pauseElicitations) {
+    client.setRequestHandler(
+      sdk.ElicitRequestSchema,
+      elicitationHandler({
+        server: server.name,
+        ...(features.elicit ? { elicit: features.elicit } : {}),
+        pause: features.pauseElicitations === true,
+        bound: () => server.runCalls.bound(),
+        emit: features.emit,
+        sdk,
+      }),
+    );
     // The server saw the person finish a URL-mode elicitation out of band.
     client.setNotificationHandler(sdk.ElicitationCompleteNotificationSchema, (notification) => {
       features.emit({ type: 'mcp_elicitation_complete', server: server.name, elicitationId: notification.params.elicitationId });
     });
   }
   if (features.sample)
-    client.setRequestHandler(sdk.CreateMessageRequestSchema, samplingHandler(server.name, features.sample, features.emit, sdk));
+    client.setRequestHandler(
+      sdk.CreateMessageRequestSchema,
+      samplingHandler(server.name, features.sample, features.emit, sdk, () => server.runCalls.bound()),
+    );
 }
 
 /** rein's log level for an MCP (syslog) level. */

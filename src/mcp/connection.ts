@@ -24,6 +24,7 @@ import { ServerAuth, type AuthSetup } from './auth/server-auth.js';
 import { ToolList } from './tool-list.js';
 import type { McpLogEntry, McpLogLevel, McpServerConfig, McpServerState, McpServerStatus, McpTransportKind } from './types.js';
 import { clientCapabilities, registerClientHandlers, type ClientFeatures } from './client-features.js';
+import { RunCalls } from './run-calls.js';
 import { openRequiredUrls, requiredUrls } from './elicitation.js';
 
 /** Default per-request timeout of a server, in ms. */
@@ -106,6 +107,8 @@ export class ServerConnection {
   private readonly schemas: PreparedSchemas = new Map();
   private allowed: (name: string) => boolean = () => true;
   private readonly progress = new ProgressRouter();
+  /** Runs' tool calls in flight here: what the server's elicitations and sampling requests are bound to. */
+  private readonly runCalls = new RunCalls();
   /** Resources subscribed to; subscribed again after every reconnect. */
   private readonly subscriptions = new Set<string>();
   private capabilities: Record<string, unknown> = {};
@@ -184,8 +187,30 @@ export class ServerConnection {
   async callTool(
     tool: string,
     args: Record<string, unknown>,
-    options: { signal?: AbortSignal; timeoutMs?: number; onProgress?: (progress: Progress) => void } = {},
+    options: {
+      signal?: AbortSignal;
+      timeoutMs?: number;
+      onProgress?: (progress: Progress) => void;
+      /** The run's call this is (see `run-calls.ts`): the server's requests meanwhile are bound to it. */
+      call?: { runId: string; toolCallId: string };
+    } = {},
   ): Promise<unknown> {
+    if (options.call) {
+      // Its own controller: a question only a person can answer ends the call (the run pauses).
+      const abort = new AbortController();
+      const outer = options.signal;
+      const forward = (): void => abort.abort(outer?.reason);
+      if (outer?.aborted) forward();
+      else outer?.addEventListener('abort', forward, { once: true });
+      const leave = this.runCalls.enter({ ...options.call, abort });
+      const { call: _bound, ...rest } = options;
+      try {
+        return await this.callTool(tool, args, { ...rest, signal: abort.signal });
+      } finally {
+        leave();
+        outer?.removeEventListener('abort', forward);
+      }
+    }
     const timeout = options.timeoutMs ?? this.timeoutMs;
     const route = options.onProgress ? this.progress.open(options.onProgress) : undefined;
     const params = { name: tool, arguments: args, ...(route ? { _meta: { progressToken: route.token } } : {}) };
@@ -366,6 +391,7 @@ export class ServerConnection {
             this.log.note('info', `${list === 'prompts' ? 'prompt' : 'resource'} list changed`);
             this.features.emit({ type: 'mcp_list_changed', server: this.name, list });
           },
+          runCalls: this.runCalls,
         });
       },
     });

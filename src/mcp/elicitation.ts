@@ -3,24 +3,43 @@
  * fields (form mode) or to open a URL (URL mode). The host's `elicit` hook asks; rein fills
  * in the schema's defaults before asking, checks an accepted form against the requested
  * schema (with the same validator as tool arguments) and reports each elicitation as an
- * `mcp_elicitation` event, without the values typed.
+ * `mcp_elicitation` event, without the values typed. With no hook, the question of a run's
+ * tool call pauses the run durably (see `run-calls.ts` and the loop's `call-questions.ts`).
  */
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema } from '../model/types.js';
 import { compileValidator } from '../tools/validate.js';
+import { pauseCallFor, takeCallAnswer, type CallQuestion } from '../tools/call-side-channel.js';
+import { elicitationHash, type RunCall } from './run-calls.js';
 import type { Sdk } from './sdk.js';
 import type { McpElicitRequest, McpElicitResult, McpEvent } from './types.js';
 
 /** JSON-RPC "invalid params". */
 const INVALID_PARAMS = -32602;
 
-/** The request handler for one server. */
+/** Who answers one server's elicitations. */
+export interface ElicitationAnswerers {
+  server: string;
+  /** The host's hook (a person at a terminal, a program). */
+  elicit?: (request: McpElicitRequest) => Promise<McpElicitResult>;
+  /** With no hook: a run's call the question belongs to pauses its run for the answer. */
+  pause: boolean;
+  /** The run's call in flight on the server, if exactly one is. */
+  bound: () => RunCall | undefined;
+  emit: (event: McpEvent) => void;
+  sdk: Sdk;
+}
+
+/**
+ * The request handler for one server. In order: the answer a person already gave to this
+ * question for the bound run call (logged while its run was paused, handed back by the
+ * resume that makes the call again); the `elicit` hook; or, with `pause`, the bound call
+ * marked as waiting (the run pauses; the server is answered `cancel` and its call ended).
+ */
 export function elicitationHandler(
-  server: string,
-  elicit: (request: McpElicitRequest) => Promise<McpElicitResult>,
-  emit: (event: McpEvent) => void,
-  sdk: Sdk,
+  answerers: ElicitationAnswerers,
 ): (request: ElicitRequest, extra: { signal: AbortSignal }) => Promise<ElicitResult> {
+  const { server, elicit, emit, sdk } = answerers;
   return async (request, extra) => {
     const params = request.params as Record<string, unknown>;
     const mode = params.mode === 'url' ? 'url' : 'form';
@@ -35,21 +54,49 @@ export function elicitationHandler(
       asked.url = String(params.url);
       if (typeof params.elicitationId === 'string') asked.elicitationId = params.elicitationId;
     }
-    const report = (action: McpElicitResult['action'] | 'error'): void =>
-      emit({ type: 'mcp_elicitation', server, mode, message, action, ...(asked.url !== undefined ? { url: asked.url } : {}) });
+    const report = (action: McpElicitResult['action'] | 'error' | 'paused', stored?: boolean): void =>
+      emit({
+        type: 'mcp_elicitation',
+        server,
+        mode,
+        message,
+        action,
+        ...(asked.url !== undefined ? { url: asked.url } : {}),
+        ...(stored ? { stored: true } : {}),
+      });
+    const call = answerers.bound();
+    const requestHash = elicitationHash({ server, mode, message, requestedSchema: schema, url: asked.url });
+    const stored = call ? takeCallAnswer(call.runId, call.toolCallId, requestHash) : undefined;
     let answer: McpElicitResult;
-    try {
-      answer = await elicit(asked);
-    } catch (error) {
-      report('error');
-      throw error;
+    if (stored) answer = stored.content === undefined ? { action: stored.action } : { action: stored.action, content: stored.content };
+    else if (elicit) {
+      try {
+        answer = await elicit(asked);
+      } catch (error) {
+        report('error');
+        throw error;
+      }
+    } else if (answerers.pause && call) {
+      const question: CallQuestion = { server, mode, message, requestHash };
+      if (schema) question.requestedSchema = schema;
+      if (asked.url !== undefined) question.url = asked.url;
+      if (asked.elicitationId !== undefined) question.elicitationId = asked.elicitationId;
+      pauseCallFor(call.runId, call.toolCallId, question);
+      report('paused');
+      // The call ends here; the resume that has the answer makes it again.
+      call.abort.abort();
+      return { action: 'cancel' };
+    } else {
+      // Nobody to ask and no run call to pause (a call outside a run, or parallel calls to this server).
+      report('cancel');
+      return { action: 'cancel' };
     }
     if (answer.action !== 'accept') {
-      report(answer.action);
+      report(answer.action, stored !== undefined);
       return { action: answer.action };
     }
     if (mode === 'url' || !schema) {
-      report('accept');
+      report('accept', stored !== undefined);
       return { action: 'accept' };
     }
     const checked = await checkForm(schema, answer.content ?? {});
@@ -60,7 +107,7 @@ export function elicitationHandler(
         `the answer to "${message}" does not match the requested schema: ${checked.errors.join('; ')}`,
       );
     }
-    report('accept');
+    report('accept', stored !== undefined);
     return { action: 'accept', content: checked.value as ElicitResult['content'] };
   };
 }

@@ -92,6 +92,13 @@ export interface McpHostOptions {
    */
   elicit?: (request: McpElicitRequest) => Promise<McpElicitResult>;
   /**
+   * With no `elicit` hook: an elicitation asked while a run's tool call is in flight on the
+   * server pauses the run durably (with a store), like a call waiting for approval; it is
+   * answered from any process by `agent.answerElicitation` or `rein approve --accept`, and
+   * the resume makes the call again with the answer. Elicitation is declared then too.
+   */
+  pauseElicitations?: boolean;
+  /**
    * Answers servers' `sampling/createMessage` (see `modelSampler`). Without it rein declares
    * no sampling capability. Throw a `permission_denied` ReinError to refuse.
    */
@@ -231,6 +238,7 @@ export class McpHost implements ToolSource {
   features(): ClientFeatures {
     const features: ClientFeatures = { roots: () => this.rootList, emit: (event) => this.emit(event) };
     if (this.options.elicit) features.elicit = this.options.elicit;
+    if (this.options.pauseElicitations) features.pauseElicitations = true;
     if (this.options.sample) features.sample = this.options.sample;
     return features;
   }

@@ -4,6 +4,7 @@
  * read from the tool's annotations, the server's timeout, cancellation through
  * `ctx.signal` and progress through `ctx.progress`.
  */
+import { callWaits } from '../tools/call-side-channel.js';
 import type { Tool, ToolEffect, ToolRisk } from '../tools/types.js';
 import type { ServerConnection } from './connection.js';
 import { toToolOutput } from './content.js';
@@ -52,10 +53,19 @@ export function bridgeTools(
       risk: riskOf(serverTool),
       effect: effectOf(serverTool),
       async execute(args, ctx) {
-        const result = await connection.callTool(serverTool.name, args, {
-          signal: ctx.signal,
-          onProgress: (p) => ctx.progress(p),
-        });
+        let result: unknown;
+        try {
+          result = await connection.callTool(serverTool.name, args, {
+            signal: ctx.signal,
+            onProgress: (p) => ctx.progress(p),
+            call: { runId: ctx.runId, toolCallId: ctx.toolCallId },
+          });
+        } catch (error) {
+          // Ended because the server asked a person something: the run pauses, and the loop
+          // reads the question, not this output.
+          if (callWaits(ctx.runId, ctx.toolCallId)) return { content: 'waiting for a person to answer the server', isError: true };
+          throw error;
+        }
         return toToolOutput(result, server, serverTool.name);
       },
     };

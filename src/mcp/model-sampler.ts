@@ -72,6 +72,7 @@ export function modelSampler(options: ModelSamplerOptions): (request: McpSamplin
       model: `${options.model.provider}/${options.model.id}`,
       stopReason: message.stopReason === 'length' ? 'maxTokens' : 'endTurn',
       usage: { input: usage.input, output: usage.output, ...(cost ? { cost: cost.total } : {}) },
+      spent: usage,
     };
   };
 }

@@ -157,8 +157,11 @@ export type McpEvent =
       server: string;
       mode: 'form' | 'url';
       message: string;
-      action: McpElicitResult['action'] | 'error';
+      /** `paused`: nobody could answer here, and the run's call that was asked waits for a person. */
+      action: McpElicitResult['action'] | 'error' | 'paused';
       url?: string;
+      /** Answered with what a person gave while the run was paused. */
+      stored?: boolean;
     }
   | { type: 'mcp_elicitation_complete'; server: string; elicitationId: string }
   | {

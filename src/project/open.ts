@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { ReinError } from '../errors.js';
 import type { AgentOptions } from '../loop/options.js';
-import type { McpHost } from '../mcp/host.js';
+import type { McpHost, McpHostOptions } from '../mcp/host.js';
 import type { MemoryStore } from '../memory/types.js';
 import type { PermissionOptions, PermissionPolicy } from '../permissions/policy.js';
 import type { Skill } from '../skills/types.js';
@@ -44,6 +44,14 @@ export interface ProjectOptions {
   permissions?: PermissionOptions;
   /** Least privilege: the only tools, by name or `*` glob, the agent offers and runs. */
   allowedTools?: string[];
+  /**
+   * Answers MCP servers' elicitations (a person at a terminal). Without it, a server's
+   * question during a run's tool call pauses the run (with a store; `agent.answerElicitation`
+   * or `rein approve --accept` answers it), and elsewhere is answered `cancel`.
+   */
+  elicit?: McpHostOptions['elicit'];
+  /** Answers MCP servers' sampling requests (`modelSampler`); without it servers cannot ask. */
+  sample?: McpHostOptions['sample'];
 }
 
 /** A project opened for agents; `close()` stops what was started (MCP servers, the memory database). */
@@ -133,7 +141,13 @@ export async function openProject(options: ProjectOptions = {}): Promise<Project
   if (!noTools && options.mcp !== false) {
     try {
       const { startMcp } = await import('../mcp/host.js');
-      mcp = await startMcp({ cwd, home, env });
+      mcp = await startMcp({
+        cwd,
+        home,
+        env,
+        ...(options.elicit ? { elicit: options.elicit } : { pauseElicitations: true }),
+        ...(options.sample ? { sample: options.sample } : {}),
+      });
     } catch (error) {
       // Nothing opened so far may outlive a failed start: the memory database is closed.
       memory?.close();

@@ -4,6 +4,8 @@
  */
 import { ReinError } from '../../errors.js';
 import { eventsOfTree } from '../../loop/tree-log.js';
+import { checkedAnswer, waitingQuestionsOf } from '../../loop/elicitation-answer.js';
+import { answerGiven, answerOf, describeQuestions } from '../elicitation-answer.js';
 import type { RunRecord } from '../../store/types.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { findRun, openStoreFor } from './store-command.js';
@@ -27,8 +29,14 @@ export function checkPaused(record: RunRecord): void {
 }
 
 const usage = `rein approve <run> [--deny] [--reason <text>] [--call <tool-call-id>] [--force] [--store <path|url>] [--base-url URL] [--header 'name: value']
+rein approve <run> --accept <json> | --decline | --cancel [--call <tool-call-id>] [...]
 
 Approves (or with --deny, refuses) what a paused run waits for, then continues the run.
+A run whose tool call waits on an MCP server's question (an elicitation asked with no
+terminal) is answered instead: without an answer the question is shown; --accept gives
+the form's fields as one JSON object (checked against the form, defaults filled in; '{}'
+for a URL once opened), --decline and --cancel refuse. The call is then made again and the
+server, asking again, gets the answer.
 A run of the queue (rein submit) is put back in the queue with the decision instead, in
 one transaction, and a worker continues it; stdout then says {"runId","queued":true,"decided"}.
 --call pins the decision to one waiting call (rein show <run> --json lists them); a
@@ -80,6 +88,9 @@ export const command: Command = {
         store: { type: 'string' },
         'base-url': { type: 'string' },
         header: { type: 'string', multiple: true },
+        accept: { type: 'string' },
+        decline: { type: 'boolean' },
+        cancel: { type: 'boolean' },
       });
       if (!parsed) return EXIT.ok;
       const { values, positionals } = parsed;
@@ -91,6 +102,29 @@ export const command: Command = {
         { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkPaused },
         io,
         async (agent, store) => {
+          const questions = waitingQuestionsOf(await store.loadEvents(runId));
+          if (questions.length > 0 || answerGiven(values)) {
+            if (questions.length === 0)
+              throw new ReinError(
+                'config',
+                'fatal',
+                `run ${runId} waits on no MCP server's question: approve or deny it without an answer`,
+              );
+            if (!answerGiven(values)) {
+              io.stderr.write(describeQuestions(runId, questions));
+              return EXIT.usage;
+            }
+            const answer = answerOf(values, values.call);
+            // A form that does not fit is a usage error here, and the run stays paused as it was.
+            const asked = questions.find((q) => answer.toolCallId === undefined || q.toolCallId === answer.toolCallId);
+            if (asked && (questions.length === 1 || answer.toolCallId !== undefined)) await checkedAnswer(asked, answer);
+            const answered = agent.answerElicitation(runId, {
+              ...answer,
+              signal: io.signal,
+              ...(values.force ? { force: true } : {}),
+            });
+            return exitCodeOf(await renderRun(answered, io, false, { provider: agent.model.provider }, () => eventsOfTree(store, runId)));
+          }
           const handle = agent.approve(runId, {
             approved: !values.deny,
             signal: io.signal,

@@ -98,7 +98,14 @@ export const command: Command = {
       return EXIT.aborted;
     }
 
-    const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: Boolean(io.stdin.isTTY) });
+    // At a terminal, Tab completes `/server:prompt args` through the MCP servers.
+    const completer = mcp && io.stdin.isTTY ? (await import('../prompt-completer.js')).promptCompleter(mcp) : undefined;
+    const rl = createInterface({
+      input: io.stdin,
+      output: io.stderr,
+      terminal: Boolean(io.stdin.isTTY),
+      ...(completer ? { completer } : {}),
+    });
     let history: Message[] = [];
     let active: RunHandle | undefined;
     /** The current run from its set-up to its summary: the session ends after it. */

@@ -1,0 +1,64 @@
+/**
+ * `rein approve` for a run whose tool call waits on an MCP server's question (an
+ * elicitation asked with no terminal): the question shown as the server asked it — its
+ * message, each field of the form with its type, allowed values, default and whether it is
+ * required, or the URL to open — and the answer read from `--accept <json>`, `--decline` or
+ * `--cancel`.
+ */
+import { ReinError } from '../errors.js';
+import type { ElicitationAnswer, WaitingQuestion } from '../loop/elicitation-answer.js';
+
+/** The flags of an answer. */
+export interface AnswerFlags {
+  accept?: string | undefined;
+  decline?: boolean | undefined;
+  cancel?: boolean | undefined;
+}
+
+/** Whether any answer flag was given. */
+export function answerGiven(flags: AnswerFlags): boolean {
+  return flags.accept !== undefined || flags.decline === true || flags.cancel === true;
+}
+
+/** The answer the flags give; a usage error for two at once or JSON that is not one object. */
+export function answerOf(flags: AnswerFlags, toolCallId: string | undefined): ElicitationAnswer {
+  const given = [flags.accept !== undefined, flags.decline === true, flags.cancel === true].filter(Boolean).length;
+  if (given > 1) throw new ReinError('config', 'fatal', 'give one answer: --accept <json>, --decline or --cancel');
+  const call = toolCallId === undefined ? {} : { toolCallId };
+  if (flags.decline) return { action: 'decline', ...call };
+  if (flags.cancel) return { action: 'cancel', ...call };
+  let content: unknown;
+  try {
+    content = JSON.parse(flags.accept ?? '{}');
+  } catch (error) {
+    throw new ReinError(
+      'config',
+      'fatal',
+      `--accept takes the form's fields as one JSON object (${(error as Error).message}), e.g. --accept '{"name": "Ada"}'`,
+    );
+  }
+  if (content === null || typeof content !== 'object' || Array.isArray(content))
+    throw new ReinError('config', 'fatal', `--accept takes one JSON object of the form's fields, e.g. --accept '{"name": "Ada"}'`);
+  return { action: 'accept', content: content as Record<string, unknown>, ...call };
+}
+
+/** The questions a run waits on, as a person reads them, with how to answer. */
+export function describeQuestions(runId: string, questions: readonly WaitingQuestion[]): string {
+  const lines: string[] = [];
+  for (const q of questions) {
+    lines.push(`call ${q.toolCallId} (${q.name}) waits: MCP server "${q.server}" asks: ${q.message}`);
+    if (q.mode === 'url') lines.push(`  open: ${q.url ?? ''}`);
+    for (const [name, field] of Object.entries(q.requestedSchema?.properties ?? {})) {
+      const required = q.requestedSchema?.required?.includes(name) === true;
+      const kind = Array.isArray(field.enum) ? (field.enum as unknown[]).map(String).join(' | ') : String(field.type ?? 'any');
+      const fallback = field.default === undefined ? '' : `, default ${JSON.stringify(field.default)}`;
+      const title = typeof field.title === 'string' && field.title !== name ? ` "${field.title}"` : '';
+      const about = typeof field.description === 'string' ? ` — ${field.description}` : '';
+      lines.push(`  ${name}${title}: ${kind}${required ? ', required' : ''}${fallback}${about}`);
+    }
+  }
+  const pin = questions.length > 1 ? ' --call <tool-call-id>' : '';
+  const example = questions[0]?.mode === 'url' ? `'{}' (once opened)` : `'{"field": value}'`;
+  lines.push(`answer with: rein approve ${runId}${pin} --accept ${example} | --decline | --cancel`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,97 @@
+/**
+ * Answering, from any process, the question a paused run's tool call waits on (an MCP
+ * server's elicitation, logged as `elicitation_requested`): the answer is checked against
+ * the requested schema (defaults filled in, values coerced), logged as
+ * `elicitation_answered` under the run's lease, and the run then resumes, making the call
+ * again; the server asks again and is answered with it.
+ */
+import { ReinError } from '../errors.js';
+import type { RunEvent } from '../events.js';
+import { checkForm } from '../mcp/elicitation.js';
+import type { RunStore } from '../store/types.js';
+import type { CallAnswer } from '../tools/call-side-channel.js';
+import { resumeStateFrom } from './resume-state.js';
+
+/** A person's answer to what a paused run's call waits on. */
+export interface ElicitationAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  /** For an accepted form: the fields (checked against the schema; defaults fill what is left out). */
+  content?: Record<string, unknown>;
+  /** Which waiting call it answers; needed only when several wait. */
+  toolCallId?: string;
+}
+
+/** A question a paused run's call waits on, as `elicitation_requested` logged it. */
+export type WaitingQuestion = Extract<RunEvent, { type: 'elicitation_requested' }> & { name: string };
+
+/** The questions a run's log shows waiting (asked, not answered, the call not finished). */
+export function waitingQuestionsOf(events: readonly RunEvent[]): WaitingQuestion[] {
+  if (events.length === 0) return [];
+  const pending = resumeStateFrom(events).pending;
+  if (!pending) return [];
+  const last = new Map<string, Extract<RunEvent, { type: 'elicitation_requested' }>>();
+  for (const event of events) if (event.type === 'elicitation_requested') last.set(event.toolCallId, event);
+  const out: WaitingQuestion[] = [];
+  for (const id of pending.questionsWaiting) {
+    const asked = last.get(id);
+    if (asked === undefined || pending.finished.has(id)) continue;
+    out.push({ ...asked, name: pending.calls.find((c) => c.id === id)?.name ?? '' });
+  }
+  return out;
+}
+
+/** The answer as it is logged: an accepted form checked against the schema, with its defaults. */
+export async function checkedAnswer(question: WaitingQuestion, answer: ElicitationAnswer): Promise<CallAnswer> {
+  const out: CallAnswer = { requestHash: question.requestHash, action: answer.action };
+  if (answer.action !== 'accept' || question.mode === 'url' || !question.requestedSchema) return out;
+  const checked = await checkForm(question.requestedSchema, answer.content ?? {});
+  if (!checked.ok) {
+    throw new ReinError(
+      'config',
+      'fatal',
+      `the answer to "${question.message}" does not fit the requested form: ${checked.errors.join('; ')}`,
+    );
+  }
+  out.content = checked.value as NonNullable<CallAnswer['content']>;
+  return out;
+}
+
+/**
+ * Logs the answer to the one question it matches (checked before the run is taken: an
+ * answer that matches nothing, or does not fit, leaves the run as it was), and marks the
+ * run running. The caller resumes it.
+ */
+export async function recordElicitationAnswer(store: RunStore, runId: string, answer: ElicitationAnswer): Promise<void> {
+  const question = chooseQuestion(runId, await store.loadEvents(runId), answer);
+  const checked = await checkedAnswer(question, answer);
+  const epoch = await store.acquireLease(runId);
+  // Read again under the lease: nothing can be appended any more, and it must still wait.
+  const events = await store.loadEvents(runId);
+  const still = chooseQuestion(runId, events, answer);
+  await store.append(runId, epoch, [
+    {
+      type: 'elicitation_answered',
+      runId,
+      seq: events.length,
+      at: Date.now(),
+      step: still.step,
+      toolCallId: still.toolCallId,
+      requestHash: checked.requestHash,
+      action: checked.action,
+      ...(checked.content === undefined ? {} : { content: checked.content }),
+    },
+  ]);
+  // Running from here on: a second answer is refused by the record before it takes the lease.
+  await store.updateRun(runId, epoch, { status: 'running' });
+}
+
+function chooseQuestion(runId: string, events: readonly RunEvent[], answer: ElicitationAnswer): WaitingQuestion {
+  const waiting = waitingQuestionsOf(events);
+  const matching = waiting.filter((q) => answer.toolCallId === undefined || q.toolCallId === answer.toolCallId);
+  const list = waiting.map((q) => `${q.toolCallId} (${q.name}: "${q.message}")`).join(', ') || 'none';
+  if (matching.length === 0)
+    throw new ReinError('conflict', 'fatal', `run ${runId} has no call waiting for that answer (waiting: ${list})`);
+  if (matching.length > 1)
+    throw new ReinError('config', 'fatal', `several calls of run ${runId} wait for an answer: name one with its tool call id (${list})`);
+  return matching[0] as WaitingQuestion;
+}

@@ -1,0 +1,115 @@
+// A run whose MCP tool call is asked a question (an elicitation) with nobody to answer it:
+// the call waits, the run pauses durably, and an answer given later (a new agent, as
+// another process would build it) resumes the run: the call is made again and the server,
+// asking again, gets the stored answer. Against a server of our own on the official SDK.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../src/events.js';
+import { Agent } from '../../src/loop/agent.js';
+import { waitingQuestionsOf } from '../../src/loop/elicitation-answer.js';
+import type { McpEvent } from '../../src/mcp/types.js';
+import type { ScriptRequest } from '../../src/testing/index.js';
+import { openSqliteStore } from '../../src/store/open.js';
+import { host } from '../mcp/helpers.js';
+import { setup } from './helpers.js';
+
+const BOOKING = fileURLToPath(new URL('../mcp/fixtures/booking-server.mjs', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'rein-elicit-pause-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function lastToolText(request: ScriptRequest): string {
+  const last = request.messages.at(-1);
+  if (last?.role !== 'tool') return '';
+  const content = last.content as unknown;
+  return typeof content === 'string' ? content : (content as Array<{ text?: string }>).map((p) => p.text ?? '').join('');
+}
+
+describe('an elicitation answered after a durable pause', () => {
+  it('pauses the run at the question, and an answer from a new agent resumes it: the call is made again and answered', async () => {
+    const bookings = join(dir, 'bookings-1.txt');
+    const db = join(dir, 'runs-1.db');
+    const script = (request: ScriptRequest) =>
+      request.messages.at(-1)?.role === 'user'
+        ? { toolCalls: [{ name: 'booking__book', arguments: { day: 'Friday' } }] }
+        : { text: `Done: ${lastToolText(request)}` };
+    const config = { command: process.execPath, args: [BOOKING], env: { BOOKINGS_FILE: bookings } };
+
+    const events: McpEvent[] = [];
+    const first = await host({ booking: config }, { pauseElicitations: true, onEvent: (e) => events.push(e) });
+    const store = await openSqliteStore({ path: db });
+    const { server, agent } = await setup(script, { toolSources: [first], store });
+    const paused = await agent.run('book a table for Friday');
+    expect(paused).toMatchObject({ status: 'paused', reason: 'awaiting_approval' });
+    await first.close();
+    const logged = await store.loadEvents(paused.runId);
+    const questions = waitingQuestionsOf(logged);
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toMatchObject({
+      type: 'elicitation_requested',
+      server: 'booking',
+      mode: 'form',
+      message: 'Who is the table on Friday for?',
+      name: 'booking__book',
+      requestedSchema: { required: ['name'] },
+    });
+    // The call has no end: nothing was booked, and the model was asked once.
+    expect(logged.filter((e) => e.type === 'tool_finished')).toHaveLength(0);
+    expect(() => readFileSync(bookings, 'utf8')).toThrow();
+    expect(server.requests).toHaveLength(1);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'mcp_elicitation', action: 'paused' }));
+
+    // A form that does not fit is refused and leaves the run paused.
+    const second = await host({ booking: config }, { pauseElicitations: true });
+    const again = new Agent({ model: server.model(), toolSources: [second], store });
+    const refused = await again.answerElicitation(paused.runId, { action: 'accept', content: { seats: 3 } });
+    expect(refused.status).toBe('failed');
+    expect(refused.error?.message).toMatch(/does not fit the requested form: .*name/);
+    expect((await store.getRun(paused.runId))?.status).toBe('paused');
+
+    // The answer, with the default filled in for the seats left out.
+    const done = await again.answerElicitation(paused.runId, { action: 'accept', content: { name: 'Ada' } });
+    expect(done.error?.message).toBeUndefined();
+    expect(done).toMatchObject({ status: 'done', text: 'Done: booked: Friday Ada 2' });
+    expect(readFileSync(bookings, 'utf8')).toBe('Friday Ada 2\n');
+    const all = await store.loadEvents(paused.runId);
+    const answered = all.find((e): e is Extract<RunEvent, { type: 'elicitation_answered' }> => e.type === 'elicitation_answered');
+    expect(answered).toMatchObject({ action: 'accept', content: { name: 'Ada', seats: 2 }, requestHash: questions[0]?.requestHash });
+    expect(all.filter((e) => e.type === 'tool_finished')).toHaveLength(1);
+    expect(all.filter((e) => e.type === 'tool_started')).toHaveLength(2);
+    // Nothing waits any more, and a second answer is refused.
+    expect(waitingQuestionsOf(all)).toEqual([]);
+    const late = await again.answerElicitation(paused.runId, { action: 'decline' });
+    expect(late.error?.message).toMatch(/not waiting for approval \(it is done\)/);
+    await store.close();
+  });
+
+  it('a declined question goes back to the server as declined; without a store the call fails with the question named', async () => {
+    const db = join(dir, 'runs-2.db');
+    const config = { command: process.execPath, args: [BOOKING] };
+    const script = (request: ScriptRequest) =>
+      request.messages.at(-1)?.role === 'user'
+        ? { toolCalls: [{ name: 'booking__book', arguments: {} }] }
+        : { text: `Said: ${lastToolText(request)}` };
+    const mcp = await host({ booking: config }, { pauseElicitations: true });
+    const store = await openSqliteStore({ path: db });
+    const { agent, server } = await setup(script, { toolSources: [mcp], store });
+    const paused = await agent.run('book');
+    expect(paused.status).toBe('paused');
+    const again = new Agent({ model: server.model(), toolSources: [mcp], store });
+    expect(await again.answerElicitation(paused.runId, { action: 'decline' })).toMatchObject({
+      status: 'done',
+      text: 'Said: not booked: decline',
+    });
+    await store.close();
+
+    const { agent: storeless } = await setup(script, { toolSources: [mcp] });
+    const result = await storeless.run('book');
+    expect(result.status).toBe('done');
+    expect(result.text).toMatch(
+      /^Said: MCP server "booking" asked a person: "Who is the table on today for\?", and this run can neither ask nor wait/,
+    );
+  });
+});
