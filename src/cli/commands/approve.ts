@@ -9,6 +9,7 @@ import { EXIT, type CliIO, type Command } from '../io.js';
 import { findRun, openStoreFor } from './store-command.js';
 import { parseCommandLine, runIdOf } from '../flags.js';
 import { withStoredRun } from './resume.js';
+import { childrenViewOf } from '../render.js';
 import { exitCodeOf, renderRun, reportSetupError } from './run.js';
 
 /**
@@ -26,7 +27,7 @@ export function checkPaused(record: RunRecord): void {
   );
 }
 
-const usage = `rein approve <run> [--deny] [--reason <text>] [--call <tool-call-id>] [--force] [--store <path|url>] [--base-url URL] [--header 'name: value']
+const usage = `rein approve <run> [--deny] [--reason <text>] [--call <tool-call-id>] [--force] [--store <path|url>] [--base-url URL] [--header 'name: value'] [--children summary|full|none]
 
 Approves (or with --deny, refuses) what a paused run waits for, then continues the run.
 A run of the queue (rein submit) is put back in the queue with the decision instead, in
@@ -80,9 +81,11 @@ export const command: Command = {
         store: { type: 'string' },
         'base-url': { type: 'string' },
         header: { type: 'string', multiple: true },
+        children: { type: 'string' },
       });
       if (!parsed) return EXIT.ok;
       const { values, positionals } = parsed;
+      const children = childrenViewOf(values.children);
       const runId = runIdOf(positionals, 'approve', 'rein runs --status paused lists them');
       const queued = await approveIfQueued(runId, values, io);
       if (queued !== undefined) return queued;
@@ -98,7 +101,9 @@ export const command: Command = {
             ...(values.call === undefined ? {} : { toolCallId: values.call }),
             ...(values.force ? { force: true } : {}),
           });
-          return exitCodeOf(await renderRun(handle, io, false, { provider: agent.model.provider }, () => eventsOfTree(store, runId)));
+          return exitCodeOf(
+            await renderRun(handle, io, false, { provider: agent.model.provider, children }, () => eventsOfTree(store, runId)),
+          );
         },
       );
     } catch (error) {
