@@ -190,6 +190,67 @@ describe('sub-agents of an agent file', () => {
     expect(bad.stderr).toMatch(/--children expects one of summary, full, none, got "all"/);
   });
 
+  it("a child on the parent's provider reaches the parent's --base-url and --header; a child on another provider keeps its own server, without them", {
+    timeout: 90_000,
+  }, async () => {
+    const script = (request: { model?: string; messages: Array<{ role: string; content?: unknown }> }) => {
+      const tools = request.messages.filter((m) => m.role === 'tool');
+      if (request.model === 'lead-model') {
+        if (tools.length === 0)
+          return {
+            toolCalls: [
+              { name: 'helper', arguments: { task: 'help' }, id: 'call_lead_1' },
+              { name: 'reviewer', arguments: { task: 'review' }, id: 'call_lead_2' },
+            ],
+            usage,
+          };
+        return { text: `lead: ${tools.map((t) => String(t.content)).join(' + ')}`, usage };
+      }
+      return { text: request.model === 'helper-model' ? 'helped' : 'reviewed', usage };
+    };
+    server = await startScriptedServer({ script });
+    const other = await startScriptedServer({ script });
+    try {
+      project = await makeProject('rein-sub-agents-');
+      const agents = join(project.project, '.rein/agents');
+      await mkdir(agents, { recursive: true });
+      await writeFile(
+        join(agents, 'lead.md'),
+        `---\nname: lead\ndescription: Leads.\nmodel: openai/lead-model\ntools: [calculate]\nagents: [helper, reviewer]\n---\nYou lead.\n`,
+      );
+      // Neither child names a server: the helper (openai, as the lead) takes the lead's; the reviewer (anthropic) its provider's.
+      await writeFile(
+        join(agents, 'helper.md'),
+        `---\nname: helper\ndescription: Helps.\nmodel: openai/helper-model\ntools: [calculate]\n---\nYou help.\n`,
+      );
+      await writeFile(
+        join(agents, 'reviewer.md'),
+        `---\nname: reviewer\ndescription: Reviews.\nmodel: anthropic/reviewer-model\ntools: [calculate]\n---\nYou review.\n`,
+      );
+      const env = cleanEnv({ HOME: project.home, ANTHROPIC_BASE_URL: new URL(other.url).origin, ANTHROPIC_API_KEY: 'sk-ant-test' });
+      const result = await rein(
+        ['run', '--agent', 'lead', '--base-url', server.url, '--header', 'x-gateway: lead-route', '--no-store', 'go'],
+        { cwd: project.project, env },
+      );
+      expect(result.stderr, result.stderr).not.toMatch(/error/i);
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim()).toBe('lead: helped + reviewed');
+      const helper = server.received.filter((r) => r.request?.model === 'helper-model');
+      expect(helper).toHaveLength(1);
+      expect(helper[0]!.headers['x-gateway']).toBe('lead-route');
+      expect(server.received.filter((r) => r.request?.model === 'lead-model').every((r) => r.headers['x-gateway'] === 'lead-route')).toBe(
+        true,
+      );
+      expect(server.received.some((r) => r.request?.model === 'reviewer-model')).toBe(false);
+      const reviewer = other.received.filter((r) => r.request?.model === 'reviewer-model');
+      expect(reviewer).toHaveLength(1);
+      expect(reviewer[0]!.api).toBe('anthropic-messages');
+      expect(reviewer[0]!.headers['x-gateway']).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a sub-agent that is not an agent file, or one that loops back, is a clear error', async () => {
     project = await makeProject('rein-sub-agents-');
     const agents = join(project.project, '.rein/agents');
