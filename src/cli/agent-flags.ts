@@ -36,6 +36,7 @@ export const AGENT_FLAGS = {
   'no-final-answer': { type: 'boolean' },
   json: { type: 'boolean' },
   'no-stream': { type: 'boolean' },
+  children: { type: 'string' },
   'no-tools': { type: 'boolean' },
   tools: { type: 'string' },
   allow: { type: 'string', multiple: true },
@@ -100,6 +101,10 @@ const AGENT_FLAG_LINES: ReadonlyArray<{ text: string; runOnly?: boolean }> = [
                                    a failed, retried attempt streamed never reaches stdout`,
     runOnly: true,
   },
+  {
+    text: `      --children <view>          a sub-agent's events: summary (default: one line per child,
+                                   live while it works), full (every event, indented), none`,
+  },
   { text: '      --no-tools                 offer the model no tools (no workspace, no MCP; not with --tools)' },
   { text: '      --tools <a,b,c>            only these tools (names or globs such as github__*)' },
   { text: '      --root <dir>               the workspace the file and shell tools are confined to (default: .)' },
@@ -151,6 +156,7 @@ export type AgentFlagValues = {
   'no-final-answer'?: boolean;
   json?: boolean;
   'no-stream'?: boolean;
+  children?: string;
   'no-tools'?: boolean;
   tools?: string;
   allow?: string[];

@@ -97,6 +97,7 @@ export async function openCliAgent(
     subAgents = await openSubAgents(
       named.agents,
       values,
+      options.model,
       io,
       { ...(extra.store ? { store: extra.store } : {}), people },
       extra.path ?? [named.name],

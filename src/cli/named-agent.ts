@@ -50,7 +50,14 @@ export function agentDiagnosticLine(d: AgentDiagnostic): string {
  * `flags` — what the command line gave — over its file's fields. A missing agent, or one
  * whose file has errors, is a `config` error that says what to fix.
  */
-export async function resolveNamedAgent(name: string, flags: AgentFlagValues, env: NodeJS.ProcessEnv, io?: CliIO): Promise<ResolvedAgent> {
+export async function resolveNamedAgent(
+  name: string,
+  flags: AgentFlagValues,
+  env: NodeJS.ProcessEnv,
+  io?: CliIO,
+  /** Flags that depend on the agent's file (a sub-agent's share of its parent's), under `flags`. */
+  fromFile?: (definition: AgentDefinition | undefined) => AgentFlagValues,
+): Promise<ResolvedAgent> {
   const root = resolve(flags.root ?? process.cwd());
   const { items, diagnostics } = await loadAgentFiles(root, env);
   const definition = items.find((a) => a.name === name);
@@ -68,7 +75,7 @@ export async function resolveNamedAgent(name: string, flags: AgentFlagValues, en
       `there is no agent "${name}": agents are .rein/agents/<name>.md files (in ${root} or ~/.rein/agents); known here: ${known.join(', ')} (rein agents lists them)`,
     );
   }
-  return fromDefinition(name, definition, flags, env);
+  return fromDefinition(name, definition, fromFile ? { ...fromFile(definition), ...flags } : flags, env);
 }
 
 /**

@@ -8,7 +8,7 @@
  * its model response is final, so a retried attempt's text never reaches stdout.
  */
 import type { RunEvent, RunResult } from '../events.js';
-import type { ErrorInfo } from '../errors.js';
+import { ReinError, type ErrorInfo } from '../errors.js';
 import { baseUrlEnvName } from '../model/resolve.js';
 import { DEFAULT_RETRY_POLICY } from '../model/retry.js';
 import type { AssistantMessage, ToolResultMessage } from '../model/types.js';
@@ -35,6 +35,33 @@ export interface RenderOptions {
    * once the response is final, leaving out what a failed (retried) attempt streamed.
    */
   stream?: boolean;
+  /**
+   * How a sub-agent's events are shown (`--children`): `summary` (default) one line per
+   * child when it ends, live on the spinner while it works; `full` every event, indented
+   * under the parent's call; `none` nothing of them. A child's call that waits for a person
+   * is always shown.
+   */
+  children?: ChildrenView;
+}
+
+/** The values of `--children`. */
+export const CHILDREN_VIEWS = ['summary', 'full', 'none'] as const;
+export type ChildrenView = (typeof CHILDREN_VIEWS)[number];
+
+/** `--children <view>`: the view, `fallback` when not given; anything else is refused. */
+export function childrenViewOf(value: string | undefined, fallback: ChildrenView = 'summary'): ChildrenView {
+  if (value === undefined) return fallback;
+  if ((CHILDREN_VIEWS as readonly string[]).includes(value)) return value as ChildrenView;
+  throw new ReinError('config', 'fatal', `--children expects one of ${CHILDREN_VIEWS.join(', ')}, got "${value}"`);
+}
+
+/** What the summary view keeps of a sub-agent that works. */
+interface ChildProgress {
+  name: string;
+  steps: number;
+  tokens: number;
+  /** The tool it runs now, if any. */
+  tool?: string;
 }
 
 /**
@@ -61,6 +88,8 @@ export class HumanRenderer {
   private attempt = 1;
   /** How long the server last asked to wait, from the error of a failed response. */
   private retryAfterMs: number | undefined;
+  /** The sub-agents working now, by run id (the summary view's live line). */
+  private readonly children = new Map<string, ChildProgress>();
 
   constructor(
     private readonly io: CliIO,
@@ -79,7 +108,9 @@ export class HumanRenderer {
   onEvent(event: RunEvent): void {
     // A sub-agent's events (issue 23): notes on stderr, indented by depth; its answer is not the run's.
     if (event.depth !== undefined && event.depth > 0) {
-      this.onChildEvent(event, event.depth);
+      const view = this.options.children ?? 'summary';
+      if (view === 'full') this.onChildEvent(event, event.depth);
+      else this.onChildSummary(event, event.depth, view);
       return;
     }
     switch (event.type) {
@@ -248,6 +279,77 @@ export class HumanRenderer {
       default:
         break;
     }
+  }
+
+  /**
+   * A sub-agent folded to one line: while it works the spinner says what it does (its
+   * name, step, tokens, the tool it runs; all working children at once), and when it ends
+   * one line says how (status, steps, tool calls, tokens, time, run id). `none` keeps only
+   * what a person must act on: a call waiting for approval.
+   */
+  private onChildSummary(event: RunEvent, depth: number, view: 'summary' | 'none'): void {
+    const pad = '  '.repeat(depth);
+    if (event.type === 'approval_requested' && event.argumentsHash !== undefined) {
+      this.spinner.stop();
+      this.endTextLine();
+      this.note(
+        this.dim(`${pad}┊ `),
+        this.yellow(`⏸ ${event.name} waits for approval (rein approve <root run> --call ${event.toolCallId})`),
+      );
+      return;
+    }
+    if (view === 'none') return;
+    let child = this.children.get(event.runId);
+    if (!child) {
+      child = { name: event.type === 'run_started' && event.agent ? event.agent : event.runId, steps: 0, tokens: 0 };
+      this.children.set(event.runId, child);
+    }
+    switch (event.type) {
+      case 'model_request':
+        child.tool = undefined;
+        break;
+      case 'assistant_message':
+        child.steps++;
+        child.tokens += event.message.usage.total;
+        break;
+      case 'tool_started':
+        child.tool = event.name;
+        break;
+      case 'tool_finished':
+        child.tool = undefined;
+        break;
+      case 'run_finished': {
+        this.children.delete(event.runId);
+        this.spinner.stop();
+        this.endTextLine();
+        const t = event.result.totals;
+        const mark = event.status === 'done' ? this.green('✓') : event.status === 'paused' ? this.yellow('⏸') : this.red('■');
+        const line = [
+          `${event.status} (${event.reason})`,
+          `${t.steps} step${t.steps === 1 ? '' : 's'}`,
+          `${t.toolCalls} tool call${t.toolCalls === 1 ? '' : 's'}`,
+          `${t.usage.estimated ? '~' : ''}${t.usage.total} tokens`,
+          formatMs(t.durationMs),
+          event.runId,
+        ].join(' · ');
+        this.note(this.dim(`${pad}┊ `), mark, ` sub-agent ${child.name} · ${line}`);
+        if (event.result.error) this.note(this.dim(`${pad}┊   `), this.red(shorten(event.result.error.message, 200)));
+        break;
+      }
+      default:
+        // Deltas, state changes, resumes: nothing to tell on the line.
+        break;
+    }
+    if (this.children.size > 0) this.spinner.start(this.childrenLabel());
+  }
+
+  /** The spinner's words for the sub-agents working now. */
+  private childrenLabel(): string {
+    const all = [...this.children.values()];
+    const one = (c: ChildProgress): string =>
+      `${c.name} · step ${c.steps + 1} · ${c.tokens} tokens${c.tool === undefined ? '' : ` · → ${c.tool}`}`;
+    if (all.length === 1) return `sub-agent ${one(all[0] as ChildProgress)}`;
+    return `${all.length} sub-agents: ${all.map(one).join('; ')}`;
   }
 
   /** The one summary line that ends a run, plus what to fix when it failed. */

@@ -85,10 +85,18 @@ export function openServedAgents(options: ServedAgentsOptions): AgentCatalog {
     // Sub-agents of the agent's file (`agents:`), each built the same way (their workbenches are the server's, closed with it).
     const named = (metadata as Partial<AgentRunMetadata>).agent;
     if (named?.agents?.length) {
-      const subAgents = await openSubAgents(named.agents, values, io, { store }, path ?? [named.name], async (v, o, _io, extra) => ({
-        agent: await build(v, o, store, extra.metadata ?? {}, extra.path),
-        bench: { close: () => Promise.resolve() },
-      }));
+      const subAgents = await openSubAgents(
+        named.agents,
+        values,
+        agentOptions.model,
+        io,
+        { store },
+        path ?? [named.name],
+        async (v, o, _io, extra) => ({
+          agent: await build(v, o, store, extra.metadata ?? {}, extra.path),
+          bench: { close: () => Promise.resolve() },
+        }),
+      );
       agentOptions = { ...agentOptions, name: named.name, tools: [...(agentOptions.tools ?? []), ...subAgents.tools] };
       values = withSubAgentTools(values, named.agents);
     } else if (named && path && path.length > 1) agentOptions = { ...agentOptions, name: named.name };

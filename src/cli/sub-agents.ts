@@ -3,7 +3,10 @@
  * agent is built from its own file — model, prompt, tools, mode, limits — in a workbench of
  * its own under the same root and store, and offered to the parent as a tool named after
  * it, taking `{ task: string }` unless its file declares an `inputSchema`. Recursively: a
- * sub-agent's own `agents` become its tools. A cycle is refused (the depth limit would
+ * sub-agent's own `agents` become its tools. A child on the parent's provider reaches the
+ * parent's model server (`--base-url`, `--header`) unless its file names its own, and one
+ * on the parent's model takes its `--thinking`, `--tool-calling` and `--max-output-tokens`.
+ * A cycle is refused (the depth limit would
  * stop it at run time, but an agent tree that names itself is a mistake in the files).
  */
 import { ReinError } from '../errors.js';
@@ -27,11 +30,44 @@ export type BuildAgent = (
 
 /** The flags a sub-agent shares with its parent: where it works, and how its shell is confined. */
 const SHARED: Array<keyof AgentFlagValues> = ['root', 'sandbox', 'sandbox-network', 'no-mcp', 'no-skills'];
+/**
+ * How the parent reaches its model server: passed to a child of the same provider whose
+ * file names no server of its own (never to another server: a header often holds a key).
+ */
+const SERVER: Array<keyof AgentFlagValues> = ['base-url', 'header'];
+/** How the parent talks to its model: passed to a child that runs the same model. */
+const MODEL: Array<keyof AgentFlagValues> = ['thinking', 'tool-calling', 'max-output-tokens'];
+
+/** Provider and model id of a model option. */
+function modelOf(model: AgentOptions['model']): { provider: string; id: string } {
+  if (typeof model !== 'string') return { provider: model.provider, id: model.id };
+  const slash = model.indexOf('/');
+  return slash === -1 ? { provider: 'openai', id: model } : { provider: model.slice(0, slash), id: model.slice(slash + 1) };
+}
+
+/** The parent's model flags a child takes (see {@link SERVER} and {@link MODEL}). */
+function inheritedFlags(
+  parentFlags: AgentFlagValues,
+  parentModel: AgentOptions['model'],
+  childModel: AgentOptions['model'],
+  childHasServer: boolean,
+): AgentFlagValues {
+  const parent = modelOf(parentModel);
+  const child = modelOf(childModel);
+  const keys = [
+    ...(parent.provider === child.provider && !childHasServer ? SERVER : []),
+    ...(parent.provider === child.provider && parent.id === child.id ? MODEL : []),
+  ];
+  const out: AgentFlagValues = {};
+  for (const key of keys) if (parentFlags[key] !== undefined) (out as Record<string, unknown>)[key] = parentFlags[key];
+  return out;
+}
 
 /** Builds the tools of sub-agents `names` of the agent at `path` (its ancestors, itself last). */
 export async function openSubAgents(
   names: readonly string[],
   parentFlags: AgentFlagValues,
+  parentModel: AgentOptions['model'],
   io: CliIO,
   extra: { store?: RunStore; people?: WorkbenchPeople },
   path: readonly string[],
@@ -55,7 +91,9 @@ export async function openSubAgents(
       for (const key of SHARED) if (parentFlags[key] !== undefined) (shared as Record<string, unknown>)[key] = parentFlags[key];
       // A parent in plan mode makes no change through its children either.
       if (parentFlags.mode === 'plan') shared.mode = 'plan';
-      const child = await resolveNamedAgent(name, shared, io.env, io);
+      const child = await resolveNamedAgent(name, shared, io.env, io, (file) =>
+        file ? inheritedFlags(parentFlags, parentModel, file.model, file.baseUrl !== undefined) : {},
+      );
       const definition = child.definition;
       if (!definition) throw new ReinError('config', 'fatal', `sub-agent "${name}" has no agent file: add .rein/agents/${name}.md`);
       const { agent, bench } = await build(child.values, child.options, io, {

@@ -5,7 +5,7 @@
 import { DELTA_EVENT_TYPES, type RunEvent, type RunEventBody, type RunLimits, type RunResult } from '../events.js';
 import { ReinError, toReinError } from '../errors.js';
 import { newRunId, newTraceId } from '../ids.js';
-import type { Cost, ModelRef, StreamFunction, ToolCall, ToolSpec, Usage, UserMessage } from '../model/types.js';
+import type { Cost, Message, ModelRef, StreamFunction, ToolCall, ToolSpec, Usage, UserMessage } from '../model/types.js';
 import { lookupModel, priceUsage } from '../model/catalog.js';
 import { resolveModel } from '../model/resolve.js';
 import { streamWithRetry } from '../model/retry.js';
@@ -379,7 +379,8 @@ export class Agent<S = unknown> {
       const stored = !DELTA_EVENT_TYPES.has(body.type);
       // Nobody can see this event (no log, no extras, no listener, no iterator: the run is
       // only awaited): it only takes its number.
-      if (log === undefined && extras === undefined && observer === undefined && !handle.observed) return stored ? seq++ : seq;
+      // (deps.extras: the extras of the agent the run is with now, this one's or, after a handoff, another's.)
+      if (log === undefined && deps.extras === undefined && observer === undefined && !handle.observed) return stored ? seq++ : seq;
       const event = body as RunEvent;
       event.runId = runId;
       event.seq = seq;
@@ -388,7 +389,7 @@ export class Agent<S = unknown> {
         seq++;
         log?.record(event);
       }
-      extras?.onEvent(event);
+      deps.extras?.onEvent(event);
       observer?.onEvent(event);
       handle.deliver(event);
       return event.seq;
@@ -442,6 +443,7 @@ export class Agent<S = unknown> {
       tree: node,
       parent,
       agentName: this.options.name,
+      extras,
     };
 
     // Start on a later tick so the caller can attach an iterator or listener first.
@@ -463,7 +465,11 @@ export class Agent<S = unknown> {
         if (this.contextEngine) deps.context = this.contextEngine.startRun(contextSeed(prepared.start));
         // A resumed run that was handed to another agent goes on as that agent (issue 23).
         const handed = prepared.events ? handedTo(this, prepared.events) : undefined;
-        if (handed) Object.assign(deps, handed.handoffPart(emit, contextSeed(prepared.start)));
+        if (handed) {
+          deps.extras?.end();
+          const history = prepared.start.kind === 'resume' ? prepared.start.state.history : [];
+          Object.assign(deps, handed.handoffPart(emit, contextSeed(prepared.start), { runId, history }));
+        }
         if (prepared.log) {
           log = prepared.log;
           deps.log = prepared.log;
@@ -481,7 +487,7 @@ export class Agent<S = unknown> {
         observer?.close();
         unregister();
         unlinkSignal?.();
-        extras?.end();
+        deps.extras?.end();
         handle.finish();
       });
     // The output is the final-answer tool's checked arguments, which `OutputOf<S>` describes.
@@ -491,17 +497,20 @@ export class Agent<S = unknown> {
 
   /**
    * @internal What a run takes from this agent when a handoff gives it the conversation
-   * (issue 23): its model, prompt, tools, permission policy and hooks. (Its skills, memory
-   * and other extras are not started for a run it takes over.)
+   * (issue 23): its model, prompt, tools, permission policy and hooks, its context engine
+   * (memory hits, its skills catalog), and its skills, paging and tool selection started
+   * for the run from the history so far (a skill the history loaded is active).
    */
-  handoffPart(emit: (body: RunEventBody) => number, seed: RunSeed): HandoffPart {
-    const tools = this.toolDispatch(emit);
+  handoffPart(emit: (body: RunEventBody) => number, seed: RunSeed, run: { runId: string; history: readonly Message[] }): HandoffPart {
+    const extras = this.extras.active ? this.extras.startRun(run.runId) : undefined;
+    extras?.restore(run.history);
+    const tools = this.toolDispatch(emit, extras ? (call) => extras.refuse(call) : undefined);
     return {
       model: this.model,
       stream: this.stream,
       modelOptions: this.options.modelOptions ?? {},
       system: this.system,
-      toolSpecs: this.ownSpecs,
+      toolSpecs: extras ? () => extras.specs(this.registry.specs()) : this.ownSpecs,
       dispatch: tools.dispatch,
       check: tools.check,
       toolOf: this.toolOf,
@@ -513,6 +522,7 @@ export class Agent<S = unknown> {
       hooks: this.options.hooks ?? {},
       agentName: this.options.name,
       context: this.contextEngine?.startRun(seed),
+      extras,
     };
   }
 

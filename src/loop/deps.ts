@@ -3,7 +3,7 @@
  * begins, and the answers of the approval path. In a module of their own so that no file
  * of `loop/` imports another in a circle.
  */
-import type { RunEventBody, RunLimits } from '../events.js';
+import type { RunEvent, RunEventBody, RunLimits } from '../events.js';
 import type { Cost, Message, ModelRef, StreamFunction, StreamOptions, ToolCall, ToolSpec, Usage, UserMessage } from '../model/types.js';
 import type { CheckedCall, DispatchOutcome, Tool } from '../tools/types.js';
 import type { RunContext } from '../context/engine.js';
@@ -87,6 +87,12 @@ export interface LoopDeps {
   parent?: RunParent;
   /** The agent's name, recorded in `run_started`. */
   agentName?: string;
+  /**
+   * The run's share of the agent's skills, paging and tool selection (agent-extras.ts):
+   * every event reaches it, and it ends with the run or when a handoff gives the run to
+   * another agent, whose own share takes over.
+   */
+  extras?: { onEvent(event: RunEvent): void; end(): void };
 }
 
 /** How a run begins: fresh, or continuing a stored run from its log. */

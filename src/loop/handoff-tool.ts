@@ -13,7 +13,7 @@ import { defineTool } from '../tools/define.js';
 import type { Tool } from '../tools/types.js';
 import type { LoopDeps } from './deps.js';
 import type { RunSeed } from '../context/engine.js';
-import type { ModelRef } from '../model/types.js';
+import type { Message, ModelRef } from '../model/types.js';
 
 /** What a run takes from the agent a handoff gives it to: everything that makes it that agent. */
 export type HandoffPart = Pick<
@@ -34,6 +34,7 @@ export type HandoffPart = Pick<
   | 'hooks'
   | 'agentName'
   | 'context'
+  | 'extras'
 >;
 
 /** An agent a handoff can give a run to (an `Agent` is one). */
@@ -41,7 +42,7 @@ export interface HandoffTarget {
   readonly options: { readonly name?: string };
   readonly model: ModelRef;
   /** @internal The loop's view of the agent for a run it takes over. */
-  handoffPart(emit: LoopDeps['emit'], seed: RunSeed): HandoffPart;
+  handoffPart(emit: LoopDeps['emit'], seed: RunSeed, run: { runId: string; history: readonly Message[] }): HandoffPart;
   /** @internal The agents this one's handoff tools lead to, by name. */
   handoffTargets(): ReadonlyMap<string, HandoffTarget>;
 }

@@ -349,7 +349,12 @@ class LoopRun {
     if (!next) return;
     const { deps } = this;
     const input = (this.messages.find((m) => m.role === 'user') ?? { role: 'user', content: '' }) as UserMessage;
-    Object.assign(deps, next.target.handoffPart(deps.emit, { input, scanned: this.messages.length }));
+    // The first agent's skills and paging end here; the next agent's start, from the history so far.
+    deps.extras?.end();
+    Object.assign(
+      deps,
+      next.target.handoffPart(deps.emit, { input, scanned: this.messages.length }, { runId: deps.runId, history: this.messages }),
+    );
     this.streamOptions = { ...deps.modelOptions, signal: this.signal, toolCallIds: this.toolCallIds };
     this.turn = deps.context && { step: 0, signal: this.signal, onCompacted: this.onCompacted };
     this.usageEstimator = undefined;

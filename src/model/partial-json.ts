@@ -21,7 +21,7 @@ interface Frame {
 }
 
 /** Where the parser is, between two characters. */
-const enum State {
+enum State {
   Value, // a value must come (root, after `:`, after `,` in an array)
   ValueOrEnd, // after `[`: a value or `]`
   KeyOrEnd, // after `{`: a key or `}`

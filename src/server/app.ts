@@ -6,8 +6,8 @@
 import { Hono, type Context } from 'hono';
 import type { RunRecord } from '../store/types.js';
 import { ApiError, apiErrorOf } from './api-error.js';
-import { TokenGuard, isHttps, isSameOrigin, sessionCookie } from './auth.js';
-import { RunEventStream, StreamRegistry } from './event-stream.js';
+import { type TokenGuard, isHttps, isSameOrigin, sessionCookie } from './auth.js';
+import { RunEventStream, type StreamRegistry } from './event-stream.js';
 import type { RunFeeds } from './feed.js';
 import { openApiDocument } from './openapi.js';
 import type { RunService, StartRequest } from './runs.js';
@@ -15,7 +15,7 @@ import * as S from './schemas.js';
 import type { AgentCatalog } from './types.js';
 import { check, queryObject } from './validate.js';
 import { LOGIN_CSP, loginPage, type ViewerAssets } from './viewer-assets.js';
-import { TaskCache, detailOf, listRuns } from './views.js';
+import { TaskCache, childrenOf, detailOf, listRuns } from './views.js';
 
 /** What the app is made of. */
 export interface AppDeps {
@@ -145,7 +145,9 @@ export function createApp(deps: AppDeps): Hono {
     const record = await store.getRun(id);
     if (!record) throw new ApiError(404, 'not_found', `there is no run ${id}`);
     const events = await store.loadEvents(id);
-    return c.json(detailOf(record, events, runs.isLive(id), runs.recoveryErrors.get(id)));
+    // A child is driven by its parent's tool call: live while its parent is.
+    const children = await childrenOf(store, id, (runId) => runs.isLive(runId) || runs.isLive(id));
+    return c.json(detailOf(record, events, runs.isLive(id), runs.recoveryErrors.get(id), children));
   });
 
   app.get('/v1/runs/:id/events', async (c) => {

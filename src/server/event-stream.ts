@@ -2,13 +2,13 @@
  * One client's server-sent event stream of a run: the stored events after `after` (each
  * with `id: <seq>` and `event: <type>`), then the live ones as they become durable, with
  * the deltas in between (no id); keep-alive comments while nothing happens; the end after
- * `run_finished`. A catch-up from the log is read as the client takes it; what arrives
+ * `run_finished`; a `child_run` notice when a sub-agent of the run starts. A catch-up from the log is read as the client takes it; what arrives
  * live waits in a bounded buffer, and a client that lets it fill is dropped (it may
  * reconnect with its Last-Event-ID): a slow client never slows the run.
  */
 import { DELTA_EVENT_TYPES, type RunEvent } from '../events.js';
 import type { RunStore } from '../store/types.js';
-import type { FeedListener, RunFeeds } from './feed.js';
+import type { ChildRunNotice, FeedListener, RunFeeds } from './feed.js';
 
 /** Settings of every stream. */
 export interface StreamSettings {
@@ -139,6 +139,11 @@ export class RunEventStream implements FeedListener {
   delta(event: RunEvent): void {
     if (this.state !== 'open' || this.held || this.replayAt < this.replay.length) return;
     this.push(sseFrame(event));
+  }
+
+  child(child: ChildRunNotice): void {
+    // No id: it is no event of this run's log (a client reading the log later finds the child in the run's `children`).
+    if (this.state === 'open') this.push(encoder.encode(`event: child_run\ndata: ${JSON.stringify(child)}\n\n`));
   }
 
   idle(): void {

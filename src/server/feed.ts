@@ -15,6 +15,17 @@ export interface FeedListener {
   delta(event: RunEvent): void;
   /** The run is no longer driven by this server (its handle settled, or the server stops). */
   idle(): void;
+  /** A sub-agent run of this run started (its `run_started` became durable here). */
+  child?(child: ChildRunNotice): void;
+}
+
+/** A child run that began, as a stream of its parent tells it (`event: child_run`): enough to follow it. */
+export interface ChildRunNotice {
+  runId: string;
+  parentRunId: string;
+  parentToolCallId: string | null;
+  agent: string | null;
+  depth: number;
 }
 
 /** The listeners of every run, and the runs this server drives. */
@@ -42,6 +53,21 @@ export class RunFeeds {
   appended(runId: string, events: readonly RunEvent[]): void {
     const set = this.listeners.get(runId);
     if (set) for (const listener of [...set]) listener.stored(events);
+    // A sub-agent's first event: whoever follows its parent hears of it, to follow it too.
+    const first = events[0];
+    if (first?.type === 'run_started' && first.parentRunId !== undefined) {
+      const parents = this.listeners.get(first.parentRunId);
+      if (parents) {
+        const notice: ChildRunNotice = {
+          runId,
+          parentRunId: first.parentRunId,
+          parentToolCallId: first.parentToolCallId ?? null,
+          agent: first.agent ?? null,
+          depth: first.depth ?? 1,
+        };
+        for (const listener of [...parents]) listener.child?.(notice);
+      }
+    }
   }
 
   /** A delta of `runId` as the run streams it. */

@@ -167,6 +167,17 @@ export const RunSummarySchema: Schema = {
     createdAt: { type: 'number' },
     updatedAt: { type: 'number' },
     live: { type: 'boolean', description: 'Driven by this server right now.' },
+    parentRunId: { type: 'string', description: "A sub-agent's run: the run whose tool call started it." },
+  },
+};
+
+export const ChildRunSchema: Schema = {
+  ...RunSummarySchema,
+  required: [...(RunSummarySchema.required as string[]), 'parentToolCallId', 'depth'],
+  properties: {
+    ...(RunSummarySchema.properties as Record<string, Schema>),
+    parentToolCallId: { type: ['string', 'null'], description: "The parent's tool call the child answers." },
+    depth: { type: 'integer', description: 'Its depth in the tree of runs (1 for a child of a root).' },
   },
 };
 
@@ -191,13 +202,14 @@ export const PendingApprovalSchema: Schema = {
 
 export const RunDetailSchema: Schema = {
   type: 'object',
-  required: ['record', 'totals', 'cost', 'result', 'pendingApprovals'],
+  required: ['record', 'totals', 'cost', 'result', 'pendingApprovals', 'children'],
   properties: {
     record: RunSummarySchema,
     totals: TotalsSchema,
     cost: { type: ['number', 'null'] },
     result: { type: ['object', 'null'], description: 'The result of its last run_finished (null while it runs).' },
     pendingApprovals: { type: 'array', items: PendingApprovalSchema },
+    children: { type: 'array', items: ChildRunSchema, description: 'The sub-agent runs its tool calls started, oldest first.' },
     recoveryError: { type: 'string', description: 'Why this server could not continue the run after a restart.' },
   },
 };

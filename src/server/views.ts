@@ -24,6 +24,14 @@ export interface RunSummary {
   createdAt: number;
   updatedAt: number;
   live: boolean;
+  /** The run whose tool call started this one (a sub-agent's run). */
+  parentRunId?: string;
+}
+
+/** A sub-agent run of a run, as its parent's detail lists it: its line, and the parent's call it answers. */
+export interface ChildRun extends RunSummary {
+  parentToolCallId: string | null;
+  depth: number;
 }
 
 /** A call of a paused run that waits for a person. */
@@ -81,11 +89,33 @@ export function summaryOf(record: RunRecord, task: string | null, live: boolean,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     live,
+    ...(record.parentRunId ? { parentRunId: record.parentRunId } : {}),
   };
 }
 
+/** The sub-agent runs `runId` started (its children, not theirs), oldest first: each with the call it answers. */
+export async function childrenOf(store: RunStore, runId: string, isLive: (runId: string) => boolean): Promise<ChildRun[]> {
+  // The store has no index by parent: the list is read whole, as `rein runs` reads a tree.
+  const records = (await store.listRuns()).filter((r) => r.parentRunId === runId);
+  records.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  return Promise.all(
+    records.map(async (record) => {
+      const events = record.eventCount > 0 ? await store.loadEvents(record.id, 0) : [];
+      const first = events[0];
+      const started = first?.type === 'run_started' ? first : undefined;
+      const totals = events.length > 0 && started ? resumeStateFrom(events).totals : undefined;
+      return {
+        ...summaryOf(record, taskFromEvents(events), record.status === 'running' && isLive(record.id), totals),
+        ...(started?.agent && !servedMetadata(record).agent ? { agent: started.agent } : {}),
+        parentToolCallId: started?.parentToolCallId ?? null,
+        depth: started?.depth ?? 1,
+      };
+    }),
+  );
+}
+
 /** The whole picture of one run, from its record and its log. */
-export function detailOf(record: RunRecord, events: readonly RunEvent[], live: boolean, recoveryError?: string) {
+export function detailOf(record: RunRecord, events: readonly RunEvent[], live: boolean, recoveryError?: string, children: ChildRun[] = []) {
   const state = events[0]?.type === 'run_started' ? resumeStateFrom(events) : undefined;
   const totals = state?.totals ??
     record.totals ?? {
@@ -111,6 +141,7 @@ export function detailOf(record: RunRecord, events: readonly RunEvent[], live: b
     cost: totals.usage.cost?.total ?? null,
     result,
     pendingApprovals: record.status === 'paused' && !live ? pendingOf(events, state) : [],
+    children,
     ...(recoveryError ? { recoveryError } : {}),
   };
 }

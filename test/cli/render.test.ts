@@ -380,3 +380,63 @@ describe('HumanRenderer: TERM=dumb', () => {
     expect(smart).toContain('waiting for the model…');
   });
 });
+
+describe('sub-agents folded to a line (--children summary)', () => {
+  const child = (runId: string, body: RunEventBody): RunEvent => ({ ...body, runId, seq: seq++, at: Date.now(), depth: 1 }) as RunEvent;
+  const childStart = (runId: string, agent: string): RunEvent =>
+    child(runId, {
+      type: 'run_started',
+      traceId: 't',
+      input: { role: 'user', content: 'sub task' },
+      history: [],
+      model: { provider: 'openai', id: 'm', api: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1' },
+      agent,
+      tools: ['calculate'],
+      limits: { maxSteps: 15, noProgressRepeats: 3, maxConsecutiveToolErrors: 5 },
+    });
+
+  it('at a terminal the spinner tells what each working child does; its end is one line', () => {
+    const out = io({ stderr: true });
+    const r = new HumanRenderer(out);
+    r.onEvent(childStart('run_1.2.0', 'reviewer'));
+    r.onEvent(child('run_1.2.0', { type: 'model_request', step: 1, attempt: 1, messages: 1 }));
+    expect(out.err.text).toContain('sub-agent reviewer · step 1 · 0 tokens');
+    r.onEvent(
+      child('run_1.2.0', {
+        type: 'assistant_message',
+        step: 1,
+        message: {
+          role: 'assistant',
+          content: [],
+          stopReason: 'tool_use',
+          usage: { ...emptyUsage(), total: 120 },
+          provider: 'openai',
+          model: 'm',
+        },
+      }),
+    );
+    r.onEvent(
+      child('run_1.2.0', { type: 'tool_started', step: 1, toolCallId: 'c1', name: 'read_file', arguments: {}, idempotencyKey: 'k' }),
+    );
+    expect(out.err.text).toContain('sub-agent reviewer · step 2 · 120 tokens · → read_file');
+    r.onEvent(childStart('run_1.2.1', 'researcher'));
+    r.onEvent(child('run_1.2.1', { type: 'model_request', step: 1, attempt: 1, messages: 1 }));
+    expect(out.err.text).toContain('2 sub-agents: reviewer · step 2 · 120 tokens · → read_file; researcher · step 1 · 0 tokens');
+    const totals = { steps: 2, toolCalls: 1, usage: { ...emptyUsage(), total: 300 }, durationMs: 1500 };
+    r.onEvent(
+      child('run_1.2.0', {
+        type: 'run_finished',
+        status: 'stopped',
+        reason: 'max_steps',
+        result: { status: 'stopped', reason: 'max_steps', text: '', totals, messages: [] },
+      } as unknown as RunEventBody),
+    );
+    r.close();
+    expect(out.err.text).toContain(
+      '  ┊ ■ sub-agent reviewer · stopped (max_steps) · 2 steps · 1 tool call · 300 tokens · 1.5 s · run_1.2.0\n',
+    );
+    // Nothing of the child's own events was printed as a line of its own.
+    expect(out.err.text).not.toContain('┊ →');
+    expect(out.out.text).toBe('');
+  });
+});

@@ -56,10 +56,13 @@ describe('sub-agents of an agent file', () => {
     const first = await rein(['run', '--agent', 'lead', '--base-url', server.url, '--store', db, 'take notes'], opts);
     expect(first.stderr).not.toMatch(/error/i);
     expect(first.code).toBe(4);
-    // The child's events, indented under the parent's call.
+    // The child folded to its line under the parent's call (--children summary, the default); its waiting call said.
     expect(first.stderr).toMatch(/→ writer \{"task":"write hello to notes\.txt"\}/);
-    expect(first.stderr).toMatch(/\n {2}┊ ↳ sub-agent writer · openai\/writer-model · run_\w+\.\d+\.0\n/);
     expect(first.stderr).toMatch(/ {2}┊ ⏸ write_file waits for approval/);
+    expect(first.stderr).toMatch(
+      /\n {2}┊ ⏸ sub-agent writer · paused \(awaiting_approval\) · 1 step · \d+ tool calls? · 15 tokens · [\d.]+ m?s · run_\w+\.\d+\.0\n/,
+    );
+    expect(first.stderr).not.toMatch(/┊ ↳/);
     expect(first.stderr).toMatch(/rein: waiting for approval: write_file \{"path":"notes\.txt","content":"hello"\}.*\[call_writer_1\]/);
     const rootId = /rein: the run waits for approval: rein approve (run_\w+)/.exec(first.stderr)?.[1];
     expect(rootId).toBeDefined();
@@ -72,7 +75,10 @@ describe('sub-agents of an agent file', () => {
     expect(lines[rootLine]).toMatch(/paused\s+awaiting_approval/);
     expect(lines[rootLine + 1]).toMatch(new RegExp(`^└ ${rootId as string}\\.\\d+\\.0\\s+paused\\s+awaiting_approval`));
 
-    const approved = await rein(['approve', rootId as string, '--store', db, '--base-url', server.url, '--call', 'call_writer_1'], opts);
+    const approved = await rein(
+      ['approve', rootId as string, '--store', db, '--base-url', server.url, '--call', 'call_writer_1', '--children', 'full'],
+      opts,
+    );
     expect(approved.stderr).not.toMatch(/error/i);
     expect(approved.code).toBe(0);
     expect(approved.stdout.trim()).toBe('lead: wrote notes.txt');
@@ -110,6 +116,139 @@ describe('sub-agents of an agent file', () => {
     const attempts = spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'invoke_agent');
     expect(attempts).toHaveLength(4);
     expect(attempts.slice(2).map((s) => s.parentSpanId)).toEqual(calls);
+  });
+
+  it('--children: each child one line by default, every event with full, nothing with none; a bad view is refused', {
+    timeout: 90_000,
+  }, async () => {
+    server = await startScriptedServer({
+      script: (request) => {
+        const tools = request.messages.filter((m) => m.role === 'tool');
+        if (request.model === 'lead-model') {
+          if (tools.length === 0)
+            return {
+              toolCalls: [
+                { name: 'helper', arguments: { task: 'add 1 and 2' }, id: 'call_lead_1' },
+                { name: 'helper', arguments: { task: 'add 3 and 4' }, id: 'call_lead_2' },
+              ],
+              usage,
+            };
+          return { text: `lead: ${tools.map((t) => (t.role === 'tool' ? t.content : '')).join(' and ')}`, usage };
+        }
+        const task = String(request.messages.find((m) => m.role === 'user')?.content ?? '');
+        if (tools.length === 0)
+          return {
+            toolCalls: [{ name: 'calculate', arguments: { expression: task.includes('1 and 2') ? '1 + 2' : '3 + 4' }, id: 'call_h' }],
+            usage,
+          };
+        return { text: `sum ${tools[0]?.role === 'tool' ? tools[0].content : ''}`, usage };
+      },
+    });
+    project = await makeProject('rein-sub-agents-');
+    const agents = join(project.project, '.rein/agents');
+    await mkdir(agents, { recursive: true });
+    await writeFile(
+      join(agents, 'lead.md'),
+      `---\nname: lead\ndescription: Leads.\nmodel: openai/lead-model\ntools: [calculate]\nagents: [helper]\n---\nYou lead.\n`,
+    );
+    await writeFile(
+      join(agents, 'helper.md'),
+      `---\nname: helper\ndescription: Adds.\nmodel: openai/helper-model\nbaseUrl: ${server.url}\ntools: [calculate]\n---\nYou add.\n`,
+    );
+    const opts = { cwd: project.project, env: cleanEnv({ HOME: project.home }) };
+    const run = (...flags: string[]) => rein(['run', '--agent', 'lead', '--base-url', server!.url, '--no-store', ...flags, 'add'], opts);
+
+    const summary = await run();
+    expect(summary.code).toBe(0);
+    expect(summary.stdout.trim()).toBe('lead: sum 3 and sum 7');
+    const lines = summary.stderr.split('\n').filter((l) => l.includes('┊'));
+    // One line per child, when it ends: name, status, steps, tool calls, tokens, time, run id.
+    expect(lines).toHaveLength(2);
+    for (const line of lines)
+      expect(line).toMatch(
+        /^ {2}┊ ✓ sub-agent helper · done \(final_answer\) · 2 steps · 1 tool call · 30 tokens · [\d.]+ m?s · run_[\w.~]+$/,
+      );
+    expect(new Set(lines.map((l) => l.split(' · ').at(-1))).size).toBe(2);
+    expect(summary.stderr).toMatch(/→ helper \{"task":"add 1 and 2"\}/);
+
+    const full = await run('--children', 'full');
+    expect(full.code).toBe(0);
+    expect(full.stdout.trim()).toBe('lead: sum 3 and sum 7');
+    expect(full.stderr.match(/ {2}┊ ↳ sub-agent helper · openai\/helper-model · run_[\w.~]+\n/g)).toHaveLength(2);
+    expect(full.stderr).toMatch(/ {2}┊ → calculate \{"expression":"1 \+ 2"\}/);
+    expect(full.stderr).toMatch(/ {2}┊ {3}← 7/);
+    expect(full.stderr.match(/ {2}┊ ✓ sub-agent done \(final_answer\) · 30 tokens/g)).toHaveLength(2);
+
+    const none = await run('--children', 'none');
+    expect(none.code).toBe(0);
+    expect(none.stdout.trim()).toBe('lead: sum 3 and sum 7');
+    expect(none.stderr).not.toMatch(/┊/);
+    expect(none.stderr).toMatch(/→ helper/);
+
+    const bad = await run('--children', 'all');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--children expects one of summary, full, none, got "all"/);
+  });
+
+  it("a child on the parent's provider reaches the parent's --base-url and --header; a child on another provider keeps its own server, without them", {
+    timeout: 90_000,
+  }, async () => {
+    const script = (request: { model?: string; messages: Array<{ role: string; content?: unknown }> }) => {
+      const tools = request.messages.filter((m) => m.role === 'tool');
+      if (request.model === 'lead-model') {
+        if (tools.length === 0)
+          return {
+            toolCalls: [
+              { name: 'helper', arguments: { task: 'help' }, id: 'call_lead_1' },
+              { name: 'reviewer', arguments: { task: 'review' }, id: 'call_lead_2' },
+            ],
+            usage,
+          };
+        return { text: `lead: ${tools.map((t) => String(t.content)).join(' + ')}`, usage };
+      }
+      return { text: request.model === 'helper-model' ? 'helped' : 'reviewed', usage };
+    };
+    server = await startScriptedServer({ script });
+    const other = await startScriptedServer({ script });
+    try {
+      project = await makeProject('rein-sub-agents-');
+      const agents = join(project.project, '.rein/agents');
+      await mkdir(agents, { recursive: true });
+      await writeFile(
+        join(agents, 'lead.md'),
+        `---\nname: lead\ndescription: Leads.\nmodel: openai/lead-model\ntools: [calculate]\nagents: [helper, reviewer]\n---\nYou lead.\n`,
+      );
+      // Neither child names a server: the helper (openai, as the lead) takes the lead's; the reviewer (anthropic) its provider's.
+      await writeFile(
+        join(agents, 'helper.md'),
+        `---\nname: helper\ndescription: Helps.\nmodel: openai/helper-model\ntools: [calculate]\n---\nYou help.\n`,
+      );
+      await writeFile(
+        join(agents, 'reviewer.md'),
+        `---\nname: reviewer\ndescription: Reviews.\nmodel: anthropic/reviewer-model\ntools: [calculate]\n---\nYou review.\n`,
+      );
+      const env = cleanEnv({ HOME: project.home, ANTHROPIC_BASE_URL: new URL(other.url).origin, ANTHROPIC_API_KEY: 'sk-ant-test' });
+      const result = await rein(
+        ['run', '--agent', 'lead', '--base-url', server.url, '--header', 'x-gateway: lead-route', '--no-store', 'go'],
+        { cwd: project.project, env },
+      );
+      expect(result.stderr, result.stderr).not.toMatch(/error/i);
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim()).toBe('lead: helped + reviewed');
+      const helper = server.received.filter((r) => r.request?.model === 'helper-model');
+      expect(helper).toHaveLength(1);
+      expect(helper[0]!.headers['x-gateway']).toBe('lead-route');
+      expect(server.received.filter((r) => r.request?.model === 'lead-model').every((r) => r.headers['x-gateway'] === 'lead-route')).toBe(
+        true,
+      );
+      expect(server.received.some((r) => r.request?.model === 'reviewer-model')).toBe(false);
+      const reviewer = other.received.filter((r) => r.request?.model === 'reviewer-model');
+      expect(reviewer).toHaveLength(1);
+      expect(reviewer[0]!.api).toBe('anthropic-messages');
+      expect(reviewer[0]!.headers['x-gateway']).toBeUndefined();
+    } finally {
+      await other.close();
+    }
   });
 
   it('a sub-agent that is not an agent file, or one that loops back, is a clear error', async () => {

@@ -227,65 +227,63 @@ async function treeScenario(driver: SqliteDriverName, index: number, steps: Step
 
 /** The tree crash test on `driver`, inside the caller's describe. */
 export function treeCrashTest(driver: SqliteDriverName): void {
-  {
-    it('a tree of runs (a lead with a sub-agent) killed at random points (at least 30 kills) and resumed from the root: every run of the tree holds the invariants and the tree ends like its twin', {
-      timeout: 180_000,
-    }, async () => {
-      const began = Date.now();
-      let kills = 0;
-      let inChild = 0;
-      let done = 0;
-      try {
-        const twin = await treeScenario(driver, 0, [], undefined);
-        expect(twin.kills).toBe(0);
-        // The crash-free tree's time from `ready` aims the random kills over the whole run.
-        const at = (): Step => ({ killAfterMs: Math.floor(random() * twin.ms) });
-        const queue: Step[][] = [];
-        for (let i = 0; i < 24; i++) queue.push(i % 3 === 2 ? [at(), at()] : [at()]);
-        // Named points by hit: the tools' effects and ends (8 of the child's 10 calls, the
-        // lead's 2), and the appends of both runs (one process counts them all).
-        for (let hit = 1; hit <= 10; hit++)
-          queue.push(
-            [{ crashAt: `after-tool-effect:${hit}` }],
-            [{ crashAt: `after-tool-finished:${hit}` }],
-            [{ crashAt: `before-tool-execute:${hit}` }],
-          );
-        for (let hit = 1; hit <= 16; hit += 3) queue.push([{ crashAt: `after-append:${hit}` }], [{ crashAt: `inside-append:${hit}` }]);
-        // A resume killed while it resolves what the first process left open, in the child.
-        for (let hit = 1; hit <= 4; hit++) queue.push([{ crashAt: `after-tool-effect:${hit}` }, { crashAt: 'before-resume-call:1' }]);
-        for (let i = queue.length - 1; i > 0; i--) {
-          const j = Math.floor(random() * (i + 1));
-          [queue[i], queue[j]] = [queue[j] as Step[], queue[i] as Step[]];
-        }
-        let index = 1;
-        let failed = false;
-        const worker = async (): Promise<void> => {
-          for (let steps = queue.shift(); steps && !failed; steps = queue.shift()) {
-            if (kills >= MIN_KILLS && Date.now() - began > BUDGET_MS) return;
-            const outcome = await treeScenario(driver, index++, steps, twin);
-            kills += outcome.kills;
-            inChild += outcome.inChild;
-            done++;
-          }
-        };
-        const settled = await Promise.allSettled(
-          Array.from({ length: CONCURRENCY }, () =>
-            worker().catch((error: unknown) => {
-              failed = true;
-              throw error;
-            }),
-          ),
+  it('a tree of runs (a lead with a sub-agent) killed at random points (at least 30 kills) and resumed from the root: every run of the tree holds the invariants and the tree ends like its twin', {
+    timeout: 180_000,
+  }, async () => {
+    const began = Date.now();
+    let kills = 0;
+    let inChild = 0;
+    let done = 0;
+    try {
+      const twin = await treeScenario(driver, 0, [], undefined);
+      expect(twin.kills).toBe(0);
+      // The crash-free tree's time from `ready` aims the random kills over the whole run.
+      const at = (): Step => ({ killAfterMs: Math.floor(random() * twin.ms) });
+      const queue: Step[][] = [];
+      for (let i = 0; i < 24; i++) queue.push(i % 3 === 2 ? [at(), at()] : [at()]);
+      // Named points by hit: the tools' effects and ends (8 of the child's 10 calls, the
+      // lead's 2), and the appends of both runs (one process counts them all).
+      for (let hit = 1; hit <= 10; hit++)
+        queue.push(
+          [{ crashAt: `after-tool-effect:${hit}` }],
+          [{ crashAt: `after-tool-finished:${hit}` }],
+          [{ crashAt: `before-tool-execute:${hit}` }],
         );
-        for (const s of settled) if (s.status === 'rejected') throw s.reason;
-      } catch (error) {
-        await reapChildren();
-        throw new Error(`tree crash test (REIN_CRASH_SEED=${seed}): ${(error as Error).message}`, { cause: error });
+      for (let hit = 1; hit <= 16; hit += 3) queue.push([{ crashAt: `after-append:${hit}` }], [{ crashAt: `inside-append:${hit}` }]);
+      // A resume killed while it resolves what the first process left open, in the child.
+      for (let hit = 1; hit <= 4; hit++) queue.push([{ crashAt: `after-tool-effect:${hit}` }, { crashAt: 'before-resume-call:1' }]);
+      for (let i = queue.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [queue[i], queue[j]] = [queue[j] as Step[], queue[i] as Step[]];
       }
-      console.log(
-        `tree crash test on ${driver} (REIN_CRASH_SEED=${seed}): ${kills} kills (${inChild} while the child worked) in ${done} scenarios, ${((Date.now() - began) / 1000).toFixed(1)} s`,
+      let index = 1;
+      let failed = false;
+      const worker = async (): Promise<void> => {
+        for (let steps = queue.shift(); steps && !failed; steps = queue.shift()) {
+          if (kills >= MIN_KILLS && Date.now() - began > BUDGET_MS) return;
+          const outcome = await treeScenario(driver, index++, steps, twin);
+          kills += outcome.kills;
+          inChild += outcome.inChild;
+          done++;
+        }
+      };
+      const settled = await Promise.allSettled(
+        Array.from({ length: CONCURRENCY }, () =>
+          worker().catch((error: unknown) => {
+            failed = true;
+            throw error;
+          }),
+        ),
       );
-      expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
-      expect(inChild, 'kills while the child worked').toBeGreaterThanOrEqual(10);
-    });
-  }
+      for (const s of settled) if (s.status === 'rejected') throw s.reason;
+    } catch (error) {
+      await reapChildren();
+      throw new Error(`tree crash test (REIN_CRASH_SEED=${seed}): ${(error as Error).message}`, { cause: error });
+    }
+    console.log(
+      `tree crash test on ${driver} (REIN_CRASH_SEED=${seed}): ${kills} kills (${inChild} while the child worked) in ${done} scenarios, ${((Date.now() - began) / 1000).toFixed(1)} s`,
+    );
+    expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
+    expect(inChild, 'kills while the child worked').toBeGreaterThanOrEqual(10);
+  });
 }

@@ -5,6 +5,11 @@ import { startScriptedServer, type ScriptedServer } from '../../src/testing/inde
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { defineTool } from '../../src/tools/define.js';
 import { collect, gateTool } from './helpers.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openMemory } from '../../src/memory/sqlite-memory.js';
+import type { Skill } from '../../src/skills/types.js';
 
 const servers: ScriptedServer[] = [];
 afterEach(async () => {
@@ -109,6 +114,74 @@ describe('handoff', () => {
     const resumed = await first.resume(aborted.runId);
     expect(resumed).toMatchObject({ status: 'done', text: 'the waiter finished', agent: 'waiter' });
     expect(server.received.at(-1)?.api).toBe('anthropic-messages');
+  });
+
+  it("the agent a run is handed to brings its skills and memory: its memory hits and tools reach its requests, a skill it loads narrows its tools, and the run's events reach its paging", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rein-handoff-extras-'));
+    const memory = await openMemory({ path: ':memory:', project: 'handoff' });
+    try {
+      memory.remember('Refunds above 500 euros need a second signature.');
+      const refundsSkill: Skill = {
+        name: 'refunds',
+        description: 'How to refund an invoice.',
+        body: 'Check the invoice, then refund it.',
+        disableModelInvocation: false,
+        dir,
+        file: join(dir, 'SKILL.md'),
+        allowedTools: ['refund'],
+      };
+      const big = defineTool({
+        name: 'invoice_text',
+        description: 'The text of an invoice.',
+        parameters: { type: 'object', properties: {} },
+        effect: 'pure',
+        execute: () => 'line '.repeat(20_000),
+      });
+      const server = await startScriptedServer({
+        script: (request) => {
+          const turn = request.messages.filter((m) => m.role === 'assistant').length;
+          if (request.api === 'openai-chat') return { toolCalls: [{ name: 'transfer_to_billing', arguments: {}, id: 'call_t' }], usage };
+          if (turn === 1) return { toolCalls: [{ name: 'invoice_text', arguments: {}, id: 'toolu_big' }], usage };
+          if (turn === 2)
+            return {
+              toolCalls: [{ name: 'read_tool_output', arguments: { tool_call_id: 'toolu_big', offset: 1000 }, id: 'toolu_page' }],
+              usage,
+            };
+          if (turn === 3) return { toolCalls: [{ name: 'load_skill', arguments: { name: 'refunds' }, id: 'toolu_skill' }], usage };
+          if (turn === 4) return { toolCalls: [{ name: 'refund', arguments: { invoice: 'INV-9' }, id: 'toolu_refund' }], usage };
+          return { text: 'Refunded INV-9.', usage };
+        },
+      });
+      servers.push(server);
+      const billing = new Agent({
+        name: 'billing',
+        model: server.model('claude-billing', 'anthropic-messages'),
+        system: 'You handle invoices.',
+        retry,
+        tools: [refund, big],
+        skills: { skills: [refundsSkill], match: false },
+        memory,
+        toolOutputPaging: true,
+      });
+      const triage = new Agent({ name: 'triage', model: server.model('gpt-triage', 'openai-chat'), retry, tools: [handoff(billing)] });
+      const { result } = await collect(triage.run('Refund invoice INV-9, please'));
+      expect(result).toMatchObject({ status: 'done', text: 'Refunded INV-9.', agent: 'billing' });
+      const requests = server.received.map((r) => r.request!);
+      const first = requests[1]!;
+      // Its memory: the hit in its request, its tools offered; its skills' catalog and tools too.
+      expect(JSON.stringify(first)).toContain('Refunds above 500 euros need a second signature.');
+      expect(first.toolNames).toEqual(expect.arrayContaining(['remember', 'recall', 'load_skill', 'read_tool_output']));
+      expect(first.system).toContain('refunds');
+      // Its paging saw the cut result of the run (events reach the handed-to agent's extras).
+      const paged = result.messages.find((m) => m.role === 'tool' && m.toolCallId === 'toolu_page');
+      expect(paged).toMatchObject({ isError: false });
+      expect(JSON.stringify(paged)).toContain('line line');
+      // The skill it loaded is active for the run: its allowed-tools narrow the next request.
+      expect(requests[4]!.toolNames).toEqual(['refund', 'load_skill', 'read_skill_file']);
+    } finally {
+      memory.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses an agent without a name', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReinError } from '../../src/errors.js';
+import type { ReinError } from '../../src/errors.js';
 import {
   errorFromNetwork,
   errorFromResponse,

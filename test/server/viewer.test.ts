@@ -1,8 +1,9 @@
 // The run viewer in Debian's Chromium (playwright-core, never a browser download): sign-in
 // without the token in a URL, the run list and a run page (screenshots kept in
 // test-artifacts/), a live run's timeline growing, steering, a paused call approved from
-// the page, a phone-sized screen, and no request leaving the server.
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+// the page, a phone-sized screen, a sub-agent's run nested (collapsible) under its parent's
+// call, live and from the log, and no request leaving the server.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -196,5 +197,76 @@ describe('the run viewer', { timeout: 90_000 }, () => {
     await until(async () => ((await page.textContent('#run-status')) === 'done' ? true : undefined), 'the page to show done');
     expect(await readFile(join(env.project, 'approved.txt'), 'utf8')).toBe('from the viewer\n');
     expect(await page.locator('li.approval.approved').count()).toBe(1);
+  });
+  it("a sub-agent's run is nested under the parent's call, live and from the log, and collapses", async () => {
+    // The child's second model call waits until the test lets it go: the page must show the child working.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    env = await startInProcess({
+      agents: { lead: agentFile('lead', { tools: '[calculate]', agents: '[helper]' }, 'You lead.') },
+      script: async (request) => {
+        const tools = request.messages.filter((m) => m.role === 'tool');
+        if (request.system?.includes('You lead.')) {
+          if (tools.length === 0) return { toolCalls: [{ name: 'helper', arguments: { task: 'add two numbers' }, id: 'call_lead_1' }] };
+          return { text: `lead: ${tools[0]?.role === 'tool' ? tools[0].content : ''}` };
+        }
+        if (tools.length === 0) return { toolCalls: [{ name: 'calculate', arguments: { expression: '20 + 22' }, id: 'call_helper_1' }] };
+        await held;
+        return { text: 'the helper says 42' };
+      },
+    });
+    await writeFile(
+      join(env.project, '.rein/agents/helper.md'),
+      agentFile('helper', { tools: '[calculate]', baseUrl: env.model.url }, 'You help.'),
+    );
+    const made = await call(env.url, '/v1/runs', { body: { agent: 'lead', input: 'delegate the sum' } });
+    const runId = made.body.runId as string;
+    const { page, requests } = await openPage();
+    await signIn(page, env.url);
+    await page.goto(`${env.url}/#/runs/${runId}`);
+
+    // Live: the child appears under the lead's call while it works, its own calculate call inside it.
+    const child = page.locator('li.tool[data-call="call_lead_1"] details.child-run');
+    await child.waitFor();
+    await page.waitForSelector('li.tool[data-call="call_lead_1"] details.child-run li.tool.ok[data-call="call_helper_1"]');
+    expect(await child.getAttribute('data-status')).toBe('running');
+    expect(await child.getAttribute('open')).not.toBeNull();
+    expect(await child.locator(':scope > summary').textContent()).toMatch(/sub-agent helper/);
+    expect(await page.locator('li.finish').count()).toBe(0);
+    // The child's tool is the child's, not the lead's: the lead's own timeline has only its sub-agent call.
+    expect(await page.locator('#main > ol.timeline > li.turn > ol.turn-body > li.tool').count()).toBe(1);
+    await page.screenshot({ path: join(artifacts, 'viewer-child-live.png'), fullPage: true });
+    release();
+    await page.waitForSelector('details.child-run[data-status="done"]');
+    await page.waitForSelector('#main > ol.timeline > li.finish.done');
+    expect(await child.locator(':scope > summary').textContent()).toMatch(/done.*2 steps/);
+    expect(await child.locator('li.finish.done').count()).toBe(1);
+    expect(await child.locator('li.answer').textContent()).toMatch(/the helper says 42/);
+    // Collapsible: the summary line folds the child's timeline away.
+    await child.locator(':scope > summary').click();
+    expect(await child.getAttribute('open')).toBeNull();
+    expect(await child.locator('ol.timeline').isVisible()).toBe(false);
+
+    // From the log: the same nesting, the ended child folded to its line until opened.
+    await page.reload();
+    await page.waitForSelector('#main > ol.timeline > li.finish.done');
+    const again = page.locator('li.tool[data-call="call_lead_1"] details.child-run');
+    await page.waitForSelector('li.tool[data-call="call_lead_1"] details.child-run[data-status="done"]');
+    expect(await again.getAttribute('open')).toBeNull();
+    expect(await again.locator(':scope > summary').textContent()).toMatch(/sub-agent helper.*done.*2 steps/);
+    await again.locator(':scope > summary').click();
+    await again.locator('li.tool.ok[data-call="call_helper_1"]').waitFor();
+    expect(await again.locator('li.tool.ok').count()).toBe(1);
+    await page.screenshot({ path: join(artifacts, 'viewer-child-log.png'), fullPage: true });
+
+    // The child's own page links back to its parent; the run list marks it as a sub-agent's run.
+    const childId = await again.getAttribute('data-run');
+    expect(childId).toMatch(new RegExp(`^${runId.replaceAll('.', '\\.')}\\.`));
+    await again.locator('a.child-link').click();
+    await page.waitForSelector('a.parent-link');
+    expect(await page.getAttribute('a.parent-link', 'href')).toBe(`#/runs/${encodeURIComponent(runId)}`);
+    await page.goto(`${env.url}/#/`);
+    await page.waitForSelector(`tr[data-run="${childId}"] .sub-mark`);
+    expect(requests.filter((u) => !u.startsWith(env!.url))).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import { EXIT, type CliIO, type Command } from '../io.js';
 import { findRun, openStoreFor } from './store-command.js';
 import { parseCommandLine, runIdOf } from '../flags.js';
 import { withStoredRun } from './resume.js';
+import { childrenViewOf } from '../render.js';
 import { exitCodeOf, renderRun, reportSetupError } from './run.js';
 
 /**
@@ -28,7 +29,7 @@ export function checkPaused(record: RunRecord): void {
   );
 }
 
-const usage = `rein approve <run> [--deny] [--reason <text>] [--call <tool-call-id>] [--force] [--store <path|url>] [--base-url URL] [--header 'name: value']
+const usage = `rein approve <run> [--deny] [--reason <text>] [--call <tool-call-id>] [--force] [--store <path|url>] [--base-url URL] [--header 'name: value'] [--children summary|full|none]
 rein approve <run> --accept <json> | --decline | --cancel [--call <tool-call-id>] [...]
 
 Approves (or with --deny, refuses) what a paused run waits for, then continues the run.
@@ -91,9 +92,11 @@ export const command: Command = {
         accept: { type: 'string' },
         decline: { type: 'boolean' },
         cancel: { type: 'boolean' },
+        children: { type: 'string' },
       });
       if (!parsed) return EXIT.ok;
       const { values, positionals } = parsed;
+      const children = childrenViewOf(values.children);
       const runId = runIdOf(positionals, 'approve', 'rein runs --status paused lists them');
       const queued = await approveIfQueued(runId, values, io);
       if (queued !== undefined) return queued;
@@ -132,7 +135,9 @@ export const command: Command = {
             ...(values.call === undefined ? {} : { toolCallId: values.call }),
             ...(values.force ? { force: true } : {}),
           });
-          return exitCodeOf(await renderRun(handle, io, false, { provider: agent.model.provider }, () => eventsOfTree(store, runId)));
+          return exitCodeOf(
+            await renderRun(handle, io, false, { provider: agent.model.provider, children }, () => eventsOfTree(store, runId)),
+          );
         },
       );
     } catch (error) {

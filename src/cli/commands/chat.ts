@@ -7,7 +7,7 @@ import type { Message } from '../../model/types.js';
 import type { RunHandle } from '../../loop/handle.js';
 import { ReinError } from '../../errors.js';
 import { EXIT, type Command } from '../io.js';
-import { HumanRenderer } from '../render.js';
+import { HumanRenderer, childrenViewOf, type ChildrenView } from '../render.js';
 import { terminalLine } from '../terminal-text.js';
 import { AGENT_FLAGS, agentFlagsHelp, storeFromFlags } from '../agent-flags.js';
 import { DEFAULT_AGENT, resolveNamedAgent } from '../named-agent.js';
@@ -38,6 +38,7 @@ export const command: Command = {
   async run(argv, io) {
     let agent: Agent;
     let store: RunStore | undefined;
+    let children: ChildrenView = 'summary';
     let bench: Workbench | undefined;
     let runOptions: Awaited<ReturnType<typeof openCliAgent>>['runOptions'] = {};
     // An approval question waiting for the next line typed (the chat reads every line).
@@ -75,6 +76,7 @@ export const command: Command = {
           'fatal',
           '--record is for `rein run`: record a run, then play it back with rein scripted-server --fixture',
         );
+      children = childrenViewOf(values.children);
       const named = await resolveNamedAgent(values.agent ?? DEFAULT_AGENT, values, io.env, io);
       store = await storeFromFlags(values, io);
       ({ agent, bench, runOptions } = await openCliAgent(named.values, named.options, io, {
@@ -211,7 +213,7 @@ export const command: Command = {
         const handle = chatAgent.run(input!, { history, ...runOptions });
         for (const steer of queued) handle.steer(steer);
         active = handle;
-        const renderer = new HumanRenderer(io);
+        const renderer = new HumanRenderer(io, { children });
         for await (const event of handle) renderer.onEvent(event);
         const result = await handle;
         renderer.summary(result);

@@ -7,6 +7,7 @@ import { ReinError } from '../../errors.js';
 import { eventsOfTree } from '../../loop/tree-log.js';
 import { Agent } from '../../loop/agent.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
+import { childrenViewOf } from '../render.js';
 import { exitCodeOf, renderRun, reportSetupError } from './run.js';
 import { agentOptionsFromFlags, type AgentFlagValues } from '../agent-flags.js';
 import { openCliAgent, type CliRunMetadata } from '../cli-agent.js';
@@ -130,7 +131,7 @@ export function checkResumable(record: RunRecord): void {
   );
 }
 
-const usage = `rein resume <run> [--force] [--json] [--store <path|url>] [--base-url URL] [--header 'name: value']
+const usage = `rein resume <run> [--force] [--json] [--store <path|url>] [--base-url URL] [--header 'name: value'] [--children summary|full|none]
 
 Continues a run that crashed, failed, was aborted or is paused, from the end of its log.
 The model and system prompt are the run's own; for a run of rein run or rein chat, so are
@@ -151,9 +152,11 @@ export const command: Command = {
         store: { type: 'string' },
         'base-url': { type: 'string' },
         header: { type: 'string', multiple: true },
+        children: { type: 'string' },
       });
       if (!parsed) return EXIT.ok;
       const { values, positionals } = parsed;
+      const children = childrenViewOf(values.children);
       json = Boolean(values.json);
       const runId = runIdOf(positionals, 'resume');
       return await withStoredRun(
@@ -162,7 +165,9 @@ export const command: Command = {
         io,
         async (agent, store) => {
           const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
-          return exitCodeOf(await renderRun(handle, io, json, { provider: agent.model.provider }, () => eventsOfTree(store, runId)));
+          return exitCodeOf(
+            await renderRun(handle, io, json, { provider: agent.model.provider, children }, () => eventsOfTree(store, runId)),
+          );
         },
       );
     } catch (error) {

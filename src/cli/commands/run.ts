@@ -5,7 +5,7 @@ import type { Agent } from '../../loop/agent.js';
 import type { RunHandle } from '../../loop/handle.js';
 import { SUCCESS_REASONS } from '../../loop/options.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
-import { HumanRenderer, describeError, type RenderOptions } from '../render.js';
+import { HumanRenderer, childrenViewOf, describeError, type RenderOptions } from '../render.js';
 import { AGENT_FLAGS, agentFlagsHelp, storeFromFlags } from '../agent-flags.js';
 import { DEFAULT_AGENT, resolveNamedAgent } from '../named-agent.js';
 import { openCliAgent } from '../cli-agent.js';
@@ -188,6 +188,7 @@ export const command: Command = {
       if (!parsed) return EXIT.ok;
       const { values, positionals } = parsed;
       json = Boolean(values.json);
+      const children = childrenViewOf(values.children);
       const given = positionals.join(' ').trim();
       // `-`, or no task at all with stdin piped: the task is what stdin holds (`rein run < task.md`).
       // A task given as "" is an empty task, not a request to read stdin.
@@ -229,7 +230,10 @@ export const command: Command = {
           `${unknownSkills.map((u) => u.message).join('; ')}: fix the name, or load the skill (.rein/skills/<name>/SKILL.md)`,
         );
       const input = await userInput(task, bench.mcp, io, { signal });
-      const result = await renderRun(agent.run(input, { signal, ...session.runOptions }), io, json, { stream: !values['no-stream'] });
+      const result = await renderRun(agent.run(input, { signal, ...session.runOptions }), io, json, {
+        stream: !values['no-stream'],
+        children,
+      });
       return exitCodeOf(result);
     } catch (error) {
       return reportSetupError(error, io, json);

@@ -7,7 +7,7 @@ import type { RunEvent, RunResult } from '../../events.js';
 import { messagesFromEvents } from '../../loop/fold.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { parseCommandLine, runIdOf } from '../flags.js';
-import { HumanRenderer, formatMs } from '../render.js';
+import { HumanRenderer, childrenViewOf, formatMs, type ChildrenView } from '../render.js';
 import { announceWaiting, reportSetupError, WaitingCalls } from './run.js';
 import { findRun, openStoreFor } from './store-command.js';
 import { eventsOfTree } from '../../loop/tree-log.js';
@@ -17,8 +17,8 @@ import type { RunStore } from '../../store/types.js';
  * Renders stored events the way the live run looked: for a run that ended paused, with the
  * calls it waits for and the `rein approve` that decides them.
  */
-export function renderLog(events: readonly RunEvent[], io: CliIO): void {
-  const renderer = new HumanRenderer(io);
+export function renderLog(events: readonly RunEvent[], io: CliIO, children: ChildrenView = 'full'): void {
+  const renderer = new HumanRenderer(io, { children });
   let finished: Extract<RunEvent, { type: 'run_finished' }> | undefined;
   for (const event of events) {
     renderer.onEvent(event);
@@ -46,14 +46,18 @@ async function holderOf(store: RunStore, runId: string): Promise<string | undefi
 function makeCommand(name: 'show' | 'replay'): Command {
   const usage =
     name === 'show'
-      ? `rein show <run> [--json] [--store <path|url>]\n\nShows a stored run: its record, then its log as \`rein run\` showed it; --json prints its events, one per line.\nThe events of its sub-agents' runs follow, indented (with their depth under --json).`
-      : `rein replay <run> [--store <path|url>]\n\nRenders a stored run from its log exactly as \`rein run\` showed it live, its sub-agents' runs indented.`;
+      ? `rein show <run> [--json] [--children full|summary|none] [--store <path|url>]\n\nShows a stored run: its record, then its log as \`rein run\` showed it; --json prints its events, one per line.\nThe events of its sub-agents' runs follow, indented (with their depth under --json); --children summary folds each to one line.`
+      : `rein replay <run> [--children summary|full|none] [--store <path|url>]\n\nRenders a stored run from its log exactly as \`rein run\` showed it live: each sub-agent's run one line (--children full: every event, indented).`;
   return {
     description: name === 'show' ? 'show a stored run' : 'render a stored run as it ran',
     usage,
     async run(argv, io) {
       try {
-        const parsed = parseCommandLine(argv, io, usage, { json: { type: 'boolean' }, store: { type: 'string' } });
+        const parsed = parseCommandLine(argv, io, usage, {
+          json: { type: 'boolean' },
+          store: { type: 'string' },
+          children: { type: 'string' },
+        });
         if (!parsed) return EXIT.ok;
         const { values, positionals } = parsed;
         const runId = runIdOf(positionals, name);
@@ -73,7 +77,7 @@ function makeCommand(name: 'show' | 'replay'): Command {
               `run ${run.id} · ${run.status}${run.reason ? ` (${run.reason})` : ''} · ${run.model} · ${events.length} events · started ${formatMs(Date.now() - run.createdAt)} ago${held}\n`,
             );
           }
-          renderLog(events, io);
+          renderLog(events, io, childrenViewOf(values.children, name === 'show' ? 'full' : 'summary'));
         } finally {
           await store.close();
         }

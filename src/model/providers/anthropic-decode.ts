@@ -19,7 +19,7 @@
  * API's versioning policy asks of clients.
  */
 import { randomUUID } from 'node:crypto';
-import { ReinError } from '../../errors.js';
+import type { ReinError } from '../../errors.js';
 import type { EventStream } from '../event-stream.js';
 import type { ErrorContext } from '../http-errors.js';
 import { PartialJsonParser } from '../partial-json.js';

@@ -48,6 +48,14 @@ export interface RunSummary {
   createdAt: number;
   updatedAt: number;
   live: boolean;
+  /** A sub-agent's run: the run whose tool call started it. */
+  parentRunId?: string;
+}
+
+/** A sub-agent run of a run: its line and the parent's call it answers. */
+export interface ChildRun extends RunSummary {
+  parentToolCallId: string | null;
+  depth: number;
 }
 
 export interface PendingApproval {
@@ -64,5 +72,6 @@ export interface RunDetail {
   cost: number | null;
   result: { status: string; reason: string; text: string; error?: { message: string } } | null;
   pendingApprovals: PendingApproval[];
+  children: ChildRun[];
   recoveryError?: string;
 }

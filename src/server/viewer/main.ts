@@ -1,12 +1,14 @@
 /**
  * The run viewer: `#/` lists the runs, `#/runs/<id>` draws one as a timeline, live while
  * it works (its server-sent events, over an EventSource that rides on the session cookie),
- * with approve / deny for a waiting call and a box to steer. Routes live in the fragment,
+ * with approve / deny for a waiting call and a box to steer; its sub-agents' runs nested
+ * in the calls that started them (child-run.ts). Routes live in the fragment,
  * so the server serves one page and the history holds run ids only.
  */
 import type { RunEvent } from '../../events.js';
 import { api, ApiFailure, type PendingApproval, type RunDetail, type RunSummary } from './api.js';
 import { brief, duration, h, usd, when } from './dom.js';
+import { Children, type ChildNotice } from './child-run.js';
 import { Timeline } from './timeline.js';
 
 const STATUSES = ['running', 'paused', 'done', 'stopped', 'failed', 'aborted'];
@@ -62,7 +64,13 @@ function listPage(status: string): () => void {
         run.live ? h('span', { class: 'live-dot', title: 'live' }) : null,
       ),
       h('td', { 'data-label': 'Agent' }, run.agent ?? '—'),
-      h('td', { 'data-label': 'Task', class: 'task' }, h('a', { href: `#/runs/${encodeURIComponent(run.id)}` }, run.task ?? run.id)),
+      h(
+        'td',
+        { 'data-label': 'Task', class: 'task' },
+        // A sub-agent's run is listed too, marked as one (its parent's page nests it).
+        run.parentRunId ? h('span', { class: 'sub-mark', title: `sub-agent of ${run.parentRunId}` }, '↳ ') : null,
+        h('a', { href: `#/runs/${encodeURIComponent(run.id)}` }, run.task ?? run.id),
+      ),
       h('td', { 'data-label': 'Model' }, run.model),
       h('td', { 'data-label': 'Cost' }, usd(run.cost)),
       h('td', { 'data-label': 'Duration' }, duration(run.durationMs)),
@@ -98,6 +106,7 @@ function listPage(status: string): () => void {
 function runPage(runId: string): () => void {
   document.title = `rein · ${runId}`;
   const timeline = new Timeline();
+  const children = new Children(timeline);
   const header = h('div', { class: 'run-header' });
   const approvals = h('section', { class: 'approvals', hidden: true, 'aria-label': 'Waiting for approval' });
   const steerInput = h('textarea', {
@@ -113,16 +122,8 @@ function runPage(runId: string): () => void {
   const status = h('p', { class: 'note', role: 'status' });
   // The log shows a step once it is durable (at the end of a model request or a tool call): meanwhile, say the run works.
   const working = h('p', { class: 'working', hidden: true }, 'Working…');
-  main.replaceChildren(
-    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, '← Runs')),
-    header,
-    approvals,
-    h('div', { class: 'actions' }, abortButton),
-    steer,
-    status,
-    timeline.element,
-    working,
-  );
+  const crumbs = h('p', { class: 'crumbs' }, h('a', { href: '#/' }, '← Runs'));
+  main.replaceChildren(crumbs, header, approvals, h('div', { class: 'actions' }, abortButton), steer, status, timeline.element, working);
 
   let source: EventSource | undefined;
   let left = false;
@@ -140,6 +141,9 @@ function runPage(runId: string): () => void {
     }
     if (left) return;
     const r = detail.record;
+    children.addAll(detail.children);
+    if (r.parentRunId && crumbs.childElementCount === 1)
+      crumbs.append(' · ', h('a', { href: `#/runs/${encodeURIComponent(r.parentRunId)}`, class: 'parent-link' }, '↑ Parent run'));
     header.replaceChildren(
       h('h1', {}, r.task ?? r.id),
       h(
@@ -227,6 +231,10 @@ function runPage(runId: string): () => void {
       } else if (event.type === 'run_resumed' || event.type === 'run_started') void refresh();
     };
     for (const type of EVENT_TYPES) es.addEventListener(type, onEvent as EventListener);
+    // A sub-agent started: nested under its call, following its own stream.
+    es.addEventListener('child_run', ((message: MessageEvent<string>) =>
+      children.add(JSON.parse(message.data) as ChildNotice)) as EventListener);
+    children.refollow();
     es.onerror = () => {
       // The server ended the stream for good (204) or is gone: EventSource says CLOSED; else it reconnects itself with Last-Event-ID.
       if (es.readyState === EventSource.CLOSED && source === es) status.textContent = 'Not live: the stream has ended.';
@@ -262,6 +270,7 @@ function runPage(runId: string): () => void {
   return () => {
     left = true;
     source?.close();
+    children.close();
   };
 }
 

@@ -2,7 +2,8 @@
  * A run's timeline, grown one event at a time: its turns, each with its model request
  * (tokens, cost, duration, retries), its answer, its tool calls (arguments, result,
  * duration, error), permission decisions and approvals; compactions, injected messages,
- * resumes and the end. Deltas show the answer as it streams.
+ * resumes and the end. Deltas show the answer as it streams. A sub-agent's run is nested in
+ * the tool call that started it (`nest`).
  */
 import type { RunEvent } from '../../events.js';
 import { brief, duration, h, usd, when } from './dom.js';
@@ -22,6 +23,29 @@ export class Timeline {
   lastSeq = -1;
   /** Stored events added, by type (for tests and the header). */
   readonly counts = new Map<string, number>();
+  /** The last turn drawn (a call heard of before its `tool_started` waits there). */
+  private lastTurn: HTMLElement | undefined;
+
+  /**
+   * Puts `element` (a sub-agent's run) inside the item of tool call `toolCallId`. The
+   * child's start may be durable before the parent's `tool_started` is: the call's item is
+   * then drawn at once, after the last turn, and moves to its turn when its start comes.
+   */
+  nest(toolCallId: string | null, element: HTMLElement, label: string): void {
+    if (toolCallId === null) return void this.element.append(h('li', { class: 'event orphan-child' }, element));
+    let tool = this.tools.get(toolCallId);
+    if (!tool) {
+      const item = h(
+        'li',
+        { class: 'event tool running', 'data-call': toolCallId },
+        h('div', { class: 'head' }, h('span', { class: 'label' }, label), h('span', { class: 'status' }, 'running')),
+      );
+      tool = { item, startedAt: Date.now() };
+      this.tools.set(toolCallId, tool);
+      (this.lastTurn ?? this.element).append(item);
+    }
+    tool.item.append(element);
+  }
 
   add(event: RunEvent): void {
     if (!isDelta(event)) {
@@ -163,6 +187,7 @@ export class Timeline {
       );
       turn = { body, retries: 0 };
       this.turns.set(step, turn);
+      this.lastTurn = body;
     }
     return turn;
   }
@@ -210,6 +235,18 @@ export class Timeline {
   }
 
   private toolStarted(event: Of<'tool_started'>): void {
+    const early = this.tools.get(event.toolCallId);
+    if (early) {
+      // Drawn when its sub-agent started: it moves to its turn, with its arguments before the child.
+      early.item.querySelector('.label')?.replaceChildren(`Tool ${event.name}`);
+      early.item
+        .querySelector('.head')
+        ?.after(
+          h('details', {}, h('summary', {}, brief(event.arguments)), h('pre', { class: 'args' }, JSON.stringify(event.arguments, null, 2))),
+        );
+      this.turn(event.step).body.append(early.item);
+      return;
+    }
     const item = h(
       'li',
       { class: 'event tool running', 'data-call': event.toolCallId },
