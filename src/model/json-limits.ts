@@ -46,6 +46,16 @@ export function jsonTextDepth(text: string, limit: number = Number.POSITIVE_INFI
   return deepest;
 }
 
+/**
+ * Whether JSON `text` nests deeper than `limit`. A text of `limit` characters or fewer
+ * cannot (each level takes a bracket), and is answered without a scan: most events and
+ * arguments are short, and a per-character loop is slow while it is still interpreted
+ * (the first requests of a process).
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  return text.length > limit && jsonTextDepth(text, limit) > limit;
+}
+
 /** The nesting depth of a parsed JSON value (a scalar is 0), without recursion; stops past `limit`. */
 export function jsonValueDepth(value: unknown, limit: number = Number.POSITIVE_INFINITY): number {
   if (typeof value !== 'object' || value === null) return 0;
@@ -75,7 +85,7 @@ export function argumentLimitError(text: string): string | undefined {
   if (text.length > MAX_ARGUMENT_CHARS) {
     return `arguments are ${text.length.toLocaleString('en-US')} characters long; the limit is ${MAX_ARGUMENT_CHARS.toLocaleString('en-US')}: send less in one call (split the work, or write a large file in parts)`;
   }
-  if (jsonTextDepth(text, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH) {
+  if (nestsDeeperThan(text, MAX_ARGUMENT_DEPTH)) {
     return TOO_DEEP_ARGUMENTS;
   }
   return undefined;

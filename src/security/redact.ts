@@ -1,7 +1,8 @@
 /**
  * Secret redaction: values that look like API keys and tokens, and the values of secret
  * environment variables, become `[REDACTED:<kind>]` before anything is stored or logged.
- * Text without a secret costs two regular-expression tests and no allocation.
+ * Text without a secret costs two regular-expression tests and no allocation; a short text
+ * seen before, one map lookup.
  */
 import { isSecretEnvName, isSecretEnvValue } from './secret-env.js';
 import { ASSIGNMENT_PATTERNS, TOKEN_PATTERNS, type SecretPattern } from './secret-patterns.js';
@@ -31,6 +32,11 @@ export interface Redactor {
   redactValue<T>(value: T): T;
 }
 
+/** Clean texts up to this many characters are remembered (longer ones are rarely repeated). */
+const CACHED_TEXT_MAX = 128;
+/** How many clean texts a redactor remembers at most. */
+const CACHED_TEXTS = 2048;
+
 /** A literal must be this long to be redacted: shorter ones would mangle ordinary text. */
 const MIN_LITERAL = 4;
 
@@ -50,10 +56,25 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const exact = compile([...(literals.size > 0 ? [literalPattern(literals)] : []), ...(usePatterns ? TOKEN_PATTERNS : [])], 'g');
   const assigned = usePatterns ? compile(ASSIGNMENT_PATTERNS, 'gim') : undefined;
 
-  const redactText = (text: string): string => {
+  const scan = (text: string): string => {
     let out = text;
     if (exact) out = exact.apply(out);
     if (assigned) out = assigned.apply(out);
+    return out;
+  };
+  // A run's events repeat the same short strings (event types, states, run and tool names,
+  // ids): each is scanned once, then looked up. Only texts found clean are remembered (a
+  // text holding a secret is not kept here, and is scanned again); the set is bounded and
+  // starts over when full.
+  const clean = new Set<string>();
+  const redactText = (text: string): string => {
+    if (text.length > CACHED_TEXT_MAX) return scan(text);
+    if (clean.has(text)) return text;
+    const out = scan(text);
+    if (out === text) {
+      if (clean.size >= CACHED_TEXTS) clean.clear();
+      clean.add(text);
+    }
     return out;
   };
 

@@ -45,6 +45,9 @@ export interface SqliteStoreOptions {
 
 type Stmt = SqliteStatement;
 
+/** Event rows inserted by one statement at most (5 parameters each, far below SQLite's limit). */
+const ROWS_PER_INSERT = 16;
+
 /**
  * A {@link RunStore} in one SQLite file. Open it with `openStore()` (which loads
  * the driver only when needed) or construct it directly.
@@ -56,11 +59,10 @@ export class SqliteStore implements RunStore {
   private readonly db: SqliteConnection;
   private readonly threshold: number;
   private readonly probe: ((level: number) => void) | undefined;
-  private readonly s: Record<
-    'insertRun' | 'getRun' | 'runState' | 'lease' | 'claim' | 'insertEvent' | 'insertPayload' | 'load' | 'update',
-    Stmt
-  >;
+  private readonly s: Record<'insertRun' | 'getRun' | 'runState' | 'lease' | 'claim' | 'insertPayload' | 'load' | 'update', Stmt>;
   private readonly lists = new Map<string, Stmt>();
+  /** The event inserts by row count (index n: n rows in one statement), prepared on first use. */
+  private readonly inserts: Array<Stmt | undefined> = [];
   private readonly groupTx: (group: Array<QueuedAppend<EncodedEvent[]>>, failures: unknown[]) => void;
   private readonly group = new GroupCommit<EncodedEvent[]>((group) => this.commitGroup(group));
 
@@ -95,7 +97,6 @@ export class SqliteStore implements RunStore {
       runState: p('SELECT lease_epoch, event_count FROM runs WHERE id = ?'),
       lease: p('UPDATE runs SET lease_epoch = lease_epoch + 1, updated_at = ? WHERE id = ? RETURNING lease_epoch'),
       claim: p('UPDATE runs SET event_count = event_count + ?, updated_at = ? WHERE id = ? AND lease_epoch = ? AND event_count = ?'),
-      insertEvent: p('INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)'),
       insertPayload: p('INSERT INTO payloads (run_id, seq, data) VALUES (?, ?, ?)'),
       load: p(`SELECT coalesce(e.data, p.data) FROM events e LEFT JOIN payloads p ON p.run_id = e.run_id AND p.seq = e.seq
         WHERE e.run_id = ? AND e.seq >= ? ORDER BY e.seq`),
@@ -104,15 +105,19 @@ export class SqliteStore implements RunStore {
     const appendRows = (runId: string, epoch: number, rows: EncodedEvent[], first: number): void => {
       const claimed = this.s.claim.run(rows.length, Date.now(), runId, epoch, first).changes === 1;
       if (!claimed) throw explainRefusal(runId, epoch, this.s.runState.get(runId) as RunRow | undefined, first);
-      for (const e of rows) {
-        this.s.insertEvent.run(runId, e.seq, e.type, e.at, e.data);
-        if (e.payload !== null) this.s.insertPayload.run(runId, e.seq, e.payload);
-      }
+      this.insertEvents(runId, rows);
       if (this.probe) this.probe(this.db.pragma('synchronous') as number);
     };
     const savepoint = { begin: p('SAVEPOINT rein_append'), release: p('RELEASE rein_append'), undo: p('ROLLBACK TO rein_append') };
     this.groupTx = (group, failures) =>
       this.db.immediate(() => {
+        // An append alone in its group needs no savepoint: when it is refused, rolling back
+        // the transaction undoes only it (commitGroup then rejects it).
+        if (group.length === 1) {
+          const { runId, epoch, rows } = group[0]!;
+          appendRows(runId, epoch, rows, rows[0]!.seq);
+          return;
+        }
         for (let i = 0; i < group.length; i++) {
           const { runId, epoch, rows } = group[i]!;
           // One savepoint per append: a refused one (lease lost, seq taken) leaves the others in.
@@ -126,6 +131,33 @@ export class SqliteStore implements RunStore {
           savepoint.release.run();
         }
       });
+  }
+
+  /**
+   * Inserts a batch's event rows with one statement per {@link ROWS_PER_INSERT} rows (a
+   * turn's five or six events are one statement, not six: each statement run costs the
+   * driver's binding and result more than SQLite's own insert), then the large ones' payloads.
+   */
+  private insertEvents(runId: string, rows: EncodedEvent[]): void {
+    for (let from = 0; from < rows.length; from += ROWS_PER_INSERT) {
+      const n = Math.min(ROWS_PER_INSERT, rows.length - from);
+      let stmt = this.inserts[n];
+      if (stmt === undefined) {
+        const values = Array.from({ length: n }, () => '(?, ?, ?, ?, ?)').join(', ');
+        stmt = this.inserts[n] = this.db.prepare(`INSERT INTO events (run_id, seq, type, at, data) VALUES ${values}`);
+      }
+      const params = new Array<unknown>(n * 5);
+      for (let i = 0; i < n; i++) {
+        const e = rows[from + i]!;
+        params[i * 5] = runId;
+        params[i * 5 + 1] = e.seq;
+        params[i * 5 + 2] = e.type;
+        params[i * 5 + 3] = e.at;
+        params[i * 5 + 4] = e.data;
+      }
+      stmt.run(...params);
+    }
+    for (const e of rows) if (e.payload !== null) this.s.insertPayload.run(runId, e.seq, e.payload);
   }
 
   /** Writes a group of appends in one transaction and settles each. */

@@ -1,12 +1,14 @@
 /**
  * JSON Schema validation of tool arguments with ajv: coercion ("3" → 3), defaults, and
  * error messages a model can act on. ajv is loaded on the first validation (the core must
- * import fast) and every schema is compiled once.
+ * import fast) and every schema is compiled once; an object of named scalars, the commonest
+ * schema, is validated without ajv, to the same answers (`simple-validator.ts`).
  */
 import type { ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv';
 import { ReinError } from '../errors.js';
 import { SchemaCache } from '../model/schema-cache.js';
 import type { JsonSchema } from '../model/types.js';
+import { checkSimple, type SimpleSchema, simpleSchema } from './simple-validator.js';
 
 /** Outcome of a validation: the (coerced, defaulted) arguments, or one message per problem. */
 export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] };
@@ -106,6 +108,12 @@ export function readyValidator(schema: JsonSchema): ArgsValidator | undefined {
  */
 export function compileValidator(schema: JsonSchema): Promise<ArgsValidator> {
   return validators.get(schema, () => {
+    // An object of named scalars needs no ajv: loading and compiling it is most of a first call.
+    const simple = simpleSchema(schema);
+    if (simple) {
+      const ready = simpleValidator(simple);
+      return { promise: Promise.resolve(ready), ready };
+    }
     const entry: Entry = {
       promise: loadEngines(dialectOf(schema)).then((ajv) => {
         const built = build(schema, ajv);
@@ -115,6 +123,21 @@ export function compileValidator(schema: JsonSchema): Promise<ArgsValidator> {
     };
     return entry;
   }).promise;
+}
+
+function simpleValidator(simple: SimpleSchema): ArgsValidator {
+  return (args) => {
+    const errors = checkSimple(simple, args);
+    return errors.length === 0 ? { ok: true, value: args } : { ok: false, errors: formatErrors(errors) };
+  };
+}
+
+/**
+ * The validator ajv compiles for a schema, never the subset's (`simple-validator.ts`): for
+ * the test that holds the two to the same answers.
+ */
+export function compileWithAjv(schema: JsonSchema): Promise<ArgsValidator> {
+  return loadEngines(dialectOf(schema)).then((ajv) => build(schema, ajv));
 }
 
 function build(schema: JsonSchema, ajv: Engines): ArgsValidator {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { argumentLimitError, jsonTextDepth, jsonValueDepth, MAX_ARGUMENT_DEPTH, wireArguments } from '../../src/model/json-limits.js';
+import {
+  argumentLimitError,
+  jsonTextDepth,
+  jsonValueDepth,
+  MAX_ARGUMENT_DEPTH,
+  nestsDeeperThan,
+  wireArguments,
+} from '../../src/model/json-limits.js';
 import { repairArguments } from '../../src/tools/repair.js';
 
 describe('JSON depth, measured without recursion', () => {
@@ -8,6 +15,14 @@ describe('JSON depth, measured without recursion', () => {
     expect(jsonTextDepth('{"a":"[[[[\\"{{{"}')).toBe(1);
     expect(jsonTextDepth('42')).toBe(0);
     expect(jsonTextDepth('['.repeat(1_000_000), 10)).toBe(11);
+  });
+
+  it('says whether text nests past a limit, at the limit itself and with brackets in strings', () => {
+    expect(nestsDeeperThan('['.repeat(4), 4)).toBe(false);
+    expect(nestsDeeperThan('['.repeat(5), 4)).toBe(true);
+    expect(nestsDeeperThan(`${'['.repeat(4)}1${']'.repeat(4)}`, 4)).toBe(false);
+    expect(nestsDeeperThan(`{"a":"${'['.repeat(40)}"}`, 4)).toBe(false);
+    expect(nestsDeeperThan(`${'{"a":'.repeat(5)}1${'}'.repeat(5)}`, 4)).toBe(true);
   });
 
   it('measures a parsed value a million levels deep', () => {

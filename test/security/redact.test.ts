@@ -302,6 +302,28 @@ describe('cost', () => {
   });
 });
 
+describe('texts seen before', () => {
+  it('a short text is redacted every time it comes, and a clean one stays clean', () => {
+    const redactor = createRedactor({ env: { DEPLOY_TOKEN: 'deploy-secret-1234' } });
+    for (let i = 0; i < 3; i++) {
+      expect(redactor.redactText('state_changed')).toBe('state_changed');
+      expect(redactor.redactText('deploy-secret-1234')).toBe('[REDACTED:env:DEPLOY_TOKEN]');
+      expect(redactor.redactValue({ type: 'tool_started', arguments: { token: 'deploy-secret-1234' } })).toEqual({
+        type: 'tool_started',
+        arguments: { token: '[REDACTED:env:DEPLOY_TOKEN]' },
+      });
+    }
+  });
+
+  it('stays right past the number of texts it remembers', () => {
+    const redactor = createRedactor({ env: {} });
+    const key = fake.openaiLegacy;
+    for (let i = 0; i < 5000; i++) expect(redactor.redactText(`text number ${i}`)).toBe(`text number ${i}`);
+    expect(redactor.redactText(`key ${key}`)).toBe('key [REDACTED:openai_key]');
+    expect(redactor.redactText('text number 4999')).toBe('text number 4999');
+  });
+});
+
 describe('defaultRedactor', () => {
   it('is built once per process: every agent without its own redactor shares it', () => {
     expect(defaultRedactor()).toBe(defaultRedactor());

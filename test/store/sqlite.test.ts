@@ -112,6 +112,39 @@ for (const driver of drivers) {
       expect((await s.loadEvents(ids[3]!)).length).toBe(60);
     });
 
+    it('stores a batch longer than one insert statement holds, large events among them, in seq order', async () => {
+      const s = store({ blobThreshold: 4096 });
+      const id = runId();
+      await s.createRun(newRun(id));
+      const epoch = await s.acquireLease(id);
+      const batch = [
+        ...events(id, 0, 20),
+        toolFinished(id, 20, bigText(10_000)),
+        ...events(id, 21, 16),
+        toolFinished(id, 37, bigText(5_000)),
+      ];
+      await s.append(id, epoch, batch);
+      expect(await s.loadEvents(id)).toEqual(batch);
+      expect(await s.inlineSize(id, 20)).toBe(0);
+      expect((await s.getRun(id))?.eventCount).toBe(38);
+      await s.append(id, epoch, events(id, 38, 3));
+      expect((await s.loadEvents(id, 36)).map((e) => e.seq)).toEqual([36, 37, 38, 39, 40]);
+    });
+
+    it('a refused append alone in its commit leaves nothing behind, and the next one goes in', async () => {
+      const s = store();
+      const id = runId();
+      await s.createRun(newRun(id));
+      const epoch = await s.acquireLease(id);
+      await s.append(id, epoch, events(id, 0, 2));
+      // A seq already taken: refused, nothing of the batch written.
+      await expectCode(s.append(id, epoch, events(id, 1, 3)), 'conflict');
+      expect((await s.loadEvents(id)).map((e) => e.seq)).toEqual([0, 1]);
+      expect((await s.getRun(id))?.eventCount).toBe(2);
+      await s.append(id, epoch, events(id, 2, 2));
+      expect((await s.loadEvents(id)).map((e) => e.seq)).toEqual([0, 1, 2, 3]);
+    });
+
     it('records its schema_version and refuses a file from a newer rein', async () => {
       const s = store();
       const path = s.path;

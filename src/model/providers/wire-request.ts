@@ -7,7 +7,7 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import { jsonTextDepth, MAX_ANSWER_CHARS, MAX_WIRE_DEPTH } from '../json-limits.js';
+import { MAX_ANSWER_CHARS, MAX_WIRE_DEPTH, nestsDeeperThan } from '../json-limits.js';
 import { unwatchIdle, watchIdle, type IdleWatch } from '../../http/idle-watchdog.js';
 import type { EventSourceParser, ParseError } from 'eventsource-parser';
 import { ReinError } from '../../errors.js';
@@ -388,7 +388,7 @@ class EventFeed<D extends WireDecoder> {
 
 /** JSON nested past {@link MAX_WIRE_DEPTH}: refused before a decoder (or what it hands on) recurses into it. */
 function tooDeep(text: string): boolean {
-  return jsonTextDepth(text, MAX_WIRE_DEPTH) > MAX_WIRE_DEPTH;
+  return nestsDeeperThan(text, MAX_WIRE_DEPTH);
 }
 
 function tooDeepError(ctx: ErrorContext): ReinError {
