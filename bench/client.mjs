@@ -5,13 +5,16 @@
 // registered), one agent reused for every run; rein-fresh: the same, but a new tool and
 // agent per run (as a server handling requests, or a test, makes them); rein-off:
 // `telemetry: false`; rein-otel: the OpenTelemetry SDK registered (batch span processor,
-// in-memory span and metric exporters); rein-pure: the tool declared `effect: 'pure'`;
+// in-memory span and metric exporters); otel-floor: rein-off with the SDK registered as
+// for rein-otel and, after each run, the same spans and metric records made by hand
+// (bench/otel-floor.mjs: the SDK's own cost for that telemetry); rein-pure: the tool declared `effect: 'pure'`;
 // rein-store / rein-store-pure: the same two with a SQLite store (a fresh temporary file).
 // A latency (ms) makes the scripted model wait that long before each answer.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fetchFloor, httpFloor } from './floors.mjs';
+import { telemetryFloor } from './otel-floor.mjs';
 
 const [impl, url, turnsArg, seqArg = '30', concArg = '100', warmArg = '3', latencyArg = '0'] = process.argv.slice(2);
 const turns = Number(turnsArg);
@@ -22,7 +25,8 @@ async function makeRunner() {
   if (impl === 'fetch') return () => fetchFloor(url, model, task);
   if (impl === 'http') return () => httpFloor(url, model, task);
   const { Agent, defineTool } = await import('rein');
-  if (impl === 'rein-otel') await registerSdk();
+  if (impl === 'rein-otel' || impl === 'otel-floor') await registerSdk();
+  const floor = impl === 'otel-floor' ? telemetryFloor(await import('@opentelemetry/api'), model, url) : undefined;
   const pure = impl.endsWith('-pure');
   const store = impl.startsWith('rein-store') ? await openBenchStore() : undefined;
   // A new schema object each time, as a tool defined inside a request handler has.
@@ -40,7 +44,7 @@ async function makeRunner() {
         }),
       ],
       limits: { maxSteps: turns + 5 },
-      ...(impl === 'rein-off' ? { telemetry: false } : {}),
+      ...(impl === 'rein-off' || floor ? { telemetry: false } : {}),
       ...(store ? { store } : {}),
     });
   const reused = impl === 'rein-fresh' ? undefined : makeAgent();
@@ -48,6 +52,7 @@ async function makeRunner() {
     const agent = reused ?? makeAgent();
     const result = await agent.run(task);
     if (result.reason !== 'final_answer') throw new Error(`rein run ended with ${result.reason}: ${result.error?.message ?? ''}`);
+    floor?.(result);
     return { requests: result.totals.steps, text: result.text };
   };
 }
@@ -67,15 +72,23 @@ async function registerSdk() {
     { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter },
     { MeterProvider, PeriodicExportingMetricReader, InMemoryMetricExporter, AggregationTemporality },
   ] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/sdk-trace-base'), import('@opentelemetry/sdk-metrics')]);
+  // A real exporter lets go of a batch once it is sent: this one drops what it holds when
+  // it reports the export done. (It used to keep every span until a 2-second timer
+  // dropped them, a timer that never fired within a measured process: its heap grew by
+  // every span the process made.)
   const spans = new InMemorySpanExporter();
+  const store = spans.export.bind(spans);
+  spans.export = (batch, done) =>
+    store(batch, (result) => {
+      spans.reset();
+      done(result);
+    });
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(spans)] }));
   const reader = new PeriodicExportingMetricReader({
     exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
     exportIntervalMillis: 60_000,
   });
   metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
-  // What a real exporter would have sent is dropped now and then, as a real export frees it.
-  setInterval(() => spans.reset(), 2000).unref();
 }
 
 const run = await makeRunner();

@@ -27,7 +27,18 @@ function firstRun(url) {
 // The 8-turn workload's implementations: the floors, rein (one agent reused), a fresh agent
 // and tool per run, telemetry off and on, and the run store off and on with the tool's
 // default effect (`unsafe`: a full sync before it starts) and with `effect: 'pure'`.
-const IMPLS_8 = ['fetch', 'http', 'rein', 'rein-fresh', 'rein-off', 'rein-otel', 'rein-pure', 'rein-store', 'rein-store-pure'];
+const IMPLS_8 = [
+  'fetch',
+  'http',
+  'rein',
+  'rein-fresh',
+  'rein-off',
+  'rein-otel',
+  'otel-floor',
+  'rein-pure',
+  'rein-store',
+  'rein-store-pure',
+];
 /** 1,000 concurrent 8-turn runs, the model answering after 50 ms: what the waiting runs hold. */
 const MANY = { runs: 1000, latencyMs: 50, impls: ['http', 'rein', 'rein-fresh'] };
 
@@ -106,6 +117,10 @@ const growth = r32h / r8h;
 const cpu = (key) => results[key].cpuUsPerRequest;
 const otelRatio = cpu('rein-otel-8') / cpu('rein-8');
 const noSdkRatio = cpu('rein-8') / cpu('rein-off-8');
+// The floor: the same spans and metric records made by hand through the same SDK, after
+// each run of rein with `telemetry: false` (bench/otel-floor.mjs): what the SDK itself costs.
+const floorRatio = cpu('otel-floor-8') / cpu('rein-off-8');
+const overFloor = cpu('rein-otel-8') / cpu('otel-floor-8');
 // Each side's own cost per request at 32 turns against 8: whether the ratio moved because
 // rein's cost grew with the history, or because the floor's fell.
 const own = (impl) => results[`${impl}-32`].cpuUsPerRequest / results[`${impl}-8`].cpuUsPerRequest;
@@ -132,7 +147,9 @@ console.log(`
 
 rein-off is rein with \`telemetry: false\`; rein-otel has the OpenTelemetry SDK registered (batch
 span processor, in-memory span and metric exporters); rein is the default, with
-\`@opentelemetry/api\` installed and no SDK registered.
+\`@opentelemetry/api\` installed and no SDK registered; otel-floor is rein-off with the same SDK
+registered and, after each run, the same spans and metric records made by hand (what the
+SDK itself costs for that telemetry; bench/otel-floor.mjs).
 
 Workload: one tool \`add(a, b)\`; each run is N tool-call turns plus a final answer,
 streaming, against the scripted model server in its own process. Per measurement, a fresh
@@ -182,7 +199,8 @@ ${f(fr.firstRunMs, 1)} ms in all (${f(fr.firstCpuMs, 1)} ms of CPU); the second 
 (${f(fr.secondCpuMs, 1)} ms of CPU). First / second in CPU time: ${f(fr.firstCpuMs / fr.secondCpuMs, 2)}×.
 
 Diagnostics (no target): CPU per request at 32 turns against 8: rein ${f(own('rein'), 2)}, the node:http floor
-${f(own('http'), 2)}. The same workload in instructions, with V8's optimizing compiler split out (the same
+${f(own('http'), 2)}. Telemetry's floor, 8 turns: the same spans and metric records made by hand through the SDK
+(otel-floor) / \`telemetry: false\` ${f(floorRatio, 2)}×; rein with the SDK registered / that floor ${f(overFloor, 2)}×. The same workload in instructions, with V8's optimizing compiler split out (the same
 from one run to the next, where CPU time on a shared machine is not): \`npm run bench:instructions\`.
 `);
 

@@ -43,9 +43,25 @@ export interface ObserveStart {
 
 const DEFAULT_MAX_CONTENT = 8000;
 
+/**
+ * The instruments made on each meter: once per meter in the process, not per agent (a
+ * program that makes an agent per request would otherwise ask the SDK for nine
+ * instruments, each looked up by name, on every agent's first run).
+ */
+const instrumentsByMeter = new WeakMap<object, Instruments>();
+
+/** The {@link Instruments} of `meter`, made on first need. */
+function instrumentsOf(meter: Meter): Instruments {
+  let made = instrumentsByMeter.get(meter);
+  if (!made) {
+    made = createInstruments(meter);
+    instrumentsByMeter.set(meter, made);
+  }
+  return made;
+}
+
 /** The telemetry of one agent. */
 export class AgentTelemetry {
-  private readonly instruments = new WeakMap<object, Instruments>();
   private readonly propagate: { model: boolean; mcp: boolean };
   private readonly captureContent: boolean;
 
@@ -108,7 +124,7 @@ export class AgentTelemetry {
     }
     const sinks: OperationSink[] = [];
     if (tracer && api) sinks.push(new OtelSpanSink(api, tracer, callerContext));
-    if (meter) sinks.push(new MetricsSink(this.instrumentsOf(meter), options?.agentName));
+    if (meter) sinks.push(new MetricsSink(instrumentsOf(meter), options?.agentName));
     if (settings.logger) sinks.push(new LogSink(settings.logger, settings.redactor, 4000));
     const derivation = new RunDerivation({
       keepIo: settings.logger !== undefined,
@@ -131,15 +147,6 @@ export class AgentTelemetry {
     });
     if (start.kind === 'new') derivation.startAttempt(0, hiResNow(), parent ? { parent } : {});
     return observer;
-  }
-
-  private instrumentsOf(meter: Meter): Instruments {
-    let made = this.instruments.get(meter);
-    if (!made) {
-      made = createInstruments(meter);
-      this.instruments.set(meter, made);
-    }
-    return made;
   }
 }
 
