@@ -171,18 +171,7 @@ export async function approveStored(store: RunStore, runId: string, decision: Ap
   const state = resumeStateFrom(events);
   const { pending, chosen } = choose(runId, state, decision);
   const approved = decision.approved !== false;
-  const at = Date.now();
-  const decided: RunEvent[] = chosen.map(([toolCallId, argumentsHash], i) => ({
-    type: 'approval_decided',
-    runId,
-    seq: events.length + i,
-    at,
-    step: pending.step,
-    toolCallId,
-    approved,
-    argumentsHash,
-    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
-  }));
+  const decided = decisionEvents(runId, events.length, pending.step, chosen, { ...decision, approved });
   await store.append(runId, epoch, decided);
   // Running from here on: a second approve is refused by the record before it takes the lease.
   await store.updateRun(runId, epoch, { status: 'running' });
@@ -197,6 +186,31 @@ export async function approveStored(store: RunStore, runId: string, decision: Ap
     start: { kind: 'resume', state, epoch },
     events: all,
   };
+}
+
+/**
+ * The `approval_decided` events of a decision on the `chosen` waiting calls of a stored run,
+ * numbered on from `seq` (for the run's own approve and for the queue's, which requeues them).
+ */
+export function decisionEvents(
+  runId: string,
+  seq: number,
+  step: number,
+  chosen: ReadonlyArray<[string, string]>,
+  decision: { approved: boolean; reason?: string },
+): RunEvent[] {
+  const at = Date.now();
+  return chosen.map(([toolCallId, argumentsHash], i) => ({
+    type: 'approval_decided',
+    runId,
+    seq: seq + i,
+    at,
+    step,
+    toolCallId,
+    approved: decision.approved,
+    argumentsHash,
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+  }));
 }
 
 /**

@@ -6,8 +6,7 @@
  * again after the lease is taken.
  */
 import { ReinError } from '../errors.js';
-import type { RunEvent } from '../events.js';
-import { choose } from '../loop/durable-run.js';
+import { choose, decisionEvents } from '../loop/durable-run.js';
 import { resumeStateFrom } from '../loop/resume-state.js';
 import { defaultRedactor } from '../security/redact.js';
 import { redactingStore } from '../security/redacting-store.js';
@@ -49,18 +48,10 @@ export async function approveQueued(store: RunStore, runId: string, decision: Qu
   const events = await store.loadEvents(runId);
   const state = resumeStateFrom(events);
   const { pending, chosen } = choose(runId, state, decision);
-  const at = Date.now();
-  const decided: RunEvent[] = chosen.map(([toolCallId, argumentsHash], i) => ({
-    type: 'approval_decided',
-    runId,
-    seq: events.length + i,
-    at,
-    step: pending.step,
-    toolCallId,
+  const decided = decisionEvents(runId, events.length, pending.step, chosen, {
     approved: decision.approved,
-    argumentsHash,
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
-  }));
+  });
   // A reason typed by a person may carry a secret: redacted as an agent's store redacts.
   await redactingStore(store, defaultRedactor()).queue!.requeue(runId, epoch, decided);
   return chosen.map(([id]) => id);
