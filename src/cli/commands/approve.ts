@@ -10,7 +10,7 @@ import { findRun, openStoreFor } from './store-command.js';
 import { parseCommandLine, runIdOf } from '../flags.js';
 import { withStoredRun } from './resume.js';
 import { childrenViewOf } from '../render.js';
-import { exitCodeOf, renderRun, reportSetupError } from './run.js';
+import { childAgentNames, exitCodeOf, renderRun, reportSetupError } from './run.js';
 
 /**
  * Refuses, as a usage error, a run that is not paused: it waits for no decision, and is
@@ -94,6 +94,8 @@ export const command: Command = {
         { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkPaused },
         io,
         async (agent, store) => {
+          // Read before the tree continues: a child continued here is named by its agent.
+          const childNames = await childAgentNames(store, runId);
           const handle = agent.approve(runId, {
             approved: !values.deny,
             signal: io.signal,
@@ -102,7 +104,7 @@ export const command: Command = {
             ...(values.force ? { force: true } : {}),
           });
           return exitCodeOf(
-            await renderRun(handle, io, false, { provider: agent.model.provider, children }, () => eventsOfTree(store, runId)),
+            await renderRun(handle, io, false, { provider: agent.model.provider, children, childNames }, () => eventsOfTree(store, runId)),
           );
         },
       );
