@@ -208,5 +208,7 @@ from one run to the next, where CPU time on a shared machine is not): \`npm run 
 process.stdout.write(execFileSync(node, ['bench/store.mjs'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
 // What `rein serve` adds (bench/serve.mjs), in a fresh process.
 process.stdout.write(execFileSync(node, ['bench/serve.mjs'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+// A tree of runs against its runs alone (bench/sub-agents.mjs), in a fresh process.
+process.stdout.write(execFileSync(node, ['bench/sub-agents.mjs'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
 // The workers' workload (bench/workers.mjs: the queue on Postgres), in a fresh process.
 process.stdout.write(execFileSync(node, ['bench/workers.mjs'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));

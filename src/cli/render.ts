@@ -42,6 +42,11 @@ export interface RenderOptions {
    * is always shown.
    */
   children?: ChildrenView;
+  /**
+   * The agents of sub-agent runs by run id, for children a resume or an approval continues
+   * (their `run_started`, which names the agent, was in an earlier process).
+   */
+  childNames?: ReadonlyMap<string, string>;
 }
 
 /** The values of `--children`. */
@@ -238,9 +243,11 @@ export class HumanRenderer {
       case 'run_started':
         line(this.cyan('↳'), ` sub-agent ${event.agent ?? ''} · ${event.model.provider}/${event.model.id} · ${event.runId}`);
         break;
-      case 'run_resumed':
-        line(this.dim(`↻ sub-agent ${event.runId} resumed (${event.from})`));
+      case 'run_resumed': {
+        const name = this.options.childNames?.get(event.runId);
+        line(this.dim(`↻ sub-agent ${name ? `${name} (${event.runId})` : event.runId} resumed (${event.from})`));
         break;
+      }
       case 'tool_started':
         line(this.cyan('→'), ` ${event.name} ${shorten(JSON.stringify(event.arguments), 160)}`);
         break;
@@ -301,7 +308,8 @@ export class HumanRenderer {
     if (view === 'none') return;
     let child = this.children.get(event.runId);
     if (!child) {
-      child = { name: event.type === 'run_started' && event.agent ? event.agent : event.runId, steps: 0, tokens: 0 };
+      const name = event.type === 'run_started' && event.agent ? event.agent : (this.options.childNames?.get(event.runId) ?? event.runId);
+      child = { name, steps: 0, tokens: 0 };
       this.children.set(event.runId, child);
     }
     switch (event.type) {

@@ -16,6 +16,7 @@ import type { AgentCatalog } from './types.js';
 import { check, queryObject } from './validate.js';
 import { LOGIN_CSP, loginPage, type ViewerAssets } from './viewer-assets.js';
 import { TaskCache, childrenOf, detailOf, listRuns } from './views.js';
+import { waitingInTree } from '../loop/tree-approval.js';
 
 /** What the app is made of. */
 export interface AppDeps {
@@ -147,7 +148,21 @@ export function createApp(deps: AppDeps): Hono {
     const events = await store.loadEvents(id);
     // A child is driven by its parent's tool call: live while its parent is.
     const children = await childrenOf(store, id, (runId) => runs.isLive(runId) || runs.isLive(id));
-    return c.json(detailOf(record, events, runs.isLive(id), runs.recoveryErrors.get(id), children));
+    // A paused tree waits for its descendants' calls too: the root's page decides them.
+    const treePending =
+      record.status === 'paused' && !record.parentRunId && children.length > 0 && !runs.isLive(id)
+        ? (await waitingInTree(store, id))
+            .filter((w) => w.depth > 0)
+            .map((w) => ({
+              toolCallId: w.toolCallId,
+              name: w.name,
+              arguments: w.arguments,
+              argumentsHash: w.argumentsHash,
+              runId: w.runId,
+              depth: w.depth,
+            }))
+        : [];
+    return c.json(detailOf(record, events, runs.isLive(id), runs.recoveryErrors.get(id), children, treePending));
   });
 
   app.get('/v1/runs/:id/events', async (c) => {

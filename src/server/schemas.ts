@@ -197,6 +197,8 @@ export const PendingApprovalSchema: Schema = {
     argumentsHash: { type: 'string' },
     rule: { type: 'string', description: 'The permission rule that asked.' },
     step: { type: 'integer' },
+    runId: { type: 'string', description: "A sub-agent's call (listed on its root, decided there): the child run that waits." },
+    depth: { type: 'integer', description: "That run's depth in the tree." },
   },
 };
 

@@ -41,7 +41,11 @@ export interface PendingApproval {
   arguments: Record<string, unknown>;
   argumentsHash: string;
   rule?: string;
-  step: number;
+  /** The step of the root's own call (absent for a sub-agent's). */
+  step?: number;
+  /** A call of a sub-agent's run (decided on the root, like the root's own): that run. */
+  runId?: string;
+  depth?: number;
 }
 
 /** The tasks of runs, read once from their first event (it never changes). */
@@ -115,7 +119,15 @@ export async function childrenOf(store: RunStore, runId: string, isLive: (runId:
 }
 
 /** The whole picture of one run, from its record and its log. */
-export function detailOf(record: RunRecord, events: readonly RunEvent[], live: boolean, recoveryError?: string, children: ChildRun[] = []) {
+export function detailOf(
+  record: RunRecord,
+  events: readonly RunEvent[],
+  live: boolean,
+  recoveryError?: string,
+  children: ChildRun[] = [],
+  /** The paused root's descendants' waiting calls (waitingInTree). */
+  treePending: PendingApproval[] = [],
+) {
   const state = events[0]?.type === 'run_started' ? resumeStateFrom(events) : undefined;
   const totals = state?.totals ??
     record.totals ?? {
@@ -140,7 +152,8 @@ export function detailOf(record: RunRecord, events: readonly RunEvent[], live: b
     totals,
     cost: totals.usage.cost?.total ?? null,
     result,
-    pendingApprovals: record.status === 'paused' && !live ? pendingOf(events, state) : [],
+    // A sub-agent's calls are decided on its root: they are listed there, not here.
+    pendingApprovals: record.status === 'paused' && !live && !record.parentRunId ? [...pendingOf(events, state), ...treePending] : [],
     children,
     ...(recoveryError ? { recoveryError } : {}),
   };

@@ -83,6 +83,8 @@ describe('sub-agents of an agent file', () => {
     expect(approved.code).toBe(0);
     expect(approved.stdout.trim()).toBe('lead: wrote notes.txt');
     expect(approved.stderr).toMatch(/ {2}┊ → write_file/);
+    // The child continued here is named by its agent (its run_started was in the first process).
+    expect(approved.stderr).toMatch(/ {2}┊ ↻ sub-agent writer \(run_\w+\.\d+\.0\) resumed \(paused\)/);
     expect(readFileSync(join(project.project, 'notes.txt'), 'utf8')).toBe('hello');
 
     const show = await rein(['show', rootId as string, '--store', db], opts);

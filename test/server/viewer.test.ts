@@ -269,4 +269,79 @@ describe('the run viewer', { timeout: 90_000 }, () => {
     await page.waitForSelector(`tr[data-run="${childId}"] .sub-mark`);
     expect(requests.filter((u) => !u.startsWith(env!.url))).toEqual([]);
   });
+  it("a call a sub-agent waits on is listed on the root's page, approved there, and the tree finishes", async () => {
+    env = await startInProcess({
+      agents: { lead: agentFile('lead', { tools: '[calculate]', agents: '[writer]' }, 'You lead.') },
+      script: (request) => {
+        const tools = request.messages.filter((m) => m.role === 'tool');
+        if (request.system?.includes('You lead.')) {
+          if (tools.length === 0) return { toolCalls: [{ name: 'writer', arguments: { task: 'write the note' }, id: 'call_lead_1' }] };
+          return { text: `lead: ${tools[0]?.role === 'tool' ? tools[0].content : ''}` };
+        }
+        if (tools.length === 0)
+          return {
+            toolCalls: [{ name: 'write_file', arguments: { path: 'child-note.txt', content: 'from the child\n' }, id: 'call_w_1' }],
+          };
+        return { text: 'wrote the note' };
+      },
+    });
+    await writeFile(join(env.project, '.rein/agents/writer.md'), agentFile('writer', { tools: '[write_file]' }, 'You write.'));
+    const made = await call(env.url, '/v1/runs', { body: { agent: 'lead', input: 'take a note' } });
+    const runId = made.body.runId as string;
+    const paused = await until(async () => {
+      const { body } = await call(env!.url, `/v1/runs/${runId}`);
+      return body.record.status === 'paused' && !body.record.live ? body : undefined;
+    }, 'the tree to pause');
+    const childId = paused.children[0].id as string;
+    expect(paused.pendingApprovals).toEqual([
+      expect.objectContaining({ toolCallId: 'call_w_1', name: 'write_file', runId: childId, depth: 1, argumentsHash: expect.any(String) }),
+    ]);
+    // The child's own detail leaves its call to the root.
+    expect((await call(env.url, `/v1/runs/${childId}`)).body.pendingApprovals).toEqual([]);
+
+    const { page } = await openPage();
+    await signIn(page, env.url);
+    await page.goto(`${env.url}/#/runs/${runId}`);
+    await page.waitForSelector(`.approvals article.pending[data-run="${childId}"]`);
+    expect(await page.textContent('.approvals')).toMatch(/write_file[\s\S]*In sub-agent run/);
+    await page.waitForSelector('details.child-run[data-status="paused"]');
+    await page.click('.approvals button.approve');
+    await page.waitForSelector('#main > ol.timeline > li.finish.done');
+    await page.waitForSelector('details.child-run[data-status="done"]');
+    const child = page.locator('li.tool[data-call="call_lead_1"] details.child-run');
+    await child.evaluate((d) => d.setAttribute('open', ''));
+    await child.locator('li.approval.approved').waitFor();
+    expect(await child.locator('li.tool.ok[data-call="call_w_1"]').count()).toBe(1);
+    expect(await readFile(join(env.project, 'child-note.txt'), 'utf8')).toBe('from the child\n');
+    await page.screenshot({ path: join(artifacts, 'viewer-child-approval.png'), fullPage: true });
+  });
+  it('four children at once: three follow their streams live, the fourth waits for a slot (a browser has six connections to a server), then all finish', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    env = await startInProcess({
+      agents: { lead: agentFile('lead', { tools: '[calculate]', agents: '[helper]' }, 'You lead.') },
+      script: async (request) => {
+        const tools = request.messages.filter((m) => m.role === 'tool');
+        if (request.system?.includes('You lead.')) {
+          if (tools.length === 0)
+            return { toolCalls: [1, 2, 3, 4].map((n) => ({ name: 'helper', arguments: { task: `part ${n}` }, id: `call_lead_${n}` })) };
+          return { text: 'lead: all four done' };
+        }
+        await held;
+        return { text: 'part done' };
+      },
+    });
+    await writeFile(join(env.project, '.rein/agents/helper.md'), agentFile('helper', { tools: '[calculate]' }, 'You help.'));
+    const made = await call(env.url, '/v1/runs', { body: { agent: 'lead', input: 'four parts' } });
+    const { page } = await openPage();
+    await signIn(page, env.url);
+    await page.goto(`${env.url}/#/runs/${made.body.runId}`);
+    await until(async () => (await page.locator('details.child-run').count()) === 4, 'four children on the page');
+    await until(async () => (await page.locator('details.child-run li.start').count()) === 3, 'three children followed');
+    expect(await page.locator('details.child-run .badge:text-is("waiting")').count()).toBe(1);
+    release();
+    await page.waitForSelector('#main > ol.timeline > li.finish.done');
+    await until(async () => (await page.locator('details.child-run[data-status="done"]').count()) === 4, 'four children done');
+    expect(await page.locator('details.child-run li.finish.done').count()).toBe(4);
+  });
 });

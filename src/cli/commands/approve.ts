@@ -12,7 +12,7 @@ import { findRun, openStoreFor } from './store-command.js';
 import { parseCommandLine, runIdOf } from '../flags.js';
 import { withStoredRun } from './resume.js';
 import { childrenViewOf } from '../render.js';
-import { exitCodeOf, renderRun, reportSetupError } from './run.js';
+import { childAgentNames, exitCodeOf, renderRun, reportSetupError } from './run.js';
 
 /**
  * Refuses, as a usage error, a run that is not paused: it waits for no decision, and is
@@ -105,6 +105,8 @@ export const command: Command = {
         { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkPaused },
         io,
         async (agent, store) => {
+          // Read before the tree continues: a child continued here is named by its agent.
+          const childNames = await childAgentNames(store, runId);
           const questions = waitingQuestionsOf(await store.loadEvents(runId));
           if (questions.length > 0 || answerGiven(values)) {
             if (questions.length === 0)
@@ -126,7 +128,11 @@ export const command: Command = {
               signal: io.signal,
               ...(values.force ? { force: true } : {}),
             });
-            return exitCodeOf(await renderRun(answered, io, false, { provider: agent.model.provider }, () => eventsOfTree(store, runId)));
+            return exitCodeOf(
+              await renderRun(answered, io, false, { provider: agent.model.provider, children, childNames }, () =>
+                eventsOfTree(store, runId),
+              ),
+            );
           }
           const handle = agent.approve(runId, {
             approved: !values.deny,
@@ -136,7 +142,7 @@ export const command: Command = {
             ...(values.force ? { force: true } : {}),
           });
           return exitCodeOf(
-            await renderRun(handle, io, false, { provider: agent.model.provider, children }, () => eventsOfTree(store, runId)),
+            await renderRun(handle, io, false, { provider: agent.model.provider, children, childNames }, () => eventsOfTree(store, runId)),
           );
         },
       );

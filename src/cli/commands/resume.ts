@@ -8,7 +8,7 @@ import { eventsOfTree } from '../../loop/tree-log.js';
 import { Agent } from '../../loop/agent.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { childrenViewOf } from '../render.js';
-import { exitCodeOf, renderRun, reportSetupError } from './run.js';
+import { childAgentNames, exitCodeOf, renderRun, reportSetupError } from './run.js';
 import { agentOptionsFromFlags, type AgentFlagValues } from '../agent-flags.js';
 import { openCliAgent, type CliRunMetadata } from '../cli-agent.js';
 import type { AgentRunMetadata } from '../named-agent.js';
@@ -164,9 +164,11 @@ export const command: Command = {
         { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkResumable },
         io,
         async (agent, store) => {
+          // Read before the tree continues: a child continued here is named by its agent.
+          const childNames = await childAgentNames(store, runId);
           const handle = agent.resume(runId, { signal: io.signal, ...(values.force ? { force: true } : {}) });
           return exitCodeOf(
-            await renderRun(handle, io, json, { provider: agent.model.provider, children }, () => eventsOfTree(store, runId)),
+            await renderRun(handle, io, json, { provider: agent.model.provider, children, childNames }, () => eventsOfTree(store, runId)),
           );
         },
       );

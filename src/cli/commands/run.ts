@@ -11,6 +11,7 @@ import { DEFAULT_AGENT, resolveNamedAgent } from '../named-agent.js';
 import { openCliAgent } from '../cli-agent.js';
 import { parseCommandLine } from '../flags.js';
 import type { RunStore } from '../../store/types.js';
+import { runsOfTree } from '../../loop/tree-approval.js';
 import type { Workbench } from '../workbench.js';
 import { userInput } from '../session-input.js';
 import { createInterface } from 'node:readline';
@@ -38,6 +39,20 @@ export function exitCodeOf(result: RunResult): number {
   if (result.status === 'failed' && result.error?.code === 'conflict') return EXIT.usage;
   if (result.status === 'failed') return EXIT.failed;
   return EXIT.stopped;
+}
+
+/**
+ * The agents of a stored tree's sub-agent runs, by run id: what a resume or an approval
+ * names a child by when it continues it (the child's `run_started` was in an earlier process).
+ */
+export async function childAgentNames(store: RunStore, rootRunId: string): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const { record, depth } of await runsOfTree(store, rootRunId)) {
+    if (depth === 0 || record.eventCount === 0) continue;
+    const first = (await store.loadEvents(record.id, 0))[0];
+    if (first?.type === 'run_started' && first.agent) names.set(record.id, first.agent);
+  }
+  return names;
 }
 
 /** Runs one task on `agent`, rendering as asked; shared by `run` and `demo`. */

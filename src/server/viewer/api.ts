@@ -64,6 +64,8 @@ export interface PendingApproval {
   arguments: Record<string, unknown>;
   argumentsHash: string;
   rule?: string;
+  /** A sub-agent's call, decided on the root: the child run that waits. */
+  runId?: string;
 }
 
 export interface RunDetail {

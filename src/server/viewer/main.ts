@@ -204,8 +204,9 @@ function runPage(runId: string): () => void {
         ];
         return h(
           'article',
-          { class: 'pending', 'data-call': call.toolCallId },
+          { class: 'pending', 'data-call': call.toolCallId, 'data-run': call.runId ?? runId },
           h('h3', {}, call.name),
+          call.runId ? h('p', { class: 'meta sub-call' }, `In sub-agent run ${call.runId}`) : null,
           call.rule ? h('p', { class: 'meta' }, `Asked by: ${call.rule}`) : null,
           h('pre', { class: 'args' }, JSON.stringify(call.arguments, null, 2)),
           reason,
