@@ -9,7 +9,7 @@
 import type { RunEvent } from '../../events.js';
 import { api, type ChildRun, type RunDetail } from './api.js';
 import { h, usd } from './dom.js';
-import { Timeline } from './timeline.js';
+import { STREAM_EVENT_TYPES, Timeline } from './timeline.js';
 
 /** What a parent knows of a child when it hears of it. */
 export interface ChildNotice {
@@ -198,22 +198,5 @@ class ChildRunView {
   }
 }
 
-/** The event types a child's stream sends that its timeline draws. */
-const CHILD_EVENT_TYPES = [
-  'run_started',
-  'run_resumed',
-  'model_request',
-  'text_delta',
-  'thinking_delta',
-  'assistant_message',
-  'tool_started',
-  'tool_progress',
-  'tool_finished',
-  'approval_requested',
-  'permission_decided',
-  'approval_decided',
-  'retry_scheduled',
-  'message_injected',
-  'context_compacted',
-  'run_finished',
-] as const satisfies ReadonlyArray<RunEvent['type']>;
+/** The event types a child's stream sends that its timeline draws (not its states, nor the deltas of its calls). */
+const CHILD_EVENT_TYPES = STREAM_EVENT_TYPES.filter((type) => type !== 'state_changed' && type !== 'tool_call_delta');

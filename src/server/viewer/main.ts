@@ -9,7 +9,7 @@ import type { RunEvent } from '../../events.js';
 import { api, ApiFailure, type PendingApproval, type RunDetail, type RunSummary } from './api.js';
 import { brief, duration, h, usd, when } from './dom.js';
 import { Children, type ChildNotice } from './child-run.js';
-import { Timeline } from './timeline.js';
+import { STREAM_EVENT_TYPES, Timeline } from './timeline.js';
 
 const STATUSES = ['running', 'paused', 'done', 'stopped', 'failed', 'aborted'];
 const main = document.getElementById('main') as HTMLElement;
@@ -231,7 +231,7 @@ function runPage(runId: string): () => void {
         void refresh();
       } else if (event.type === 'run_resumed' || event.type === 'run_started') void refresh();
     };
-    for (const type of EVENT_TYPES) es.addEventListener(type, onEvent as EventListener);
+    for (const type of STREAM_EVENT_TYPES) es.addEventListener(type, onEvent as EventListener);
     // A sub-agent started: nested under its call, following its own stream.
     es.addEventListener('child_run', ((message: MessageEvent<string>) =>
       children.add(JSON.parse(message.data) as ChildNotice)) as EventListener);
@@ -280,26 +280,6 @@ function fact(name: string, ...value: Array<Node | string>): Node[] {
 }
 
 /** Every event type a stream sends (an EventSource hears named events only by name). */
-const EVENT_TYPES = [
-  'run_started',
-  'run_resumed',
-  'state_changed',
-  'model_request',
-  'text_delta',
-  'thinking_delta',
-  'tool_call_delta',
-  'assistant_message',
-  'tool_started',
-  'tool_progress',
-  'tool_finished',
-  'approval_requested',
-  'permission_decided',
-  'approval_decided',
-  'retry_scheduled',
-  'message_injected',
-  'context_compacted',
-  'run_finished',
-] as const satisfies ReadonlyArray<RunEvent['type']>;
 
 document.getElementById('sign-out')?.addEventListener('click', () => {
   void fetch('v1/session', { method: 'DELETE', credentials: 'same-origin' }).finally(() => location.reload());

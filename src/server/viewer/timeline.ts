@@ -297,3 +297,25 @@ function isDelta(event: RunEvent): boolean {
 function textOf(content: string | ReadonlyArray<{ type: string; text?: string }>): string {
   return typeof content === 'string' ? content : content.map((c) => (c.type === 'text' ? (c.text ?? '') : `[${c.type}]`)).join(' ');
 }
+
+/** The event types a run's stream sends that the page listens for (a timeline draws them). */
+export const STREAM_EVENT_TYPES = [
+  'run_started',
+  'run_resumed',
+  'state_changed',
+  'model_request',
+  'text_delta',
+  'thinking_delta',
+  'tool_call_delta',
+  'assistant_message',
+  'tool_started',
+  'tool_progress',
+  'tool_finished',
+  'approval_requested',
+  'permission_decided',
+  'approval_decided',
+  'retry_scheduled',
+  'message_injected',
+  'context_compacted',
+  'run_finished',
+] as const satisfies ReadonlyArray<RunEvent['type']>;
