@@ -29,23 +29,26 @@ export interface WaitingCall {
 export async function runsOfTree(store: RunStore, rootRunId: string): Promise<Array<{ record: RunRecord; depth: number }>> {
   const root = await store.getRun(rootRunId);
   if (!root) return [];
-  const all = await store.listRuns();
-  const children = new Map<string, RunRecord[]>();
-  for (const run of all) {
-    if (run.parentRunId === undefined) continue;
-    const list = children.get(run.parentRunId) ?? [];
-    list.push(run);
-    children.set(run.parentRunId, list);
-  }
   const out: Array<{ record: RunRecord; depth: number }> = [];
-  const visit = (record: RunRecord, depth: number): void => {
+  const seen = new Set<string>();
+  const visit = async (record: RunRecord, depth: number): Promise<void> => {
+    if (seen.has(record.id)) return;
+    seen.add(record.id);
     out.push({ record, depth });
-    // Oldest first: the order the calls were made.
-    for (const child of (children.get(record.id) ?? []).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id)))
-      visit(child, depth + 1);
+    for (const child of await childRunsOf(store, record.id)) await visit(child, depth + 1);
   };
-  visit(root, 0);
+  await visit(root, 0);
   return out;
+}
+
+/**
+ * The runs `runId` started (its children, not theirs), oldest first: the order the calls
+ * were made. Through the store's index by parent; the filter is applied again here, so a
+ * store of the caller's own that ignores it still gives a right answer.
+ */
+export async function childRunsOf(store: RunStore, runId: string): Promise<RunRecord[]> {
+  const children = (await store.listRuns({ parentRunId: runId })).filter((r) => r.parentRunId === runId);
+  return children.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
 }
 
 /** The calls waiting for a person in a run's log (requested, not decided, not finished). */

@@ -5,6 +5,7 @@
  */
 import type { RunEvent, RunTotals } from '../events.js';
 import { resumeStateFrom } from '../loop/resume-state.js';
+import { childRunsOf } from '../loop/tree-approval.js';
 import type { RunRecord, RunStore } from '../store/types.js';
 import { ApiError } from './api-error.js';
 import { servedMetadata } from './types.js';
@@ -99,9 +100,7 @@ export function summaryOf(record: RunRecord, task: string | null, live: boolean,
 
 /** The sub-agent runs `runId` started (its children, not theirs), oldest first: each with the call it answers. */
 export async function childrenOf(store: RunStore, runId: string, isLive: (runId: string) => boolean): Promise<ChildRun[]> {
-  // The store has no index by parent: the list is read whole, as `rein runs` reads a tree.
-  const records = (await store.listRuns()).filter((r) => r.parentRunId === runId);
-  records.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  const records = await childRunsOf(store, runId);
   return Promise.all(
     records.map(async (record) => {
       const events = record.eventCount > 0 ? await store.loadEvents(record.id, 0) : [];

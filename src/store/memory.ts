@@ -92,7 +92,8 @@ export class MemoryRunStore implements RunStore {
     const rows = [...this.runs.values()].filter(
       (row) =>
         (filter.status === undefined || row.status === filter.status) &&
-        (filter.before === undefined || Number(row.created_at) < filter.before),
+        (filter.before === undefined || Number(row.created_at) < filter.before) &&
+        (filter.parentRunId === undefined || row.parent_run_id === filter.parentRunId),
     );
     // The SQL stores' order: newest first, ties broken by id, descending.
     rows.sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));

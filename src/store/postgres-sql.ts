@@ -33,8 +33,14 @@ export function postgresStatements(schema: string) {
       WHERE e.run_id = $1 AND e.seq >= $2 ORDER BY e.seq`,
     update: `UPDATE ${s}runs SET status = $3, reason = $4, totals = coalesce($5, totals), updated_at = $6 WHERE id = $1 AND lease_epoch = $2`,
     /** One text per filter shape, so each gets a plan that uses its index. `$1` is the limit (NULL: all). */
-    list(status: boolean, before: boolean): string {
-      const where = [status ? 'status = $2' : '', before ? `created_at < $${status ? 3 : 2}` : ''].filter(Boolean);
+    list(status: boolean, before: boolean, parent = false): string {
+      // The filters' values follow the limit ($1) in this order, each present only when used.
+      let n = 1;
+      const where = [
+        status ? `status = $${++n}` : '',
+        before ? `created_at < $${++n}` : '',
+        parent ? `parent_run_id = $${++n}` : '',
+      ].filter(Boolean);
       return `${runsSelect} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $1`;
     },
   };

@@ -199,10 +199,13 @@ export class PostgresStore implements RunStore {
     checkLimit(filter.limit);
     const status = filter.status !== undefined;
     const before = filter.before !== undefined;
+    const parent = filter.parentRunId !== undefined;
     const values: unknown[] = [filter.limit ?? null];
     if (status) values.push(filter.status);
     if (before) values.push(filter.before);
-    const { rows } = await this.run(`list_${Number(status)}${Number(before)}`, this.sql.list(status, before), values, 'cannot list runs');
+    if (parent) values.push(filter.parentRunId);
+    const name = `list_${Number(status)}${Number(before)}${Number(parent)}`;
+    const { rows } = await this.run(name, this.sql.list(status, before, parent), values, 'cannot list runs');
     return rows.map((row) => toRecord(row as RunRow));
   }
 

@@ -13,7 +13,7 @@
 import { ReinError } from '../errors.js';
 
 /** The schema version this rein writes. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Migrations by version: element `v - 1` takes a database from version v - 1 to v. `prefix` qualifies table names (a Postgres schema). */
 export function migrations(dialect: 'sqlite' | 'postgres', prefix = ''): string[][] {
@@ -55,6 +55,8 @@ export function migrations(dialect: 'sqlite' | 'postgres', prefix = ''): string[
         PRIMARY KEY (run_id, seq)
       )${clustered}`,
     ],
+    // 2: a run's children found through an index (the run viewer and `rein show` read trees).
+    [`CREATE INDEX runs_parent ON ${t('runs')} (parent_run_id, created_at DESC, id DESC)`],
   ];
 }
 

@@ -226,9 +226,11 @@ export class SqliteStore implements RunStore {
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
     this.group.drain();
     checkLimit(filter.limit);
-    const where = [filter.status === undefined ? '' : 'status = @status', filter.before === undefined ? '' : 'created_at < @before'].filter(
-      Boolean,
-    );
+    const where = [
+      filter.status === undefined ? '' : 'status = @status',
+      filter.before === undefined ? '' : 'created_at < @before',
+      filter.parentRunId === undefined ? '' : 'parent_run_id = @parent',
+    ].filter(Boolean);
     const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT @limit`;
     const rows = this.guard(() => {
       let stmt = this.lists.get(sql);
@@ -237,6 +239,7 @@ export class SqliteStore implements RunStore {
       const params: Record<string, unknown> = { limit: filter.limit ?? -1 };
       if (filter.status !== undefined) params.status = filter.status;
       if (filter.before !== undefined) params.before = filter.before;
+      if (filter.parentRunId !== undefined) params.parent = filter.parentRunId;
       return stmt.all(params) as RunRow[];
     }, 'cannot list runs');
     return rows.map(toRecord);

@@ -47,6 +47,8 @@ export interface RunFilter {
   limit?: number;
   /** Only runs created before this epoch ms (for paging). */
   before?: number;
+  /** Only the runs this run started (its sub-agents), through an index: a tree is read without the whole list. */
+  parentRunId?: string;
 }
 
 /**

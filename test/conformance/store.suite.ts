@@ -277,6 +277,29 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       expect((await store.listRuns({ limit: 1 }))[0]).toEqual(await store.getRun(ids[4]!));
     });
 
+    it('lists the runs a run started (its children, not theirs), with the other filters', async () => {
+      const store = await fresh();
+      const [root, a, b, grandchild, other] = ['root', 'a', 'b', 'g', 'other'].map((l) => runId(`tree_${l}`)) as [
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
+      await store.createRun(newRun(root, { createdAt: 1000 }));
+      await store.createRun(newRun(a, { parentRunId: root, createdAt: 2000 }));
+      await store.createRun(newRun(b, { parentRunId: root, createdAt: 3000 }));
+      await store.createRun(newRun(grandchild, { parentRunId: a, createdAt: 4000 }));
+      await store.createRun(newRun(other, { createdAt: 5000 }));
+      await store.updateRun(a, 0, { status: 'done', reason: 'final_answer' });
+      expect((await store.listRuns({ parentRunId: root })).map((r) => r.id)).toEqual([b, a]);
+      expect((await store.listRuns({ parentRunId: a })).map((r) => r.id)).toEqual([grandchild]);
+      expect(await store.listRuns({ parentRunId: other })).toEqual([]);
+      expect((await store.listRuns({ parentRunId: root, status: 'done' })).map((r) => r.id)).toEqual([a]);
+      expect((await store.listRuns({ parentRunId: root, before: 3000, limit: 5 })).map((r) => r.id)).toEqual([a]);
+      expect((await store.listRuns({ parentRunId: root, status: 'running', before: 9000, limit: 1 })).map((r) => r.id)).toEqual([b]);
+    });
+
     it('updates status, reason and totals under the lease', async () => {
       const store = await fresh();
       const { id, epoch } = await started(store);

@@ -156,6 +156,28 @@ for (const driver of drivers) {
       expect(() => new SqliteStore({ path, driver })).toThrow(expect.objectContaining({ code: 'config' }));
     });
 
+    it('takes a file of schema version 1 to the current one on open, its runs kept, children listed through the new index', async () => {
+      const s = store();
+      const path = s.path;
+      const parent = runId();
+      const child = runId();
+      await s.createRun(newRun(parent));
+      await s.createRun(newRun(child, { parentRunId: parent }));
+      await s.close();
+      // As rein wrote it before version 2: without the index by parent.
+      const raw = rawConnection(path, driver);
+      raw.prepare('DROP INDEX runs_parent').run();
+      raw.prepare("UPDATE meta SET value = '1' WHERE key = 'schema_version'").run();
+      raw.close();
+      const reopened = new SqliteStore({ path, driver });
+      open.push(reopened);
+      expect((await reopened.listRuns({ parentRunId: parent })).map((r) => r.id)).toEqual([child]);
+      const check = rawConnection(path, driver);
+      expect(check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").value()).toBe(String(SCHEMA_VERSION));
+      expect(check.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'runs_parent'").value()).toBe(1);
+      check.close();
+    });
+
     it('shares a file with a second connection that respects the lease', async () => {
       const first = store();
       const path = first.path;
