@@ -17,6 +17,7 @@ import type { CliIO } from './io.js';
 import { DEFAULT_AGENT, agentDiagnosticLine, fromDefinition, loadAgentFiles, type AgentRunMetadata } from './named-agent.js';
 import { openWorkbench, type Workbench } from './workbench.js';
 import { terminalLine } from './terminal-text.js';
+import type { CliTelemetry } from './telemetry.js';
 
 /** Options of {@link openServedAgents}. */
 export interface ServedAgentsOptions {
@@ -25,6 +26,8 @@ export interface ServedAgentsOptions {
   /** The model server for agents whose file names none (`rein serve --base-url`). */
   baseUrl?: string;
   io: CliIO;
+  /** What every agent's runs are observed with (OTLP export from the `OTEL_*` variables, the log file, alerts: telemetry.ts). */
+  telemetry?: CliTelemetry['options'];
 }
 
 /** What a stored run's config holds of how it was built. */
@@ -101,7 +104,13 @@ export function openServedAgents(options: ServedAgentsOptions): AgentCatalog {
       values = withSubAgentTools(values, named.agents);
     } else if (named && path && path.length > 1) agentOptions = { ...agentOptions, name: named.name };
     const bench = await benchFor(values, agentOptions.tools ?? []);
-    return new Agent({ ...agentOptions, ...bench.options, store, metadata: { ...metadata, ...cliMetadata(values, bench.root) } });
+    return new Agent({
+      ...agentOptions,
+      ...bench.options,
+      ...options.telemetry,
+      store,
+      metadata: { ...metadata, ...cliMetadata(values, bench.root) },
+    });
   };
 
   return {

@@ -5,6 +5,7 @@
  * sent on per `REIN_TRACE_PROPAGATION`, content capture per
  * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`. Nothing of it loads unless asked.
  */
+import type { Meter } from '@opentelemetry/api';
 import { ReinError } from '../errors.js';
 import type { AgentOptions, RunOptions } from '../loop/options.js';
 import type { CliIO } from './io.js';
@@ -25,6 +26,13 @@ export interface CliTelemetry {
   runOptions: Pick<RunOptions, 'traceparent' | 'tracestate'>;
   /** Waits for alerts in flight (each bounded by its timeout), flushes the exporters, closes the log file. */
   close(): Promise<void>;
+}
+
+/** The meter of a CLI session's telemetry for rein's own instruments (a worker's queue), when OTLP exports metrics. */
+export function cliMeter(options: CliTelemetry['options'] | undefined): Meter | undefined {
+  const telemetry = options?.telemetry;
+  // The provider is the OpenTelemetry SDK's (otlp.ts), whose meters are the API's `Meter`.
+  return telemetry ? (telemetry.meterProvider?.getMeter('rein') as Meter | undefined) : undefined;
 }
 
 const given = (value: string | undefined): value is string => value !== undefined && value.trim() !== '';

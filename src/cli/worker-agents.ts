@@ -13,6 +13,7 @@ import type { RunRecord, RunStore } from '../store/types.js';
 import type { CliIO } from './io.js';
 import { DEFAULT_AGENT, loadAgentFiles } from './named-agent.js';
 import { openServedAgents } from './served-agents.js';
+import type { CliTelemetry } from './telemetry.js';
 
 /** The hash a run records of the agent file it was submitted with (`default` without a file: of nothing). */
 export function definitionHash(definition: AgentDefinition | undefined): string {
@@ -27,8 +28,9 @@ export function openWorkerAgents(
   root: string,
   store: RunStore,
   io: CliIO,
+  telemetry?: CliTelemetry['options'],
 ): { resolve: (record: RunRecord, name: string) => Promise<Agent>; close(): Promise<void> } {
-  const catalog = openServedAgents({ root, io });
+  const catalog = openServedAgents({ root, io, ...(telemetry ? { telemetry } : {}) });
   return {
     async resolve(record, name) {
       const { items } = await loadAgentFiles(root, io.env);

@@ -2,6 +2,8 @@
 // runs / rein show say of the fleet: real CLI processes, the local Postgres (a database
 // of this file's own), the scripted model server.
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/testing/index.js';
@@ -169,6 +171,50 @@ describe('rein submit and rein worker', { timeout: 120_000 }, () => {
     expect(readFileSync(join(project.dir, 'ran.txt'), 'utf8').match(/drain-one/g)).toHaveLength(1);
     b.child.kill('SIGTERM');
     await b.exited;
+  });
+
+  it("a worker exports its runs' spans and the queue's metrics over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set", async () => {
+    const received: Array<{ path: string; body: string }> = [];
+    const collector = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (d: string) => (body += d));
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    try {
+      const origin = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+      const env = { ...project.env, OTEL_EXPORTER_OTLP_ENDPOINT: origin, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' };
+      const w = await startWorker(['--store', db], { cwd: project.dir, env });
+      const sent = await submit('doer', 'traced');
+      expect(sent.code, sent.stderr).toBe(0);
+      const { runId } = JSON.parse(sent.stdout) as { runId: string };
+      await statusOf(runId, 'done');
+      // A drained worker flushes its exporters before it exits.
+      w.child.kill('SIGTERM');
+      expect((await w.exited).code).toBe(0);
+      const started = (await store.loadEvents(runId)).find((e) => e.type === 'run_started');
+      const spans = received
+        .filter((r) => r.path === '/v1/traces')
+        .flatMap((r) =>
+          (
+            JSON.parse(r.body) as {
+              resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string; traceId: string }> }> }>;
+            }
+          ).resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)),
+        );
+      const ofRun = spans.filter((sp) => started?.type === 'run_started' && sp.traceId === started.traceId).map((sp) => sp.name);
+      expect(ofRun.filter((name) => name.startsWith('invoke_agent'))).toHaveLength(1);
+      expect(ofRun).toContain('execute_tool bash');
+      expect(ofRun.some((name) => name.startsWith('chat '))).toBe(true);
+      const metrics = received.filter((r) => r.path === '/v1/metrics').map((r) => r.body);
+      expect(metrics.some((body) => body.includes('gen_ai.client.operation.duration'))).toBe(true);
+      expect(metrics.some((body) => body.includes('rein.queue.pickup.duration'))).toBe(true);
+    } finally {
+      await new Promise<void>((r) => collector.close(() => r()));
+    }
   });
 
   it('a run whose agent file changed since it was submitted is refused, and rein show says why', async () => {

@@ -6,6 +6,7 @@
 import type { QueueMode } from '../../server/types.js';
 import type { RunStore } from '../../store/types.js';
 import type { CliIO } from '../io.js';
+import { cliMeter, type CliTelemetry } from '../telemetry.js';
 import { asMissing } from '../../optional.js';
 
 /** How a `--no-execute` server hands runs and decisions to the workers. */
@@ -28,17 +29,24 @@ export function queueModeOf(store: RunStore): QueueMode {
 }
 
 /** A worker inside the server, on the agents of `root`; `stop()` drains it and closes its agents. */
-export async function workerInside(store: RunStore, root: string, io: CliIO): Promise<{ stop(): Promise<void> }> {
+export async function workerInside(
+  store: RunStore,
+  root: string,
+  io: CliIO,
+  telemetry?: CliTelemetry['options'],
+): Promise<{ stop(): Promise<void> }> {
   const [{ createWorker }, { openWorkerAgents }] = await Promise.all([
     import('../../worker/worker.js').catch((error: unknown) => {
       throw asMissing(error, ['pg-boss'], 'rein serve on a Postgres store');
     }),
     import('../worker-agents.js'),
   ]);
-  const agents = openWorkerAgents(root, store, io);
+  const agents = openWorkerAgents(root, store, io, telemetry);
+  const meter = cliMeter(telemetry);
   const worker = await createWorker({
     store,
     agents: agents.resolve,
+    ...(meter ? { meter } : {}),
     onEvent: (e) => e.type === 'refused' && io.stderr.write(`rein serve: worker refused run ${e.runId}: ${e.why}\n`),
   });
   io.stderr.write(`rein serve: a worker (${worker.id}) inside this server takes queued runs\n`);

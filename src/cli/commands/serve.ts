@@ -4,6 +4,7 @@
  * server itself (src/server/) is loaded only here; this builds what it is given: the
  * store, the token, and the agents, made as `rein run` makes them.
  */
+import { openCliTelemetry, type CliTelemetry } from '../telemetry.js';
 import { ReinError } from '../../errors.js';
 import { asMissing } from '../../optional.js';
 import { maskStoreLocation, namedStoreLocation } from '../../store/open.js';
@@ -46,6 +47,7 @@ export const command: Command = {
     let store: RunStore | undefined;
     let agents: { close(): Promise<void> } | undefined;
     let inside: { stop(): Promise<void> } | undefined;
+    let telemetry: CliTelemetry | undefined;
     try {
       const parsed = parseCommandLine(
         argv,
@@ -96,12 +98,14 @@ export const command: Command = {
           '--no-execute queues runs for the workers, in a store they all reach: give --store postgres://… (or set REIN_DATABASE_URL)',
         );
       }
-      const catalog = openServedAgents({ root, io, ...(baseUrl === undefined ? {} : { baseUrl }) });
+      // The runs' spans and metrics go to OTLP when the OTEL_* variables say so.
+      telemetry = await openCliTelemetry({}, io);
+      const catalog = openServedAgents({ root, io, telemetry: telemetry.options, ...(baseUrl === undefined ? {} : { baseUrl }) });
       agents = catalog;
       // On a Postgres store the server queues (--no-execute) or is also one of the workers.
       const queue = store.queue ? await import('./serve-queue.js') : undefined;
       const queueMode = noExecute && queue ? queue.queueModeOf(store) : undefined;
-      if (queue && !noExecute) inside = await queue.workerInside(store, root, io);
+      if (queue && !noExecute) inside = await queue.workerInside(store, root, io, telemetry.options);
       const server = await startServer({
         ...(queueMode ? { queueMode } : {}),
         store,
@@ -139,6 +143,7 @@ export const command: Command = {
     } finally {
       await inside?.stop();
       await agents?.close();
+      await telemetry?.close();
       await store?.close();
     }
   },

@@ -4,6 +4,7 @@
  * on any number of machines; one that dies costs its runs a short delay (another worker
  * continues them from their logs). SIGTERM drains it.
  */
+import { cliMeter, openCliTelemetry, type CliTelemetry } from '../telemetry.js';
 import { resolve } from 'node:path';
 import { ReinError } from '../../errors.js';
 import { asMissing } from '../../optional.js';
@@ -44,6 +45,7 @@ export const command: Command = {
   async run(argv, io) {
     let store: RunStore | undefined;
     let agents: { close(): Promise<void> } | undefined;
+    let telemetry: CliTelemetry | undefined;
     try {
       const parsed = parseCommandLine(
         argv,
@@ -90,11 +92,15 @@ export const command: Command = {
         }),
         import('../worker-agents.js'),
       ]);
-      const catalog = openWorkerAgents(root, store, io);
+      // The runs' spans and metrics, and the queue's, go to OTLP when the OTEL_* variables say so.
+      telemetry = await openCliTelemetry({}, io);
+      const catalog = openWorkerAgents(root, store, io, telemetry.options);
       agents = catalog;
+      const meter = cliMeter(telemetry.options);
       const worker = await createWorker({
         store,
         agents: catalog.resolve,
+        ...(meter ? { meter } : {}),
         concurrency,
         ...(maxConcurrent === undefined ? {} : { modelLimits: { maxConcurrent, ...(by === undefined ? {} : { by }) } }),
         onEvent: (event) => io.stderr.write(`rein worker: ${describe(event)}\n`),
@@ -117,6 +123,7 @@ export const command: Command = {
       return reportSetupError(error, io, false);
     } finally {
       await agents?.close();
+      await telemetry?.close();
       await store?.close();
     }
   },
