@@ -229,8 +229,15 @@ export const command: Command = {
           `${unknownSkills.map((u) => u.message).join('; ')}: fix the name, or load the skill (.rein/skills/<name>/SKILL.md)`,
         );
       const input = await userInput(task, bench.mcp, io, { signal });
-      const result = await renderRun(agent.run(input, { signal, ...session.runOptions }), io, json, { stream: !values['no-stream'] });
-      return exitCodeOf(result);
+      const handle = agent.run(input, { signal, ...session.runOptions });
+      // Updates of subscribed resources whose server entry says `updatesToModel` reach the model.
+      const { steerResourceUpdates } = await import('../../project/resource-updates.js');
+      const stopUpdates = bench.mcp ? steerResourceUpdates(bench.mcp, handle) : undefined;
+      try {
+        return exitCodeOf(await renderRun(handle, io, json, { stream: !values['no-stream'] }));
+      } finally {
+        stopUpdates?.();
+      }
     } catch (error) {
       return reportSetupError(error, io, json);
     } finally {
