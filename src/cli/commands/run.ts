@@ -3,6 +3,7 @@ import type { RunEvent, RunResult } from '../../events.js';
 import { ReinError, toReinError, type ErrorInfo } from '../../errors.js';
 import type { Agent } from '../../loop/agent.js';
 import type { RunHandle } from '../../loop/handle.js';
+import type { WaitingQuestion } from '../../loop/elicitation-answer.js';
 import { SUCCESS_REASONS } from '../../loop/options.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { HumanRenderer, describeError, type RenderOptions } from '../render.js';
@@ -63,10 +64,14 @@ export async function renderRun(
   }
   const renderer = new HumanRenderer(io, render);
   let waiting = new WaitingCalls();
+  // What tells which MCP server's questions (elicitations with no terminal to ask at) calls wait on.
+  const questions: RunEvent[] = [];
   try {
     for await (const event of handle) {
       renderer.onEvent(event);
       waiting.onEvent(event);
+      if (event.type === 'elicitation_requested' || event.type === 'elicitation_answered' || event.type === 'tool_started')
+        questions.push(event);
     }
   } finally {
     renderer.close();
@@ -75,10 +80,29 @@ export async function renderRun(
   renderer.summary(result);
   // A person deciding with `rein approve` should see what they decide on, not only a run id.
   if (result.status === 'paused') {
-    if (storedEvents) waiting = WaitingCalls.of(await storedEvents());
-    announceWaiting(waiting, result.runId, io);
+    const stored = storedEvents ? await storedEvents() : undefined;
+    if (stored) waiting = WaitingCalls.of(stored);
+    // A call waiting on a server's question is answered, not approved: show the question.
+    const { waitingQuestionsOf } = await import('../../loop/elicitation-answer.js');
+    const asked = stored ? waitingQuestionsOf(stored.filter((e) => e.runId === result.runId)) : questionsIn(questions);
+    if (asked.length > 0) {
+      const { describeQuestions } = await import('../elicitation-answer.js');
+      for (const line of describeQuestions(result.runId, asked).trimEnd().split('\n')) io.stderr.write(`rein: ${terminalLine(line)}\n`);
+    } else announceWaiting(waiting, result.runId, io);
   }
   return result;
+}
+
+/** The questions this process saw asked and not answered (each call's last), with the call's tool. */
+function questionsIn(events: readonly RunEvent[]): WaitingQuestion[] {
+  const names = new Map<string, string>();
+  const open = new Map<string, WaitingQuestion>();
+  for (const event of events) {
+    if (event.type === 'tool_started') names.set(event.toolCallId, event.name);
+    else if (event.type === 'elicitation_requested') open.set(event.toolCallId, { ...event, name: names.get(event.toolCallId) ?? '' });
+    else if (event.type === 'elicitation_answered') open.delete(event.toolCallId);
+  }
+  return [...open.values()];
 }
 
 /**
