@@ -13,10 +13,11 @@ import { waitingQuestionsOf } from '../../src/loop/elicitation-answer.js';
 import type { McpEvent } from '../../src/mcp/types.js';
 import type { ScriptRequest } from '../../src/testing/index.js';
 import { openSqliteStore } from '../../src/store/open.js';
-import { host } from '../mcp/helpers.js';
+import { host, startHttpServer } from '../mcp/helpers.js';
 import { setup } from './helpers.js';
 
 const BOOKING = fileURLToPath(new URL('../mcp/fixtures/booking-server.mjs', import.meta.url));
+const FEATURES = fileURLToPath(new URL('../mcp/fixtures/client-features-server.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'rein-elicit-pause-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -111,5 +112,24 @@ describe('an elicitation answered after a durable pause', () => {
     expect(result.text).toMatch(
       /^Said: MCP server "booking" asked a person: "Who is the table on today for\?", and this run can neither ask nor wait/,
     );
+  });
+
+  it('over Streamable HTTP too: the paused question is answered, the call made again, the defaults filled in', async () => {
+    const { url } = await startHttpServer([FEATURES, 'http'], /listening (\d+)/);
+    const mcp = await host({ f: { url: `${url}/mcp` } }, { pauseElicitations: true });
+    const store = await openSqliteStore({ path: join(dir, 'runs-3.db') });
+    const script = (request: ScriptRequest) =>
+      request.messages.at(-1)?.role === 'user' ? { toolCalls: [{ name: 'f__ask', arguments: {} }] } : { text: lastToolText(request) };
+    const { agent, server } = await setup(script, { toolSources: [mcp], store });
+    const paused = await agent.run('ask me');
+    expect(paused.status).toBe('paused');
+    expect(waitingQuestionsOf(await store.loadEvents(paused.runId))).toEqual([
+      expect.objectContaining({ server: 'f', message: 'Who are you?', name: 'f__ask' }),
+    ]);
+    const again = new Agent({ model: server.model(), toolSources: [mcp], store });
+    const done = await again.answerElicitation(paused.runId, { action: 'accept', content: { name: 'Ada' } });
+    expect(done.status).toBe('done');
+    expect(JSON.parse(done.text)).toEqual({ action: 'accept', content: { name: 'Ada', age: 30, colour: 'green', subscribe: false } });
+    await store.close();
   });
 });

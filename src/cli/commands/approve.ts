@@ -5,7 +5,7 @@
 import { ReinError } from '../../errors.js';
 import { eventsOfTree } from '../../loop/tree-log.js';
 import { checkedAnswer, waitingQuestionsOf } from '../../loop/elicitation-answer.js';
-import { answerGiven, answerOf, describeQuestions } from '../elicitation-answer.js';
+import { answerGiven, answerOf, describeQuestions, type AnswerFlags } from '../elicitation-answer.js';
 import type { RunRecord } from '../../store/types.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { findRun, openStoreFor } from './store-command.js';
@@ -50,7 +50,7 @@ the model sees.`;
  */
 async function approveIfQueued(
   runId: string,
-  values: { store?: string | undefined; deny?: boolean | undefined; reason?: string | undefined; call?: string | undefined },
+  values: { store?: string | undefined; deny?: boolean | undefined; reason?: string | undefined; call?: string | undefined } & AnswerFlags,
   io: CliIO,
 ): Promise<number | undefined> {
   const store = await openStoreFor(values.store, io);
@@ -60,6 +60,12 @@ async function approveIfQueued(
     const { approveQueued, isQueuedRun } = await import('../../worker/approve-queued.js');
     if (!isQueuedRun(record)) return undefined;
     checkPaused(record);
+    if (answerGiven(values))
+      throw new ReinError(
+        'config',
+        'fatal',
+        `run ${runId} is a run of the queue (rein submit): answering its MCP server's question is not supported for queued runs`,
+      );
     const decided = await approveQueued(store, runId, {
       approved: !values.deny,
       ...(values.reason === undefined ? {} : { reason: values.reason }),
