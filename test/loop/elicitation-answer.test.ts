@@ -13,7 +13,7 @@ import { waitingQuestionsOf } from '../../src/loop/elicitation-answer.js';
 import type { McpEvent } from '../../src/mcp/types.js';
 import type { ScriptRequest } from '../../src/testing/index.js';
 import { openSqliteStore } from '../../src/store/open.js';
-import { host, startHttpServer } from '../mcp/helpers.js';
+import { everything, host, startHttpServer } from '../mcp/helpers.js';
 import { setup } from './helpers.js';
 
 const BOOKING = fileURLToPath(new URL('../mcp/fixtures/booking-server.mjs', import.meta.url));
@@ -130,6 +130,29 @@ describe('an elicitation answered after a durable pause', () => {
     const done = await again.answerElicitation(paused.runId, { action: 'accept', content: { name: 'Ada' } });
     expect(done.status).toBe('done');
     expect(JSON.parse(done.text)).toEqual({ action: 'accept', content: { name: 'Ada', age: 30, colour: 'green', subscribe: false } });
+    await store.close();
+  });
+
+  it("server-everything's elicitation: paused, answered from a new agent with the form's defaults filled in", async () => {
+    const mcp = await host({ everything: everything() }, { pauseElicitations: true });
+    const store = await openSqliteStore({ path: join(dir, 'runs-4.db') });
+    const script = (request: ScriptRequest) =>
+      request.messages.at(-1)?.role === 'user'
+        ? { toolCalls: [{ name: 'everything__trigger-elicitation-request', arguments: {} }] }
+        : { text: lastToolText(request) };
+    const { agent, server } = await setup(script, { toolSources: [mcp], store });
+    const paused = await agent.run('ask me');
+    expect(paused.status).toBe('paused');
+    const [question] = waitingQuestionsOf(await store.loadEvents(paused.runId));
+    expect(question).toMatchObject({ server: 'everything', mode: 'form', message: 'Please provide inputs for the following fields:' });
+    const again = new Agent({ model: server.model(), toolSources: [mcp], store });
+    const done = await again.answerElicitation(paused.runId, { action: 'accept', content: { name: 'Ada' } });
+    expect(done.status).toBe('done');
+    expect(done.text).toContain('User provided the requested information');
+    expect(done.text).toContain('Ada');
+    const answered = (await store.loadEvents(paused.runId)).find((e) => e.type === 'elicitation_answered');
+    // The schema's defaults were filled in for the fields left out.
+    expect(answered).toMatchObject({ content: { name: 'Ada', integer: 42 } });
     await store.close();
   });
 });
