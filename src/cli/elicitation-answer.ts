@@ -46,7 +46,8 @@ export function answerOf(flags: AnswerFlags, toolCallId: string | undefined): El
 export function describeQuestions(runId: string, questions: readonly WaitingQuestion[]): string {
   const lines: string[] = [];
   for (const q of questions) {
-    lines.push(`call ${q.toolCallId} (${q.name}) waits: MCP server "${q.server}" asks: ${q.message}`);
+    const of = q.runId === runId ? '' : ` of sub-agent run ${q.runId}`;
+    lines.push(`call ${q.toolCallId} (${q.name})${of} waits: MCP server "${q.server}" asks: ${q.message}`);
     if (q.mode === 'url') lines.push(`  open: ${q.url ?? ''}`);
     for (const [name, field] of Object.entries(q.requestedSchema?.properties ?? {})) {
       const required = q.requestedSchema?.required?.includes(name) === true;

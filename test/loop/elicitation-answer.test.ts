@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/events.js';
 import { Agent } from '../../src/loop/agent.js';
-import { waitingQuestionsOf } from '../../src/loop/elicitation-answer.js';
+import { agentTool } from '../../src/loop/agent-tool.js';
+import { waitingQuestionsInTree, waitingQuestionsOf } from '../../src/loop/elicitation-answer.js';
 import type { McpEvent } from '../../src/mcp/types.js';
 import type { ScriptRequest } from '../../src/testing/index.js';
 import { openSqliteStore } from '../../src/store/open.js';
@@ -153,6 +154,44 @@ describe('an elicitation answered after a durable pause', () => {
     const answered = (await store.loadEvents(paused.runId)).find((e) => e.type === 'elicitation_answered');
     // The schema's defaults were filled in for the fields left out.
     expect(answered).toMatchObject({ content: { name: 'Ada', integer: 42 } });
+    await store.close();
+  });
+
+  it("a sub-agent's call asked pauses the tree; the answer given at the root goes to the child's call and finishes the tree", async () => {
+    const bookings = join(dir, 'bookings-5.txt');
+    const mcp = await host(
+      { booking: { command: process.execPath, args: [BOOKING], env: { BOOKINGS_FILE: bookings } } },
+      { pauseElicitations: true },
+    );
+    const store = await openSqliteStore({ path: join(dir, 'runs-5.db') });
+    const { server } = await setup((request) => {
+      const tool = request.messages.find((m) => m.role === 'tool');
+      if (request.model === 'lead')
+        return tool ? { text: `lead: ${lastToolText(request)}` } : { toolCalls: [{ name: 'booker', arguments: { task: 'book Friday' } }] };
+      return tool ? { text: `booker: ${lastToolText(request)}` } : { toolCalls: [{ name: 'booking__book', arguments: { day: 'Friday' } }] };
+    });
+    const build = () => {
+      const booker = new Agent({ name: 'booker', model: server.model('booker'), toolSources: [mcp], store });
+      return new Agent({
+        name: 'lead',
+        model: server.model('lead'),
+        store,
+        tools: [agentTool(booker, { name: 'booker', description: 'Books.' })],
+      });
+    };
+    const paused = await build().run('book a table');
+    expect(paused).toMatchObject({ status: 'paused', reason: 'awaiting_approval' });
+    // The root's own log has no question: the child's has.
+    expect(waitingQuestionsOf(await store.loadEvents(paused.runId))).toEqual([]);
+    const [question] = await waitingQuestionsInTree(store, paused.runId);
+    expect(question).toMatchObject({ server: 'booking', message: 'Who is the table on Friday for?', name: 'booking__book' });
+    expect(question?.runId).not.toBe(paused.runId);
+
+    const done = await build().answerElicitation(paused.runId, { action: 'accept', content: { name: 'Ada', seats: 3 } });
+    expect(done.error?.message).toBeUndefined();
+    expect(done).toMatchObject({ status: 'done', text: 'lead: booker: booked: Friday Ada 3' });
+    expect(readFileSync(bookings, 'utf8')).toBe('Friday Ada 3\n');
+    expect((await store.loadEvents(question!.runId)).some((e) => e.type === 'elicitation_answered')).toBe(true);
     await store.close();
   });
 });

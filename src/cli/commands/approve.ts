@@ -4,7 +4,7 @@
  */
 import { ReinError } from '../../errors.js';
 import { eventsOfTree } from '../../loop/tree-log.js';
-import { checkedAnswer, waitingQuestionsOf } from '../../loop/elicitation-answer.js';
+import { checkedAnswer, waitingQuestionsInTree } from '../../loop/elicitation-answer.js';
 import { answerGiven, answerOf, describeQuestions, type AnswerFlags } from '../elicitation-answer.js';
 import type { RunRecord } from '../../store/types.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
@@ -108,7 +108,7 @@ export const command: Command = {
         { store: values.store, baseUrl: values['base-url'], headers: values.header, check: checkPaused },
         io,
         async (agent, store) => {
-          const questions = waitingQuestionsOf(await store.loadEvents(runId));
+          const questions = await waitingQuestionsInTree(store, runId);
           if (questions.length > 0 || answerGiven(values)) {
             if (questions.length === 0)
               throw new ReinError(
@@ -126,6 +126,7 @@ export const command: Command = {
             if (asked && (questions.length === 1 || answer.toolCallId !== undefined)) await checkedAnswer(asked, answer);
             const answered = agent.answerElicitation(runId, {
               ...answer,
+              ...(asked && asked.runId !== runId ? { runId: asked.runId } : {}),
               signal: io.signal,
               ...(values.force ? { force: true } : {}),
             });
