@@ -9,7 +9,7 @@ import type { NumericLimit, RunEvent, RunLimits } from '../events.js';
 import { newRunId } from '../ids.js';
 import type { Agent } from '../loop/agent.js';
 import type { RunHandle } from '../loop/handle.js';
-import { checkedAnswer, waitingQuestionsOf, type ElicitationAnswer, type WaitingQuestion } from '../loop/elicitation-answer.js';
+import { checkedAnswer, waitingQuestionsInTree, type ElicitationAnswer, type WaitingQuestion } from '../loop/elicitation-answer.js';
 import type { RunRecord, RunStore } from '../store/types.js';
 import { DELTA_EVENT_TYPES } from '../events.js';
 import { ApiError } from './api-error.js';
@@ -209,7 +209,8 @@ export class RunService {
     }
     if (this.queueMode?.isQueued(record))
       throw new ApiError(409, 'conflict', `run ${runId} is a run of the queue: its MCP server's question cannot be answered here yet`);
-    const waiting = waitingQuestionsOf(await this.reader.loadEvents(runId)).filter(
+    // The root's own calls, or a sub-agent's of its tree (answered at the root, as approvals are).
+    const waiting = (await waitingQuestionsInTree(this.reader, runId)).filter(
       (q) => answer.toolCallId === undefined || q.toolCallId === answer.toolCallId,
     );
     if (waiting.length !== 1) {
@@ -222,7 +223,9 @@ export class RunService {
       throw new ApiError(400, 'invalid_request', (error as Error).message);
     }
     const agent = await this.agentFor(record);
-    return this.started(runId, await this.track(runId, agent.answerElicitation(runId, answer)));
+    const asked = waiting[0] as WaitingQuestion;
+    const target = asked.runId === runId ? {} : { runId: asked.runId };
+    return this.started(runId, await this.track(runId, agent.answerElicitation(runId, { ...answer, ...target })));
   }
 
   /** Continues a run that crashed, failed, was aborted or is paused, from its log. */

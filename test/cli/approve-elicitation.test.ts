@@ -57,6 +57,10 @@ describe('rein approve answers an MCP elicitation a run paused for', () => {
     expect(paused.stderr).toContain('rein: call call_b (booking__book) waits: MCP server "booking" asks: Who is the table on Friday for?');
     expect(paused.stderr).toContain(`rein: answer with: rein approve ${runId} --accept`);
     expect(paused.stderr).not.toContain('waits for approval');
+    // And so does rein show.
+    expect((await rein(['show', runId])).stderr).toContain(
+      'rein: call call_b (booking__book) waits: MCP server "booking" asks: Who is the table on Friday for?',
+    );
     const log = (await rein(['show', runId, '--json'])).stdout
       .trim()
       .split('\n')

@@ -83,15 +83,10 @@ export async function renderRun(
     const stored = storedEvents ? await storedEvents() : undefined;
     if (stored) waiting = WaitingCalls.of(stored);
     // A call waiting on a server's question is answered, not approved: show the question.
-    const { waitingQuestionsOf } = await import('../../loop/elicitation-answer.js');
-    // Each run of the tree folded on its own (a sub-agent's call may be the one asked).
-    const asked = stored
-      ? [...new Set(stored.map((e) => e.runId))].flatMap((id) => waitingQuestionsOf(stored.filter((e) => e.runId === id)))
-      : questionsIn(questions);
-    if (asked.length > 0) {
-      const { describeQuestions } = await import('../elicitation-answer.js');
-      for (const line of describeQuestions(result.runId, asked).trimEnd().split('\n')) io.stderr.write(`rein: ${terminalLine(line)}\n`);
-    } else announceWaiting(waiting, result.runId, io);
+    const { announceQuestions, questionsOfTree } = await import('../elicitation-answer.js');
+    const asked = stored ? questionsOfTree(stored) : questionsIn(questions);
+    if (asked.length > 0) announceQuestions(asked, result.runId, io);
+    else announceWaiting(waiting, result.runId, io);
   }
   return result;
 }
