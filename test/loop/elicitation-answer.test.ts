@@ -194,4 +194,21 @@ describe('an elicitation answered after a durable pause', () => {
     expect((await store.loadEvents(question!.runId)).some((e) => e.type === 'elicitation_answered')).toBe(true);
     await store.close();
   });
+
+  it('URL mode: the paused question names the URL; accepted once opened, the re-asked question (a new elicitation id) gets it', async () => {
+    const mcp = await host({ booking: { command: process.execPath, args: [BOOKING] } }, { pauseElicitations: true });
+    const store = await openSqliteStore({ path: join(dir, 'runs-6.db') });
+    const script = (request: ScriptRequest) =>
+      request.messages.at(-1)?.role === 'user'
+        ? { toolCalls: [{ name: 'booking__visit', arguments: {} }] }
+        : { text: lastToolText(request) };
+    const { agent, server } = await setup(script, { toolSources: [mcp], store });
+    const paused = await agent.run('visit');
+    const [question] = waitingQuestionsOf(await store.loadEvents(paused.runId));
+    expect(question).toMatchObject({ mode: 'url', url: 'https://example.com/sign', message: 'Sign the form' });
+    expect(question?.elicitationId).toMatch(/^e-/);
+    const again = new Agent({ model: server.model(), toolSources: [mcp], store });
+    expect(await again.answerElicitation(paused.runId, { action: 'accept' })).toMatchObject({ status: 'done', text: 'visit: accept' });
+    await store.close();
+  });
 });
