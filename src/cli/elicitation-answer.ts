@@ -6,7 +6,10 @@
  * `--cancel`.
  */
 import { ReinError } from '../errors.js';
-import type { ElicitationAnswer, WaitingQuestion } from '../loop/elicitation-answer.js';
+import type { RunEvent } from '../events.js';
+import { waitingQuestionsOf, type ElicitationAnswer, type WaitingQuestion } from '../loop/elicitation-answer.js';
+import type { CliIO } from './io.js';
+import { terminalLine } from './terminal-text.js';
 
 /** The flags of an answer. */
 export interface AnswerFlags {
@@ -46,7 +49,8 @@ export function answerOf(flags: AnswerFlags, toolCallId: string | undefined): El
 export function describeQuestions(runId: string, questions: readonly WaitingQuestion[]): string {
   const lines: string[] = [];
   for (const q of questions) {
-    lines.push(`call ${q.toolCallId} (${q.name}) waits: MCP server "${q.server}" asks: ${q.message}`);
+    const of = q.runId === runId ? '' : ` of sub-agent run ${q.runId}`;
+    lines.push(`call ${q.toolCallId} (${q.name})${of} waits: MCP server "${q.server}" asks: ${q.message}`);
     if (q.mode === 'url') lines.push(`  open: ${q.url ?? ''}`);
     for (const [name, field] of Object.entries(q.requestedSchema?.properties ?? {})) {
       const required = q.requestedSchema?.required?.includes(name) === true;
@@ -61,4 +65,14 @@ export function describeQuestions(runId: string, questions: readonly WaitingQues
   const example = questions[0]?.mode === 'url' ? `'{}' (once opened)` : `'{"field": value}'`;
   lines.push(`answer with: rein approve ${runId}${pin} --accept ${example} | --decline | --cancel`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The questions waiting in a log of a tree of runs (each run folded on its own: a sub-agent's call may be the one asked). */
+export function questionsOfTree(events: readonly RunEvent[]): WaitingQuestion[] {
+  return [...new Set(events.map((e) => e.runId))].flatMap((id) => waitingQuestionsOf(events.filter((e) => e.runId === id)));
+}
+
+/** Says, after a paused run, what its calls wait on: the servers' questions and how to answer them. */
+export function announceQuestions(questions: readonly WaitingQuestion[], runId: string, io: CliIO): void {
+  for (const line of describeQuestions(runId, questions).trimEnd().split('\n')) io.stderr.write(`rein: ${terminalLine(line)}\n`);
 }

@@ -314,7 +314,9 @@ export class Agent<S = unknown> {
    * server's elicitation asked with nobody to answer it), and continues the run: the call
    * is made again and the server, asking again, gets this answer. An accepted form is
    * checked against the requested schema first (defaults filled in); one that does not fit,
-   * or an answer that matches no waiting call, is refused and leaves the run paused.
+   * or an answer that matches no waiting call, is refused and leaves the run paused. A
+   * question asked in a sub-agent's call is answered on the root the same way (the answer
+   * goes to the child's log; `runId` names the child when the call alone does not).
    */
   answerElicitation(runId: string, answer: ElicitationAnswer & { signal?: AbortSignal; force?: boolean }): RunHandle<OutputOf<S>> {
     return this.launch(runId, answer.signal, { runId, kind: 'continue' }, undefined, undefined, async () => {

@@ -11,6 +11,7 @@ import { checkForm } from '../mcp/elicitation.js';
 import type { RunStore } from '../store/types.js';
 import type { CallAnswer } from '../tools/call-side-channel.js';
 import { resumeStateFrom } from './resume-state.js';
+import { runsOfTree } from './tree-approval.js';
 
 /** A person's answer to what a paused run's call waits on. */
 export interface ElicitationAnswer {
@@ -19,6 +20,8 @@ export interface ElicitationAnswer {
   content?: Record<string, unknown>;
   /** Which waiting call it answers; needed only when several wait. */
   toolCallId?: string;
+  /** The run of the tree whose call it answers (a sub-agent's); found from the call when absent. */
+  runId?: string;
 }
 
 /** A question a paused run's call waits on, as `elicitation_requested` logged it. */
@@ -40,6 +43,20 @@ export function waitingQuestionsOf(events: readonly RunEvent[]): WaitingQuestion
   return out;
 }
 
+/**
+ * The questions waiting in the tree of runs under `rootRunId` (itself first, then each
+ * paused sub-agent's run, depth-first): a sub-agent's call asked pauses its run and, with
+ * it, its ancestors up to the root, where it is answered.
+ */
+export async function waitingQuestionsInTree(store: RunStore, rootRunId: string): Promise<WaitingQuestion[]> {
+  const out: WaitingQuestion[] = [];
+  for (const { record, depth } of await runsOfTree(store, rootRunId)) {
+    if (record.status !== 'paused' && depth > 0) continue;
+    out.push(...waitingQuestionsOf(await store.loadEvents(record.id)));
+  }
+  return out;
+}
+
 /** The answer as it is logged: an accepted form checked against the schema, with its defaults. */
 export async function checkedAnswer(question: WaitingQuestion, answer: ElicitationAnswer): Promise<CallAnswer> {
   const out: CallAnswer = { requestHash: question.requestHash, action: answer.action };
@@ -57,11 +74,21 @@ export async function checkedAnswer(question: WaitingQuestion, answer: Elicitati
 }
 
 /**
- * Logs the answer to the one question it matches (checked before the run is taken: an
- * answer that matches nothing, or does not fit, leaves the run as it was), and marks the
- * run running. The caller resumes it.
+ * Logs the answer to the one question it matches, in the log of the run whose call waits
+ * (the root's, or a sub-agent's of its tree; checked before the run is taken: an answer
+ * that matches nothing, or does not fit, leaves the run as it was), and marks that run
+ * running. The caller resumes the root, which resumes the sub-agent.
  */
-export async function recordElicitationAnswer(store: RunStore, runId: string, answer: ElicitationAnswer): Promise<void> {
+export async function recordElicitationAnswer(store: RunStore, rootRunId: string, answer: ElicitationAnswer): Promise<void> {
+  // The run whose call waits: the root's own, or a sub-agent's of its tree.
+  let runId = answer.runId ?? rootRunId;
+  if (answer.runId === undefined && waitingQuestionsOf(await store.loadEvents(rootRunId)).length === 0) {
+    const inTree = (await waitingQuestionsInTree(store, rootRunId)).filter(
+      (q) => answer.toolCallId === undefined || q.toolCallId === answer.toolCallId,
+    );
+    const runs = [...new Set(inTree.map((q) => q.runId))];
+    if (runs.length === 1) runId = runs[0] as string;
+  }
   const question = chooseQuestion(runId, await store.loadEvents(runId), answer);
   const checked = await checkedAnswer(question, answer);
   const epoch = await store.acquireLease(runId);

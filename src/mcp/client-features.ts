@@ -56,6 +56,8 @@ export interface ServerSide {
   listChanged: (list: 'prompts' | 'resources') => void;
   /** Runs' tool calls in flight on the server (what its requests are bound to). */
   runCalls: RunCalls;
+  /** The entry's `updatesToModel`: resource updates are marked for a run's model. */
+  updatesToModel?: boolean;
 }
 
 /** Registers rein's request and notification handlers on a client that is about to connect. */
@@ -68,7 +70,12 @@ export function registerClientHandlers(client: Client, sdk: Sdk, features: Clien
     features.emit({ type: 'mcp_log', server: server.name, level, ...(logger !== undefined ? { logger } : {}), data });
   });
   client.setNotificationHandler(sdk.ResourceUpdatedNotificationSchema, (notification) => {
-    features.emit({ type: 'mcp_resource_updated', server: server.name, uri: notification.params.uri });
+    features.emit({
+      type: 'mcp_resource_updated',
+      server: server.name,
+      uri: notification.params.uri,
+      ...(server.updatesToModel ? { toModel: true } : {}),
+    });
   });
   client.setNotificationHandler(sdk.ResourceListChangedNotificationSchema, () => server.listChanged('resources'));
   client.setNotificationHandler(sdk.PromptListChangedNotificationSchema, () => server.listChanged('prompts'));

@@ -32,6 +32,7 @@ const COMMON = [
   'description',
   'logLevel',
   'subscribe',
+  'updatesToModel',
   'roots',
 ];
 const STDIO_FIELDS = new Set([...COMMON, 'command', 'args', 'env', 'cwd']);
@@ -212,6 +213,10 @@ function checkCommon(raw: Record<string, unknown>, report: Report): Partial<McpS
     if (!Array.isArray(raw.subscribe) || !raw.subscribe.every((u) => typeof u === 'string' && u !== ''))
       report('subscribe', 'must be an array of resource URIs');
     else common.subscribe = raw.subscribe as string[];
+  }
+  if (raw.updatesToModel !== undefined) {
+    if (typeof raw.updatesToModel !== 'boolean') report('updatesToModel', `must be true or false; got ${describe(raw.updatesToModel)}`);
+    else common.updatesToModel = raw.updatesToModel;
   }
   if (raw.description !== undefined && typeof raw.description !== 'string') {
     report('description', `must be a string; got ${describe(raw.description)}`, 'warning');

@@ -392,6 +392,7 @@ export class ServerConnection {
             this.features.emit({ type: 'mcp_list_changed', server: this.name, list });
           },
           runCalls: this.runCalls,
+          updatesToModel: this.options.config.updatesToModel === true,
         });
       },
     });

@@ -33,6 +33,12 @@ export interface McpServerCommon {
   roots?: string[] | false;
   /** Resource URIs to subscribe to after connecting (`resources/subscribe`); updates arrive as `mcp_resource_updated` events. */
   subscribe?: string[];
+  /**
+   * The updates of this server's subscribed resources also reach the model of a running
+   * `rein run` / `rein chat` (or a run given to `steerResourceUpdates`): a message with the
+   * resource as it now reads, entering before the run's next model call.
+   */
+  updatesToModel?: boolean;
 }
 
 /** A server rein starts as a child process and talks to over its stdin and stdout. */
@@ -144,7 +150,13 @@ export interface McpRoot {
 export type McpEvent =
   | { type: 'mcp_log'; server: string; level: McpLogLevel; logger?: string; data: unknown }
   | { type: 'mcp_list_changed'; server: string; list: 'tools' | 'prompts' | 'resources' }
-  | { type: 'mcp_resource_updated'; server: string; uri: string }
+  | {
+      type: 'mcp_resource_updated';
+      server: string;
+      uri: string;
+      /** The server's entry says `updatesToModel`: a run's model is to be told. */
+      toModel?: boolean;
+    }
   | {
       type: 'mcp_auth';
       server: string;

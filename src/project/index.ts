@@ -6,3 +6,4 @@ export { openProject } from './open.js';
 export type { Project, ProjectOptions } from './open.js';
 export { agentFromProject } from './agent.js';
 export type { ProjectAgent } from './agent.js';
+export { steerResourceUpdates } from './resource-updates.js';

@@ -4,6 +4,7 @@
  * cookie); errors are `{"error":{"code","message","field"?}}`.
  */
 import { Hono, type Context } from 'hono';
+import type { ElicitationAnswer } from '../loop/elicitation-answer.js';
 import type { RunRecord } from '../store/types.js';
 import { ApiError, apiErrorOf } from './api-error.js';
 import { type TokenGuard, isHttps, isSameOrigin, sessionCookie } from './auth.js';
@@ -216,6 +217,11 @@ export function createApp(deps: AppDeps): Hono {
   app.post('/v1/runs/:id/approvals', async (c) => {
     const body = (await json(c, S.ApprovalSchema)) as { toolCallId: string; approved: boolean; reason?: string; argumentsHash?: string };
     return c.json(await runs.approve(c.req.param('id'), body), 202);
+  });
+
+  app.post('/v1/runs/:id/elicitation', async (c) => {
+    const body = (await json(c, S.ElicitationAnswerSchema)) as ElicitationAnswer;
+    return c.json(await runs.answerElicitation(c.req.param('id'), body), 202);
   });
 
   app.post('/v1/runs/:id/resume', async (c) => {

@@ -9,6 +9,7 @@ import type { NumericLimit, RunEvent, RunLimits } from '../events.js';
 import { newRunId } from '../ids.js';
 import type { Agent } from '../loop/agent.js';
 import type { RunHandle } from '../loop/handle.js';
+import { checkedAnswer, waitingQuestionsInTree, type ElicitationAnswer, type WaitingQuestion } from '../loop/elicitation-answer.js';
 import type { RunRecord, RunStore } from '../store/types.js';
 import { DELTA_EVENT_TYPES } from '../events.js';
 import { ApiError } from './api-error.js';
@@ -187,6 +188,44 @@ export class RunService {
       ...(decision.argumentsHash === undefined ? {} : { argumentsHash: decision.argumentsHash }),
     });
     return this.started(runId, await this.track(runId, handle));
+  }
+
+  /**
+   * Answers the MCP server's question a paused run's call waits on (an elicitation asked
+   * with nobody to answer it) and continues the run here (as `rein approve --accept` does).
+   * An answer that matches no waiting call is a 409, a form that does not fit a 400; either
+   * leaves the run paused.
+   */
+  async answerElicitation(runId: string, answer: ElicitationAnswer): Promise<{ runId: string; status: string }> {
+    this.checkAccepting();
+    if (this.live.has(runId)) throw new ApiError(409, 'conflict', `run ${runId} is running: it waits for no answer`);
+    const record = await this.record(runId);
+    if (record.status !== 'paused') {
+      throw new ApiError(
+        409,
+        'conflict',
+        `run ${runId} is not waiting for an answer (it is ${record.status}${record.reason ? `: ${record.reason}` : ''})`,
+      );
+    }
+    if (this.queueMode?.isQueued(record))
+      throw new ApiError(409, 'conflict', `run ${runId} is a run of the queue: its MCP server's question cannot be answered here yet`);
+    // The root's own calls, or a sub-agent's of its tree (answered at the root, as approvals are).
+    const waiting = (await waitingQuestionsInTree(this.reader, runId)).filter(
+      (q) => answer.toolCallId === undefined || q.toolCallId === answer.toolCallId,
+    );
+    if (waiting.length !== 1) {
+      const what = waiting.length === 0 ? 'no call of it waits for that answer' : 'several calls wait: name one with toolCallId';
+      throw new ApiError(409, 'conflict', `run ${runId}: ${what}`);
+    }
+    try {
+      await checkedAnswer(waiting[0] as WaitingQuestion, answer);
+    } catch (error) {
+      throw new ApiError(400, 'invalid_request', (error as Error).message);
+    }
+    const agent = await this.agentFor(record);
+    const asked = waiting[0] as WaitingQuestion;
+    const target = asked.runId === runId ? {} : { runId: asked.runId };
+    return this.started(runId, await this.track(runId, agent.answerElicitation(runId, { ...answer, ...target })));
   }
 
   /** Continues a run that crashed, failed, was aborted or is paused, from its log. */

@@ -71,6 +71,24 @@ export const ApprovalSchema: Schema = {
   },
 };
 
+export const ElicitationAnswerSchema: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['action'],
+  properties: {
+    toolCallId: {
+      type: 'string',
+      minLength: 1,
+      description: 'The call whose MCP server question it answers (from the elicitation_requested event); needed only when several wait.',
+    },
+    action: { enum: ['accept', 'decline', 'cancel'] },
+    content: {
+      type: 'object',
+      description: "For accept: the form's fields, checked against the requested schema (defaults fill the fields left out).",
+    },
+  },
+};
+
 export const ResumeSchema: Schema = {
   type: 'object',
   additionalProperties: false,

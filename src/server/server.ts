@@ -63,6 +63,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     S.CreateRunSchema,
     S.MessageSchema,
     S.ApprovalSchema,
+    S.ElicitationAnswerSchema,
     S.ResumeSchema,
     S.AbortSchema,
     S.SessionSchema,

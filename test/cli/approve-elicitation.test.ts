@@ -50,13 +50,21 @@ describe('rein approve answers an MCP elicitation a run paused for', () => {
     );
     const s = await model();
     // The booking tool is not read-only: allowed here, so the only pause is the question.
-    const paused = await rein(['run', '--json', '--allow', 'booking__book', '--base-url', s.url, 'book a table for Friday']);
+    const paused = await rein(['run', '--allow', 'booking__book', '--base-url', s.url, 'book a table for Friday']);
     expect(paused.code).toBe(4);
-    const log = paused.stdout
+    const runId = (JSON.parse((await rein(['runs', '--json'])).stdout.trim().split('\n')[0]!) as { id: string }).id;
+    // What the run waits on, and how to answer it, as the run ends.
+    expect(paused.stderr).toContain('rein: call call_b (booking__book) waits: MCP server "booking" asks: Who is the table on Friday for?');
+    expect(paused.stderr).toContain(`rein: answer with: rein approve ${runId} --accept`);
+    expect(paused.stderr).not.toContain('waits for approval');
+    // And so does rein show.
+    expect((await rein(['show', runId])).stderr).toContain(
+      'rein: call call_b (booking__book) waits: MCP server "booking" asks: Who is the table on Friday for?',
+    );
+    const log = (await rein(['show', runId, '--json'])).stdout
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { type: string; runId: string; [key: string]: unknown });
-    const runId = log[0]!.runId;
     expect(log.find((e) => e.type === 'elicitation_requested')).toMatchObject({
       toolCallId: 'call_b',
       server: 'booking',

@@ -9,14 +9,16 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/events.js';
 import { Agent } from '../../src/loop/agent.js';
-import { waitingQuestionsOf } from '../../src/loop/elicitation-answer.js';
+import { agentTool } from '../../src/loop/agent-tool.js';
+import { waitingQuestionsInTree, waitingQuestionsOf } from '../../src/loop/elicitation-answer.js';
 import type { McpEvent } from '../../src/mcp/types.js';
 import type { ScriptRequest } from '../../src/testing/index.js';
 import { openSqliteStore } from '../../src/store/open.js';
-import { host } from '../mcp/helpers.js';
+import { everything, host, startHttpServer } from '../mcp/helpers.js';
 import { setup } from './helpers.js';
 
 const BOOKING = fileURLToPath(new URL('../mcp/fixtures/booking-server.mjs', import.meta.url));
+const FEATURES = fileURLToPath(new URL('../mcp/fixtures/client-features-server.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'rein-elicit-pause-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -111,5 +113,102 @@ describe('an elicitation answered after a durable pause', () => {
     expect(result.text).toMatch(
       /^Said: MCP server "booking" asked a person: "Who is the table on today for\?", and this run can neither ask nor wait/,
     );
+  });
+
+  it('over Streamable HTTP too: the paused question is answered, the call made again, the defaults filled in', async () => {
+    const { url } = await startHttpServer([FEATURES, 'http'], /listening (\d+)/);
+    const mcp = await host({ f: { url: `${url}/mcp` } }, { pauseElicitations: true });
+    const store = await openSqliteStore({ path: join(dir, 'runs-3.db') });
+    const script = (request: ScriptRequest) =>
+      request.messages.at(-1)?.role === 'user' ? { toolCalls: [{ name: 'f__ask', arguments: {} }] } : { text: lastToolText(request) };
+    const { agent, server } = await setup(script, { toolSources: [mcp], store });
+    const paused = await agent.run('ask me');
+    expect(paused.status).toBe('paused');
+    expect(waitingQuestionsOf(await store.loadEvents(paused.runId))).toEqual([
+      expect.objectContaining({ server: 'f', message: 'Who are you?', name: 'f__ask' }),
+    ]);
+    const again = new Agent({ model: server.model(), toolSources: [mcp], store });
+    const done = await again.answerElicitation(paused.runId, { action: 'accept', content: { name: 'Ada' } });
+    expect(done.status).toBe('done');
+    expect(JSON.parse(done.text)).toEqual({ action: 'accept', content: { name: 'Ada', age: 30, colour: 'green', subscribe: false } });
+    await store.close();
+  });
+
+  it("server-everything's elicitation: paused, answered from a new agent with the form's defaults filled in", async () => {
+    const mcp = await host({ everything: everything() }, { pauseElicitations: true });
+    const store = await openSqliteStore({ path: join(dir, 'runs-4.db') });
+    const script = (request: ScriptRequest) =>
+      request.messages.at(-1)?.role === 'user'
+        ? { toolCalls: [{ name: 'everything__trigger-elicitation-request', arguments: {} }] }
+        : { text: lastToolText(request) };
+    const { agent, server } = await setup(script, { toolSources: [mcp], store });
+    const paused = await agent.run('ask me');
+    expect(paused.status).toBe('paused');
+    const [question] = waitingQuestionsOf(await store.loadEvents(paused.runId));
+    expect(question).toMatchObject({ server: 'everything', mode: 'form', message: 'Please provide inputs for the following fields:' });
+    const again = new Agent({ model: server.model(), toolSources: [mcp], store });
+    const done = await again.answerElicitation(paused.runId, { action: 'accept', content: { name: 'Ada' } });
+    expect(done.status).toBe('done');
+    expect(done.text).toContain('User provided the requested information');
+    expect(done.text).toContain('Ada');
+    const answered = (await store.loadEvents(paused.runId)).find((e) => e.type === 'elicitation_answered');
+    // The schema's defaults were filled in for the fields left out.
+    expect(answered).toMatchObject({ content: { name: 'Ada', integer: 42 } });
+    await store.close();
+  });
+
+  it("a sub-agent's call asked pauses the tree; the answer given at the root goes to the child's call and finishes the tree", async () => {
+    const bookings = join(dir, 'bookings-5.txt');
+    const mcp = await host(
+      { booking: { command: process.execPath, args: [BOOKING], env: { BOOKINGS_FILE: bookings } } },
+      { pauseElicitations: true },
+    );
+    const store = await openSqliteStore({ path: join(dir, 'runs-5.db') });
+    const { server } = await setup((request) => {
+      const tool = request.messages.find((m) => m.role === 'tool');
+      if (request.model === 'lead')
+        return tool ? { text: `lead: ${lastToolText(request)}` } : { toolCalls: [{ name: 'booker', arguments: { task: 'book Friday' } }] };
+      return tool ? { text: `booker: ${lastToolText(request)}` } : { toolCalls: [{ name: 'booking__book', arguments: { day: 'Friday' } }] };
+    });
+    const build = () => {
+      const booker = new Agent({ name: 'booker', model: server.model('booker'), toolSources: [mcp], store });
+      return new Agent({
+        name: 'lead',
+        model: server.model('lead'),
+        store,
+        tools: [agentTool(booker, { name: 'booker', description: 'Books.' })],
+      });
+    };
+    const paused = await build().run('book a table');
+    expect(paused).toMatchObject({ status: 'paused', reason: 'awaiting_approval' });
+    // The root's own log has no question: the child's has.
+    expect(waitingQuestionsOf(await store.loadEvents(paused.runId))).toEqual([]);
+    const [question] = await waitingQuestionsInTree(store, paused.runId);
+    expect(question).toMatchObject({ server: 'booking', message: 'Who is the table on Friday for?', name: 'booking__book' });
+    expect(question?.runId).not.toBe(paused.runId);
+
+    const done = await build().answerElicitation(paused.runId, { action: 'accept', content: { name: 'Ada', seats: 3 } });
+    expect(done.error?.message).toBeUndefined();
+    expect(done).toMatchObject({ status: 'done', text: 'lead: booker: booked: Friday Ada 3' });
+    expect(readFileSync(bookings, 'utf8')).toBe('Friday Ada 3\n');
+    expect((await store.loadEvents(question!.runId)).some((e) => e.type === 'elicitation_answered')).toBe(true);
+    await store.close();
+  });
+
+  it('URL mode: the paused question names the URL; accepted once opened, the re-asked question (a new elicitation id) gets it', async () => {
+    const mcp = await host({ booking: { command: process.execPath, args: [BOOKING] } }, { pauseElicitations: true });
+    const store = await openSqliteStore({ path: join(dir, 'runs-6.db') });
+    const script = (request: ScriptRequest) =>
+      request.messages.at(-1)?.role === 'user'
+        ? { toolCalls: [{ name: 'booking__visit', arguments: {} }] }
+        : { text: lastToolText(request) };
+    const { agent, server } = await setup(script, { toolSources: [mcp], store });
+    const paused = await agent.run('visit');
+    const [question] = waitingQuestionsOf(await store.loadEvents(paused.runId));
+    expect(question).toMatchObject({ mode: 'url', url: 'https://example.com/sign', message: 'Sign the form' });
+    expect(question?.elicitationId).toMatch(/^e-/);
+    const again = new Agent({ model: server.model(), toolSources: [mcp], store });
+    expect(await again.answerElicitation(paused.runId, { action: 'accept' })).toMatchObject({ status: 'done', text: 'visit: accept' });
+    await store.close();
   });
 });

@@ -10,7 +10,7 @@ import { modelSampler } from '../../src/mcp/model-sampler.js';
 import type { ScriptRequest } from '../../src/testing/index.js';
 import { MemoryRunStore } from '../../src/store/memory.js';
 import { collect, setup } from '../loop/helpers.js';
-import { host } from './helpers.js';
+import { everything, host } from './helpers.js';
 
 const BOOKING = fileURLToPath(new URL('./fixtures/booking-server.mjs', import.meta.url));
 
@@ -93,5 +93,29 @@ describe('sampling during a run', () => {
     expect(sampling).toEqual([expect.objectContaining({ server: 'booking', decision: 'deny', reason: expect.stringMatching(/denied/) })]);
     const finished = events.find((e): e is Extract<RunEvent, { type: 'tool_finished' }> => e.type === 'tool_finished');
     expect(finished?.usage).toBeUndefined();
+  });
+
+  it("server-everything's sampling request in a run: answered by the run's model and counted in its totals", async () => {
+    const { server } = await setup((request) => {
+      const last = request.messages.at(-1);
+      const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
+      if (text.includes('context: say hi')) return { text: 'hi there', usage: { prompt_tokens: 70, completion_tokens: 7 } };
+      if (!request.messages.some((m) => m.role === 'tool'))
+        return {
+          toolCalls: [{ name: 'everything__trigger-sampling-request', arguments: { prompt: 'say hi' } }],
+          usage: { prompt_tokens: 5, completion_tokens: 1 },
+        };
+      return { text: 'done', usage: { prompt_tokens: 5, completion_tokens: 1 } };
+    });
+    const mcp = await host({ everything: everything() }, { sample: modelSampler({ model: server.model(), decision: 'allow' }) });
+    const { events, result } = await collect(new Agent({ model: server.model(), toolSources: [mcp] }).run('sample something'));
+    expect(result.status).toBe('done');
+    const finished = events.find((e): e is Extract<RunEvent, { type: 'tool_finished' }> => e.type === 'tool_finished');
+    expect(JSON.stringify(finished?.result.content)).toContain('hi there');
+    expect(finished?.usage).toMatchObject({ input: 70, output: 7 });
+    expect(result.totals.usage).toMatchObject({ input: 80, output: 9 });
+    expect(events.filter((e) => e.type === 'mcp_sampling')).toEqual([
+      expect.objectContaining({ server: 'everything', decision: 'allow', usage: expect.objectContaining({ input: 70 }) }),
+    ]);
   });
 });

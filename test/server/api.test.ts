@@ -61,6 +61,7 @@ describe('the token', () => {
       ['POST', '/v1/runs/run_x/messages', { kind: 'steer', text: 'x' }],
       ['POST', '/v1/runs/run_x/abort'],
       ['POST', '/v1/runs/run_x/approvals', { toolCallId: 'c', approved: true }],
+      ['POST', '/v1/runs/run_x/elicitation', { action: 'cancel' }],
       ['POST', '/v1/runs/run_x/resume'],
       ['GET', '/v1/openapi.json'],
       ['GET', '/v1/agents'],

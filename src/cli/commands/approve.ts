@@ -4,8 +4,8 @@
  */
 import { ReinError } from '../../errors.js';
 import { eventsOfTree } from '../../loop/tree-log.js';
-import { checkedAnswer, waitingQuestionsOf } from '../../loop/elicitation-answer.js';
-import { answerGiven, answerOf, describeQuestions } from '../elicitation-answer.js';
+import { checkedAnswer, waitingQuestionsInTree } from '../../loop/elicitation-answer.js';
+import { answerGiven, answerOf, describeQuestions, type AnswerFlags } from '../elicitation-answer.js';
 import type { RunRecord } from '../../store/types.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { findRun, openStoreFor } from './store-command.js';
@@ -51,7 +51,7 @@ the model sees.`;
  */
 async function approveIfQueued(
   runId: string,
-  values: { store?: string | undefined; deny?: boolean | undefined; reason?: string | undefined; call?: string | undefined },
+  values: { store?: string | undefined; deny?: boolean | undefined; reason?: string | undefined; call?: string | undefined } & AnswerFlags,
   io: CliIO,
 ): Promise<number | undefined> {
   const store = await openStoreFor(values.store, io);
@@ -61,6 +61,12 @@ async function approveIfQueued(
     const { approveQueued, isQueuedRun } = await import('../../worker/approve-queued.js');
     if (!isQueuedRun(record)) return undefined;
     checkPaused(record);
+    if (answerGiven(values))
+      throw new ReinError(
+        'config',
+        'fatal',
+        `run ${runId} is a run of the queue (rein submit): answering its MCP server's question is not supported for queued runs`,
+      );
     const decided = await approveQueued(store, runId, {
       approved: !values.deny,
       ...(values.reason === undefined ? {} : { reason: values.reason }),
@@ -107,7 +113,7 @@ export const command: Command = {
         async (agent, store) => {
           // Read before the tree continues: a child continued here is named by its agent.
           const childNames = await childAgentNames(store, runId);
-          const questions = waitingQuestionsOf(await store.loadEvents(runId));
+          const questions = await waitingQuestionsInTree(store, runId);
           if (questions.length > 0 || answerGiven(values)) {
             if (questions.length === 0)
               throw new ReinError(
@@ -125,6 +131,7 @@ export const command: Command = {
             if (asked && (questions.length === 1 || answer.toolCallId !== undefined)) await checkedAnswer(asked, answer);
             const answered = agent.answerElicitation(runId, {
               ...answer,
+              ...(asked && asked.runId !== runId ? { runId: asked.runId } : {}),
               signal: io.signal,
               ...(values.force ? { force: true } : {}),
             });

@@ -3,6 +3,7 @@
  * while the agent works is a steering message; `exit` or `quit` ends the session.
  */
 import { createInterface } from 'node:readline';
+import { steerResourceUpdates } from '../../project/resource-updates.js';
 import type { Message } from '../../model/types.js';
 import type { RunHandle } from '../../loop/handle.js';
 import { ReinError } from '../../errors.js';
@@ -214,7 +215,13 @@ export const command: Command = {
         for (const steer of queued) handle.steer(steer);
         active = handle;
         const renderer = new HumanRenderer(io, { children });
-        for await (const event of handle) renderer.onEvent(event);
+        // Updates of subscribed resources whose server entry says `updatesToModel` reach the model.
+        const stopUpdates = mcp ? steerResourceUpdates(mcp, handle) : undefined;
+        try {
+          for await (const event of handle) renderer.onEvent(event);
+        } finally {
+          stopUpdates?.();
+        }
         const result = await handle;
         renderer.summary(result);
         history = result.messages;

@@ -3,6 +3,7 @@ import type { RunEvent, RunResult } from '../../events.js';
 import { ReinError, toReinError, type ErrorInfo } from '../../errors.js';
 import type { Agent } from '../../loop/agent.js';
 import type { RunHandle } from '../../loop/handle.js';
+import type { WaitingQuestion } from '../../loop/elicitation-answer.js';
 import { SUCCESS_REASONS } from '../../loop/options.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { HumanRenderer, childrenViewOf, describeError, type RenderOptions } from '../render.js';
@@ -78,10 +79,14 @@ export async function renderRun(
   }
   const renderer = new HumanRenderer(io, render);
   let waiting = new WaitingCalls();
+  // What tells which MCP server's questions (elicitations with no terminal to ask at) calls wait on.
+  const questions: RunEvent[] = [];
   try {
     for await (const event of handle) {
       renderer.onEvent(event);
       waiting.onEvent(event);
+      if (event.type === 'elicitation_requested' || event.type === 'elicitation_answered' || event.type === 'tool_started')
+        questions.push(event);
     }
   } finally {
     renderer.close();
@@ -90,10 +95,27 @@ export async function renderRun(
   renderer.summary(result);
   // A person deciding with `rein approve` should see what they decide on, not only a run id.
   if (result.status === 'paused') {
-    if (storedEvents) waiting = WaitingCalls.of(await storedEvents());
-    announceWaiting(waiting, result.runId, io);
+    const stored = storedEvents ? await storedEvents() : undefined;
+    if (stored) waiting = WaitingCalls.of(stored);
+    // A call waiting on a server's question is answered, not approved: show the question.
+    const { announceQuestions, questionsOfTree } = await import('../elicitation-answer.js');
+    const asked = stored ? questionsOfTree(stored) : questionsIn(questions);
+    if (asked.length > 0) announceQuestions(asked, result.runId, io);
+    else announceWaiting(waiting, result.runId, io);
   }
   return result;
+}
+
+/** The questions this process saw asked and not answered (each call's last), with the call's tool. */
+function questionsIn(events: readonly RunEvent[]): WaitingQuestion[] {
+  const names = new Map<string, string>();
+  const open = new Map<string, WaitingQuestion>();
+  for (const event of events) {
+    if (event.type === 'tool_started') names.set(event.toolCallId, event.name);
+    else if (event.type === 'elicitation_requested') open.set(event.toolCallId, { ...event, name: names.get(event.toolCallId) ?? '' });
+    else if (event.type === 'elicitation_answered') open.delete(event.toolCallId);
+  }
+  return [...open.values()];
 }
 
 /**
@@ -245,11 +267,15 @@ export const command: Command = {
           `${unknownSkills.map((u) => u.message).join('; ')}: fix the name, or load the skill (.rein/skills/<name>/SKILL.md)`,
         );
       const input = await userInput(task, bench.mcp, io, { signal });
-      const result = await renderRun(agent.run(input, { signal, ...session.runOptions }), io, json, {
-        stream: !values['no-stream'],
-        children,
-      });
-      return exitCodeOf(result);
+      const handle = agent.run(input, { signal, ...session.runOptions });
+      // Updates of subscribed resources whose server entry says `updatesToModel` reach the model.
+      const { steerResourceUpdates } = await import('../../project/resource-updates.js');
+      const stopUpdates = bench.mcp ? steerResourceUpdates(bench.mcp, handle) : undefined;
+      try {
+        return exitCodeOf(await renderRun(handle, io, json, { stream: !values['no-stream'], children }));
+      } finally {
+        stopUpdates?.();
+      }
     } catch (error) {
       return reportSetupError(error, io, json);
     } finally {

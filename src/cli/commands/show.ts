@@ -9,6 +9,7 @@ import { EXIT, type CliIO, type Command } from '../io.js';
 import { parseCommandLine, runIdOf } from '../flags.js';
 import { HumanRenderer, childrenViewOf, formatMs, type ChildrenView } from '../render.js';
 import { announceWaiting, reportSetupError, WaitingCalls } from './run.js';
+import { announceQuestions, questionsOfTree } from '../elicitation-answer.js';
 import { findRun, openStoreFor } from './store-command.js';
 import { eventsOfTree } from '../../loop/tree-log.js';
 import type { RunStore } from '../../store/types.js';
@@ -28,7 +29,11 @@ export function renderLog(events: readonly RunEvent[], io: CliIO, children: Chil
   if (!finished) return;
   renderer.summary({ ...finished.result, messages: messagesFromEvents(events.filter((e) => !e.depth)) } as RunResult);
   // The last end of the log is where the run stands (a resumed run has one per process).
-  if (finished.status === 'paused') announceWaiting(WaitingCalls.of(events), finished.runId, io);
+  if (finished.status !== 'paused') return;
+  // A call waiting on an MCP server's question is answered, not approved.
+  const asked = questionsOfTree(events);
+  if (asked.length > 0) announceQuestions(asked, finished.runId, io);
+  else announceWaiting(WaitingCalls.of(events), finished.runId, io);
 }
 
 /** The live worker that holds `runId` (a Postgres store's fleet), if one does. */
