@@ -48,7 +48,7 @@ if (mode === 'runs') {
   let last = 0;
   const n = Number(b);
   const streams = [];
-  const open = 0;
+  let open = 0;
   for (let i = 0; i < n; i++) {
     streams.push(
       follow(a, () => {
