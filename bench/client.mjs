@@ -1,13 +1,15 @@
 // One measured implementation in its own process: warm-up, a sequential phase (CPU and
 // latency) and a concurrent phase (wall time and peak RSS). Prints one JSON line.
-// Usage: node bench/client.mjs <rein|rein-fresh|rein-off|rein-otel|fetch|http> <baseUrl> <turns> [sequential] [concurrent] [warm-up runs]
+// Usage: node bench/client.mjs <rein|rein-fresh|rein-off|rein-otel|otel-floor|otel-loaded|rein-pure|rein-store|rein-store-pure|fetch|http> <baseUrl> <turns> [sequential] [concurrent] [warm-up runs]
 // rein: as a user gets it (telemetry on by default; @opentelemetry/api installed, no SDK
 // registered), one agent reused for every run; rein-fresh: the same, but a new tool and
 // agent per run (as a server handling requests, or a test, makes them); rein-off:
 // `telemetry: false`; rein-otel: the OpenTelemetry SDK registered (batch span processor,
 // in-memory span and metric exporters); otel-floor: rein-off with the SDK registered as
 // for rein-otel and, after each run, the same spans and metric records made by hand
-// (bench/otel-floor.mjs: the SDK's own cost for that telemetry); rein-pure: the tool declared `effect: 'pure'`;
+// (bench/otel-floor.mjs: the SDK's own cost for that telemetry); otel-loaded: rein with the
+// SDK's packages imported as for rein-otel but nothing registered (what their presence in
+// the process costs); rein-pure: the tool declared `effect: 'pure'`;
 // rein-store / rein-store-pure: the same two with a SQLite store (a fresh temporary file).
 // A latency (ms) makes the scripted model wait that long before each answer.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,6 +28,7 @@ async function makeRunner() {
   if (impl === 'http') return () => httpFloor(url, model, task);
   const { Agent, defineTool } = await import('rein');
   if (impl === 'rein-otel' || impl === 'otel-floor') await registerSdk();
+  if (impl === 'otel-loaded') await importSdk();
   const floor = impl === 'otel-floor' ? telemetryFloor(await import('@opentelemetry/api'), model, url) : undefined;
   const pure = impl.endsWith('-pure');
   const store = impl.startsWith('rein-store') ? await openBenchStore() : undefined;
@@ -65,13 +68,18 @@ async function openBenchStore() {
   return openSqliteStore({ path: join(dir, 'rein.db') });
 }
 
+/** The OpenTelemetry API and the SDK's packages, imported. */
+function importSdk() {
+  return Promise.all([import('@opentelemetry/api'), import('@opentelemetry/sdk-trace-base'), import('@opentelemetry/sdk-metrics')]);
+}
+
 /** The OpenTelemetry SDK as a program would register it: spans batched to memory, metrics read into memory. */
 async function registerSdk() {
   const [
     { trace, metrics },
     { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter },
     { MeterProvider, PeriodicExportingMetricReader, InMemoryMetricExporter, AggregationTemporality },
-  ] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/sdk-trace-base'), import('@opentelemetry/sdk-metrics')]);
+  ] = await importSdk();
   // A real exporter lets go of a batch once it is sent: this one drops what it holds when
   // it reports the export done. (It used to keep every span until a 2-second timer
   // dropped them, a timer that never fired within a measured process: its heap grew by

@@ -53,8 +53,9 @@ function measure(dir, url, impl, turns, sequential) {
   return countsOf(out);
 }
 
-// BENCH_CASES=telemetry counts only the telemetry cases (rein, rein-off, rein-otel and the
-// hand-made floor otel-floor at 8 turns); BENCH_CASES=fresh only the fresh-agent case and what it is compared with (http,
+// BENCH_CASES=telemetry counts only the telemetry cases at 8 turns (rein, rein-off, rein-otel,
+// the hand-made floor otel-floor, and otel-loaded: the SDK's packages imported, nothing
+// registered); BENCH_CASES=fresh only the fresh-agent case and what it is compared with (http,
 // rein and rein-fresh at 8 turns); BENCH_CASES=store the SQLite store on and off (with the
 // tool's default effect and with `pure`), which the default leaves out; the default counts
 // the others and the growth cases; BENCH_CASES=loop only rein at 8 and 32 turns (to compare
@@ -66,6 +67,7 @@ const CASES = {
     ['rein-off', 8],
     ['rein-otel', 8],
     ['otel-floor', 8],
+    ['otel-loaded', 8],
   ],
   fresh: [
     ['http', 8],
@@ -133,14 +135,16 @@ const telemetry = !window['rein-off-8']
   ? ''
   : `Telemetry at 8 turns: SDK registered / none registered ${ratio('rein-otel-8', 'rein-8', true).toFixed(3)}× in all, ${ratio('rein-otel-8', 'rein-8', false).toFixed(3)}× without
 the compiler (target ≤ 1.15×); none registered / \`telemetry: false\` ${ratio('rein-8', 'rein-off-8', true).toFixed(3)}× in all, ${ratio('rein-8', 'rein-off-8', false).toFixed(3)}×
-without the compiler (target ≤ 1.02×).${
-      window['otel-floor-8']
-        ? `
-The floor (the same spans and metric records made by hand through the SDK, after each run of
-rein with \`telemetry: false\`): ${ratio('otel-floor-8', 'rein-off-8', true).toFixed(3)}× \`telemetry: false\` in all, ${ratio('otel-floor-8', 'rein-off-8', false).toFixed(3)}× without the compiler; rein
-with the SDK registered / the floor ${ratio('rein-otel-8', 'otel-floor-8', true).toFixed(3)}× in all, ${ratio('rein-otel-8', 'otel-floor-8', false).toFixed(3)}× without the compiler.`
-        : ''
-    }`;
+without the compiler (target ≤ 1.02×).`;
+const floorLine = window['otel-floor-8']
+  ? `The floor (the same spans and metric records made by hand through the SDK, after each run of
+rein with \`telemetry: false\`; bench/otel-floor.mjs) / \`telemetry: false\` ${ratio('otel-floor-8', 'rein-off-8', true).toFixed(3)}× in all, ${ratio('otel-floor-8', 'rein-off-8', false).toFixed(3)}× without
+the compiler; rein with the SDK registered / the floor ${ratio('rein-otel-8', 'otel-floor-8', true).toFixed(3)}× in all, ${ratio('rein-otel-8', 'otel-floor-8', false).toFixed(3)}× without the compiler.`
+  : '';
+const loadedLine = window['otel-loaded-8']
+  ? `The SDK's packages imported, nothing registered (no run observed) / none imported ${ratio('otel-loaded-8', 'rein-8', true).toFixed(3)}× in all,
+${ratio('otel-loaded-8', 'rein-8', false).toFixed(3)}× without the compiler: what their presence in the process costs the measured runs.`
+  : '';
 const growthLine = window['http-32']
   ? `Growth of rein / node:http from 8 to 32 turns: ${growth(true).toFixed(2)} in all, ${growth(false).toFixed(2)} without the
 optimizing compiler.`
@@ -171,4 +175,8 @@ ${freshLine}
 ${storeLine}
 
 ${telemetry}
+
+${floorLine}
+
+${loadedLine}
 `);
