@@ -101,11 +101,28 @@ export interface TelemetryInput {
   request: TelemetrySettings['request'];
 }
 
-/** An agent's telemetry, loaded on its first run. */
+/** Where `@opentelemetry/api` 1.x keeps what an SDK registered, in every copy of the API (its `global-utils`). */
+const OTEL_GLOBALS = Symbol.for('opentelemetry.js.api.1');
+
+/**
+ * Whether an SDK registered a global tracer or meter provider, through any copy of the API:
+ * read without loading the API. Until one does, the API's globals are no-ops, and a run
+ * with nothing else to observe it needs neither the API nor rein's telemetry module.
+ */
+function globalProviderRegistered(): boolean {
+  const registered = (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[OTEL_GLOBALS];
+  return registered !== undefined && (registered.trace !== undefined || registered.metrics !== undefined);
+}
+
+/** An agent's telemetry, loaded on the first run that something observes. */
 export class LazyTelemetry {
   private loading: Promise<AgentTelemetry> | undefined;
   private loaded: AgentTelemetry | undefined;
   private readonly settings: TelemetrySettings;
+  /** Nothing of the agent's own observes its runs (no providers, logger, alerts or propagation): only a global SDK can. */
+  private readonly quiet: boolean;
+  /** Whether a globally registered SDK counts (`telemetry: false` turns spans and metrics off). */
+  private readonly globals: boolean;
 
   constructor(input: TelemetryInput) {
     let alerts: AlertTargets | undefined;
@@ -119,6 +136,11 @@ export class LazyTelemetry {
         ...(input.logger ? { logger: input.logger } : {}),
       };
     }
+    const t = input.telemetry || undefined;
+    const p = t?.propagate;
+    const propagates = p === true || (typeof p === 'object' && (p.model === true || p.mcp === true));
+    this.quiet = !input.logger && !alerts && !t?.tracerProvider && !t?.meterProvider && !propagates;
+    this.globals = input.telemetry !== false;
     this.settings = {
       telemetry: input.telemetry,
       ...(input.logger ? { logger: input.logger } : {}),
@@ -135,6 +157,8 @@ export class LazyTelemetry {
    * telemetry module and the API are loaded, else a promise. Never throws or rejects.
    */
   open(start: ObserveStart): RunObserver | undefined | Promise<RunObserver | undefined> {
+    // The first run of a process with no SDK registered loads nothing (10–14 ms of a first run).
+    if (this.quiet && !(this.globals && globalProviderRegistered())) return undefined;
     if (this.loaded) return this.loaded.open(start);
     this.loading ??= import('./telemetry.js').then((m) => (this.loaded = new m.AgentTelemetry(this.settings)));
     return this.loading.then(
