@@ -5,7 +5,7 @@
 import { ReinError } from '../../errors.js';
 import { eventsOfTree } from '../../loop/tree-log.js';
 import { checkedAnswer, waitingQuestionsInTree } from '../../loop/elicitation-answer.js';
-import { answerGiven, answerOf, describeQuestions, type AnswerFlags } from '../elicitation-answer.js';
+import { answerGiven, answerOf, describeQuestions, samplingAnswerOf, type AnswerFlags } from '../elicitation-answer.js';
 import type { RunRecord } from '../../store/types.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { findRun, openStoreFor } from './store-command.js';
@@ -121,11 +121,13 @@ export const command: Command = {
                 'fatal',
                 `run ${runId} waits on no MCP server's question: approve or deny it without an answer`,
               );
-            if (!answerGiven(values)) {
+            // A sampling request the policy asked about is approved (or, with --deny, refused) like a call.
+            const sampling = samplingAnswerOf(questions, values);
+            if (!sampling && !answerGiven(values)) {
               io.stderr.write(describeQuestions(runId, questions));
               return EXIT.usage;
             }
-            const answer = answerOf(values, values.call);
+            const answer = sampling ?? answerOf(values, values.call);
             // A form that does not fit is a usage error here, and the run stays paused as it was.
             const asked = questions.find((q) => answer.toolCallId === undefined || q.toolCallId === answer.toolCallId);
             if (asked && (questions.length === 1 || answer.toolCallId !== undefined)) await checkedAnswer(asked, answer);
