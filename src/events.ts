@@ -205,7 +205,8 @@ export type RunEventBody =
       step: number;
       toolCallId: string;
       server: string;
-      mode: 'form' | 'url';
+      /** `form` or `url`: an elicitation; `sampling`: a sampling request the permission policy asks a person about (`message` summarizes it). */
+      mode: 'form' | 'url' | 'sampling';
       message: string;
       requestedSchema?: { type: 'object'; properties: Record<string, Record<string, unknown>>; required?: string[] };
       url?: string;
@@ -232,8 +233,10 @@ export type RunEventBody =
       step: number;
       toolCallId: string;
       server: string;
-      /** `allow`: answered; `deny`: refused by the decision or a person; `error`: the model failed. */
-      decision: 'allow' | 'deny' | 'error';
+      /** `allow`: answered; `deny`: refused by the decision or a person; `error`: the model failed; `paused`: waits for a person (`elicitation_requested`, mode `sampling`). */
+      decision: 'allow' | 'deny' | 'error' | 'paused';
+      /** The permission rule that decided (`allow mcp_sampling(docs)`, `default: sampling asks`, `person: approved`). */
+      rule?: string;
       model?: string;
       usage?: Usage;
       stopReason?: string;

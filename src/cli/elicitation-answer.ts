@@ -45,6 +45,22 @@ export function answerOf(flags: AnswerFlags, toolCallId: string | undefined): El
   return { action: 'accept', content: content as Record<string, unknown>, ...call };
 }
 
+/**
+ * With no answer flag, the decision on a sampling request a call waits on (the one
+ * question, or the one `--call` names): approved, or with `--deny` refused. `undefined`
+ * when the question is an elicitation (it needs `--accept`, `--decline` or `--cancel`).
+ */
+export function samplingAnswerOf(
+  questions: readonly WaitingQuestion[],
+  flags: AnswerFlags & { deny?: boolean | undefined; call?: string | undefined },
+): ElicitationAnswer | undefined {
+  if (answerGiven(flags)) return undefined;
+  const named = questions.filter((q) => flags.call === undefined || q.toolCallId === flags.call);
+  const asked = named.length === 1 ? named[0] : undefined;
+  if (asked?.mode !== 'sampling') return undefined;
+  return { action: flags.deny ? 'decline' : 'accept', toolCallId: asked.toolCallId, ...(asked.runId ? { runId: asked.runId } : {}) };
+}
+
 /** The questions a run waits on, as a person reads them, with how to answer. */
 export function describeQuestions(runId: string, questions: readonly WaitingQuestion[]): string {
   const lines: string[] = [];
@@ -52,6 +68,7 @@ export function describeQuestions(runId: string, questions: readonly WaitingQues
     const of = q.runId === runId ? '' : ` of sub-agent run ${q.runId}`;
     lines.push(`call ${q.toolCallId} (${q.name})${of} waits: MCP server "${q.server}" asks: ${q.message}`);
     if (q.mode === 'url') lines.push(`  open: ${q.url ?? ''}`);
+    if (q.mode === 'sampling') lines.push(`  decide with: rein approve ${runId} --call ${q.toolCallId} [--deny]`);
     for (const [name, field] of Object.entries(q.requestedSchema?.properties ?? {})) {
       const required = q.requestedSchema?.required?.includes(name) === true;
       const kind = Array.isArray(field.enum) ? (field.enum as unknown[]).map(String).join(' | ') : String(field.type ?? 'any');
@@ -62,8 +79,9 @@ export function describeQuestions(runId: string, questions: readonly WaitingQues
     }
   }
   const pin = questions.length > 1 ? ' --call <tool-call-id>' : '';
-  const example = questions[0]?.mode === 'url' ? `'{}' (once opened)` : `'{"field": value}'`;
-  lines.push(`answer with: rein approve ${runId}${pin} --accept ${example} | --decline | --cancel`);
+  const example = questions.find((q) => q.mode !== 'sampling')?.mode === 'url' ? `'{}' (once opened)` : `'{"field": value}'`;
+  if (questions.some((q) => q.mode !== 'sampling'))
+    lines.push(`answer with: rein approve ${runId}${pin} --accept ${example} | --decline | --cancel`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { ReinError } from '../errors.js';
 import type { McpSamplingRequest } from '../mcp/types.js';
 import type { ModelRef } from '../model/types.js';
+import type { PermissionPolicy } from '../permissions/policy.js';
 import { openProject, type Project, type ProjectOptions } from '../project/open.js';
 import type { Tool } from '../tools/types.js';
 import { approvalPrompt } from './approval-prompt.js';
@@ -54,7 +55,7 @@ export async function openWorkbench(
     throw new ReinError('config', 'fatal', '--tools needs at least one tool name (or use --no-tools)');
 
   // MCP servers' questions and sampling requests: a person at a terminal answers (with
-  // none, a question pauses the run and a sampling request is refused).
+  // none, a question, and a sampling request the policy asks about, pause the run).
   const mcpPeople = await mcpAnswerers(io, people);
   const project = await openProject({
     root: cwd,
@@ -71,6 +72,7 @@ export async function openWorkbench(
     ...mcpPeople.options,
   });
   const { policy } = project;
+  mcpPeople.decideWith(policy);
   const options = { ...project.options };
   if (people.question) {
     const { suggestSessionRules } = await import('../permissions/suggest.js');
@@ -94,27 +96,38 @@ export async function openWorkbench(
 
 /**
  * The `elicit` and `sample` hooks of the project's MCP host: at a terminal the person
- * answers a server's question, and allows or refuses each sampling request, which the
- * agent's model then answers (its usage counted in the run).
+ * answers a server's question; each sampling request is decided by the permission policy
+ * (`mcp_sampling` rules; `ask` by default), the person allows or refuses what it asks about
+ * (with no terminal the run pauses for `rein approve`), and the agent's model answers (its
+ * usage counted in the run).
  */
 async function mcpAnswerers(
   io: CliIO,
   people: WorkbenchPeople,
-): Promise<{ options: Pick<ProjectOptions, 'elicit' | 'sample'>; sampleWith: (model: ModelRef) => void }> {
+): Promise<{
+  options: Pick<ProjectOptions, 'elicit' | 'sample'>;
+  sampleWith: (model: ModelRef) => void;
+  decideWith: (policy: PermissionPolicy) => void;
+}> {
   let model: ModelRef | undefined;
+  let policy: PermissionPolicy | undefined;
   const question = people.question;
   const options: Pick<ProjectOptions, 'elicit' | 'sample'> = {
     sample: async (request) => {
       if (!model) throw new ReinError('permission_denied', 'fatal', 'no model answers sampling requests here');
-      const { modelSampler } = await import('../mcp/model-sampler.js');
-      return modelSampler({ model, decision: 'ask', ...(question ? { ask: askSampling(io, question) } : {}) })(request);
+      const [{ modelSampler }, { decideSampling }] = await Promise.all([
+        import('../mcp/model-sampler.js'),
+        import('../permissions/sampling.js'),
+      ]);
+      const decision = policy ? (r: McpSamplingRequest) => decideSampling(policy as PermissionPolicy, r.server) : 'ask';
+      return modelSampler({ model, decision, ...(question ? { ask: askSampling(io, question) } : { pause: true }) })(request);
     },
   };
   if (question) {
     const { terminalElicit } = await import('./mcp-elicit.js');
     options.elicit = terminalElicit(io, question);
   }
-  return { options, sampleWith: (m) => (model = m) };
+  return { options, sampleWith: (m) => (model = m), decideWith: (p) => (policy = p) };
 }
 
 /** Shows a sampling request (its size and last message) and asks whether the model may answer it. */

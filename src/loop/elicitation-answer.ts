@@ -89,30 +89,35 @@ export async function recordElicitationAnswer(store: RunStore, rootRunId: string
     const runs = [...new Set(inTree.map((q) => q.runId))];
     if (runs.length === 1) runId = runs[0] as string;
   }
-  const question = chooseQuestion(runId, await store.loadEvents(runId), answer);
-  const checked = await checkedAnswer(question, answer);
+  const checked = await checkedAnswer(chooseQuestion(runId, await store.loadEvents(runId), answer), answer);
   const epoch = await store.acquireLease(runId);
   // Read again under the lease: nothing can be appended any more, and it must still wait.
-  const events = await store.loadEvents(runId);
-  const still = chooseQuestion(runId, events, answer);
-  await store.append(runId, epoch, [
-    {
-      type: 'elicitation_answered',
-      runId,
-      seq: events.length,
-      at: Date.now(),
-      step: still.step,
-      toolCallId: still.toolCallId,
-      requestHash: checked.requestHash,
-      action: checked.action,
-      ...(checked.content === undefined ? {} : { content: checked.content }),
-    },
-  ]);
+  await store.append(runId, epoch, [answeredEvent(runId, await store.loadEvents(runId), answer, checked)]);
   // Running from here on: a second answer is refused by the record before it takes the lease.
   await store.updateRun(runId, epoch, { status: 'running' });
 }
 
-function chooseQuestion(runId: string, events: readonly RunEvent[], answer: ElicitationAnswer): WaitingQuestion {
+/**
+ * The `elicitation_answered` event that logs `checked` after `events` (read under the run's
+ * lease): throws a `conflict` ReinError when no call of the log waits for the answer any more.
+ */
+export function answeredEvent(runId: string, events: readonly RunEvent[], answer: ElicitationAnswer, checked: CallAnswer): RunEvent {
+  const still = chooseQuestion(runId, events, answer);
+  return {
+    type: 'elicitation_answered',
+    runId,
+    seq: events.length,
+    at: Date.now(),
+    step: still.step,
+    toolCallId: still.toolCallId,
+    requestHash: checked.requestHash,
+    action: checked.action,
+    ...(checked.content === undefined ? {} : { content: checked.content }),
+  };
+}
+
+/** The one question of the log `answer` is for; a `conflict` or `config` ReinError when none or several. */
+export function chooseQuestion(runId: string, events: readonly RunEvent[], answer: ElicitationAnswer): WaitingQuestion {
   const waiting = waitingQuestionsOf(events);
   const matching = waiting.filter((q) => answer.toolCallId === undefined || q.toolCallId === answer.toolCallId);
   const list = waiting.map((q) => `${q.toolCallId} (${q.name}: "${q.message}")`).join(', ') || 'none';

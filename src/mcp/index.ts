@@ -27,7 +27,7 @@ export type { ResourceContents, ResourceListing } from './resources.js';
 export type { CompletionRef, Completions } from './completion.js';
 export type { SamplingUsage } from './sampling.js';
 export { modelSampler } from './model-sampler.js';
-export type { ModelSamplerOptions } from './model-sampler.js';
+export type { ModelSamplerOptions, SamplingDecision } from './model-sampler.js';
 export { sanitizeToolName } from './naming.js';
 export type {
   McpAuthConfig,

@@ -8,17 +8,29 @@ import { ReinError } from '../errors.js';
 import { costOf } from '../model/catalog.js';
 import { streamModel } from '../model/providers/index.js';
 import type { AssistantMessage, ImageContent, Message, ModelRef, TextContent, Usage } from '../model/types.js';
-import type { SamplingUsage } from './sampling.js';
+import { SamplingAwaitsPerson, type SamplingUsage } from './sampling.js';
 import type { McpSamplingRequest, McpSamplingResult } from './types.js';
+
+/** What a sampler does with a request. */
+export type SamplingDecision = 'ask' | 'allow' | 'deny';
 
 /** Options of {@link modelSampler}. */
 export interface ModelSamplerOptions {
   /** The model that answers (the run's, or one set aside for sampling). */
   model: ModelRef;
-  /** `ask` (default), `allow` every request, or `deny` every request. */
-  decision?: 'ask' | 'allow' | 'deny';
-  /** For `ask`: shows the request to a person; `true` allows it. Absent: `ask` refuses. */
+  /**
+   * `ask` (default), `allow` every request, `deny` every request, or a decision per
+   * request with the rule that made it (`decideSampling(policy, request.server)` from
+   * `rein/permissions`: the settings' `mcp_sampling` rules).
+   */
+  decision?: SamplingDecision | ((request: McpSamplingRequest) => { decision: SamplingDecision; rule?: string });
+  /** For `ask`: shows the request to a person; `true` allows it. Absent: `ask` refuses, or with `pause` pauses the run. */
   ask?: (request: McpSamplingRequest) => Promise<boolean>;
+  /**
+   * For `ask` with no `ask` hook: a request serving a run's tool call pauses that run for a
+   * person's decision (`rein approve`, `agent.answerElicitation`) instead of being refused.
+   */
+  pause?: boolean;
   /** The most tokens one answer may take, whatever the server asks (default 4096). */
   maxTokens?: number;
   /** What each answer used, with its cost when the catalog knows the price. */
@@ -34,14 +46,21 @@ export interface ModelSamplerOptions {
  */
 export function modelSampler(options: ModelSamplerOptions): (request: McpSamplingRequest) => Promise<McpSamplingResult & SamplingUsage> {
   return async (request) => {
-    const decision = options.decision ?? 'ask';
-    if (decision === 'deny')
-      throw new ReinError('permission_denied', 'fatal', `sampling requests of MCP server "${request.server}" are denied`);
-    if (decision === 'ask' && !(options.ask && (await options.ask(request)))) {
+    const decided =
+      typeof options.decision === 'function' ? options.decision(request) : { decision: options.decision ?? 'ask', rule: undefined };
+    const { decision, rule } = decided;
+    const details = rule === undefined ? {} : { details: { rule } };
+    if (request.approved) {
+      // A person approved this very request while its run was paused.
+    } else if (decision === 'deny')
+      throw new ReinError('permission_denied', 'fatal', `sampling requests of MCP server "${request.server}" are denied`, details);
+    else if (decision === 'ask' && !options.ask && options.pause) throw new SamplingAwaitsPerson(rule);
+    else if (decision === 'ask' && !(options.ask && (await options.ask(request)))) {
       throw new ReinError(
         'permission_denied',
         'fatal',
         options.ask ? 'the person refused the sampling request' : 'nobody can be asked to allow the sampling request',
+        details,
       );
     }
     const params = request.params;
@@ -73,6 +92,7 @@ export function modelSampler(options: ModelSamplerOptions): (request: McpSamplin
       stopReason: message.stopReason === 'length' ? 'maxTokens' : 'endTurn',
       usage: { input: usage.input, output: usage.output, ...(cost ? { cost: cost.total } : {}) },
       spent: usage,
+      ...(request.approved ? {} : decision === 'ask' ? { rule: 'person: approved' } : rule === undefined ? {} : { rule }),
     };
   };
 }

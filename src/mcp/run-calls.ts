@@ -52,3 +52,16 @@ export function elicitationHash(question: {
     .digest('hex')
     .slice(0, 32);
 }
+
+/**
+ * What identifies a sampling request when the server sends it again on a retried call: the
+ * server and the request's params (messages, system prompt, token limit…, not `_meta`), as
+ * 32 hex digits of a SHA-256.
+ */
+export function samplingHash(server: string, params: Record<string, unknown>): string {
+  const { _meta, ...rest } = params;
+  return createHash('sha256')
+    .update(canonicalJson({ server, mode: 'sampling', params: rest }))
+    .digest('hex')
+    .slice(0, 32);
+}

@@ -126,6 +126,12 @@ export interface McpSamplingRequest {
     [key: string]: unknown;
   };
   signal: AbortSignal;
+  /**
+   * A person already approved this very request (a run paused for it, `rein approve`
+   * answered, and the resumed call's server asked it again): the sampler answers it
+   * without asking or deciding again.
+   */
+  approved?: true;
 }
 
 /** The answer to a sampling request (the MCP `CreateMessageResult`). */
@@ -179,8 +185,10 @@ export type McpEvent =
   | {
       type: 'mcp_sampling';
       server: string;
-      /** `allow`: answered; `deny`: refused by the policy or a person; `error`: the model failed. */
-      decision: 'allow' | 'deny' | 'error';
+      /** `allow`: answered; `deny`: refused by the policy or a person; `error`: the model failed; `paused`: a run's call waits for a person's decision. */
+      decision: 'allow' | 'deny' | 'error' | 'paused';
+      /** The permission rule that decided, when the sampler names one. */
+      rule?: string;
       model?: string;
       usage?: { input: number; output: number; cost?: number };
       stopReason?: string;

@@ -21,6 +21,7 @@ export { parsePermissionRule, PermissionRule } from './rule.js';
 export { loadPermissionsConfig, mergePermissionOptions, permissionsFromFlags } from './config.js';
 export type { LoadedPermissions, PermissionDiagnostic } from './config.js';
 export { suggestSessionRules } from './suggest.js';
+export { decideSampling, SAMPLING_RULE } from './sampling.js';
 export { createRedactor } from '../security/redact.js';
 export type { Redactor, RedactorOptions } from '../security/redact.js';
 export { redactingLog, redactingStore } from '../security/redacting-store.js';

@@ -4,7 +4,7 @@
  * cookie); errors are `{"error":{"code","message","field"?}}`.
  */
 import { Hono, type Context } from 'hono';
-import type { ElicitationAnswer } from '../loop/elicitation-answer.js';
+import { waitingQuestionsInTree, type ElicitationAnswer } from '../loop/elicitation-answer.js';
 import type { RunRecord } from '../store/types.js';
 import { ApiError, apiErrorOf } from './api-error.js';
 import { type TokenGuard, isHttps, isSameOrigin, sessionCookie } from './auth.js';
@@ -16,7 +16,7 @@ import * as S from './schemas.js';
 import type { AgentCatalog } from './types.js';
 import { check, queryObject } from './validate.js';
 import { LOGIN_CSP, loginPage, type ViewerAssets } from './viewer-assets.js';
-import { TaskCache, childrenOf, detailOf, listRuns } from './views.js';
+import { TaskCache, childrenOf, detailOf, listRuns, pendingQuestionOf } from './views.js';
 import { waitingInTree } from '../loop/tree-approval.js';
 
 /** What the app is made of. */
@@ -163,7 +163,12 @@ export function createApp(deps: AppDeps): Hono {
               depth: w.depth,
             }))
         : [];
-    return c.json(detailOf(record, events, runs.isLive(id), runs.recoveryErrors.get(id), children, treePending));
+    // The MCP servers' questions (and sampling requests) its calls, or its descendants', wait on.
+    const questions = record.status === 'paused' && !record.parentRunId && !runs.isLive(id) ? await waitingQuestionsInTree(store, id) : [];
+    return c.json({
+      ...detailOf(record, events, runs.isLive(id), runs.recoveryErrors.get(id), children, treePending),
+      pendingQuestions: questions.map(pendingQuestionOf),
+    });
   });
 
   app.get('/v1/runs/:id/events', async (c) => {

@@ -46,6 +46,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
         RunList: S.RunListSchema,
         RunDetail: S.RunDetailSchema,
         PendingApproval: S.PendingApprovalSchema,
+        PendingQuestion: S.PendingQuestionSchema,
         Accepted: S.AcceptedSchema,
         AgentList: S.AgentListSchema,
         Totals: S.TotalsSchema,

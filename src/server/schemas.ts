@@ -220,15 +220,41 @@ export const PendingApprovalSchema: Schema = {
   },
 };
 
+export const PendingQuestionSchema: Schema = {
+  type: 'object',
+  required: ['toolCallId', 'name', 'runId', 'step', 'server', 'mode', 'message', 'requestHash'],
+  properties: {
+    toolCallId: { type: 'string', description: 'The call that waits (give it to POST /v1/runs/{id}/elicitation).' },
+    name: { type: 'string', description: "The call's tool." },
+    runId: { type: 'string', description: "The run whose call waits: the run itself or a sub-agent's of its tree (answered on the root)." },
+    step: { type: 'integer' },
+    server: { type: 'string', description: 'The MCP server asking.' },
+    mode: {
+      enum: ['form', 'url', 'sampling'],
+      description:
+        "form: fields to fill in; url: a page to open; sampling: may the model answer the server's sampling request (accept approves, decline refuses).",
+    },
+    message: { type: 'string', description: "The server's question (for sampling: the request's size and last message)." },
+    requestHash: { type: 'string', description: 'How the question is recognised when the server asks it again.' },
+    requestedSchema: { type: 'object', description: 'For form: the flat object schema the answer must fit.' },
+    url: { type: 'string', description: 'For url: the page to open.' },
+  },
+};
+
 export const RunDetailSchema: Schema = {
   type: 'object',
-  required: ['record', 'totals', 'cost', 'result', 'pendingApprovals', 'children'],
+  required: ['record', 'totals', 'cost', 'result', 'pendingApprovals', 'pendingQuestions', 'children'],
   properties: {
     record: RunSummarySchema,
     totals: TotalsSchema,
     cost: { type: ['number', 'null'] },
     result: { type: ['object', 'null'], description: 'The result of its last run_finished (null while it runs).' },
     pendingApprovals: { type: 'array', items: PendingApprovalSchema },
+    pendingQuestions: {
+      type: 'array',
+      items: PendingQuestionSchema,
+      description: "The MCP servers' questions and sampling requests a paused run's calls (or its sub-agents') wait on.",
+    },
     children: { type: 'array', items: ChildRunSchema, description: 'The sub-agent runs its tool calls started, oldest first.' },
     recoveryError: { type: 'string', description: 'Why this server could not continue the run after a restart.' },
   },

@@ -5,6 +5,7 @@
  */
 import type { RunEvent, RunTotals } from '../events.js';
 import { resumeStateFrom } from '../loop/resume-state.js';
+import type { WaitingQuestion } from '../loop/elicitation-answer.js';
 import { childRunsOf } from '../loop/tree-approval.js';
 import type { RunRecord, RunStore } from '../store/types.js';
 import { ApiError } from './api-error.js';
@@ -239,4 +240,20 @@ function decodeCursor(text: string): { t: number; id: string } {
     'cursor is not a cursor this server gave: pass the nextCursor of the previous page as it was',
     'cursor',
   );
+}
+
+/** A question a paused run's call waits on, as `GET /v1/runs/:id` lists it (`PendingQuestionSchema`). */
+export function pendingQuestionOf(q: WaitingQuestion) {
+  return {
+    toolCallId: q.toolCallId,
+    name: q.name,
+    runId: q.runId,
+    step: q.step,
+    server: q.server,
+    mode: q.mode,
+    message: q.message,
+    requestHash: q.requestHash,
+    ...(q.requestedSchema === undefined ? {} : { requestedSchema: q.requestedSchema }),
+    ...(q.url === undefined ? {} : { url: q.url }),
+  };
 }

@@ -15,10 +15,14 @@
 import type { RunEventBody } from '../events.js';
 import type { Usage } from '../model/types.js';
 
-/** A question a tool call was asked that a person must answer: an MCP server's `elicitation/create`. */
+/**
+ * A question a tool call was asked that a person must answer: an MCP server's
+ * `elicitation/create` (`form`, `url`), or whether its `sampling/createMessage` may be
+ * answered by the model (`sampling`: accept approves it, decline refuses it).
+ */
 export interface CallQuestion {
   server: string;
-  mode: 'form' | 'url';
+  mode: 'form' | 'url' | 'sampling';
   message: string;
   /** For `form`: the flat object schema the answer must fit. */
   requestedSchema?: { type: 'object'; properties: Record<string, Record<string, unknown>>; required?: string[] };

@@ -6,6 +6,7 @@
  * again after the lease is taken.
  */
 import { ReinError } from '../errors.js';
+import { answeredEvent, checkedAnswer, chooseQuestion, type ElicitationAnswer } from '../loop/elicitation-answer.js';
 import { choose, decisionEvents } from '../loop/durable-run.js';
 import { resumeStateFrom } from '../loop/resume-state.js';
 import { defaultRedactor } from '../security/redact.js';
@@ -32,16 +33,7 @@ export function isQueuedRun(record: RunRecord): boolean {
  * decision matches no waiting call, writing nothing.
  */
 export async function approveQueued(store: RunStore, runId: string, decision: QueuedDecision): Promise<string[]> {
-  const queue = store.queue;
-  if (!queue) throw new ReinError('config', 'fatal', 'approving a queued run needs its Postgres store');
-  const record = await store.getRun(runId);
-  if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store`);
-  if (record.status !== 'paused')
-    throw new ReinError(
-      'conflict',
-      'fatal',
-      `run ${runId} is not waiting for approval (it is ${record.status}): there is nothing to decide`,
-    );
+  await pausedRecord(store, runId);
   // Checked before the lease is taken, and again after (nothing can be appended then).
   choose(runId, resumeStateFrom(await store.loadEvents(runId)), decision);
   const epoch = await store.acquireLease(runId);
@@ -55,4 +47,36 @@ export async function approveQueued(store: RunStore, runId: string, decision: Qu
   // A reason typed by a person may carry a secret: redacted as an agent's store redacts.
   await redactingStore(store, defaultRedactor()).queue!.requeue(runId, epoch, decided);
   return chosen.map(([id]) => id);
+}
+
+/**
+ * Answers the MCP server's question (or sampling request) a paused run of the queue waits
+ * on and puts the run back in the queue, in one transaction: a worker makes the call again
+ * and the server, asking again, gets the answer. The answer is checked (against the form,
+ * against the calls that wait) before the lease is taken and again after, writing nothing
+ * when it does not fit. Returns the id of the call answered. A question of a sub-agent's
+ * run is refused: answer it where its tree runs.
+ */
+export async function answerQueued(store: RunStore, runId: string, answer: ElicitationAnswer): Promise<string> {
+  await pausedRecord(store, runId);
+  const checked = await checkedAnswer(chooseQuestion(runId, await store.loadEvents(runId), answer), answer);
+  const epoch = await store.acquireLease(runId);
+  const events = await store.loadEvents(runId);
+  const answered = answeredEvent(runId, events, answer, checked);
+  // A form's values typed by a person may carry a secret: redacted as an agent's store redacts.
+  await redactingStore(store, defaultRedactor()).queue!.requeue(runId, epoch, [answered]);
+  return (answered as { toolCallId: string }).toolCallId;
+}
+
+async function pausedRecord(store: RunStore, runId: string): Promise<RunRecord> {
+  if (!store.queue) throw new ReinError('config', 'fatal', 'approving a queued run needs its Postgres store');
+  const record = await store.getRun(runId);
+  if (!record) throw new ReinError('not_found', 'fatal', `there is no run ${runId} in the store`);
+  if (record.status !== 'paused')
+    throw new ReinError(
+      'conflict',
+      'fatal',
+      `run ${runId} is not waiting for approval (it is ${record.status}): there is nothing to decide`,
+    );
+  return record;
 }

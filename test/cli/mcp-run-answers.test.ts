@@ -1,7 +1,7 @@
 // What `rein run` answers when an MCP server asks in the middle of a tool call: at a
 // terminal the person answers the server's question and allows each sampling request,
-// which the run's model answers (its usage counted in the run); without one a sampling
-// request is refused, and logged so. A server of our own on the official SDK, over stdio.
+// which the run's model answers (its usage counted in the run); without one, nor a store
+// to pause in, the call ends with an error the model reads. A server of our own on the official SDK, over stdio.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -130,9 +130,9 @@ describe('rein run: an MCP server asking during a tool call', () => {
     tty.close();
   });
 
-  it('without a terminal a sampling request is refused, the server told so, and the refusal logged in the run', async () => {
+  it('without a terminal nor a store a sampling request the policy asks about ends the call with an error the model reads', async () => {
     const s = await model('booking__summarize', { text: 'x' });
-    const out = await rein(['run', '--json', '--allow', 'booking__summarize', '--base-url', s.url, 'summarize'], {
+    const out = await rein(['run', '--json', '--no-store', '--allow', 'booking__summarize', '--base-url', s.url, 'summarize'], {
       cwd: dirs.project,
       env: { PATH: process.env.PATH, HOME: dirs.home, NO_COLOR: '1' },
     });
@@ -142,13 +142,13 @@ describe('rein run: an MCP server asking during a tool call', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { type: string; [key: string]: unknown });
     expect(events.filter((e) => e.type === 'mcp_sampling')).toEqual([
-      expect.objectContaining({ server: 'booking', decision: 'deny', reason: 'nobody can be asked to allow the sampling request' }),
+      expect.objectContaining({ server: 'booking', decision: 'paused', rule: 'default: sampling asks' }),
     ]);
     const finished = events.find((e) => e.type === 'tool_finished') as unknown as {
       result: { isError: boolean; content: Array<{ text: string }> };
     };
     expect(finished.result.isError).toBe(true);
-    expect(finished.result.content[0]!.text).toMatch(/sampling was refused/);
+    expect(finished.result.content[0]!.text).toMatch(/may the model answer its sampling request.*can neither ask nor wait/);
     // The model was asked by the run only: no sampling answer was requested.
     expect(s.requests).toHaveLength(2);
   });

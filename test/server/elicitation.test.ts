@@ -46,6 +46,21 @@ describe('POST /v1/runs/:id/elicitation', () => {
     const asked = storedOf((await readStream(env.url, id)).messages).find((e) => e.type === 'elicitation_requested');
     expect(asked).toMatchObject({ server: 'booking', message: 'Who is the table on Monday for?' });
     const toolCallId = (asked as { toolCallId: string }).toolCallId;
+    // The run's page lists the question beside the approvals (none here).
+    expect(paused.pendingApprovals).toEqual([]);
+    expect(paused.pendingQuestions).toEqual([
+      {
+        toolCallId,
+        name: 'booking__book',
+        runId: id,
+        step: 1,
+        server: 'booking',
+        mode: 'form',
+        message: 'Who is the table on Monday for?',
+        requestHash: (asked as { requestHash: string }).requestHash,
+        requestedSchema: expect.objectContaining({ type: 'object', required: ['name'] }),
+      },
+    ]);
 
     expect(await call(env.url, `/v1/runs/${id}/elicitation`, { body: { action: 'accept', toolCallId: 'call_other' } })).toMatchObject({
       status: 409,
@@ -62,7 +77,7 @@ describe('POST /v1/runs/:id/elicitation', () => {
       body: { action: 'accept', toolCallId, content: { name: 'Grace', seats: 4 } },
     });
     expect(answered).toMatchObject({ status: 202, body: { runId: id, status: 'running' } });
-    await finished(env.url, id, 'done');
+    expect((await finished(env.url, id, 'done')).pendingQuestions).toEqual([]);
     expect(await readFile(bookings, 'utf8')).toBe('Monday Grace 4\n');
     const events = storedOf((await readStream(env.url, id)).messages);
     expect(events.filter((e) => e.type === 'elicitation_answered')).toEqual([

@@ -5,7 +5,7 @@
 import { ReinError } from '../../errors.js';
 import { eventsOfTree } from '../../loop/tree-log.js';
 import { checkedAnswer, waitingQuestionsInTree } from '../../loop/elicitation-answer.js';
-import { answerGiven, answerOf, describeQuestions, type AnswerFlags } from '../elicitation-answer.js';
+import { answerGiven, answerOf, describeQuestions, samplingAnswerOf, type AnswerFlags } from '../elicitation-answer.js';
 import type { RunRecord } from '../../store/types.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { findRun, openStoreFor } from './store-command.js';
@@ -39,7 +39,8 @@ the form's fields as one JSON object (checked against the form, defaults filled 
 for a URL once opened), --decline and --cancel refuse. The call is then made again and the
 server, asking again, gets the answer.
 A run of the queue (rein submit) is put back in the queue with the decision instead, in
-one transaction, and a worker continues it; stdout then says {"runId","queued":true,"decided"}.
+one transaction, and a worker continues it; stdout then says {"runId","queued":true,"decided"}
+({"runId","queued":true,"answered"} for an answer to an MCP server's question).
 --call pins the decision to one waiting call (rein show <run> --json lists them); a
 decision that matches no waiting call is refused. A refused call becomes an error result
 the model sees.`;
@@ -61,12 +62,24 @@ async function approveIfQueued(
     const { approveQueued, isQueuedRun } = await import('../../worker/approve-queued.js');
     if (!isQueuedRun(record)) return undefined;
     checkPaused(record);
-    if (answerGiven(values))
-      throw new ReinError(
-        'config',
-        'fatal',
-        `run ${runId} is a run of the queue (rein submit): answering its MCP server's question is not supported for queued runs`,
+    const { waitingQuestionsOf } = await import('../../loop/elicitation-answer.js');
+    const questions = waitingQuestionsOf(await store.loadEvents(runId));
+    if (questions.length > 0 || answerGiven(values)) {
+      if (questions.length === 0)
+        throw new ReinError('config', 'fatal', `run ${runId} waits on no MCP server's question: approve or deny it without an answer`);
+      const sampling = samplingAnswerOf(questions, values);
+      if (!sampling && !answerGiven(values)) {
+        io.stderr.write(describeQuestions(runId, questions));
+        return EXIT.usage;
+      }
+      const { answerQueued } = await import('../../worker/approve-queued.js');
+      const answered = await answerQueued(store, runId, sampling ?? answerOf(values, values.call));
+      io.stderr.write(
+        `rein: answered ${answered}; run ${runId} is back in the queue: a worker makes the call again (rein show ${runId} follows it)\n`,
       );
+      io.stdout.write(`${JSON.stringify({ runId, queued: true, answered })}\n`);
+      return EXIT.ok;
+    }
     const decided = await approveQueued(store, runId, {
       approved: !values.deny,
       ...(values.reason === undefined ? {} : { reason: values.reason }),
@@ -121,11 +134,13 @@ export const command: Command = {
                 'fatal',
                 `run ${runId} waits on no MCP server's question: approve or deny it without an answer`,
               );
-            if (!answerGiven(values)) {
+            // A sampling request the policy asked about is approved (or, with --deny, refused) like a call.
+            const sampling = samplingAnswerOf(questions, values);
+            if (!sampling && !answerGiven(values)) {
               io.stderr.write(describeQuestions(runId, questions));
               return EXIT.usage;
             }
-            const answer = answerOf(values, values.call);
+            const answer = sampling ?? answerOf(values, values.call);
             // A form that does not fit is a usage error here, and the run stays paused as it was.
             const asked = questions.find((q) => answer.toolCallId === undefined || q.toolCallId === answer.toolCallId);
             if (asked && (questions.length === 1 || answer.toolCallId !== undefined)) await checkedAnswer(asked, answer);
