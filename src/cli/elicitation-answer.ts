@@ -23,10 +23,24 @@ export function answerGiven(flags: AnswerFlags): boolean {
   return flags.accept !== undefined || flags.decline === true || flags.cancel === true;
 }
 
-/** The answer the flags give; a usage error for two at once or JSON that is not one object. */
-export function answerOf(flags: AnswerFlags, toolCallId: string | undefined): ElicitationAnswer {
+/**
+ * The answer the flags give; a usage error for two at once, for an answer given with
+ * `--deny` or `--reason` (which decide an approval, not a question), or JSON that is not
+ * one object.
+ */
+export function answerOf(
+  flags: AnswerFlags & { deny?: boolean | undefined; reason?: string | undefined },
+  toolCallId: string | undefined,
+): ElicitationAnswer {
   const given = [flags.accept !== undefined, flags.decline === true, flags.cancel === true].filter(Boolean).length;
   if (given > 1) throw new ReinError('config', 'fatal', 'give one answer: --accept <json>, --decline or --cancel');
+  const approvalFlag = flags.deny === true ? '--deny' : flags.reason !== undefined ? '--reason' : undefined;
+  if (given === 1 && approvalFlag !== undefined)
+    throw new ReinError(
+      'config',
+      'fatal',
+      `${approvalFlag} decides an approval, and --accept, --decline and --cancel answer an MCP server's question: give one or the other (rein approve <run> without them shows what the run waits on)`,
+    );
   const call = toolCallId === undefined ? {} : { toolCallId };
   if (flags.decline) return { action: 'decline', ...call };
   if (flags.cancel) return { action: 'cancel', ...call };
@@ -61,12 +75,19 @@ export function samplingAnswerOf(
   return { action: flags.deny ? 'decline' : 'accept', toolCallId: asked.toolCallId, ...(asked.runId ? { runId: asked.runId } : {}) };
 }
 
+/** `text` with every line after the first indented under it. */
+function indentedLines(text: string): string {
+  return text.replace(/\r?\n/g, '\n    │ ');
+}
+
 /** The questions a run waits on, as a person reads them, with how to answer. */
 export function describeQuestions(runId: string, questions: readonly WaitingQuestion[]): string {
   const lines: string[] = [];
   for (const q of questions) {
     const of = q.runId === runId ? '' : ` of sub-agent run ${q.runId}`;
-    lines.push(`call ${q.toolCallId} (${q.name})${of} waits: MCP server "${q.server}" asks: ${q.message}`);
+    // The server's message may span lines: the lines after the first are indented, so none
+    // can pass for a line of rein's own (`rein: answer with: …`).
+    lines.push(`call ${q.toolCallId} (${q.name})${of} waits: MCP server "${q.server}" asks: ${indentedLines(q.message)}`);
     if (q.mode === 'url') lines.push(`  open: ${q.url ?? ''}`);
     if (q.mode === 'sampling') lines.push(`  decide with: rein approve ${runId} --call ${q.toolCallId} [--deny]`);
     for (const [name, field] of Object.entries(q.requestedSchema?.properties ?? {})) {
@@ -75,7 +96,7 @@ export function describeQuestions(runId: string, questions: readonly WaitingQues
       const fallback = field.default === undefined ? '' : `, default ${JSON.stringify(field.default)}`;
       const title = typeof field.title === 'string' && field.title !== name ? ` "${field.title}"` : '';
       const about = typeof field.description === 'string' ? ` — ${field.description}` : '';
-      lines.push(`  ${name}${title}: ${kind}${required ? ', required' : ''}${fallback}${about}`);
+      lines.push(indentedLines(`  ${name}${title}: ${kind}${required ? ', required' : ''}${fallback}${about}`));
     }
   }
   const pin = questions.length > 1 ? ' --call <tool-call-id>' : '';

@@ -7,6 +7,7 @@
 import type { McpElicitRequest, McpElicitResult } from '../mcp/types.js';
 import { checkForm } from '../mcp/elicitation.js';
 import type { CliIO } from './io.js';
+import { terminalLine } from './terminal-text.js';
 
 const MAX_TRIES = 3;
 
@@ -16,9 +17,10 @@ export function terminalElicit(
   question: (text: string) => Promise<string>,
 ): (request: McpElicitRequest) => Promise<McpElicitResult> {
   return async (request) => {
-    io.stderr.write(`\nMCP server "${request.server}" asks: ${request.message}\n`);
+    // The server's words reach the terminal with their control sequences shown, not obeyed.
+    io.stderr.write(`\nMCP server "${request.server}" asks: ${terminalLine(request.message)}\n`);
     if (request.mode === 'url') {
-      io.stderr.write(`  open: ${request.url ?? ''}\n`);
+      io.stderr.write(`  open: ${terminalLine(request.url ?? '')}\n`);
       const answer = (await question('Opened it and done? [y]es / [d]ecline / [c]ancel: ')).trim().toLowerCase();
       return { action: answer.startsWith('y') ? 'accept' : answer.startsWith('d') ? 'decline' : 'cancel' };
     }
@@ -28,19 +30,20 @@ export function terminalElicit(
       for (const [name, field] of Object.entries(schema.properties)) {
         const required = schema.required?.includes(name) === true;
         const allowed = Array.isArray(field.enum)
-          ? ` (${(field.enum as unknown[]).join(' / ')})`
+          ? ` (${(field.enum as unknown[]).map((v) => terminalLine(String(v))).join(' / ')})`
           : field.type
-            ? ` (${String(field.type)})`
+            ? ` (${terminalLine(String(field.type))})`
             : '';
         const fallback = request.defaults?.[name];
-        const hint = fallback !== undefined ? ` [${String(fallback)}]` : required ? '' : ' [skip]';
-        const line = (await question(`  ${typeof field.title === 'string' ? field.title : name}${allowed}${hint}: `)).trim();
+        const hint = fallback !== undefined ? ` [${terminalLine(String(fallback))}]` : required ? '' : ' [skip]';
+        const label = terminalLine(typeof field.title === 'string' ? field.title : name);
+        const line = (await question(`  ${label}${allowed}${hint}: `)).trim();
         if (line === 'decline' || line === 'cancel') return { action: line };
         if (line !== '') content[name] = field.type === 'array' ? line.split(',').map((s) => s.trim()) : line;
       }
       const checked = await checkForm(schema, content);
       if (checked.ok) return { action: 'accept', content: checked.value as McpElicitResult['content'] };
-      io.stderr.write(`  That does not fit: ${checked.errors.join('; ')}\n`);
+      io.stderr.write(`  That does not fit: ${terminalLine(checked.errors.join('; '))}\n`);
     }
     return { action: 'cancel' };
   };

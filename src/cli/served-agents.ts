@@ -45,7 +45,9 @@ export function openServedAgents(options: ServedAgentsOptions): AgentCatalog {
 
   /** The workbench of these flags, opened once and shared by every run that uses the same. */
   const benchFor = (values: AgentFlagValues, tools: NonNullable<ReturnType<typeof agentOptionsFromFlags>['tools']>): Promise<Workbench> => {
-    const key = JSON.stringify(cliMetadata(values, root).cli.flags);
+    // The tools given (a parent's sub-agent tools) are part of what is opened: a parent and
+    // the child it lists, with the same flags, each need their own workbench.
+    const key = JSON.stringify([cliMetadata(values, root).cli.flags, tools.map((t) => t.name)]);
     let bench = benches.get(key);
     if (!bench) {
       bench = openWorkbench({ ...values, root }, io, tools).then((opened) => {

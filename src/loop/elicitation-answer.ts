@@ -57,16 +57,33 @@ export async function waitingQuestionsInTree(store: RunStore, rootRunId: string)
   return out;
 }
 
+/** Longest part of a server's question an error repeats: enough to say which question it is. */
+const QUOTED_CHARS = 200;
+
+/** The server's question as an error names it: on one line, and cut when long. */
+function quotedQuestion(message: string): string {
+  const line = message.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(line.length > QUOTED_CHARS ? `${line.slice(0, QUOTED_CHARS)}…` : line);
+}
+
 /** The answer as it is logged: an accepted form checked against the schema, with its defaults. */
 export async function checkedAnswer(question: WaitingQuestion, answer: ElicitationAnswer): Promise<CallAnswer> {
   const out: CallAnswer = { requestHash: question.requestHash, action: answer.action };
   if (answer.action !== 'accept' || question.mode === 'url' || !question.requestedSchema) return out;
+  // A field the form does not have is refused, not sent on: most often a misspelt name,
+  // whose value would otherwise be lost while the field it meant took its default.
+  const fields = Object.keys(question.requestedSchema.properties ?? {});
+  const unknown = Object.keys(answer.content ?? {}).filter((name) => !fields.includes(name));
   const checked = await checkForm(question.requestedSchema, answer.content ?? {});
-  if (!checked.ok) {
+  const errors = [
+    ...unknown.map((name) => `the form has no field "${name}" (its fields: ${fields.join(', ') || 'none'})`),
+    ...(checked.ok ? [] : checked.errors),
+  ];
+  if (errors.length > 0 || !checked.ok) {
     throw new ReinError(
       'config',
       'fatal',
-      `the answer to "${question.message}" does not fit the requested form: ${checked.errors.join('; ')}`,
+      `the answer to ${quotedQuestion(question.message)} does not fit the requested form: ${errors.join('; ')}`,
     );
   }
   out.content = checked.value as NonNullable<CallAnswer['content']>;

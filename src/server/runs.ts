@@ -210,11 +210,17 @@ export class RunService {
     if (this.queueMode?.isQueued(record))
       throw new ApiError(409, 'conflict', `run ${runId} is a run of the queue: its MCP server's question cannot be answered here yet`);
     // The root's own calls, or a sub-agent's of its tree (answered at the root, as approvals are).
-    const waiting = (await waitingQuestionsInTree(this.reader, runId)).filter(
-      (q) => answer.toolCallId === undefined || q.toolCallId === answer.toolCallId,
-    );
+    const asking = await waitingQuestionsInTree(this.reader, runId);
+    const waiting = asking.filter((q) => answer.toolCallId === undefined || q.toolCallId === answer.toolCallId);
     if (waiting.length !== 1) {
-      const what = waiting.length === 0 ? 'no call of it waits for that answer' : 'several calls wait: name one with toolCallId';
+      // Say what the run does wait on, so the client knows which request to make instead.
+      const calls = asking.map((q) => q.toolCallId).join(', ');
+      const what =
+        asking.length === 0
+          ? `it waits on no MCP server's question but on an approval: GET /v1/runs/${runId} lists its pendingApprovals, POST /v1/runs/${runId}/approvals decides them`
+          : waiting.length === 0
+            ? `no call ${answer.toolCallId} of it waits on a question; the calls that do: ${calls}`
+            : `several calls wait on a question (${calls}): name one with toolCallId`;
       throw new ApiError(409, 'conflict', `run ${runId}: ${what}`);
     }
     try {

@@ -62,6 +62,55 @@ export function otlpEndpoint(env: Env, signal: Signal): string {
   }
 }
 
+/**
+ * A `config` error when the endpoint `signal` goes to is not an http:// or https:// URL:
+ * the exporters would otherwise say so on every export and send to their default
+ * (localhost) instead. The value itself is not repeated: it may hold credentials.
+ */
+export function checkEndpoint(env: Env, signal: Signal): void {
+  const name = signal === 'traces' ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT';
+  const own = env[name];
+  const variable = set(own) ? name : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  const raw = (set(own) ? own : (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '')).trim();
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === 'http:' || protocol === 'https:') return;
+  throw new ReinError(
+    'config',
+    'fatal',
+    `${variable} is ${protocol === undefined ? 'not a URL' : `a ${protocol} URL`}: set it to the OTLP/HTTP collector's http:// or https:// URL, e.g. http://127.0.0.1:4318 (or unset it to export nothing)`,
+  );
+}
+
+/**
+ * What OpenTelemetry's diagnostic logger says, on one line: an error (which the SDK's
+ * error handler passes as JSON of its stack, message and name) by its message, never its
+ * stack.
+ */
+export function diagText(message: string, args: readonly unknown[]): string {
+  const parts = [message, ...args].map((part) => {
+    if (part instanceof Error) return part.message;
+    if (typeof part === 'string' && part.startsWith('{')) {
+      try {
+        const parsed = JSON.parse(part) as { message?: unknown };
+        if (typeof parsed.message === 'string') return parsed.message;
+      } catch {
+        // Not JSON: shown as it is, below.
+      }
+    }
+    return typeof part === 'string' ? part : String(part);
+  });
+  // A stack still inside a message (`Error: …\n    at …`) is cut at its first frame.
+  return parts
+    .join(' ')
+    .replace(/\n\s+at [\s\S]*$/, '')
+    .replace(/\s*\n\s*/g, ' ');
+}
+
 /** Imports an optional package, or throws naming every package of `needed` to install. */
 async function need<T>(name: string, needed: readonly string[], purpose: string): Promise<T> {
   try {
@@ -121,10 +170,12 @@ export async function startOtlpSdk(
   const api = await need<typeof import('@opentelemetry/api')>('@opentelemetry/api', needed, purpose);
   const level = (env.OTEL_LOG_LEVEL ?? 'warn').trim().toUpperCase();
   const diagLevel = (api.DiagLogLevel as unknown as Record<string, number>)[level] ?? api.DiagLogLevel.WARN;
+  for (const signal of signals) checkEndpoint(env, signal);
+  const say = (message: string, args: unknown[]) => options.report(`OpenTelemetry: ${diagText(message, args)}`);
   api.diag.setLogger(
     {
-      error: (message, ...args) => options.report(`OpenTelemetry: ${[message, ...args.map(String)].join(' ')}`),
-      warn: (message, ...args) => options.report(`OpenTelemetry: ${[message, ...args.map(String)].join(' ')}`),
+      error: (message, ...args) => say(message, args),
+      warn: (message, ...args) => say(message, args),
       info: () => undefined,
       debug: () => undefined,
       verbose: () => undefined,

@@ -59,3 +59,39 @@ describe('elicitation at the terminal', () => {
     expect(JSON.parse(textOf((await mcp.callTool('f', 'ask', {})).content))).toEqual({ action: 'cancel' });
   });
 });
+
+describe("a server's question at the terminal", () => {
+  it('shows control sequences in the message, URL, titles and allowed values as symbols, not obeyed', async () => {
+    const { io, shown } = terminal();
+    const questions: string[] = [];
+    const elicit = terminalElicit(io, async (q) => (questions.push(q), 'red'));
+    const answer = await elicit({
+      server: 'evil',
+      mode: 'form',
+      message: 'Pick\x1b[2J\x1b]0;title\x07',
+      signal: new AbortController().signal,
+      requestedSchema: {
+        type: 'object',
+        properties: { color: { type: 'string', title: 'Col\x1b[31mour', enum: ['red', 'b\x1b[1mlue'] } },
+        required: ['color'],
+      },
+    });
+    expect(answer.action).toBe('accept');
+    expect(shown()).toContain('MCP server "evil" asks: Pick␛[2J␛]0;title␇');
+    expect(questions[0]).toBe('  Col␛[31mour (red / b␛[1mlue): ');
+    expect(shown() + questions.join('')).not.toContain('\x1b');
+
+    const url = terminal();
+    await terminalElicit(
+      url.io,
+      async () => 'y',
+    )({
+      server: 'evil',
+      mode: 'url',
+      message: 'Open',
+      url: 'https://example.com/\x1b]8;;x\x07',
+      signal: new AbortController().signal,
+    });
+    expect(url.shown()).toContain('open: https://example.com/␛]8;;x␇');
+  });
+});

@@ -204,6 +204,18 @@ describe('rein run exporting over OTLP/HTTP', () => {
     });
     expect(grpc.code).toBe(2);
     expect(grpc.stderr).toMatch(/rein exports over http\/protobuf or http\/json \(not grpc\)/);
+    // An endpoint that is no http(s) URL is refused, without repeating the value (it may hold a password).
+    for (const endpoint of ['collector:4318 with:secret', 'ftp://user:secret@collector']) {
+      const wrong = await rein(['run', '--no-store', '--base-url', 'http://127.0.0.1:9/v1', 'hi'], {
+        cwd: p.project,
+        env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint },
+      });
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toMatch(
+        /OTEL_EXPORTER_OTLP_ENDPOINT is (not a URL|a [a-z]+: URL): set it to the OTLP\/HTTP collector's http:\/\/ or https:\/\/ URL/,
+      );
+      expect(wrong.stderr).not.toContain('secret');
+    }
     const hook = await rein(
       ['run', '--no-store', '--alert-webhook', 'mailto:ops@example.com', '--base-url', 'http://127.0.0.1:9/v1', 'hi'],
       { cwd: p.project, env },

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/events.js';
 import { Agent } from '../../src/loop/agent.js';
 import { agentTool } from '../../src/loop/agent-tool.js';
-import { waitingQuestionsInTree, waitingQuestionsOf } from '../../src/loop/elicitation-answer.js';
+import { checkedAnswer, waitingQuestionsInTree, waitingQuestionsOf, type WaitingQuestion } from '../../src/loop/elicitation-answer.js';
 import type { McpEvent } from '../../src/mcp/types.js';
 import type { ScriptRequest } from '../../src/testing/index.js';
 import { openSqliteStore } from '../../src/store/open.js';
@@ -210,5 +210,48 @@ describe('an elicitation answered after a durable pause', () => {
     const again = new Agent({ model: server.model(), toolSources: [mcp], store });
     expect(await again.answerElicitation(paused.runId, { action: 'accept' })).toMatchObject({ status: 'done', text: 'visit: accept' });
     await store.close();
+  });
+});
+
+describe('checkedAnswer', () => {
+  const question = (message: string): WaitingQuestion =>
+    ({
+      type: 'elicitation_requested',
+      runId: 'run_a',
+      step: 1,
+      toolCallId: 'call_b',
+      server: 's',
+      mode: 'form',
+      message,
+      requestedSchema: {
+        type: 'object',
+        properties: { color: { type: 'string', enum: ['red', 'blue'] }, seats: { type: 'integer', default: 2 } },
+        required: ['color'],
+      },
+      requestHash: 'h',
+      name: 's__ask',
+    }) as unknown as WaitingQuestion;
+
+  it('refuses a field the form does not have (a misspelt name), naming the fields it has', async () => {
+    await expect(checkedAnswer(question('Which?'), { action: 'accept', content: { color: 'red', seets: 4 } })).rejects.toThrow(
+      'the answer to "Which?" does not fit the requested form: the form has no field "seets" (its fields: color, seats)',
+    );
+    await expect(checkedAnswer(question('Which?'), { action: 'accept', content: { color: 'red' } })).resolves.toEqual({
+      requestHash: 'h',
+      action: 'accept',
+      content: { color: 'red', seats: 2 },
+    });
+  });
+
+  it('names a long or many-line question on one line, cut, in the error', async () => {
+    const error = await checkedAnswer(question(`${'A'.repeat(5000)}\nsecond line`), {
+      action: 'accept',
+      content: { color: 'green' },
+    }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(Error);
+    const message = (error as Error).message;
+    expect(message).not.toContain('\n');
+    expect(message.length).toBeLessThan(400);
+    expect(message).toContain(`"${'A'.repeat(200)}…" does not fit the requested form: parameter "color" must be one of "red", "blue"`);
   });
 });

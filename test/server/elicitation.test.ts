@@ -64,7 +64,12 @@ describe('POST /v1/runs/:id/elicitation', () => {
 
     expect(await call(env.url, `/v1/runs/${id}/elicitation`, { body: { action: 'accept', toolCallId: 'call_other' } })).toMatchObject({
       status: 409,
-      body: { error: { code: 'conflict', message: expect.stringMatching(/no call of it waits/) } },
+      body: {
+        error: {
+          code: 'conflict',
+          message: expect.stringMatching(/no call call_other of it waits on a question; the calls that do: call_/),
+        },
+      },
     });
     expect(await call(env.url, `/v1/runs/${id}/elicitation`, { body: { action: 'accept', content: { seats: 2 } } })).toMatchObject({
       status: 400,
@@ -84,5 +89,32 @@ describe('POST /v1/runs/:id/elicitation', () => {
       expect.objectContaining({ toolCallId, action: 'accept', content: { name: 'Grace', seats: 4 } }),
     ]);
     expect(await call(env.url, `/v1/runs/${id}/elicitation`, { body: { action: 'decline' } })).toMatchObject({ status: 409 });
+  });
+
+  it('an answer to a run that waits on an approval, not a question, is a 409 that says where to decide it', async () => {
+    env = await startInProcess({
+      agents: { booker: agentFile('booker', { tools: '[booking__book]' }) },
+      script: toolLoop({ tool: 'booking__book', calls: 1, args: () => ({ day: 'Monday' }) }),
+    });
+    await writeFile(
+      join(env.project, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: { booking: { command: process.execPath, args: [BOOKING], env: { BOOKINGS_FILE: join(env.project, 'b.txt') } } },
+      }),
+    );
+    const made = await call(env.url, '/v1/runs', { body: { agent: 'booker', input: 'book a table' } });
+    const id = made.body.runId as string;
+    const paused = await finished(env.url, id, 'paused');
+    expect(paused.pendingApprovals).toHaveLength(1);
+    expect(await call(env.url, `/v1/runs/${id}/elicitation`, { body: { action: 'accept', content: { name: 'Ada' } } })).toMatchObject({
+      status: 409,
+      body: {
+        error: {
+          code: 'conflict',
+          message: `run ${id}: it waits on no MCP server's question but on an approval: GET /v1/runs/${id} lists its pendingApprovals, POST /v1/runs/${id}/approvals decides them`,
+        },
+      },
+    });
+    expect((await call(env.url, `/v1/runs/${id}`)).body.record.status).toBe('paused');
   });
 });

@@ -47,6 +47,31 @@ describe('served agents with sub-agents', () => {
     const first = (await env.store.loadEvents(children[0]!.id))[0];
     expect(first).toMatchObject({ type: 'run_started', agent: 'helper', parentRunId: runId, parentToolCallId: 'call_lead_1', depth: 1 });
   });
+  it('a parent whose file and its child name the same flags (no tools, no server) still gets its sub-agent tool', async () => {
+    // Without a list of tools or a baseUrl both files open the same flags: the parent must not
+    // take the workbench opened for its child, which has no sub-agent tool.
+    env = await startInProcess({
+      agents: { lead: agentFile('lead', { agents: '[helper]' }, 'You lead.'), helper: agentFile('helper', {}, 'You help.') },
+      script: (request) => {
+        const tool = request.messages.find((m) => m.role === 'tool');
+        if (request.system?.includes('You lead.')) {
+          if (!tool) return { toolCalls: [{ name: 'helper', arguments: { task: 'say hi' }, id: 'call_lead_1' }] };
+          return { text: `lead: ${tool.content}` };
+        }
+        return { text: 'hi from the helper' };
+      },
+    });
+    const made = await call(env.url, '/v1/runs', { body: { agent: 'lead', input: 'greet' } });
+    const runId = made.body.runId as string;
+    const detail = await until(async () => {
+      const { body } = await call(env!.url, `/v1/runs/${runId}`);
+      return body.record.status !== 'running' && !body.record.live ? body : undefined;
+    }, 'the tree to end');
+    expect(detail.result).toMatchObject({ status: 'done', text: 'lead: hi from the helper' });
+    expect(env.model.received[0]?.request?.toolNames).toContain('helper');
+    expect(detail.children).toEqual([expect.objectContaining({ agent: 'helper', parentToolCallId: 'call_lead_1', depth: 1 })]);
+  });
+
   it("a parent's stream tells of each child as it starts (child_run, no id), and its detail lists its children", async () => {
     // The lead's first model call waits until the test listens to its stream.
     let listening!: () => void;

@@ -117,6 +117,8 @@ export const command: Command = {
       const { values, positionals } = parsed;
       const children = childrenViewOf(values.children);
       const runId = runIdOf(positionals, 'approve', 'rein runs --status paused lists them');
+      // Flags that cannot go together are refused before any store is opened or run looked at.
+      if (answerGiven(values)) answerOf(values, values.call);
       const queued = await approveIfQueued(runId, values, io);
       if (queued !== undefined) return queued;
       return await withStoredRun(
