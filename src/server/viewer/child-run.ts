@@ -16,6 +16,8 @@ export interface ChildNotice {
   runId: string;
   parentToolCallId: string | null;
   agent: string | null;
+  /** Its record's status, when it comes from a run's detail (a child that had ended is drawn folded). */
+  status?: string;
 }
 
 /**
@@ -58,7 +60,8 @@ export class Children {
   }
 
   addAll(children: readonly ChildRun[]): void {
-    for (const child of children) this.add({ runId: child.id, parentToolCallId: child.parentToolCallId, agent: child.agent });
+    for (const child of children)
+      this.add({ runId: child.id, parentToolCallId: child.parentToolCallId, agent: child.agent, status: child.status });
   }
 
   /** Follows again every child that has not ended (the tree continues: a decision, a resume). */
@@ -92,7 +95,7 @@ class ChildRunView {
     // Open while it works, so a live child is seen working; a finished one is one line until opened.
     this.element = h(
       'details',
-      { class: 'child-run', 'data-run': child.runId, open: true },
+      { class: 'child-run', 'data-run': child.runId, open: child.status === undefined || !ENDED.has(child.status) },
       h(
         'summary',
         {},
