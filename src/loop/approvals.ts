@@ -16,6 +16,7 @@ import { askConfirm } from '../tools/dispatch.js';
 import type { DispatchOutcome, Tool } from '../tools/types.js';
 import type { Confirm, LoopDeps, Verdict } from './deps.js';
 import { canonicalJson } from '../util/canonical-json.js';
+import { errorOutcome } from './error-outcome.js';
 import { emitFinished, failedCheck, type Gate, idempotencyKey, PAUSED, prepare, runToolsDurably } from './tool-calls.js';
 
 /** The hash a decision must match: the arguments shown to the person (and run), canonically. */
@@ -25,19 +26,7 @@ export function hashArguments(args: Record<string, unknown>): string {
 
 /** A refusal the model reads, for a call the policy or a person denied. */
 export function deniedOutcome(call: ToolCall, reason: string): DispatchOutcome {
-  return {
-    result: {
-      role: 'tool',
-      toolCallId: call.id,
-      toolName: call.name,
-      content: [{ type: 'text', text: `permission denied for tool "${call.name}": ${reason}` }],
-      isError: true,
-    },
-    terminate: false,
-    errorCode: 'tool_denied',
-    arguments: call.arguments,
-    durationMs: 0,
-  };
+  return errorOutcome(call, 'tool_denied', `permission denied for tool "${call.name}": ${reason}`);
 }
 
 /**

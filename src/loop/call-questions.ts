@@ -11,6 +11,7 @@ import type { ToolCall } from '../model/types.js';
 import { giveCallAnswers, takeCallEvents, takeCallQuestion, type CallAnswer } from '../tools/call-side-channel.js';
 import type { DispatchOutcome } from '../tools/types.js';
 import type { LoopDeps } from './deps.js';
+import { errorOutcome } from './error-outcome.js';
 
 /** Returned instead of an outcome for a call that waits for a person's answer. */
 export const WAITS_FOR_ANSWER = Symbol('waits for an answer');
@@ -40,13 +41,7 @@ export function answerOrWait(
   const text =
     `MCP server "${question.server}" asked a person: "${question.message}", and this run can neither ask ` +
     'nor wait for an answer (no terminal, no store to pause in): the call did not complete';
-  return {
-    result: { role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text }], isError: true },
-    terminate: false,
-    errorCode: 'tool_failed',
-    arguments: call.arguments,
-    durationMs: outcome.durationMs,
-  };
+  return errorOutcome(call, 'tool_failed', text, outcome.durationMs);
 }
 
 /** Hands a call about to be made again on resume the answers logged for it. */

@@ -3,8 +3,8 @@
  * the lease taken and the log read when it is resumed, a person's decision logged on a
  * paused run (or on a child of its tree), the checks that refuse continuing a run that is
  * over or whose agent changed, and the record updated when it ends. `Agent` calls these;
- * the queue's approve (src/worker/approve-queued.ts) uses {@link choose} to decide without
- * running.
+ * the queue's approve (src/worker/approve-queued.ts) uses {@link decisionUnderLease} to
+ * decide without running.
  */
 import type { RunEvent, RunLimits, RunResult } from '../events.js';
 import { newRunId, newTraceId } from '../ids.js';
@@ -157,21 +157,13 @@ export async function approveStored(store: RunStore, runId: string, decision: Ap
     await decideInTree(store, runId, decision);
     return prepareResume(store, runId);
   }
-  if (waitingCallsOf(await store.loadEvents(runId), runId, 0).length === 0) {
+  const before = await store.loadEvents(runId);
+  if (waitingCallsOf(before, runId, 0).length === 0) {
     // Nothing of its own waits: a sub-agent of its tree does.
     await decideInTree(store, runId, decision);
     return prepareResume(store, runId);
   }
-  // Checked before taking the run: a decision that matches nothing must not take the run
-  // from a process that is driving it (taking the lease would end that process's work).
-  choose(runId, resumeStateFrom(await store.loadEvents(runId)), decision);
-  const epoch = await store.acquireLease(runId);
-  // Read the log again after taking the lease: nothing can be appended to it any more.
-  const events = await store.loadEvents(runId);
-  const state = resumeStateFrom(events);
-  const { pending, chosen } = choose(runId, state, decision);
-  const approved = decision.approved !== false;
-  const decided = decisionEvents(runId, events.length, pending.step, chosen, { ...decision, approved });
+  const { epoch, events, state, pending, chosen, approved, decided } = await decisionUnderLease(store, runId, decision, before);
   await store.append(runId, epoch, decided);
   // Running from here on: a second approve is refused by the record before it takes the lease.
   await store.updateRun(runId, epoch, { status: 'running' });
@@ -189,10 +181,36 @@ export async function approveStored(store: RunStore, runId: string, decision: Ap
 }
 
 /**
- * The `approval_decided` events of a decision on the `chosen` waiting calls of a stored run,
- * numbered on from `seq` (for the run's own approve and for the queue's, which requeues them).
+ * A decision on a stored run's waiting calls, under the run's lease: checked against the
+ * log read before the lease is taken (a decision that matches nothing must not take the run
+ * from a process that drives it) and again against the log read after it (nothing can be
+ * appended then). Throws a `conflict` ReinError, writing nothing, when it matches no call.
+ * The caller stores `decided` under `epoch` (the run's own append, or the queue's requeue).
  */
-export function decisionEvents(
+export async function decisionUnderLease(
+  store: RunStore,
+  runId: string,
+  decision: { approved?: boolean; reason?: string; toolCallId?: string; argumentsHash?: string },
+  before?: RunEvent[],
+) {
+  choose(runId, resumeStateFrom(before ?? (await store.loadEvents(runId))), decision);
+  const epoch = await store.acquireLease(runId);
+  const events = await store.loadEvents(runId);
+  const state = resumeStateFrom(events);
+  const { pending, chosen } = choose(runId, state, decision);
+  const approved = decision.approved !== false;
+  const decided = decisionEvents(runId, events.length, pending.step, chosen, {
+    approved,
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+  });
+  return { epoch, events, state, pending, chosen, approved, decided };
+}
+
+/**
+ * The `approval_decided` events of a decision on the `chosen` waiting calls of a stored run,
+ * numbered on from `seq`.
+ */
+function decisionEvents(
   runId: string,
   seq: number,
   step: number,
@@ -264,9 +282,8 @@ export async function closeLog(store: RunStore, log: RunLog, result: RunResult):
 /**
  * The calls a decision applies to: the waiting calls it matches (all of them without
  * `toolCallId`). Throws a `conflict` ReinError, listing what waits, when it matches none.
- * Exported for the queue's approve (src/worker/approve-queued.ts), which decides without running.
  */
-export function choose(
+function choose(
   runId: string,
   state: ReturnType<typeof resumeStateFrom>,
   decision: { toolCallId?: string; argumentsHash?: string },

@@ -24,6 +24,7 @@ import {
   verdictOf,
 } from './approvals.js';
 import { crashPoint } from './crash-points.js';
+import { errorOutcome } from './error-outcome.js';
 import { takeChildPaused } from './run-tree.js';
 import { answerOrWait, handAnswers, WAITS_FOR_ANSWER } from './call-questions.js';
 import { dropCallAnswers } from '../tools/call-side-channel.js';
@@ -152,11 +153,5 @@ function unknownOutcome(call: ToolCall): DispatchOutcome {
   const text =
     `tool "${call.name}" was running when the process stopped, and it cannot be run twice safely: ` +
     'it may or may not have taken effect. Check its effect before calling it again.';
-  return {
-    result: { role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text }], isError: true },
-    terminate: false,
-    errorCode: 'unknown_outcome',
-    arguments: call.arguments,
-    durationMs: 0,
-  };
+  return errorOutcome(call, 'unknown_outcome', text);
 }

@@ -15,30 +15,18 @@
 import type { RunEventBody } from '../events.js';
 import type { Usage } from '../model/types.js';
 
+type Of<T extends RunEventBody['type']> = Extract<RunEventBody, { type: T }>;
+
 /**
  * A question a tool call was asked that a person must answer: an MCP server's
  * `elicitation/create` (`form`, `url`), or whether its `sampling/createMessage` may be
- * answered by the model (`sampling`: accept approves it, decline refuses it).
+ * answered by the model (`sampling`: accept approves it, decline refuses it). What its
+ * `elicitation_requested` logs, less what the loop adds (the step and the call).
  */
-export interface CallQuestion {
-  server: string;
-  mode: 'form' | 'url' | 'sampling';
-  message: string;
-  /** For `form`: the flat object schema the answer must fit. */
-  requestedSchema?: { type: 'object'; properties: Record<string, Record<string, unknown>>; required?: string[] };
-  /** For `url`: what to open, and the server's id for it. */
-  url?: string;
-  elicitationId?: string;
-  /** What identifies the question when it is asked again: see `elicitationHash`. */
-  requestHash: string;
-}
+export type CallQuestion = Omit<Of<'elicitation_requested'>, 'type' | 'step' | 'toolCallId'>;
 
-/** A person's answer to a {@link CallQuestion}, as logged. */
-export interface CallAnswer {
-  requestHash: string;
-  action: 'accept' | 'decline' | 'cancel';
-  content?: Record<string, string | number | boolean | string[]>;
-}
+/** A person's answer to a {@link CallQuestion}, as its `elicitation_answered` logs it. */
+export type CallAnswer = Omit<Of<'elicitation_answered'>, 'type' | 'step' | 'toolCallId'>;
 
 const usageOfCalls = new Map<string, Usage>();
 const eventsOfCalls = new Map<string, RunEventBody[]>();

@@ -7,8 +7,7 @@
  */
 import { ReinError } from '../errors.js';
 import { answeredEvent, checkedAnswer, chooseQuestion, type ElicitationAnswer } from '../loop/elicitation-answer.js';
-import { choose, decisionEvents } from '../loop/durable-run.js';
-import { resumeStateFrom } from '../loop/resume-state.js';
+import { decisionUnderLease } from '../loop/durable-run.js';
 import { defaultRedactor } from '../security/redact.js';
 import { redactingStore } from '../security/redacting-store.js';
 import type { RunRecord, RunStore } from '../store/types.js';
@@ -34,16 +33,7 @@ export function isQueuedRun(record: RunRecord): boolean {
  */
 export async function approveQueued(store: RunStore, runId: string, decision: QueuedDecision): Promise<string[]> {
   await pausedRecord(store, runId);
-  // Checked before the lease is taken, and again after (nothing can be appended then).
-  choose(runId, resumeStateFrom(await store.loadEvents(runId)), decision);
-  const epoch = await store.acquireLease(runId);
-  const events = await store.loadEvents(runId);
-  const state = resumeStateFrom(events);
-  const { pending, chosen } = choose(runId, state, decision);
-  const decided = decisionEvents(runId, events.length, pending.step, chosen, {
-    approved: decision.approved,
-    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
-  });
+  const { epoch, chosen, decided } = await decisionUnderLease(store, runId, decision);
   // A reason typed by a person may carry a secret: redacted as an agent's store redacts.
   await redactingStore(store, defaultRedactor()).queue!.requeue(runId, epoch, decided);
   return chosen.map(([id]) => id);

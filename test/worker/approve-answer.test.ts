@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/index.js';
 import { dropDatabases, freshDatabase } from './pg.js';
-import { reapWorkers, rein, startWorker } from './processes.js';
+import { reapWorkers, rein, startWorker, runStatus } from './processes.js';
 import { makeProject, type Project } from './project.js';
 
 const BOOKING = fileURLToPath(new URL('../mcp/fixtures/booking-server.mjs', import.meta.url));
@@ -46,17 +46,7 @@ afterAll(async () => {
   await dropDatabases();
 });
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-const statusOf = (runId: string, status: string) =>
-  until(`run ${runId} ${status}`, async () => ((await store.getRun(runId))?.status === status ? true : undefined));
+const statusOf = (runId: string, status: string) => runStatus(store, runId, status);
 
 describe('rein approve --accept for a run of the queue', { timeout: 120_000 }, () => {
   it('stores the answer and requeues the run; a worker makes the call again and the server gets the answer', async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer, type ScriptTurn } from '../../src/testing/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { dropDatabases, freshDatabase } from './pg.js';
-import { killHard, reapWorkers, rein, startWorker } from './processes.js';
+import { killHard, reapWorkers, rein, startWorker, runStatus, until } from './processes.js';
 import { makeProject, type Project } from './project.js';
 
 let server: ScriptedServer;
@@ -59,17 +59,7 @@ const submit = (agent: string, task: string) =>
     { cwd: project.dir, env: project.env },
   );
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-const statusOf = (runId: string, status: string) =>
-  until(`run ${runId} ${status}`, async () => ((await store.getRun(runId))?.status === status ? true : undefined));
+const statusOf = (runId: string, status: string) => runStatus(store, runId, status);
 
 // Worker processes start, drain and are declared dead in seconds each: generous on a busy machine.
 describe('rein submit and rein worker', { timeout: 120_000 }, () => {

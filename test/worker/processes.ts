@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { RunStore } from '../../src/store/types.js';
 
 const bin = fileURLToPath(new URL('../../bin/rein.js', import.meta.url));
 const live = new Set<ChildProcess>();
@@ -97,4 +98,20 @@ export async function reapWorkers(): Promise<void> {
         }),
     ),
   );
+}
+
+/** Polls `probe` every 100 ms until it gives a value (worker processes take seconds to act). */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Waits until run `runId`'s record has `status`. */
+export function runStatus(store: RunStore, runId: string, status: string): Promise<true> {
+  return until(`run ${runId} ${status}`, async () => ((await store.getRun(runId))?.status === status ? true : undefined));
 }
